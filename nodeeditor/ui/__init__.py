@@ -1,0 +1,1 @@
+"""The ui layer: PySide6 windows, canvas, docks. The only layer that imports Qt."""
