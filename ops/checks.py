@@ -1,0 +1,96 @@
+"""Shared argument checks. Each raises OpError (or IndexOutOfRangeError) with a message that
+names the op, the input and the shapes involved."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import IndexOutOfRangeError, OpError
+
+
+def fmt_shape(shape) -> str:
+    """``(2, 3)`` style, with ``?`` for unknown dimensions and a trailing comma for rank 1."""
+    dims = ["?" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def normalize_axis(op: str, axis: int, rank: int, what: str = "data") -> int:
+    """``axis`` in ``[-rank, rank-1]`` made non-negative; OpError otherwise."""
+    if not -rank <= axis <= rank - 1:
+        raise OpError(f"{op}: axis={axis} is out of range for {what} of rank {rank} (valid {-rank}..{rank - 1})")
+    return axis % rank if rank else axis
+
+
+def require_rank_at_least(op: str, name: str, shape, minimum: int) -> None:
+    if len(shape) < minimum:
+        raise OpError(f"{op}: {name} must have rank >= {minimum}, got shape {fmt_shape(shape)}")
+
+
+def dims_equal(a, b) -> bool:
+    """Dimension equality where an unknown (None) dimension matches anything."""
+    return a is None or b is None or a == b
+
+
+def shapes_equal(a, b) -> bool:
+    return len(a) == len(b) and all(dims_equal(x, y) for x, y in zip(a, b))
+
+
+def require_integer_indices(op: str, name: str, indices: np.ndarray) -> None:
+    if indices.dtype.kind not in "iu":
+        raise OpError(f"{op}: {name} must be an integer tensor, got dtype {indices.dtype}")
+
+
+def _position(shape, flat_index: int) -> str:
+    if not shape:
+        return ""
+    pos = np.unravel_index(flat_index, shape)
+    return "[" + ", ".join(str(int(p)) for p in pos) + "]"
+
+
+def normalize_indices(op: str, name: str, indices: np.ndarray, size: int, axis: int, what: str = "data") -> np.ndarray:
+    """Indices in ``[-size, size-1]`` made non-negative (int64 or the input's own integer type).
+
+    Raises IndexOutOfRangeError naming the first bad element (row-major) by position and value.
+    Costs two reductions when every index is already non-negative and in range.
+    """
+    require_integer_indices(op, name, indices)
+    if indices.size == 0:
+        return indices.astype(np.int64)
+    lo, hi = indices.min(), indices.max()
+    if lo >= 0 and hi < size:
+        return indices
+    if lo >= -size and hi < size:
+        idx = indices.astype(np.int64)
+        idx[idx < 0] += size
+        return idx
+    bad = (indices < -size) | (indices >= size)
+    first = int(np.argmax(bad.ravel()))
+    value = int(indices.ravel()[first])
+    raise IndexOutOfRangeError(
+        f"{op}: {name}{_position(indices.shape, first)} = {value} is out of range for {what} axis {axis} "
+        f"of size {size} (valid {-size}..{size - 1})"
+    )
+
+
+def normalize_index_tuples(op: str, name: str, indices: np.ndarray, sizes: tuple, first_axis: int) -> np.ndarray:
+    """The last dimension of ``indices`` holds tuples indexing ``sizes`` (data axes from
+    ``first_axis``). Returns them non-negative as int64; IndexOutOfRangeError names the first bad
+    element and the data axis it indexes."""
+    require_integer_indices(op, name, indices)
+    idx = indices.astype(np.int64, copy=True)
+    if idx.size == 0:
+        return idx
+    limits = np.asarray(sizes, dtype=np.int64)
+    neg = idx < 0
+    if neg.any():
+        idx += neg * limits
+    bad = (idx < 0) | (idx >= limits)
+    if bad.any():
+        first = int(np.argmax(bad.ravel()))
+        column = first % len(sizes)
+        value = int(indices.ravel()[first])
+        size = int(sizes[column])
+        raise IndexOutOfRangeError(
+            f"{op}: {name}{_position(indices.shape, first)} = {value} is out of range for data axis "
+            f"{first_axis + column} of size {size} (valid {-size}..{size - 1})"
+        )
+    return idx

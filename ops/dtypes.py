@@ -1,0 +1,82 @@
+"""Tensor element types by name, and their numpy dtypes.
+
+The names are the ones the whole product uses (schemas, the file format, the UI):
+``bool``, ``int8``..``int64``, ``uint8``..``uint64``, ``float16``, ``bfloat16``, ``float32``,
+``float64``, ``complex64``, ``complex128``, ``string`` and the small float/int formats from
+ml_dtypes that TensorScatter allows. Strings are numpy object arrays holding Python ``str``.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from .errors import OpError
+
+_NUMPY_NAMES = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+)
+_ML_DTYPES = {
+    "bfloat16": "bfloat16",
+    "float8e4m3fn": "float8_e4m3fn",
+    "float8e4m3fnuz": "float8_e4m3fnuz",
+    "float8e5m2": "float8_e5m2",
+    "float8e5m2fnuz": "float8_e5m2fnuz",
+    "float8e8m0": "float8_e8m0fnu",
+    "float4e2m1": "float4_e2m1fn",
+    "int4": "int4",
+    "uint4": "uint4",
+}
+
+_BY_NAME: dict[str, np.dtype] = {name: np.dtype(name) for name in _NUMPY_NAMES}
+_BY_NAME["string"] = np.dtype(object)
+for _name, _attr in _ML_DTYPES.items():
+    if hasattr(ml_dtypes, _attr):
+        _BY_NAME[_name] = np.dtype(getattr(ml_dtypes, _attr))
+
+#: The element types every indexing op allows (TensorScatter allows the small formats too).
+DTYPE_NAMES: tuple[str, ...] = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "string",
+)
+#: The small float and int formats (ml_dtypes) that only TensorScatter allows.
+SMALL_DTYPE_NAMES: tuple[str, ...] = tuple(n for n in _ML_DTYPES if n != "bfloat16" and n in _BY_NAME)
+
+_NAME_BY_DTYPE: dict[np.dtype, str] = {dt: name for name, dt in _BY_NAME.items()}
+
+INTEGER_NAMES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+FLOAT_NAMES = frozenset({"float16", "bfloat16", "float32", "float64"})
+COMPLEX_NAMES = frozenset({"complex64", "complex128"})
+
+
+def dtype_of(name: str) -> np.dtype:
+    """The numpy dtype for a dtype name; ``string`` is the object dtype. Unknown names raise OpError."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise OpError(f"unknown dtype {name!r}; known: {', '.join(_BY_NAME)}") from None
+
+
+def dtype_name(value) -> str:
+    """The dtype name of a numpy dtype or array. Any str, bytes or object dtype is ``string``."""
+    dt = value.dtype if hasattr(value, "dtype") else np.dtype(value)
+    if dt.kind in "OUS":
+        return "string"
+    try:
+        return _NAME_BY_DTYPE[dt]
+    except KeyError:
+        raise OpError(f"unsupported dtype {dt}") from None
+
+
+def as_tensor(value, name_for_errors: str = "input") -> np.ndarray:
+    """``value`` as an ndarray; fixed-width str/bytes arrays become object arrays of ``str``.
+
+    Fixed-width unicode arrays would silently truncate longer strings written into them, so
+    strings are always handled as object arrays.
+    """
+    arr = np.asarray(value)
+    if arr.dtype.kind in "US":
+        if arr.dtype.kind == "S":
+            arr = np.char.decode(arr, "utf-8")
+        return arr.astype(object)
+    return arr

@@ -1,0 +1,47 @@
+"""Gather (opsets 1, 11, 13).
+
+    output[j0..j(a-1), i0..i(q-1), j(a+1)..j(r-1)] = data[j0..j(a-1), indices[i0..i(q-1)], j(a+1)..j(r-1)]
+
+Index map: rows over ``data.shape[:axis] + indices.shape``, blocks of ``data.shape[axis+1:]``.
+"""
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+
+from .apply import take_rows
+from .checks import normalize_axis, normalize_indices, require_rank_at_least
+from .dtypes import as_tensor
+from .index_map import IndexMap
+
+OP = "Gather"
+
+
+def gather_output_shape(data_shape: tuple, indices_shape: tuple, axis: int = 0) -> tuple:
+    """``data.shape[:axis] + indices.shape + data.shape[axis+1:]``; OpError for a bad rank or axis."""
+    require_rank_at_least(OP, "data", data_shape, 1)
+    a = normalize_axis(OP, axis, len(data_shape))
+    return tuple(data_shape[:a]) + tuple(indices_shape) + tuple(data_shape[a + 1:])
+
+
+def gather_index_map(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> IndexMap:
+    """Which data row each output block reads (see module docstring)."""
+    data, indices = np.asarray(data), np.asarray(indices)
+    element_shape = gather_output_shape(data.shape, indices.shape, axis)
+    a = normalize_axis(OP, axis, data.ndim)
+    size = data.shape[a]
+    idx = normalize_indices(OP, "indices", indices, size, a)
+    outer_shape = data.shape[:a]
+    if outer_shape:
+        outer = (np.arange(prod(outer_shape), dtype=np.int64) * size).reshape(outer_shape + (1,) * idx.ndim)
+        rows = outer + idx
+    else:
+        rows = idx
+    return IndexMap("gather", rows, tuple(data.shape[a + 1:]), element_shape, tuple(data.shape))
+
+
+def gather(data, indices, axis: int = 0) -> np.ndarray:
+    """ONNX Gather: entries of ``data`` along ``axis`` picked by ``indices`` (negative allowed)."""
+    data = as_tensor(data)
+    return take_rows(data, gather_index_map(data, np.asarray(indices), axis))

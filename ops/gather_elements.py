@@ -1,0 +1,65 @@
+"""GatherElements (opsets 11, 13).
+
+    output[i0, .., i(r-1)] = data[i0, .., indices[i0, .., i(r-1)], .., i(r-1)]   (the index replaces axis ``axis``)
+
+Index map: one row per element (block 1); ``rows`` are flat offsets into ``data``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .apply import take_rows
+from .checks import fmt_shape, normalize_axis, normalize_indices, require_rank_at_least
+from .dtypes import as_tensor
+from .errors import OpError
+from .index_map import IndexMap
+
+OP = "GatherElements"
+
+
+def elementwise_output_shape(op: str, data_shape: tuple, indices_shape: tuple, axis: int) -> tuple:
+    """Shared by GatherElements and ScatterElements: same rank, and every non-axis dimension of
+    indices no larger than data's. Returns ``indices_shape``."""
+    require_rank_at_least(op, "data", data_shape, 1)
+    a = normalize_axis(op, axis, len(data_shape))
+    if len(indices_shape) != len(data_shape):
+        raise OpError(
+            f"{op}: indices must have the rank of data; data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
+        )
+    for d, (n_idx, n_data) in enumerate(zip(indices_shape, data_shape)):
+        if d != a and n_idx is not None and n_data is not None and n_idx > n_data:
+            raise OpError(
+                f"{op}: indices dimension {d} ({n_idx}) exceeds data dimension {d} ({n_data}); "
+                f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}, axis {a}"
+            )
+    return tuple(indices_shape)
+
+
+def elementwise_rows(op: str, data_shape: tuple, indices: np.ndarray, axis: int) -> np.ndarray:
+    """Flat offsets into data for each element of ``indices`` (the index replaces the axis coordinate)."""
+    a = normalize_axis(op, axis, len(data_shape))
+    idx = normalize_indices(op, "indices", indices, data_shape[a], a)
+    strides = np.ones(len(data_shape), dtype=np.int64)
+    for d in range(len(data_shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * data_shape[d + 1]
+    rows = idx.astype(np.int64) * strides[a]
+    for d, n in enumerate(indices.shape):
+        if d == a or n == 1:
+            continue
+        shape = [1] * indices.ndim
+        shape[d] = n
+        rows += (np.arange(n, dtype=np.int64) * strides[d]).reshape(shape)
+    return rows
+
+
+def gather_elements_index_map(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> IndexMap:
+    data, indices = np.asarray(data), np.asarray(indices)
+    shape = elementwise_output_shape(OP, data.shape, indices.shape, axis)
+    rows = elementwise_rows(OP, data.shape, indices, axis)
+    return IndexMap("gather", rows, (), shape, tuple(data.shape))
+
+
+def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
+    """ONNX GatherElements: output has the shape of ``indices``; each index picks along ``axis``."""
+    data = as_tensor(data)
+    return take_rows(data, gather_elements_index_map(data, np.asarray(indices), axis))

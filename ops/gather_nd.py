@@ -1,0 +1,86 @@
+"""GatherND (opsets 11, 12 with batch_dims, 13).
+
+    output[b.., i..] = data[b.., *indices[b.., i.., :]]
+
+``indices`` has shape ``batch + m + (k,)``: each k-tuple indexes the k data axes after the
+``batch_dims`` leading batch axes and picks an element (k == r - b) or a slice. The output keeps
+the batch dimensions: ``indices.shape[:-1] + data.shape[b+k:]`` (as onnxruntime and ONNX's shape
+inference do).
+
+Index map: rows over ``indices.shape[:-1]``, blocks of ``data.shape[b+k:]``.
+"""
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+
+from .apply import take_rows
+from .checks import dims_equal, fmt_shape, normalize_index_tuples, require_rank_at_least
+from .dtypes import as_tensor
+from .errors import OpError
+from .index_map import IndexMap
+
+OP = "GatherND"
+
+
+def nd_check(op: str, data_shape: tuple, indices_shape: tuple, batch_dims: int) -> int:
+    """Shared by GatherND and ScatterND. Returns k, the tuple length; OpError on bad shapes."""
+    require_rank_at_least(op, "data", data_shape, 1)
+    require_rank_at_least(op, "indices", indices_shape, 1)
+    r, q = len(data_shape), len(indices_shape)
+    if batch_dims < 0 or batch_dims >= min(r, q):
+        raise OpError(
+            f"{op}: batch_dims={batch_dims} must be in 0..{min(r, q) - 1} for data {fmt_shape(data_shape)} "
+            f"and indices {fmt_shape(indices_shape)}"
+        )
+    for d in range(batch_dims):
+        if not dims_equal(data_shape[d], indices_shape[d]):
+            raise OpError(
+                f"{op}: batch dimension {d} differs: data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
+            )
+    k = indices_shape[-1]
+    if k is None:
+        raise OpError(f"{op}: the last dimension of indices must be known, got {fmt_shape(indices_shape)}")
+    if k > r - batch_dims:
+        raise OpError(
+            f"{op}: indices.shape[-1] = {k} exceeds the rank of data minus batch_dims ({r} - {batch_dims}); "
+            f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
+        )
+    return k
+
+
+def gather_nd_output_shape(data_shape: tuple, indices_shape: tuple, batch_dims: int = 0) -> tuple:
+    k = nd_check(OP, data_shape, indices_shape, batch_dims)
+    return tuple(indices_shape[:-1]) + tuple(data_shape[batch_dims + k:])
+
+
+def nd_rows(op: str, data_shape: tuple, indices: np.ndarray, batch_dims: int) -> np.ndarray:
+    """Row numbers (in units of the slice ``data.shape[b+k:]``) for every tuple of ``indices``."""
+    b = batch_dims
+    k = indices.shape[-1]
+    indexed = tuple(data_shape[b:b + k])
+    idx = normalize_index_tuples(op, "indices", indices, indexed, b)
+    strides = np.ones(k, dtype=np.int64)
+    for c in range(k - 2, -1, -1):
+        strides[c] = strides[c + 1] * indexed[c + 1]
+    rows = idx @ strides if k else np.zeros(indices.shape[:-1], dtype=np.int64)
+    if b:
+        per_batch = prod(indexed)
+        batch = (np.arange(prod(data_shape[:b]), dtype=np.int64) * per_batch)
+        rows = rows + batch.reshape(tuple(data_shape[:b]) + (1,) * (indices.ndim - 1 - b))
+    return np.asarray(rows, dtype=np.int64)
+
+
+def gather_nd_index_map(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> IndexMap:
+    data, indices = np.asarray(data), np.asarray(indices)
+    shape = gather_nd_output_shape(data.shape, indices.shape, batch_dims)
+    rows = nd_rows(OP, data.shape, indices, batch_dims)
+    k = indices.shape[-1]
+    return IndexMap("gather", rows, tuple(data.shape[batch_dims + k:]), shape, tuple(data.shape))
+
+
+def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
+    """ONNX GatherND; the output keeps the batch dimensions (see module docstring)."""
+    data = as_tensor(data)
+    return take_rows(data, gather_nd_index_map(data, np.asarray(indices), batch_dims))

@@ -1,0 +1,66 @@
+"""ScatterElements (opsets 11, 13, 16 reduction none/add/mul, 18 max/min) and Scatter (9, 10).
+
+    output = copy(data)
+    output[i0, .., indices[i0, .., i(r-1)], .., i(r-1)] = f(output[...], updates[i0, .., i(r-1)])
+
+Index map: one row per update element (block 1); ``rows`` are flat offsets into ``data``.
+Duplicates with reduction none: the last update in row-major order wins. Reductions fold in
+row-major order.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .apply import put_rows
+from .checks import fmt_shape
+from .dtypes import as_tensor
+from .errors import OpError
+from .gather_elements import elementwise_output_shape, elementwise_rows
+from .index_map import IndexMap
+
+OP = "ScatterElements"
+
+
+def check_same_dtype(op: str, data: np.ndarray, updates: np.ndarray, data_name: str = "data", updates_name: str = "updates") -> None:
+    if data.dtype != updates.dtype and not (data.dtype.kind == "O" and updates.dtype.kind == "O"):
+        raise OpError(f"{op}: {updates_name} dtype {updates.dtype} differs from {data_name} dtype {data.dtype}")
+
+
+def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple, axis: int = 0, op: str = OP) -> tuple:
+    """``data_shape``; OpError unless updates has the shape of indices and indices fits data."""
+    elementwise_output_shape(op, data_shape, indices_shape, axis)
+    if tuple(updates_shape) != tuple(indices_shape) and not (
+        len(updates_shape) == len(indices_shape)
+        and all(u is None or i is None or u == i for u, i in zip(updates_shape, indices_shape))
+    ):
+        raise OpError(
+            f"{op}: updates shape {fmt_shape(updates_shape)} must equal indices shape {fmt_shape(indices_shape)}"
+        )
+    return tuple(data_shape)
+
+
+def scatter_elements_index_map(data: np.ndarray, indices: np.ndarray, updates_shape: tuple | None = None,
+                               axis: int = 0, op: str = OP) -> IndexMap:
+    """Where each update element is written. ``updates_shape`` defaults to ``indices.shape``."""
+    data, indices = np.asarray(data), np.asarray(indices)
+    updates_shape = indices.shape if updates_shape is None else tuple(updates_shape)
+    scatter_elements_output_shape(data.shape, indices.shape, updates_shape, axis, op)
+    rows = elementwise_rows(op, data.shape, indices, axis)
+    return IndexMap("scatter", rows, (), tuple(indices.shape), tuple(data.shape))
+
+
+def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "none") -> np.ndarray:
+    """ONNX ScatterElements: a copy of ``data`` with ``updates`` written along ``axis``."""
+    return _scatter_elements(OP, data, indices, updates, axis, reduction)
+
+
+def scatter(data, indices, updates, axis: int = 0) -> np.ndarray:
+    """ONNX Scatter (opsets 9 and 10): ScatterElements with reduction none."""
+    return _scatter_elements("Scatter", data, indices, updates, axis, "none")
+
+
+def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray:
+    data, updates, indices = as_tensor(data), as_tensor(updates), np.asarray(indices)
+    check_same_dtype(op, data, updates)
+    imap = scatter_elements_index_map(data, indices, updates.shape, axis, op)
+    return put_rows(op, data, imap, updates, reduction)

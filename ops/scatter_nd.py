@@ -1,0 +1,52 @@
+"""ScatterND (opsets 11, 13, 16 reduction none/add/mul, 18 max/min).
+
+    output = copy(data)
+    for idx in ndindex(indices.shape[:-1]):
+        output[indices[idx]] = f(output[indices[idx]], updates[idx])
+
+``updates.shape == indices.shape[:-1] + data.shape[k:]``. Index map: rows over
+``indices.shape[:-1]``, blocks of ``data.shape[k:]``. Duplicates with reduction none: the last
+update in row-major order wins; reductions fold in row-major order.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .apply import put_rows
+from .checks import fmt_shape, shapes_equal
+from .dtypes import as_tensor
+from .errors import OpError
+from .gather_nd import nd_check, nd_rows
+from .index_map import IndexMap
+from .scatter_elements import check_same_dtype
+
+OP = "ScatterND"
+
+
+def scatter_nd_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple) -> tuple:
+    k = nd_check(OP, data_shape, indices_shape, 0)
+    expected = tuple(indices_shape[:-1]) + tuple(data_shape[k:])
+    if not shapes_equal(tuple(updates_shape), expected):
+        raise OpError(
+            f"{OP}: updates shape {fmt_shape(updates_shape)} must be indices.shape[:-1] + data.shape[{k}:] = "
+            f"{fmt_shape(expected)} (data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)})"
+        )
+    return tuple(data_shape)
+
+
+def scatter_nd_index_map(data: np.ndarray, indices: np.ndarray, updates_shape: tuple | None = None) -> IndexMap:
+    data, indices = np.asarray(data), np.asarray(indices)
+    k = nd_check(OP, data.shape, indices.shape, 0)
+    element_shape = tuple(indices.shape[:-1]) + tuple(data.shape[k:])
+    if updates_shape is not None:
+        scatter_nd_output_shape(data.shape, indices.shape, updates_shape)
+    rows = nd_rows(OP, data.shape, indices, 0)
+    return IndexMap("scatter", rows, tuple(data.shape[k:]), element_shape, tuple(data.shape))
+
+
+def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
+    """ONNX ScatterND: a copy of ``data`` with slices replaced (or reduced) by ``updates``."""
+    data, updates, indices = as_tensor(data), as_tensor(updates), np.asarray(indices)
+    check_same_dtype(OP, data, updates)
+    imap = scatter_nd_index_map(data, indices, updates.shape)
+    return put_rows(OP, data, imap, updates, reduction)

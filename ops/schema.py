@@ -1,0 +1,161 @@
+"""Op schemas as data: versions, ports, attributes and type constraints per version.
+
+The editor (property panel), the exporter (opset rules) and the validator (type inference)
+all read these objects, so there is one description of each op in the product.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .errors import OpError
+
+
+@dataclass(frozen=True)
+class PortSpec:
+    """An input or output of an op: its name, the type parameter that constrains it, and
+    whether it may be omitted."""
+
+    name: str
+    type_param: str
+    optional: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    """An attribute: ``kind`` is ``"int"`` or ``"string"``; it exists from opset ``since``.
+
+    ``allowed`` maps a since-version to the values allowed from that version on (None: any
+    value of the kind; the op's own checks bound integers such as ``axis``).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str = ""
+    since: int = 1
+    allowed: Mapping[int, tuple] | None = None
+
+    def allowed_at(self, opset: int) -> tuple | None:
+        """The values allowed at ``opset``, or None when any value of the kind is allowed."""
+        if self.allowed is None:
+            return None
+        best = None
+        for since, values in self.allowed.items():
+            if since <= opset and (best is None or since > best[0]):
+                best = (since, values)
+        return best[1] if best else ()
+
+
+@dataclass(frozen=True)
+class OpSchema:
+    """One op, all its versions.
+
+    ``types`` maps a type parameter (``"T"``, ``"Tind"``) to ``{since_version: dtype names}``;
+    the entry with the largest since-version not above an opset is the one in force there.
+    """
+
+    name: str
+    versions: tuple[int, ...]
+    inputs: tuple[PortSpec, ...]
+    outputs: tuple[PortSpec, ...]
+    attributes: tuple[AttrSpec, ...]
+    types: Mapping[str, Mapping[int, tuple[str, ...]]]
+    doc: str = ""
+    deprecated_since: int | None = None
+    kind: str = field(default="gather")  # "gather" or "scatter": what its index map describes
+
+    def version_for(self, opset: int) -> int | None:
+        """The since-version in force at ``opset``, or None when the op does not exist there."""
+        if self.deprecated_since is not None and opset >= self.deprecated_since:
+            return None
+        candidates = [v for v in self.versions if v <= opset]
+        return max(candidates) if candidates else None
+
+    def require_version(self, opset: int) -> int:
+        """Like :meth:`version_for` but raises OpError naming the opsets where the op exists."""
+        version = self.version_for(opset)
+        if version is None:
+            if self.deprecated_since is not None and opset >= self.deprecated_since:
+                where = f"opsets {self.versions[0]} to {self.deprecated_since - 1} (deprecated from {self.deprecated_since})"
+            else:
+                where = f"opset {self.versions[0]} and later"
+            raise OpError(f"{self.name} does not exist at opset {opset}; it exists in {where}")
+        return version
+
+    def attribute(self, name: str) -> AttrSpec:
+        """The attribute spec called ``name``; OpError if the op has none."""
+        for spec in self.attributes:
+            if spec.name == name:
+                return spec
+        raise OpError(f"{self.name} has no attribute {name!r}; it has {', '.join(a.name for a in self.attributes) or 'none'}")
+
+    def attributes_at(self, opset: int) -> tuple[AttrSpec, ...]:
+        """The attributes that exist at ``opset``."""
+        return tuple(a for a in self.attributes if a.since <= opset)
+
+    def allowed_values(self, attr_name: str, opset: int) -> tuple | None:
+        """Values ``attr_name`` may take at ``opset`` (None: any value of its kind)."""
+        return self.attribute(attr_name).allowed_at(opset)
+
+    def allowed_dtypes(self, type_param: str, opset: int) -> tuple[str, ...]:
+        """The dtype names ``type_param`` allows at ``opset`` (empty if the op does not exist)."""
+        version = self.version_for(opset)
+        if version is None:
+            return ()
+        table = self.types[type_param]
+        since = max(v for v in table if v <= version)
+        return table[since]
+
+    def defaults(self) -> dict[str, Any]:
+        """Attribute name -> default value, for every attribute of the latest version."""
+        return {a.name: a.default for a in self.attributes}
+
+    def check_attributes(self, attrs: Mapping[str, Any] | None, opset: int | None = None) -> dict[str, Any]:
+        """``attrs`` completed with defaults and checked.
+
+        Raises OpError for an unknown attribute, a value of the wrong kind, and (when ``opset`` is
+        given) an attribute the opset lacks set to a non-default value, or a value the opset does
+        not allow.
+        """
+        attrs = dict(attrs or {})
+        out = self.defaults()
+        for name, value in attrs.items():
+            spec = self.attribute(name)
+            value = _coerce(self.name, spec, value)
+            if opset is not None:
+                if spec.since > opset and value != spec.default:
+                    raise OpError(
+                        f"{self.name}: attribute {name}={value!r} needs opset {spec.since} or later (graph opset is {opset})"
+                    )
+                allowed = spec.allowed_at(opset)
+                if allowed is not None and value not in allowed:
+                    needs = [s for s, vals in (spec.allowed or {}).items() if value in vals]
+                    hint = f"; {value!r} needs opset {min(needs)}" if needs else ""
+                    raise OpError(
+                        f"{self.name}: {name}={value!r} is not allowed at opset {opset} "
+                        f"(allowed: {', '.join(map(repr, allowed))}){hint}"
+                    )
+            else:
+                everything = set().union(*(spec.allowed or {}).values()) if spec.allowed else None
+                if everything is not None and value not in everything:
+                    raise OpError(
+                        f"{self.name}: {name}={value!r} is not one of {', '.join(map(repr, sorted(everything)))}"
+                    )
+            out[name] = value
+        return out
+
+
+def _coerce(op: str, spec: AttrSpec, value: Any) -> Any:
+    if spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, (int,)) and not hasattr(value, "__index__"):
+            raise OpError(f"{op}: attribute {spec.name} must be an integer, got {value!r}")
+        return int(value)
+    if spec.kind == "string":
+        if isinstance(value, bytes):
+            value = value.decode("utf-8")
+        if not isinstance(value, str):
+            raise OpError(f"{op}: attribute {spec.name} must be a string, got {value!r}")
+        return value
+    raise AssertionError(spec.kind)

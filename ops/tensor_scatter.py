@@ -1,0 +1,102 @@
+"""TensorScatter (opset 24): the KV-cache write.
+
+    for p in ndindex(past_cache.shape[:axis]):            # p[0] is the batch index
+        for s in range(sequence_length):
+            t = write_indices[p[0]] + s                   # circular: t % max_sequence_length
+            present_cache[(*p, t)] = update[(*p, s)]
+
+``update`` has the shape of ``past_cache`` except on ``axis`` (sequence_length <=
+max_sequence_length); ``axis`` may not be the batch axis 0. Linear mode refuses a write past the
+end (IndexOutOfRangeError naming the sample); circular mode wraps.
+
+Index map: rows over ``past_cache.shape[:axis] + (sequence_length,)``, blocks of
+``past_cache.shape[axis+1:]``.
+"""
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+
+from .apply import put_rows
+from .checks import dims_equal, fmt_shape, normalize_axis, require_integer_indices, require_rank_at_least
+from .dtypes import as_tensor
+from .errors import IndexOutOfRangeError, OpError
+from .index_map import IndexMap
+from .scatter_elements import check_same_dtype
+
+OP = "TensorScatter"
+MODES = ("linear", "circular")
+
+
+def tensor_scatter_output_shape(cache_shape: tuple, update_shape: tuple, write_indices_shape: tuple | None = None,
+                                axis: int = -2, mode: str = "linear") -> tuple:
+    """``cache_shape``; OpError for a bad mode, axis, update shape or write_indices shape."""
+    if mode not in MODES:
+        raise OpError(f"{OP}: mode={mode!r} is not one of {', '.join(MODES)}")
+    require_rank_at_least(OP, "past_cache", cache_shape, 2)
+    a = normalize_axis(OP, axis, len(cache_shape), "past_cache")
+    if a == 0:
+        raise OpError(f"{OP}: axis={axis} is the batch axis; the sequence axis must be 1..{len(cache_shape) - 1}")
+    if len(update_shape) != len(cache_shape):
+        raise OpError(f"{OP}: update {fmt_shape(update_shape)} must have the rank of past_cache {fmt_shape(cache_shape)}")
+    for d, (u, c) in enumerate(zip(update_shape, cache_shape)):
+        if d == a:
+            if u is not None and c is not None and u > c:
+                raise OpError(
+                    f"{OP}: update sequence length {u} exceeds max_sequence_length {c} on axis {a}; "
+                    f"past_cache {fmt_shape(cache_shape)}, update {fmt_shape(update_shape)}"
+                )
+        elif not dims_equal(u, c):
+            raise OpError(
+                f"{OP}: update {fmt_shape(update_shape)} differs from past_cache {fmt_shape(cache_shape)} in dimension {d}"
+            )
+    if write_indices_shape is not None and (
+        len(write_indices_shape) != 1 or not dims_equal(write_indices_shape[0], cache_shape[0])
+    ):
+        raise OpError(
+            f"{OP}: write_indices must have shape (batch,) = ({cache_shape[0]},), got {fmt_shape(write_indices_shape)}"
+        )
+    return tuple(cache_shape)
+
+
+def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_indices: np.ndarray | None = None,
+                             axis: int = -2, mode: str = "linear") -> IndexMap:
+    cache_shape = tuple(np.shape(past_cache))
+    update_shape = tuple(update_shape)
+    tensor_scatter_output_shape(cache_shape, update_shape, None if write_indices is None else np.shape(write_indices),
+                                axis, mode)
+    a = normalize_axis(OP, axis, len(cache_shape), "past_cache")
+    batch, max_len, seq_len = cache_shape[0], cache_shape[a], update_shape[a]
+    if write_indices is None:
+        starts = np.zeros(batch, dtype=np.int64)
+    else:
+        write_indices = np.asarray(write_indices)
+        require_integer_indices(OP, "write_indices", write_indices)
+        starts = write_indices.astype(np.int64)
+    positions = starts[:, None] + np.arange(seq_len, dtype=np.int64)  # (batch, seq)
+    if mode == "circular":
+        positions %= max(max_len, 1)
+    elif starts.size and seq_len:
+        bad = (starts < 0) | (starts > max_len - seq_len)
+        if bad.any():
+            b = int(np.argmax(bad))
+            raise IndexOutOfRangeError(
+                f"{OP}: write_indices[{b}] = {int(starts[b])} is out of range for past_cache axis {a} of size "
+                f"{max_len} with an update of length {seq_len} in linear mode (valid 0..{max_len - seq_len}); "
+                f"use mode='circular' to wrap"
+            )
+    prefix = cache_shape[:a]
+    per_batch = prod(prefix[1:])
+    prefix_flat = np.arange(prod(prefix), dtype=np.int64).reshape(prefix)  # flat index of p
+    batch_of_p = prefix_flat // max(per_batch, 1)
+    rows = prefix_flat[..., None] * max_len + positions[batch_of_p]
+    return IndexMap("scatter", rows, tuple(cache_shape[a + 1:]), update_shape, cache_shape)
+
+
+def tensor_scatter(past_cache, update, write_indices=None, axis: int = -2, mode: str = "linear") -> np.ndarray:
+    """ONNX TensorScatter: ``past_cache`` with ``update`` written at each sample's write index."""
+    cache, update = as_tensor(past_cache), as_tensor(update)
+    check_same_dtype(OP, cache, update, "past_cache", "update")
+    imap = tensor_scatter_index_map(cache, update.shape, write_indices, axis, mode)
+    return put_rows(OP, cache, imap, update, "none")
