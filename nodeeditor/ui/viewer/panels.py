@@ -1,0 +1,323 @@
+"""pyqtgraph panels of the Picture tab: heat maps, 1-D plots, scalars and messages.
+
+The viewer describes what to draw with ``PanelSpec`` values (already sliced, downsampled
+and converted to float32); ``PictureArea`` turns a list of specs into a row of plots.
+When the list has the same kinds as last time the existing items are updated in place,
+so moving a slider keeps the zoom.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from . import colors
+
+HoverFn = Callable[[float, float], "str | None"]
+
+
+@dataclass
+class PanelSpec:
+    """What one panel shows.
+
+    kind: ``heat`` (2-D float image), ``line`` (1-D plot), ``text`` (a large label).
+    values: heat: the downsampled 2-D float32 picture; line: y values.
+    extent: heat: (width, height) of the picture in original index units, so the axes
+      show true indices even when downsampled.
+    cell_texts: heat: one string per cell, drawn inside the cells (small tensors only).
+    hover: maps view coordinates (x, y) to the hover label text (or None).
+    """
+
+    kind: str
+    title: str = ""
+    values: np.ndarray | None = None
+    x: np.ndarray | None = None
+    levels: tuple[float, float] = (0.0, 1.0)
+    cmap: pg.ColorMap | None = None
+    extent: tuple[float, float] | None = None
+    cell_texts: list[list[str]] | None = None
+    bars: bool = False
+    bar_colours: list[tuple[int, int, int]] | None = None
+    colorbar: bool = True
+    colorbar_ticks: list[tuple[float, str]] | None = None
+    text: str = ""
+    hover: HoverFn | None = None
+    nan_overlay: bool = True
+    extra: dict = field(default_factory=dict)
+
+    def signature(self) -> tuple:
+        return (self.kind, self.bars, self.colorbar)
+
+
+class CellTextItem(pg.GraphicsObject):
+    """Draws one string centred in each unit cell of a picture.
+
+    Text is laid out in device pixels (it stays crisp and readable while zooming) and is
+    only drawn when a cell is at least ``MIN_CELL_PX`` pixels, so it never becomes a smear.
+    """
+
+    MIN_CELL_PX = 14
+
+    def __init__(self):
+        super().__init__()
+        self.texts: list[list[str]] = []
+        self.colours: list[list[tuple[int, int, int]]] = []
+        self._rect = QtCore.QRectF()
+
+    def set_texts(self, texts: list[list[str]] | None, colours: list[list[tuple[int, int, int]]] | None) -> None:
+        self.prepareGeometryChange()
+        self.texts = texts or []
+        self.colours = colours or []
+        rows = len(self.texts)
+        cols = len(self.texts[0]) if rows else 0
+        self._rect = QtCore.QRectF(0, 0, cols, rows)
+        self.update()
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return self._rect
+
+    def paint(self, painter: QtGui.QPainter, *args) -> None:
+        if not self.texts:
+            return
+        transform = painter.transform()
+        cell = transform.mapRect(QtCore.QRectF(0, 0, 1, 1))
+        cell_w, cell_h = abs(cell.width()), abs(cell.height())
+        if min(cell_w, cell_h) < self.MIN_CELL_PX:
+            return
+        longest = max(max((len(t) for t in row), default=1) for row in self.texts) or 1
+        size = int(min(cell_h * 0.4, cell_w * 0.9 / (0.6 * longest), 18))
+        if size < 7:
+            return
+        painter.save()
+        painter.resetTransform()
+        font = QtGui.QFont()
+        font.setPixelSize(size)
+        painter.setFont(font)
+        for r, row in enumerate(self.texts):
+            for c, text in enumerate(row):
+                rect = transform.mapRect(QtCore.QRectF(c, r, 1, 1))
+                painter.setPen(QtGui.QColor(*self.colours[r][c]))
+                painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+
+class IntegerAxis(pg.AxisItem):
+    """An axis that labels only whole indices (no 0.5 ticks between cells)."""
+
+    def tickValues(self, minVal, maxVal, size):
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            if spacing < 1:
+                continue
+            values = [v for v in values if float(v).is_integer()]
+            levels.append((spacing, values))
+        if not levels:
+            first, last = int(np.ceil(minVal)), int(np.floor(maxVal))
+            levels = [(1.0, list(range(first, last + 1)))]
+        return levels
+
+
+def _index_plot() -> pg.PlotItem:
+    return pg.PlotItem(axisItems={"left": IntegerAxis("left"), "bottom": IntegerAxis("bottom")})
+
+
+class HeatPanel:
+    """A PlotItem with an ImageItem, a NaN overlay, cell texts and a colour bar.
+
+    Cell (r, c) is centred on (x=c, y=r) in original index units, so the axes label
+    whole indices; a downsampled picture keeps those units (one pixel spans a stride).
+    """
+
+    def __init__(self, spec: PanelSpec):
+        self.plot = _index_plot()
+        self.plot.invertY(True)
+        self.plot.showGrid(False, False)
+        self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.nan_item = pg.ImageItem(axisOrder="row-major")
+        self.nan_item.setZValue(5)
+        self.text_item = CellTextItem()
+        self.text_item.setPos(-0.5, -0.5)
+        self.text_item.setZValue(10)
+        for item in (self.image_item, self.nan_item, self.text_item):
+            self.plot.addItem(item)
+        self.colorbar: pg.ColorBarItem | None = None
+        if spec.colorbar:
+            self.colorbar = pg.ColorBarItem(
+                values=spec.levels, colorMap=spec.cmap or colors.colormap(), interactive=False, width=16
+            )
+            self.colorbar.setImageItem(self.image_item)
+        self.spec = spec
+        self._shape: tuple | None = None
+        self.update(spec)
+
+    def items(self) -> list:
+        return [self.plot] + ([self.colorbar] if self.colorbar is not None else [])
+
+    def update(self, spec: PanelSpec) -> None:
+        self.spec = spec
+        self.plot.setTitle(spec.title, size="10pt")
+        values = spec.values
+        cmap = spec.cmap or colors.colormap()
+        extent = spec.extent or (values.shape[1], values.shape[0])
+        self.image_item.setImage(values, autoLevels=False, levels=spec.levels)
+        self.image_item.setRect(QtCore.QRectF(-0.5, -0.5, extent[0], extent[1]))
+        if self.colorbar is not None:
+            self.colorbar.setColorMap(cmap)
+            self.colorbar.setLevels(spec.levels)
+            if spec.colorbar_ticks:
+                self.colorbar.axis.setTicks([spec.colorbar_ticks])
+            else:
+                self.colorbar.axis.setTicks(None)
+        else:
+            self.image_item.setLookupTable(colors.lookup_table(cmap))
+            self.image_item.setLevels(spec.levels)
+        overlay = colors.nan_overlay(values) if spec.nan_overlay and values.dtype.kind == "f" else None
+        if overlay is None:
+            self.nan_item.clear()
+            self.nan_item.setVisible(False)
+        else:
+            self.nan_item.setImage(overlay, autoLevels=False)
+            self.nan_item.setRect(QtCore.QRectF(-0.5, -0.5, extent[0], extent[1]))
+            self.nan_item.setVisible(True)
+        if spec.cell_texts:
+            lut = colors.lookup_table(cmap)
+            lo, hi = spec.levels
+            span = (hi - lo) or 1.0
+            colours = []
+            for r, row in enumerate(spec.cell_texts):
+                line = []
+                for c in range(len(row)):
+                    v = float(values[r, c])
+                    if np.isnan(v):
+                        line.append((0, 0, 0))
+                        continue
+                    frac = min(1.0, max(0.0, (v - lo) / span))
+                    rgb = lut[int(frac * (len(lut) - 1))][:3]
+                    luminance = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+                    line.append((0, 0, 0) if luminance > 140 else (255, 255, 255))
+                colours.append(line)
+            self.text_item.set_texts(spec.cell_texts, colours)
+        else:
+            self.text_item.set_texts(None, None)
+        shape = (extent[0], extent[1])
+        if shape != self._shape:
+            self._shape = shape
+            ratio = max(extent) / max(1.0, min(extent))
+            self.plot.setAspectLocked(ratio <= 6)
+            self.plot.vb.setRange(xRange=(-0.5, extent[0] - 0.5), yRange=(-0.5, extent[1] - 0.5), padding=0.02)
+
+
+class LinePanel:
+    """A 1-D plot: bars for short vectors, a line for long ones; NaN marked with ×."""
+
+    def __init__(self, spec: PanelSpec):
+        self.plot = pg.PlotItem(axisItems={"bottom": IntegerAxis("bottom")})
+        self.plot.showGrid(True, True, alpha=0.25)
+        self.bars: pg.BarGraphItem | None = None
+        self.curve: pg.PlotDataItem | None = None
+        self.nan_marks = pg.ScatterPlotItem(symbol="x", size=10, pen=pg.mkPen(colors.NAN_RGBA[:3], width=2),
+                                            brush=pg.mkBrush(colors.NAN_RGBA[:3]))
+        self.plot.addItem(self.nan_marks)
+        self.spec = spec
+        self.update(spec)
+
+    def items(self) -> list:
+        return [self.plot]
+
+    def update(self, spec: PanelSpec) -> None:
+        self.spec = spec
+        self.plot.setTitle(spec.title, size="10pt")
+        y = np.asarray(spec.values, dtype=np.float32)
+        x = spec.x if spec.x is not None else np.arange(len(y), dtype=np.float64)
+        nan = ~np.isfinite(y)
+        clean = np.where(nan, 0.0, y)
+        if spec.bars:
+            brushes = [pg.mkBrush(c) for c in spec.bar_colours] if spec.bar_colours else None
+            opts = dict(x=x, height=clean, width=0.8)
+            if brushes:
+                opts["brushes"] = brushes
+            else:
+                opts["brush"] = pg.mkBrush(colors.lookup_table(colors.colormap())[100][:3])
+            if self.bars is None:
+                self.bars = pg.BarGraphItem(pen=None, **opts)
+                self.plot.addItem(self.bars)
+            else:
+                self.bars.setOpts(**opts)
+        else:
+            if self.curve is None:
+                self.curve = pg.PlotDataItem(pen=pg.mkPen((80, 170, 255), width=1.5))
+                self.plot.addItem(self.curve)
+            self.curve.setData(x, y, connect="finite")
+        if nan.any():
+            self.nan_marks.setData(x[nan], np.zeros(int(nan.sum())))
+        else:
+            self.nan_marks.clear()
+        self.plot.vb.autoRange(padding=0.05)
+
+
+class TextPanel:
+    """A big centred label: a 0-D scalar's value or a message such as 'table only'."""
+
+    def __init__(self, spec: PanelSpec):
+        self.label = pg.LabelItem(justify="center")
+        self.spec = spec
+        self.update(spec)
+
+    def items(self) -> list:
+        return [self.label]
+
+    def update(self, spec: PanelSpec) -> None:
+        self.spec = spec
+        title = f"<span style='font-size:10pt;color:#aaa'>{spec.title}</span><br>" if spec.title else ""
+        self.label.setText(f"{title}<span style='font-size:20pt'>{spec.text}</span>")
+
+
+_PANEL_TYPES = {"heat": HeatPanel, "line": LinePanel, "text": TextPanel}
+
+
+class PictureArea(pg.GraphicsLayoutWidget):
+    """A row of panels. ``hovered`` carries the text for the hover label."""
+
+    hovered = QtCore.Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent=parent)
+        self.setBackground("#1e1e24")
+        self.panels: list[HeatPanel | LinePanel | TextPanel] = []
+        self._signature: tuple = ()
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+    def show_panels(self, specs: list[PanelSpec]) -> None:
+        signature = tuple(s.signature() for s in specs)
+        if signature == self._signature and len(self.panels) == len(specs):
+            for panel, spec in zip(self.panels, specs):
+                panel.update(spec)
+            return
+        self.ci.clear()
+        self.panels = []
+        col = 0
+        for spec in specs:
+            panel = _PANEL_TYPES[spec.kind](spec)
+            for item in panel.items():
+                self.ci.addItem(item, row=0, col=col)
+                col += 1
+            self.panels.append(panel)
+        self._signature = signature
+
+    def heat_panels(self) -> list[HeatPanel]:
+        return [p for p in self.panels if isinstance(p, HeatPanel)]
+
+    def _on_mouse_moved(self, pos) -> None:
+        for panel in self.panels:
+            plot = getattr(panel, "plot", None)
+            if plot is None or panel.spec.hover is None:
+                continue
+            if plot.vb.sceneBoundingRect().contains(pos):
+                point = plot.vb.mapSceneToView(pos)
+                text = panel.spec.hover(point.x(), point.y())
+                if text:
+                    self.hovered.emit(text)
+                return

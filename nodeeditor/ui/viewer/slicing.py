@@ -1,0 +1,421 @@
+"""Pure-numpy helpers that turn any tensor into something small enough to draw.
+
+No Qt here: every function takes and returns numpy arrays (or plain dataclasses), so the
+logic is tested without a display and reused by the viewer, the thumbnails and the saver.
+
+Contracts
+---------
+- ``slice_2d`` returns a *view* of the input (basic indexing only, never a copy).
+- ``display_step`` / ``downsample_2d`` choose an integer stride per axis so the displayed
+  picture has at most ``max_size`` cells per side. Downsampling is by **stride** (every
+  k-th row and column): it is a view, costs O(output), and every displayed pixel is a
+  real element whose exact value the hover label can show. Stride can skip isolated
+  cells, so the *difference* picture instead uses a chunked **block-any**
+  (``changed_blocks``): a block lights up if any cell inside it changed, so no change is
+  ever hidden by downsampling.
+- ``to_display_float`` converts only the (already downsampled) slice to float32; this is
+  where float16, bfloat16 (ml_dtypes), ints and bools become drawable.
+- ``tensor_stats`` walks the tensor in chunks of at most ``chunk`` elements, so a 1e8
+  element float32 tensor never creates a full-size temporary.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import numpy as np
+
+#: Largest number of displayed cells along one side of a picture.
+MAX_DISPLAY = 2048
+#: Elements processed at once by the chunked reductions.
+CHUNK = 1 << 21
+
+# --------------------------------------------------------------------------- dtype kinds
+
+BOOL, INT, FLOAT, COMPLEX, STRING, OTHER = "bool", "int", "float", "complex", "string", "other"
+
+
+def dtype_kind(dtype: np.dtype) -> str:
+    """Classify a dtype as one of ``bool``, ``int``, ``float``, ``complex``, ``string``.
+
+    ml_dtypes floats (bfloat16, float8 ...) report numpy kind ``'V'``; they are floats here.
+    """
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return BOOL
+    if dtype.kind in "iu":
+        return INT
+    if dtype.kind == "f" or _is_ml_float(dtype):
+        return FLOAT
+    if dtype.kind == "c":
+        return COMPLEX
+    if dtype.kind in "OUS":
+        return STRING
+    return OTHER
+
+
+def _is_ml_float(dtype: np.dtype) -> bool:
+    if dtype.kind != "V" or dtype.names is not None:
+        return False
+    try:
+        import ml_dtypes
+
+        ml_dtypes.finfo(dtype)
+        return True
+    except Exception:  # not an ml_dtypes float type
+        return False
+
+
+def is_drawable(dtype: np.dtype) -> bool:
+    """True when a picture can be made (everything except strings/objects/structs)."""
+    return dtype_kind(dtype) in (BOOL, INT, FLOAT, COMPLEX)
+
+
+# --------------------------------------------------------------------------- slicing
+
+
+def default_axes(ndim: int) -> tuple[int, int]:
+    """The two displayed axes for a new tensor: the last two (rows, columns)."""
+    if ndim < 2:
+        raise ValueError("a 2-D slice needs at least two axes")
+    return ndim - 2, ndim - 1
+
+
+def slice_2d(array: np.ndarray, axes: tuple[int, int], indices: Sequence[int]) -> np.ndarray:
+    """The 2-D slice of ``array`` shown with ``axes = (row_axis, col_axis)``.
+
+    ``indices[k]`` is the position along axis ``k`` for every axis not displayed (entries
+    for the displayed axes are ignored). The result is a view; when ``row_axis >
+    col_axis`` it is the transposed view, so rows always follow ``row_axis``.
+    """
+    row_axis, col_axis = axes
+    if row_axis == col_axis:
+        raise ValueError("the two displayed axes must differ")
+    key: list[object] = []
+    for axis in range(array.ndim):
+        if axis in (row_axis, col_axis):
+            key.append(slice(None))
+        else:
+            index = int(indices[axis])
+            if not 0 <= index < array.shape[axis]:
+                raise IndexError(f"index {index} out of range for axis {axis} of size {array.shape[axis]}")
+            key.append(index)
+    view = array[tuple(key)]
+    return view.T if row_axis > col_axis else view
+
+
+def full_index(axes: tuple[int, int], indices: Sequence[int], row: int, col: int) -> tuple[int, ...]:
+    """The N-D index of cell (row, col) of the slice chosen by ``axes`` and ``indices``."""
+    index = [int(i) for i in indices]
+    index[axes[0]] = int(row)
+    index[axes[1]] = int(col)
+    return tuple(index)
+
+
+def display_step(length: int, max_size: int = MAX_DISPLAY) -> int:
+    """Stride so that ``ceil(length / step) <= max_size``."""
+    return max(1, math.ceil(length / max_size))
+
+
+def downsample_2d(slice2d: np.ndarray, max_size: int = MAX_DISPLAY) -> tuple[np.ndarray, tuple[int, int]]:
+    """Stride-downsample a 2-D slice to at most ``max_size`` per side. Returns (view, steps)."""
+    step_r = display_step(slice2d.shape[0], max_size)
+    step_c = display_step(slice2d.shape[1], max_size)
+    return slice2d[::step_r, ::step_c], (step_r, step_c)
+
+
+def downsample_1d(vector: np.ndarray, max_points: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """Envelope-downsample a drawable 1-D vector for a line plot.
+
+    Returns ``(x, y)`` float arrays. Short vectors come back whole; long ones give the
+    minimum and the maximum of each block (so a single spike is never lost), computed a
+    chunk at a time. Non-finite values are ignored inside a block unless the whole block
+    is non-finite.
+    """
+    n = vector.shape[0]
+    if n <= max_points:
+        return np.arange(n, dtype=np.float64), to_display_float(vector)
+    step = math.ceil(n / (max_points // 2))
+    blocks = math.ceil(n / step)
+    lows = np.empty(blocks, np.float32)
+    highs = np.empty(blocks, np.float32)
+    per_chunk = max(1, CHUNK // step)
+    for first in range(0, blocks, per_chunk):
+        last = min(blocks, first + per_chunk)
+        part = to_display_float(vector[first * step : last * step])
+        pad = (last - first) * step - part.shape[0]
+        if pad:
+            part = np.concatenate([part, np.full(pad, np.nan, np.float32)])
+        part = part.reshape(last - first, step)
+        with np.errstate(invalid="ignore"):
+            lows[first:last] = np.fmin.reduce(part, axis=1)
+            highs[first:last] = np.fmax.reduce(part, axis=1)
+    x = np.repeat(np.arange(blocks, dtype=np.float64) * step, 2)
+    y = np.empty(2 * blocks, np.float32)
+    y[0::2] = lows
+    y[1::2] = highs
+    return x, y
+
+
+# --------------------------------------------------------------------------- conversion
+
+COMPLEX_PARTS = {"real_imag": ("real", "imag"), "mag_phase": ("magnitude", "phase")}
+
+
+def to_display_float(values: np.ndarray) -> np.ndarray:
+    """A float32 copy of a (small, already downsampled) bool/int/float array."""
+    kind = dtype_kind(values.dtype)
+    if kind not in (BOOL, INT, FLOAT):
+        raise TypeError(f"cannot draw dtype {values.dtype} as one picture")
+    return np.asarray(values, dtype=np.float32)
+
+
+def complex_parts(values: np.ndarray, mode: str = "real_imag") -> tuple[np.ndarray, np.ndarray]:
+    """Two float32 pictures of a complex array: (real, imag) or (magnitude, phase)."""
+    if mode == "real_imag":
+        return values.real.astype(np.float32), values.imag.astype(np.float32)
+    if mode == "mag_phase":
+        return np.abs(values).astype(np.float32), np.angle(values).astype(np.float32)
+    raise ValueError(f"unknown complex mode {mode!r}; use one of {sorted(COMPLEX_PARTS)}")
+
+
+def finite_range(values: np.ndarray) -> tuple[float, float]:
+    """(min, max) of the finite values of a float array; (0, 1) when there are none.
+
+    A constant picture gets a range of width 1 so colour levels are never degenerate.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return 0.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    if lo == hi:
+        return lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+# --------------------------------------------------------------------------- differences
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Element-wise equality where NaN equals NaN (a NaN left alone is not a change)."""
+    same = a == b
+    if dtype_kind(a.dtype) in (FLOAT, COMPLEX) and dtype_kind(b.dtype) in (FLOAT, COMPLEX):
+        same |= _isnan(a) & _isnan(b)
+    return np.asarray(same, dtype=bool)
+
+
+def _isnan(values: np.ndarray) -> np.ndarray:
+    if dtype_kind(values.dtype) == COMPLEX:
+        return np.isnan(values.real) | np.isnan(values.imag)
+    if values.dtype.kind == "V":
+        values = values.astype(np.float32)
+    return np.isnan(values)
+
+
+def changed_mask(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Boolean mask of the cells where two same-shape arrays differ (NaN == NaN)."""
+    if a.shape != b.shape:
+        raise ValueError(f"shapes differ: {a.shape} vs {b.shape}")
+    return ~_equal(a, b)
+
+
+def changed_blocks(a: np.ndarray, b: np.ndarray, max_size: int = MAX_DISPLAY) -> tuple[np.ndarray, tuple[int, int], int]:
+    """Downsampled change mask of two same-shape 2-D slices, computed in row bands.
+
+    Uses the same grid as ``downsample_2d``; a block is True when any cell in it differs.
+    Returns ``(blocks, (step_r, step_c), changed_cell_count)``.
+    Memory: one band of rows at a time, never a full-size mask.
+    """
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"need two 2-D arrays of one shape, got {a.shape} and {b.shape}")
+    rows, cols = a.shape
+    step_r, step_c = display_step(rows, max_size), display_step(cols, max_size)
+    out_r, out_c = math.ceil(rows / step_r), math.ceil(cols / step_c)
+    out = np.zeros((out_r, out_c), dtype=bool)
+    if step_r == 1 and step_c == 1:
+        out[:] = changed_mask(a, b)
+        return out, (1, 1), int(out.sum())
+    count = 0
+    bands = max(1, CHUNK // max(1, cols * step_r))
+    for first in range(0, out_r, bands):
+        last = min(out_r, first + bands)
+        part = changed_mask(a[first * step_r : last * step_r], b[first * step_r : last * step_r])
+        count += int(part.sum())
+        pad_r = (last - first) * step_r - part.shape[0]
+        pad_c = out_c * step_c - cols
+        if pad_r or pad_c:
+            part = np.pad(part, ((0, pad_r), (0, pad_c)))
+        out[first:last] = part.reshape(last - first, step_r, out_c, step_c).any(axis=(1, 3))
+    return out, (step_r, step_c), count
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+@dataclass(frozen=True)
+class TensorStats:
+    """Summary of a tensor. Numbers are ``None`` where they have no meaning (strings).
+
+    For complex tensors min/max/mean describe the magnitude. For bool, mean is the
+    fraction of True. ``nan`` and ``inf`` count elements (complex: either part).
+    """
+
+    count: int
+    minimum: float | int | None = None
+    maximum: float | int | None = None
+    mean: float | None = None
+    nan: int = 0
+    posinf: int = 0
+    neginf: int = 0
+
+    @property
+    def inf(self) -> int:
+        return self.posinf + self.neginf
+
+    def describe(self) -> str:
+        """One line for the viewer: ``min 0 · max 3 · mean 1.5 · NaN 0 · inf 0``."""
+        if self.minimum is None:
+            return f"{self.count} elements"
+        parts = [f"min {_short(self.minimum)}", f"max {_short(self.maximum)}", f"mean {_short(self.mean)}"]
+        parts.append(f"NaN {self.nan}")
+        parts.append(f"inf {self.inf}" + (f" (+{self.posinf} / -{self.neginf})" if self.inf else ""))
+        return "  ·  ".join(parts)
+
+
+def _short(value: float | int | None) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if math.isnan(value):
+        return "nan"
+    return f"{value:.6g}"
+
+
+def iter_chunks(array: np.ndarray, chunk: int = CHUNK) -> Iterator[np.ndarray]:
+    """Yield 1-D pieces covering every element once, each at most ``chunk`` elements.
+
+    Contiguous arrays are walked through a flat view; otherwise along axis 0 recursively,
+    so only chunk-sized copies are made.
+    """
+    if array.size == 0:
+        return
+    if array.ndim == 0:
+        yield array.reshape(1)
+        return
+    if array.flags.c_contiguous or array.flags.f_contiguous:
+        flat = array.ravel(order="K")
+        for start in range(0, flat.shape[0], chunk):
+            yield flat[start : start + chunk]
+        return
+    if array.ndim == 1:
+        for start in range(0, array.shape[0], chunk):
+            yield np.ascontiguousarray(array[start : start + chunk])
+        return
+    inner = array[0].size
+    rows = max(1, chunk // max(1, inner))
+    for start in range(0, array.shape[0], rows):
+        block = array[start : start + rows]
+        if block.size <= chunk:
+            yield np.ascontiguousarray(block).reshape(-1)
+        else:
+            for sub in block:
+                yield from iter_chunks(sub, chunk)
+
+
+def tensor_stats(array: np.ndarray, chunk: int = CHUNK, cancelled=None) -> TensorStats | None:
+    """Chunked min/max/mean and NaN/inf counts. ``cancelled()`` (optional) is polled
+    between chunks; when it returns True the function stops and returns None."""
+    kind = dtype_kind(array.dtype)
+    count = int(array.size)
+    if kind not in (BOOL, INT, FLOAT, COMPLEX) or count == 0:
+        return TensorStats(count=count)
+    lo = hi = None
+    total = 0.0
+    finite_count = 0
+    nan = posinf = neginf = 0
+    for piece in iter_chunks(array, chunk):
+        if cancelled is not None and cancelled():
+            return None
+        if kind == COMPLEX:
+            bad_nan = np.isnan(piece.real) | np.isnan(piece.imag)
+            nan += int(bad_nan.sum())
+            infinite = np.isinf(piece.real) | np.isinf(piece.imag)
+            posinf += int(infinite.sum())
+            values = np.abs(piece[~(bad_nan | infinite)])
+        elif kind == FLOAT:
+            if piece.dtype.kind == "V" or piece.dtype.itemsize < 4:
+                piece = piece.astype(np.float32)
+            finite = np.isfinite(piece)
+            if finite.all():
+                values = piece
+            else:
+                nan += int(np.isnan(piece).sum())
+                posinf += int(np.isposinf(piece).sum())
+                neginf += int(np.isneginf(piece).sum())
+                values = piece[finite]
+        else:
+            values = piece
+        if values.size == 0:
+            continue
+        p_lo, p_hi = values.min(), values.max()
+        lo = p_lo if lo is None else min(lo, p_lo)
+        hi = p_hi if hi is None else max(hi, p_hi)
+        total += float(values.sum(dtype=np.float64))
+        finite_count += int(values.size)
+    if kind == FLOAT and lo is None:  # everything NaN/inf: report the infinities if any
+        lo = -np.inf if neginf else (np.inf if posinf else np.nan)
+        hi = np.inf if posinf else (-np.inf if neginf else np.nan)
+    mean = total / finite_count if finite_count else float("nan")
+    if kind in (BOOL, INT):
+        lo, hi = int(lo), int(hi)
+    else:
+        lo, hi = float(lo), float(hi)
+    return TensorStats(count, lo, hi, mean, nan, posinf, neginf)
+
+
+# --------------------------------------------------------------------------- exact text
+
+
+def format_value(value) -> str:
+    """Exact text for one element: the shortest text that round-trips for its dtype.
+
+    float16/32/64 use numpy's shortest unique repr; ml_dtypes floats (bfloat16) go
+    through float32, whose shortest repr identifies the value exactly; complex is
+    ``real+imagj`` with both parts exact; strings/bytes are shown as they are.
+    """
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, (str, np.str_)):
+        return str(value)
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (np.complexfloating, complex)):
+        real = np.asarray(value).real[()]
+        imag = np.asarray(value).imag[()]
+        sign = "-" if math.copysign(1.0, float(imag)) < 0 else "+"
+        return f"{format_value(real)}{sign}{format_value(abs(imag))}j"
+    if isinstance(value, np.generic) and np.dtype(type(value)).kind == "V":
+        return str(np.float32(value))
+    if isinstance(value, (np.floating, float)):
+        return str(np.float64(value)) if isinstance(value, float) else str(value)
+    if isinstance(value, (np.integer, int)):
+        return str(int(value))
+    return str(value)
+
+
+def format_short(value, kind: str) -> str:
+    """Compact text for drawing inside a heat-map cell (about 5 characters)."""
+    if kind == BOOL:
+        return "T" if value else "F"
+    if kind == INT:
+        return str(int(value))
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == int(value) and abs(value) < 1e5:
+        return str(int(value))
+    return f"{value:.3g}"

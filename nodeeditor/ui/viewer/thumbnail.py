@@ -1,0 +1,106 @@
+"""Small preview images of tensors, for drawing on canvas nodes.
+
+``thumbnail(array, width, height)`` samples at most ``width x height`` elements (nearest
+neighbour on index grids, so only that many are read and converted), colours them with the
+viewer's colours and returns a ``QImage`` (Format_RGBA8888) of exactly that size:
+
+- 2-D: heat map (viridis, NaN magenta, bool in the two bool colours, complex: magnitude);
+- N-D: the first 2-D slice over the last two axes (index 0 on the others);
+- 1-D: bars from zero (or from the minimum when all values are positive/negative);
+- 0-D, strings, empty, None: a flat tile (strings and scalars get a short text).
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtGui
+
+from . import colors
+from .slicing import BOOL, COMPLEX, dtype_kind, finite_range, format_value, is_drawable, to_display_float
+
+BACKGROUND = (30, 30, 36, 255)
+
+
+def _sample_indices(length: int, count: int) -> np.ndarray:
+    """``count`` indices spread over ``range(length)`` (nearest neighbour)."""
+    return (np.arange(count) * length // count).astype(np.intp)
+
+
+def _as_float(values: np.ndarray) -> np.ndarray:
+    kind = dtype_kind(values.dtype)
+    if kind == COMPLEX:
+        return np.abs(values).astype(np.float32)
+    return to_display_float(values)
+
+
+def thumbnail_rgba(array: np.ndarray | None, width: int, height: int) -> np.ndarray:
+    """The thumbnail as a (height, width, 4) uint8 array (no Qt)."""
+    out = np.empty((height, width, 4), np.uint8)
+    out[:] = BACKGROUND
+    if array is None or array.size == 0 or array.ndim == 0 or not is_drawable(array.dtype):
+        return out
+    kind = dtype_kind(array.dtype)
+    if array.ndim == 1:
+        n = array.shape[0]
+        cols = _sample_indices(n, width) if n >= width else None
+        if cols is None:  # fewer elements than pixels: each element gets a band of columns
+            owner = (np.arange(width) * n // width).astype(np.intp)
+            values = _as_float(array)[owner]
+            gap = np.r_[True, owner[1:] != owner[:-1]] if n * 3 <= width else np.zeros(width, bool)
+        else:
+            values = _as_float(array[cols])
+            gap = np.zeros(width, bool)
+        lo, hi = finite_range(values)
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+        span = (hi - lo) or 1.0
+        base = int(round((hi - 0.0) / span * (height - 1)))
+        lut = colors.lookup_table(colors.colormap())
+        bar_rgba = lut[170] if kind != BOOL else np.array(colors.TRUE_RGB + (255,), np.uint8)
+        for x in range(width):
+            v = values[x]
+            if gap[x]:
+                continue
+            if np.isnan(v):
+                out[:, x] = colors.NAN_RGBA
+                continue
+            v = min(max(v, lo), hi)
+            top = int(round((hi - v) / span * (height - 1)))
+            y0, y1 = sorted((top, base))
+            out[y0 : y1 + 1, x] = bar_rgba
+        return out
+    plane = array[(0,) * (array.ndim - 2)]
+    rows = _sample_indices(plane.shape[0], height)
+    cols = _sample_indices(plane.shape[1], width)
+    values = _as_float(plane[np.ix_(rows, cols)])
+    if kind == BOOL:
+        lut = colors.lookup_table(colors.bool_colormap())
+        return colors.rgba(values, (0.0, 1.0), lut)
+    return colors.rgba(values, finite_range(values), colors.lookup_table(colors.colormap()))
+
+
+def to_qimage(rgba: np.ndarray) -> QtGui.QImage:
+    """A QImage that owns a copy of an (h, w, 4) uint8 RGBA array."""
+    rgba = np.ascontiguousarray(rgba)
+    height, width = rgba.shape[:2]
+    image = QtGui.QImage(rgba.data, width, height, 4 * width, QtGui.QImage.Format.Format_RGBA8888)
+    return image.copy()
+
+
+def thumbnail(array: np.ndarray | None, width: int = 64, height: int = 48) -> QtGui.QImage:
+    """A ``width x height`` preview of ``array`` (see the module docstring)."""
+    if width <= 0 or height <= 0:
+        raise ValueError("thumbnail size must be positive")
+    image = to_qimage(thumbnail_rgba(array, width, height))
+    text = None
+    if array is not None and array.ndim == 0:
+        text = format_value(array[()])
+    elif array is not None and array.size and not is_drawable(array.dtype):
+        text = "abc"
+    if text:
+        painter = QtGui.QPainter(image)
+        painter.setPen(QtGui.QColor(230, 230, 230))
+        font = painter.font()
+        font.setPixelSize(max(8, min(height // 2, 14)))
+        painter.setFont(font)
+        painter.drawText(QtCore.QRect(0, 0, width, height), QtCore.Qt.AlignmentFlag.AlignCenter, text[:12])
+        painter.end()
+    return image

@@ -1,0 +1,477 @@
+"""``TensorViewer``: name, dtype, shape and statistics of one tensor, as a picture and a table.
+
+The widget is self-contained (no editor imports) so the editor can put it in a dock and
+call ``set_tensor`` whenever the selection changes.
+
+Data flow: ``set_tensor`` keeps a reference to the array (never a copy). Each refresh takes
+the 2-D slice chosen by the slice controls (a view), downsamples it by stride to at most
+``max_display`` per side (a view), and converts only that to float32 for pyqtgraph. The
+table reads single elements from the slice view on demand. Statistics run in chunks,
+off the UI thread for large tensors.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
+from . import colors, saving
+from .controls import SliceControls
+from .panels import PanelSpec, PictureArea
+from .slicing import (
+    BOOL,
+    COMPLEX,
+    MAX_DISPLAY,
+    STRING,
+    TensorStats,
+    changed_blocks,
+    complex_parts,
+    downsample_1d,
+    downsample_2d,
+    dtype_kind,
+    finite_range,
+    format_short,
+    format_value,
+    full_index,
+    is_drawable,
+    slice_2d,
+    to_display_float,
+)
+from .stats_worker import StatsComputer
+from .table import TensorTableView
+
+#: 1-D vectors up to this length are drawn as bars, longer ones as a line.
+BAR_LIMIT = 64
+#: 2-D slices up to this many rows and columns get their values written in the cells.
+CELL_TEXT_LIMIT = 32
+
+
+@dataclass(frozen=True)
+class ShownTensor:
+    """A tensor as handed to the viewer (the array is a reference, not a copy)."""
+
+    name: str
+    array: np.ndarray
+    subtitle: str = ""
+
+
+class TensorViewer(QtWidgets.QWidget):
+    """Shows one tensor (plus an optional pinned one to compare against).
+
+    Signals:
+        tensorChanged(str): after ``set_tensor``; carries the name ('' for None).
+        statsReady(object): the ``TensorStats`` of the current tensor, once computed.
+        hoverChanged(str): the hover label's new text (index and exact value).
+        pinChanged(bool): True after ``pin()``, False after ``unpin()``.
+    """
+
+    tensorChanged = QtCore.Signal(str)
+    statsReady = QtCore.Signal(object)
+    hoverChanged = QtCore.Signal(str)
+    pinChanged = QtCore.Signal(bool)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None, max_display: int = MAX_DISPLAY):
+        super().__init__(parent)
+        self.max_display = int(max_display)
+        self.current: ShownTensor | None = None
+        self.pinned: ShownTensor | None = None
+        self.stats: TensorStats | None = None
+        self.complex_mode = "real_imag"
+        self._table_forced = False
+
+        self.name_label = QtWidgets.QLabel()
+        self.name_label.setStyleSheet("font-weight: bold; font-size: 13pt;")
+        self.name_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info_label = QtWidgets.QLabel()
+        self.info_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.stats_label = QtWidgets.QLabel()
+        self.stats_label.setWordWrap(True)
+        self.stats_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.pinned_label = QtWidgets.QLabel()
+        self.pinned_label.setStyleSheet("color: #b05000;")
+
+        self.complex_combo = QtWidgets.QComboBox()
+        self.complex_combo.addItem("real / imag", "real_imag")
+        self.complex_combo.addItem("magnitude / phase", "mag_phase")
+        self.complex_combo.setToolTip("how complex values are drawn")
+        self.complex_combo.currentIndexChanged.connect(lambda _: self.set_complex_mode(self.complex_combo.currentData()))
+        self.pin_button = QtWidgets.QPushButton("Pin")
+        self.pin_button.setToolTip("keep this tensor and show the next one beside it")
+        self.pin_button.clicked.connect(self.pin)
+        self.unpin_button = QtWidgets.QPushButton("Unpin")
+        self.unpin_button.clicked.connect(self.unpin)
+        self.save_button = QtWidgets.QPushButton("Save…")
+        self.save_button.setToolTip("save the tensor as .npy, the slice as .csv, or the picture as .png")
+        self.save_button.clicked.connect(self._save_dialog)
+
+        self.controls = SliceControls()
+        self.controls.changed.connect(self._refresh_views)
+
+        self.picture = PictureArea()
+        self.picture.hovered.connect(self._on_hover)
+        self.hover_label = QtWidgets.QLabel(" ")
+        self.hover_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hover_label.setStyleSheet("font-family: monospace;")
+        picture_page = QtWidgets.QWidget()
+        picture_layout = QtWidgets.QVBoxLayout(picture_page)
+        picture_layout.setContentsMargins(0, 0, 0, 0)
+        picture_layout.addWidget(self.picture, 1)
+        picture_layout.addWidget(self.hover_label)
+
+        self.table_view = TensorTableView()
+        self.table_model = self.table_view.table_model
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(picture_page, "Picture")
+        self.tabs.addTab(self.table_view, "Table")
+
+        buttons = QtWidgets.QHBoxLayout()
+        buttons.addWidget(self.complex_combo)
+        buttons.addStretch(1)
+        buttons.addWidget(self.pin_button)
+        buttons.addWidget(self.unpin_button)
+        buttons.addWidget(self.save_button)
+
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(4)
+        layout.addWidget(self.name_label)
+        layout.addWidget(self.info_label)
+        layout.addWidget(self.stats_label)
+        layout.addWidget(self.pinned_label)
+        layout.addLayout(buttons)
+        layout.addWidget(self.controls)
+        layout.addWidget(self.tabs, 1)
+
+        self._stats = StatsComputer(self)
+        self._stats.ready.connect(self._on_stats)
+        self.set_tensor("", None)
+
+    # ------------------------------------------------------------------ public API
+
+    def set_tensor(self, name: str, array: np.ndarray | None, subtitle: str = "") -> None:
+        """Show ``array`` (kept by reference). None clears the viewer."""
+        if array is not None:
+            array = np.asarray(array)
+        self.current = None if array is None else ShownTensor(name, array, subtitle)
+        self.stats = None
+        if array is None:
+            self.name_label.setText(name or "no tensor")
+            self.info_label.setText(subtitle)
+            self.stats_label.setText("")
+            self._stats.request(None)
+        else:
+            self.name_label.setText(name)
+            info = f"{array.dtype}   shape {tuple(array.shape)}   {array.size:,} elements"
+            self.info_label.setText(info + (f"   ·   {subtitle}" if subtitle else ""))
+            self.stats_label.setText("statistics: computing…")
+            self._stats.request(array)
+        shape = () if array is None else array.shape
+        self.controls.blockSignals(True)
+        self.controls.set_shape(shape)
+        self.controls.blockSignals(False)
+        self.controls.setVisible(array is not None and array.ndim >= 3)
+        self._update_buttons()
+        drawable = array is None or is_drawable(array.dtype)
+        self.tabs.setTabEnabled(0, drawable)
+        if not drawable:
+            self.tabs.setCurrentIndex(1)
+            self._table_forced = True
+        elif self._table_forced:
+            self.tabs.setCurrentIndex(0)
+            self._table_forced = False
+        self._refresh_views()
+        self.tensorChanged.emit(name if array is not None else "")
+
+    def pin(self) -> None:
+        """Pin the current tensor: later tensors are shown beside it, with a difference view."""
+        if self.current is None:
+            return
+        self.pinned = self.current
+        self._update_buttons()
+        self._refresh_views()
+        self.pinChanged.emit(True)
+
+    def unpin(self) -> None:
+        if self.pinned is None:
+            return
+        self.pinned = None
+        self._update_buttons()
+        self._refresh_views()
+        self.pinChanged.emit(False)
+
+    def set_complex_mode(self, mode: str) -> None:
+        """``'real_imag'`` or ``'mag_phase'``: how complex tensors are drawn."""
+        if mode not in ("real_imag", "mag_phase"):
+            raise ValueError(f"unknown complex mode {mode!r}")
+        self.complex_mode = mode
+        index = self.complex_combo.findData(mode)
+        if self.complex_combo.currentIndex() != index:
+            self.complex_combo.setCurrentIndex(index)  # re-enters via the signal
+            return
+        self._refresh_views()
+
+    def current_view(self) -> np.ndarray | None:
+        """The part of the current tensor on screen at full resolution: the 2-D slice
+        (a view), or the whole 1-D / 0-D tensor."""
+        if self.current is None:
+            return None
+        return self._view(self.current.array)
+
+    def current_index(self, row: int, col: int = 0) -> tuple[int, ...]:
+        """The N-D index of cell (row, col) of ``current_view()``."""
+        array = self.current.array
+        if array.ndim == 0:
+            return ()
+        if array.ndim == 1:
+            return (row,)
+        return full_index(self.controls.axes, self.controls.indices, row, col)
+
+    def save_tensor(self, path: str | os.PathLike) -> Path:
+        """Save by suffix: ``.npy`` the whole tensor, ``.csv`` the values on screen (the 2-D
+        slice, the vector or the scalar, exact), ``.png`` a picture of the Picture tab."""
+        if self.current is None:
+            raise ValueError("no tensor to save")
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".npy":
+            return saving.save_npy(path, self.current.array)
+        if suffix == ".csv":
+            return saving.save_csv(path, self.current_view())
+        if suffix == ".png":
+            return saving.save_png(path, self.picture)
+        raise ValueError(f"unknown file type {suffix!r}; use one of {', '.join(saving.SUFFIXES)}")
+
+    def wait_for_stats(self, msecs: int = 30000) -> bool:
+        """Block until background statistics are done (for tests and scripts)."""
+        return self._stats.wait(msecs)
+
+    # ------------------------------------------------------------------ building views
+
+    def _view(self, array: np.ndarray, axes=None, indices=None) -> np.ndarray:
+        if array.ndim < 2:
+            return array
+        if array.ndim == 2 and axes is None and self.controls.axes == (0, 1):
+            return array
+        return slice_2d(array, axes or self.controls.axes, indices if indices is not None else self.controls.indices)
+
+    def _pinned_view(self) -> tuple[np.ndarray, tuple | None]:
+        """The pinned tensor's slice: the same axes/indices when they fit, else its first slice."""
+        array = self.pinned.array
+        if array.ndim < 2:
+            return array, None
+        current = self.current.array if self.current is not None else None
+        if current is not None and current.ndim == array.ndim and array.ndim >= 2:
+            indices = self.controls.indices
+            if all(i < s for i, s in zip(indices, array.shape)):
+                axes = self.controls.axes
+                return slice_2d(array, axes, indices), (axes, indices)
+        axes = (array.ndim - 2, array.ndim - 1)
+        indices = [0] * array.ndim
+        return slice_2d(array, axes, indices), (axes, indices)
+
+    def _refresh_views(self) -> None:
+        specs: list[PanelSpec] = []
+        current = self.current
+        view = self.current_view()
+        reference = None
+        if self.pinned is not None and self.pinned is not current:
+            pinned_view, where = self._pinned_view()
+            index_of = self._index_function(self.pinned.array, where)
+            if is_drawable(self.pinned.array.dtype):
+                specs += self._specs_for(f"pinned: {self.pinned.name}", pinned_view, index_of)
+            else:
+                specs.append(PanelSpec("text", f"pinned: {self.pinned.name}", text="strings: see the table"))
+            if current is not None and pinned_view.shape == view.shape:
+                reference = pinned_view
+        if current is None:
+            if not specs:
+                specs.append(PanelSpec("text", text="no tensor selected"))
+        elif is_drawable(current.array.dtype):
+            specs += self._specs_for(current.name, view, self._index_function(current.array, None))
+            if reference is not None and is_drawable(self.pinned.array.dtype):
+                specs.append(self._diff_spec(reference, view))
+        else:
+            specs.append(PanelSpec("text", current.name, text="strings are shown in the Table tab"))
+        self.picture.show_panels(specs)
+        self.table_model.set_values(view, reference=reference,
+                                    index_of=self.current_index if current is not None else None)
+        self.hover_label.setText(" ")
+
+    def _index_function(self, array: np.ndarray, where):
+        if array.ndim < 2:
+            return lambda r, c: (r,) if array.ndim == 1 else ()
+        axes, indices = where if where is not None else (self.controls.axes, self.controls.indices)
+        return lambda r, c: full_index(axes, indices, r, c)
+
+    def _specs_for(self, title: str, view: np.ndarray, index_of) -> list[PanelSpec]:
+        kind = dtype_kind(view.dtype)
+        if view.ndim == 0:
+            return [PanelSpec("text", title, text=format_value(view[()]))]
+        if kind == COMPLEX:
+            names = ("real", "imag") if self.complex_mode == "real_imag" else ("magnitude", "phase")
+            if view.ndim == 1:
+                return [self._line_spec(f"{title} · {part}", view, index_of, part_index=i)
+                        for i, part in enumerate(names)]
+            return [self._heat_spec(f"{title} · {part}", view, index_of, part_index=i)
+                    for i, part in enumerate(names)]
+        if view.ndim == 1:
+            return [self._line_spec(title, view, index_of)]
+        return [self._heat_spec(title, view, index_of)]
+
+    def _display_values(self, values: np.ndarray, part_index: int | None) -> np.ndarray:
+        if part_index is None:
+            return to_display_float(values)
+        return complex_parts(values, self.complex_mode)[part_index]
+
+    def _line_spec(self, title: str, vector: np.ndarray, index_of, part_index=None) -> PanelSpec:
+        kind = dtype_kind(vector.dtype)
+        n = vector.shape[0]
+        bars = n <= BAR_LIMIT
+        if part_index is not None:  # complex: stride-sample, then take the part
+            step = max(1, math.ceil(n / 4096))
+            y = self._display_values(vector[::step], part_index)
+            x = np.arange(len(y), dtype=np.float64) * step
+        else:
+            x, y = (np.arange(n, dtype=np.float64), to_display_float(vector)) if bars else downsample_1d(vector)
+        colours = None
+        if kind == BOOL and bars:
+            colours = [colors.TRUE_RGB if v else colors.FALSE_RGB for v in y]
+            y = np.ones_like(y)  # every bool gets a full-height bar in its colour
+        return PanelSpec("line", f"{title}  [{n}]", values=y, x=x, bars=bars, bar_colours=colours,
+                         hover=self._vector_hover(title, vector, index_of))
+
+    def _heat_spec(self, title: str, view: np.ndarray, index_of, part_index=None) -> PanelSpec:
+        kind = dtype_kind(view.dtype)
+        small, steps = downsample_2d(view, self.max_display)
+        values = self._display_values(small, part_index)
+        rows, cols = view.shape
+        if kind == BOOL:
+            levels, cmap, ticks = (0.0, 1.0), colors.bool_colormap(), [(0.25, "False"), (0.75, "True")]
+        else:
+            levels, cmap, ticks = finite_range(values), colors.colormap(), None
+        texts = None
+        if rows <= CELL_TEXT_LIMIT and cols <= CELL_TEXT_LIMIT:
+            source = small if part_index is None else values
+            short_kind = kind if part_index is None else "float"
+            texts = [[format_short(source[r, c], short_kind) for c in range(cols)] for r in range(rows)]
+        shown = f"{title}  [{rows} × {cols}]"
+        if steps != (1, 1):
+            shown += f"  (every {steps[0]}th row, {steps[1]}th column)"
+        return PanelSpec("heat", shown, values=values, levels=levels, cmap=cmap, extent=(cols, rows),
+                         cell_texts=texts, colorbar_ticks=ticks, extra={"steps": steps},
+                         hover=self._cell_hover(title, view, index_of))
+
+    def _diff_spec(self, reference: np.ndarray, view: np.ndarray) -> PanelSpec:
+        ticks = [(0.25, "same"), (0.75, "changed")]
+        if view.ndim == 0:
+            same = format_value(reference[()]) == format_value(view[()])
+            return PanelSpec("text", "difference", text="same" if same else "changed")
+        if view.ndim == 1:
+            blocks, steps, count = changed_blocks(reference[None, :], view[None, :], self.max_display)
+            y = blocks[0].astype(np.float32)
+            x = np.arange(len(y), dtype=np.float64) * steps[1]
+            bars = view.shape[0] <= BAR_LIMIT
+            colours = [colors.CHANGED_RGB if v else colors.SAME_RGB for v in y] if bars else None
+            if bars:
+                y = np.ones_like(y)
+            spec = PanelSpec("line", f"difference: {count} of {view.size} changed", values=y, x=x, bars=bars,
+                             bar_colours=colours, hover=self._diff_hover(reference, view))
+            spec.extra["mask"] = blocks[0]
+            return spec
+        blocks, steps, count = changed_blocks(reference, view, self.max_display)
+        rows, cols = view.shape
+        return PanelSpec("heat", f"difference: {count} of {view.size} cells changed",
+                         values=blocks.astype(np.float32), levels=(0.0, 1.0), cmap=colors.diff_colormap(),
+                         extent=(cols, rows), colorbar_ticks=ticks, extra={"mask": blocks, "steps": steps},
+                         hover=self._diff_hover(reference, view))
+
+    # ------------------------------------------------------------------ hover texts
+
+    @staticmethod
+    def _cell_hover(title, view, index_of):
+        rows, cols = view.shape
+
+        def hover(x: float, y: float):
+            r, c = math.floor(y + 0.5), math.floor(x + 0.5)
+            if 0 <= r < rows and 0 <= c < cols:
+                return f"{title} {list(index_of(r, c))} = {format_value(view[r, c])}"
+            return None
+
+        return hover
+
+    @staticmethod
+    def _vector_hover(title, vector, index_of):
+        n = vector.shape[0]
+
+        def hover(x: float, y: float):
+            i = int(round(x))
+            if 0 <= i < n:
+                return f"{title} [{i}] = {format_value(vector[i])}"
+            return None
+
+        return hover
+
+    @staticmethod
+    def _diff_hover(reference, view):
+        def hover(x: float, y: float):
+            if view.ndim == 1:
+                key = (int(round(x)),)
+            else:
+                key = (math.floor(y + 0.5), math.floor(x + 0.5))
+            if all(0 <= k < s for k, s in zip(key, view.shape)):
+                a, b = format_value(reference[key]), format_value(view[key])
+                mark = "changed" if a != b else "same"
+                return f"difference {list(key)}: pinned {a} → {b} ({mark})"
+            return None
+
+        return hover
+
+    # ------------------------------------------------------------------ slots
+
+    def _on_hover(self, text: str) -> None:
+        self.hover_label.setText(text)
+        self.hoverChanged.emit(text)
+
+    def _on_stats(self, generation: int, stats) -> None:
+        if generation != self._stats.generation:  # a newer tensor has been set since
+            return
+        if isinstance(stats, Exception):
+            self.stats_label.setText(f"statistics failed: {stats}")
+            return
+        self.stats = stats
+        self.stats_label.setText(stats.describe())
+        self.statsReady.emit(stats)
+
+    def _update_buttons(self) -> None:
+        self.pin_button.setEnabled(self.current is not None)
+        self.unpin_button.setEnabled(self.pinned is not None)
+        self.save_button.setEnabled(self.current is not None)
+        shown = [t for t in (self.current, self.pinned) if t is not None]
+        self.complex_combo.setVisible(any(dtype_kind(t.array.dtype) == COMPLEX for t in shown))
+        if self.pinned is not None:
+            p = self.pinned
+            self.pinned_label.setText(f"pinned: {p.name}   {p.array.dtype}   shape {tuple(p.array.shape)}")
+        self.pinned_label.setVisible(self.pinned is not None)
+
+    def _save_dialog(self) -> None:
+        if self.current is None:
+            return
+        default = f"{self.current.name or 'tensor'}.npy"
+        path, chosen = QtWidgets.QFileDialog.getSaveFileName(self, "Save tensor", default, saving.FILE_FILTER)
+        if not path:
+            return
+        if Path(path).suffix.lower() not in saving.SUFFIXES:
+            path += "." + chosen.split("*.")[-1].rstrip(")")
+        try:
+            self.save_tensor(path)
+        except Exception as exc:  # a failed save is reported, never a crash
+            QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{exc}")
+
+    def closeEvent(self, event) -> None:
+        self._stats.cancel()
+        self._stats.wait(5000)
+        super().closeEvent(event)
