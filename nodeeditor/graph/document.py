@@ -1,0 +1,504 @@
+"""The document: :class:`Graph` owns nodes, edges and settings.
+
+Contract:
+
+- Every change goes through a Graph method; each one emits one or more
+  :class:`~nodeeditor.graph.events.GraphEvent` (see ``events.py`` for kinds and
+  payloads) after the change is complete, then ``types_changed`` for the nodes
+  whose inferred :class:`~nodeeditor.graph.inference.NodeInfo` changed.
+- Mutations come in symmetric pairs so undo commands need nothing but Graph
+  methods: ``add_node``/``remove_node`` (which returns a :class:`RemovedNode`
+  holding the node and its edges for ``restore_node``), ``connect``/``disconnect``,
+  and setters that return the old value (``set_attribute``, ``set_position``,
+  ``rename_node``, ``set_source``, ``set_source_value``, ``set_setting``).
+- Types are inferred eagerly after every change (static, no kernels run) and
+  read with :meth:`Graph.node_info`.
+- ``generation`` increases with every change; a background run started at one
+  generation is stale once it differs.
+- Not thread-safe: change a graph from one thread only.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+import ops
+
+from . import events as E
+from . import nodes as N
+from .inference import NodeInfo, infer_graph
+from .rules import connection_refusal, structural_refusal
+from .sources import SourceError, generator_params
+
+DEFAULT_OPSET = 18
+SETTINGS_DEFAULTS: dict[str, Any] = {"name": "untitled", "description": "", "opset": DEFAULT_OPSET}
+
+
+class ConnectionRefused(ValueError):
+    """``Graph.connect`` refused an edge; ``reason`` (also ``str(exc)``) says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class RemovedNode:
+    """Everything ``Graph.restore_node`` needs to undo ``Graph.remove_node``."""
+
+    node: N.Node
+    edges: tuple[N.Edge, ...]
+    index: int = -1                      # the node's place in the node order
+    edge_indices: tuple[int, ...] = ()   # each edge's place in the edge order
+
+
+class Graph:
+    """A document of tensor sources, operator nodes and outputs wired by edges."""
+
+    def __init__(self, name: str = "untitled", opset: int = DEFAULT_OPSET, description: str = "") -> None:
+        self.events = E.Observable()
+        self._nodes: dict[str, N.Node] = {}
+        self._edges: dict[tuple[str, str], N.Edge] = {}  # (dst, dst_port) -> edge
+        self._settings: dict[str, Any] = dict(SETTINGS_DEFAULTS)
+        self._settings.update(name=str(name), description=str(description), opset=_check_opset(opset))
+        self._infos: dict[str, NodeInfo] = {}
+        self._stamps = itertools.count(1)
+        self.generation = 0
+        #: The file this graph was loaded from / saved to (relative FileSource paths resolve
+        #: against its folder). Set by the file functions; not part of the document.
+        self.file_path: Path | None = None
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def name(self) -> str:
+        return self._settings["name"]
+
+    @property
+    def opset(self) -> int:
+        return self._settings["opset"]
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """A copy of the settings: name, description, opset."""
+        return dict(self._settings)
+
+    @property
+    def nodes(self) -> tuple[N.Node, ...]:
+        """All nodes in insertion order."""
+        return tuple(self._nodes.values())
+
+    @property
+    def node_ids(self) -> tuple[str, ...]:
+        return tuple(self._nodes)
+
+    @property
+    def edges(self) -> tuple[N.Edge, ...]:
+        """All edges, in the order they were made."""
+        return tuple(self._edges.values())
+
+    def has_node(self, node_id: str) -> bool:
+        return node_id in self._nodes
+
+    def node(self, node_id: str) -> N.Node:
+        """The node with that id; KeyError naming it otherwise."""
+        try:
+            return self._nodes[node_id]
+        except KeyError:
+            raise KeyError(f"no node {node_id!r}") from None
+
+    def find(self, name: str) -> N.Node:
+        """The first node whose ``name`` is ``name`` (KeyError if none)."""
+        for node in self._nodes.values():
+            if node.name == name:
+                return node
+        raise KeyError(f"no node named {name!r}")
+
+    def edge_into(self, node_id: str, port: str) -> N.Edge | None:
+        """The edge feeding that input port, if any."""
+        return self._edges.get((node_id, port))
+
+    def edges_of(self, node_id: str) -> tuple[N.Edge, ...]:
+        """Edges into or out of the node."""
+        return tuple(e for e in self._edges.values() if node_id in (e.src, e.dst))
+
+    def inputs_of(self, node_id: str) -> dict[str, N.Edge]:
+        """Input port -> edge, for the node's connected inputs."""
+        return {e.dst_port: e for e in self._edges.values() if e.dst == node_id}
+
+    def consumers(self, node_id: str) -> tuple[str, ...]:
+        """Ids of the nodes fed by this node (each once)."""
+        return tuple(dict.fromkeys(e.dst for e in self._edges.values() if e.src == node_id))
+
+    def downstream(self, node_id: str) -> set[str]:
+        """Ids of every node reachable from ``node_id`` (not including itself unless in a cycle)."""
+        out: set[str] = set()
+        stack = [node_id]
+        while stack:
+            for nxt in self.consumers(stack.pop()):
+                if nxt not in out:
+                    out.add(nxt)
+                    stack.append(nxt)
+        return out
+
+    def upstream(self, node_id: str) -> set[str]:
+        """Ids of every node ``node_id`` depends on."""
+        out: set[str] = set()
+        stack = [node_id]
+        while stack:
+            for e in self.inputs_of(stack.pop()).values():
+                if e.src not in out:
+                    out.add(e.src)
+                    stack.append(e.src)
+        return out
+
+    def topological_order(self, node_ids: Iterable[str] | None = None) -> list[str]:
+        """Node ids so every node comes after its inputs; ties keep insertion order.
+        With ``node_ids``, only those nodes (in an order valid for the whole graph)."""
+        wanted = set(self._nodes if node_ids is None else node_ids)
+        indegree = {n: 0 for n in self._nodes}
+        for e in self._edges.values():
+            indegree[e.dst] += 1
+        ready = [n for n in self._nodes if indegree[n] == 0]
+        order: list[str] = []
+        position = {n: i for i, n in enumerate(self._nodes)}
+        while ready:
+            ready.sort(key=position.__getitem__, reverse=True)
+            current = ready.pop()
+            order.append(current)
+            for nxt in self.consumers(current):
+                indegree[nxt] -= 1
+                if indegree[nxt] == 0:
+                    ready.append(nxt)
+        return [n for n in order if n in wanted]
+
+    def node_info(self, node_id: str) -> NodeInfo:
+        """Static type information of the node (see :class:`NodeInfo`)."""
+        self.node(node_id)
+        return self._infos[node_id]
+
+    def output_type(self, node_id: str, port: str | None = None) -> ops.TensorType | None:
+        """Inferred type on an output port (default: the first one), or None if unknown."""
+        info = self.node_info(node_id)
+        return info.type if port is None else info.outputs.get(port)
+
+    def output_nodes(self) -> tuple[N.OutputNode, ...]:
+        return tuple(n for n in self._nodes.values() if isinstance(n, N.OutputNode))
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(node id, message) for every node with a static error (blocked nodes excluded)."""
+        return [(nid, info.error) for nid, info in self._infos.items() if info.error and not info.blocked]
+
+    def can_connect(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+        """None when ``connect`` would accept the edge, otherwise the reason it would refuse."""
+        return connection_refusal(self, src, src_port, dst, dst_port)
+
+    def new_id(self, prefix: str) -> str:
+        """An id not used in this graph: ``prefix`` + the smallest free number from 1."""
+        prefix = "".join(c if c.isalnum() or c == "_" else "_" for c in prefix.lower()) or "node"
+        for i in itertools.count(1):
+            candidate = f"{prefix}{i}"
+            if candidate not in self._nodes:
+                return candidate
+        raise AssertionError  # pragma: no cover
+
+    # ------------------------------------------------------------------ changing: nodes
+    def add_node(self, node: N.Node, *, index: int | None = None) -> str:
+        """Insert ``node`` (its ``id`` must be unused; an empty id gets a fresh one). Emits
+        ``node_added``. Returns the id. A node object seen before (``restore_node``) keeps its
+        revision, so cached results stay valid; a new one gets a fresh revision. ``index`` puts
+        it at that place in the node order (default: last)."""
+        if not isinstance(node, N.Node) or type(node).kind not in N.NODE_KINDS:
+            raise TypeError(f"not a node: {node!r}")
+        if not node.id:
+            node.id = self.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
+        if node.id in self._nodes:
+            raise ValueError(f"a node with id {node.id!r} already exists")
+        if isinstance(node, N.OperatorNode):
+            ops.get_schema(node.op)  # raises for an unknown op
+        if not node.name:
+            node.name = node.id
+        if node.revision == 0:
+            node.revision = next(self._stamps)
+        else:
+            self._stamps = itertools.count(max(next(self._stamps), node.revision + 1))
+        node.position = (float(node.position[0]), float(node.position[1]))
+        self._nodes[node.id] = node
+        if index is not None and 0 <= index < len(self._nodes) - 1:
+            items = list(self._nodes.items())
+            items.insert(index, items.pop())
+            self._nodes = dict(items)
+        self._changed()
+        self.events.emit(E.NODE_ADDED, node_id=node.id)
+        self._reinfer()
+        return node.id
+
+    def add_operator(self, op: str, attributes: Mapping[str, Any] | None = None, *, name: str = "",
+                     position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
+        """Add an operator node for ``op`` (an ``ops.OP_NAMES`` name). Returns its id."""
+        node = N.OperatorNode(id=node_id, name=name, position=position, op=op)
+        for key, value in (attributes or {}).items():
+            node.attributes[key] = _check_attribute(node, key, value)
+        return self.add_node(node)
+
+    def add_literal(self, value: Any, *, dtype: str | None = None, name: str = "",
+                    position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
+        """Add a literal tensor source holding ``value`` (as ``dtype`` if given)."""
+        arr = np.asarray(value) if dtype is None else np.asarray(value, dtype=ops.dtype_of(dtype))
+        return self.add_node(N.LiteralSource(id=node_id, name=name, position=position, value=N.frozen_array(arr)))
+
+    def add_generator(self, generator: str, params: Mapping[str, Any] | None = None, *, name: str = "",
+                      position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
+        """Add a generator source (see ``sources.GENERATORS`` for names and parameters)."""
+        params = dict(params or {})
+        generator_params(generator, params)  # SourceError on unknown names
+        return self.add_node(N.GeneratorSource(id=node_id, name=name, position=position,
+                                               generator=generator, params=params))
+
+    def add_file_source(self, path: str, *, key: str | None = None, dtype: str | None = None, name: str = "",
+                        position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
+        """Add a file source (``.npy``, ``.npz`` + key, ``.csv`` + dtype)."""
+        return self.add_node(N.FileSource(id=node_id, name=name, position=position, path=str(path), key=key, dtype=dtype))
+
+    def add_input(self, name: str, example: Any, *, position: tuple[float, float] = (0.0, 0.0),
+                  node_id: str = "") -> str:
+        """Add a graph input called ``name`` with an example value for running in the editor."""
+        return self.add_node(N.InputSource(id=node_id, name=name, position=position, example=N.frozen_array(example)))
+
+    def add_output(self, name: str, *, position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
+        """Add a graph output called ``name``."""
+        return self.add_node(N.OutputNode(id=node_id, name=name, position=position))
+
+    def remove_node(self, node_id: str) -> RemovedNode:
+        """Remove the node and its edges. Emits ``edge_removed`` per edge, then ``node_removed``.
+        Returns what ``restore_node`` needs to put everything back."""
+        node = self.node(node_id)
+        edges = self.edges_of(node_id)
+        all_edges = list(self._edges.values())
+        edge_indices = tuple(all_edges.index(e) for e in edges)
+        index = list(self._nodes).index(node_id)
+        for edge in edges:
+            del self._edges[(edge.dst, edge.dst_port)]
+            self._changed()
+            self.events.emit(E.EDGE_REMOVED, edge=edge)
+        del self._nodes[node_id]
+        self._infos.pop(node_id, None)
+        self._changed()
+        self.events.emit(E.NODE_REMOVED, node_id=node_id, node=node)
+        self._reinfer()
+        return RemovedNode(node, edges, index, edge_indices)
+
+    def restore_node(self, removed: RemovedNode) -> None:
+        """Undo ``remove_node``: the same node object at its old place, then its edges at their
+        old places (not re-checked against the type rules, since they held when removed), so the
+        document is exactly as before."""
+        self.add_node(removed.node, index=removed.index if removed.index >= 0 else None)
+        for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges)):
+            self.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=at)
+
+    # ------------------------------------------------------------------ changing: edges
+    def connect(self, src: str, src_port: str, dst: str, dst_port: str, *, force: bool = False,
+                index: int | None = None) -> N.Edge:
+        """Wire ``src.src_port`` to ``dst.dst_port``. Raises :class:`ConnectionRefused` with the
+        reason (see ``rules.py``); ``force=True`` skips the type rules (for undo, paste and
+        loading) but never the structural ones. ``index``: place in the edge order (default
+        last). Emits ``edge_added``."""
+        reason = (structural_refusal if force else connection_refusal)(self, src, src_port, dst, dst_port)
+        if reason is not None:
+            raise ConnectionRefused(reason)
+        edge = N.Edge(src, src_port, dst, dst_port)
+        self._edges[(dst, dst_port)] = edge
+        if index is not None and 0 <= index < len(self._edges) - 1:
+            items = list(self._edges.items())
+            items.insert(index, items.pop())
+            self._edges = dict(items)
+        self._changed()
+        self.events.emit(E.EDGE_ADDED, edge=edge)
+        self._reinfer()
+        return edge
+
+    def disconnect(self, dst: str, dst_port: str) -> N.Edge:
+        """Remove the edge feeding ``dst.dst_port`` and return it (KeyError if none).
+        Emits ``edge_removed``."""
+        edge = self._edges.pop((dst, dst_port), None)
+        if edge is None:
+            raise KeyError(f"input {dst_port!r} of {dst!r} is not connected")
+        self._changed()
+        self.events.emit(E.EDGE_REMOVED, edge=edge)
+        self._reinfer()
+        return edge
+
+    # ------------------------------------------------------------------ changing: content
+    def set_attribute(self, node_id: str, name: str, value: Any) -> Any:
+        """Set (``value=None``: unset, back to the schema default) an attribute of an operator
+        node and return the old explicit value (None if it was unset). An unknown attribute
+        name or a value of the wrong kind raises ValueError; a value the graph's opset does not
+        allow is accepted and shown as an error on the node. Emits ``attribute_changed``."""
+        node = self._operator(node_id)
+        if value is not None:
+            value = _check_attribute(node, name, value)
+        elif name not in {a.name for a in node.schema.attributes}:
+            raise ValueError(f"{node.op} has no attribute {name!r}")
+        old = node.attributes.get(name)
+        if old == value and type(old) is type(value):
+            return old
+        if value is None:
+            node.attributes.pop(name, None)
+        else:
+            node.attributes[name] = value
+        self._bump(node)
+        self.events.emit(E.ATTRIBUTE_CHANGED, node_id=node_id, name=name, old=old, new=value)
+        self._reinfer()
+        return old
+
+    def set_position(self, node_id: str, position: tuple[float, float]) -> tuple[float, float]:
+        """Move a node on the canvas; returns the old position. Emits ``position_changed``."""
+        node = self.node(node_id)
+        old = node.position
+        node.position = (float(position[0]), float(position[1]))
+        self._changed()
+        self.events.emit(E.POSITION_CHANGED, node_id=node_id, old=old, new=node.position)
+        return old
+
+    def rename_node(self, node_id: str, name: str) -> str:
+        """Change a node's display name (for inputs/outputs: the graph input/output name);
+        returns the old name. Emits ``node_renamed``."""
+        node = self.node(node_id)
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("a node name must be a non-empty string")
+        old = node.name
+        node.name = name
+        self._changed()
+        self.events.emit(E.NODE_RENAMED, node_id=node_id, old=old, new=name)
+        self._reinfer()
+        return old
+
+    def set_source(self, node_id: str, **fields: Any) -> dict[str, Any]:
+        """Change fields of a source node (literal: value; generator: generator, params;
+        file: path, key, dtype; input: example). Returns the old values as a dict that
+        ``set_source(node_id, **old)`` restores. Emits one ``source_changed`` per field."""
+        node = self.node(node_id)
+        allowed = N.SOURCE_FIELDS.get(node.kind)
+        if allowed is None:
+            raise ValueError(f"{node.label} is not a tensor source")
+        unknown = set(fields) - set(allowed)
+        if unknown:
+            raise ValueError(f"a {node.kind} source has no field(s) {sorted(unknown)}; it has {list(allowed)}")
+        new = dict(fields)
+        for key in ("value", "example"):
+            if key in new:
+                new[key] = N.frozen_array(new[key])
+        if "params" in new:
+            new["params"] = dict(new["params"] or {})
+        if node.kind == N.GENERATOR:
+            try:
+                generator_params(new.get("generator", node.generator), new.get("params", node.params))
+            except SourceError as exc:
+                raise ValueError(str(exc)) from None
+        old = {key: getattr(node, key) for key in new}
+        for key, value in new.items():
+            setattr(node, key, value)
+        self._bump(node)
+        for key in new:
+            self.events.emit(E.SOURCE_CHANGED, node_id=node_id, field=key, old=old[key], new=new[key])
+        self._reinfer()
+        return old
+
+    def set_source_value(self, node_id: str, value: Any) -> np.ndarray:
+        """The tensor of a literal source or the example of a graph input; returns the old one."""
+        node = self.node(node_id)
+        field = {N.LITERAL: "value", N.INPUT: "example"}.get(node.kind)
+        if field is None:
+            raise ValueError(f"{node.label} is a {node.kind} node; only literal and input sources hold a value")
+        return self.set_source(node_id, **{field: value})[field]
+
+    def set_setting(self, name: str, value: Any) -> Any:
+        """Change a document setting (``name``, ``description``, ``opset``); returns the old
+        value. Emits ``setting_changed``; an opset change re-checks every operator."""
+        if name not in SETTINGS_DEFAULTS:
+            raise ValueError(f"unknown setting {name!r}; settings are {', '.join(SETTINGS_DEFAULTS)}")
+        value = _check_opset(value) if name == "opset" else str(value)
+        old = self._settings[name]
+        self._settings[name] = value
+        self._changed()
+        self.events.emit(E.SETTING_CHANGED, name=name, old=old, new=value)
+        self._reinfer()
+        return old
+
+    # ------------------------------------------------------------------ selections
+    def to_dict(self, node_ids: Iterable[str] | None = None) -> dict[str, Any]:
+        """The document (or the given nodes and the edges between them) as JSON-ready data in
+        the file format, every tensor inline. For copy/paste and tests."""
+        from .serialize import graph_to_dict, inline_tensor
+
+        return graph_to_dict(self, node_ids, inline_tensor)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Graph":
+        """A new graph from ``to_dict`` data (same ids). ValueError/KeyError/TypeError on bad data."""
+        from .serialize import graph_from_dict
+
+        return graph_from_dict(data, None)
+
+    def paste_dict(self, data: Mapping[str, Any], offset: tuple[float, float] = (30.0, 30.0)) -> dict[str, str]:
+        """Add the nodes and edges of ``to_dict`` data with fresh ids, moved by ``offset``; returns
+        old id -> new id. Emits the usual ``node_added``/``edge_added`` events."""
+        from .serialize import nodes_from_dict
+
+        nodes, edges = nodes_from_dict(data, None)
+        mapping: dict[str, str] = {}
+        for node in nodes:
+            old_id = node.id
+            node.id = self.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
+            if node.name == old_id:
+                node.name = node.id
+            node.revision = 0
+            node.position = (node.position[0] + offset[0], node.position[1] + offset[1])
+            mapping[old_id] = self.add_node(node)
+        for e in edges:
+            self.connect(mapping[e.src], e.src_port, mapping[e.dst], e.dst_port, force=True)
+        return mapping
+
+    # ------------------------------------------------------------------ internals
+    def _operator(self, node_id: str) -> N.OperatorNode:
+        node = self.node(node_id)
+        if not isinstance(node, N.OperatorNode):
+            raise ValueError(f"{node.label} is a {node.kind} node, not an operator")
+        return node
+
+    def _bump(self, node: N.Node) -> None:
+        node.revision = next(self._stamps)
+        self._changed()
+
+    def _changed(self) -> None:
+        self.generation += 1
+
+    def _reinfer(self) -> None:
+        new = infer_graph(self)
+        changed = frozenset(n for n, info in new.items() if self._infos.get(n) != info)
+        self._infos = new
+        if changed:
+            self.events.emit(E.TYPES_CHANGED, node_ids=changed)
+
+
+def _check_opset(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
+        raise ValueError(f"opset must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_attribute(node: N.OperatorNode, name: str, value: Any) -> Any:
+    """The value as plain int/str; refuses names the op never has and values of the wrong
+    kind (opset rules are checked by inference and shown on the node)."""
+    specs = {a.name: a for a in node.schema.attributes}
+    if name not in specs:
+        raise ValueError(f"{node.op} has no attribute {name!r}; it has {', '.join(specs) or 'none'}")
+    kind = specs[name].kind
+    if kind == "int" and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+        raise ValueError(f"{node.op} attribute {name!r} must be an integer, got {value!r}")
+    if kind == "string" and not isinstance(value, str):
+        raise ValueError(f"{node.op} attribute {name!r} must be a string, got {value!r}")
+    return int(value) if kind == "int" else value

@@ -1,0 +1,186 @@
+"""Node kinds of the document: tensor sources, operators and outputs.
+
+A node is a small record: a stable string ``id``, a display ``name``, a canvas
+``position`` and its kind-specific content. Nodes are owned by a
+:class:`~nodeeditor.graph.document.Graph`; treat the objects the graph hands out
+as read-only and change them only through Graph methods (which keep types,
+revisions and listeners in step).
+
+``revision`` changes (to a value unique within the graph) whenever something
+that affects the node's computed value changes; the engine keys its cache on it.
+
+Ports: every source has one output port ``"output"``; an operator has the input
+and output ports of its ``ops`` schema (names in schema order); an output node
+has one input port ``"value"`` and no outputs.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+import ops
+
+SOURCE_PORT = "output"
+OUTPUT_PORT = "value"
+
+LITERAL = "literal"
+GENERATOR = "generator"
+FILE = "file"
+INPUT = "input"
+OPERATOR = "op"
+OUTPUT = "output"
+
+SOURCE_KINDS = (LITERAL, GENERATOR, FILE, INPUT)
+NODE_KINDS = SOURCE_KINDS + (OPERATOR, OUTPUT)
+
+
+def frozen_array(value: Any) -> np.ndarray:
+    """A read-only copy of ``value`` as a numpy array (strings become object arrays of str)."""
+    arr = np.array(value, copy=True)
+    if arr.dtype.kind in "US":
+        arr = arr.astype(object)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(eq=False)
+class Node:
+    """Common part of every node. ``kind`` names the subclass."""
+
+    id: str
+    name: str
+    position: tuple[float, float] = (0.0, 0.0)
+    revision: int = 0
+    kind: ClassVar[str] = ""
+
+    @property
+    def label(self) -> str:
+        """How messages name the node: its name, and its id when they differ."""
+        return self.name if self.name == self.id else f"{self.name} [{self.id}]"
+
+    def input_ports(self) -> tuple[str, ...]:
+        """Input port names in order."""
+        return ()
+
+    def optional_inputs(self) -> frozenset[str]:
+        """Input ports that may stay unconnected."""
+        return frozenset()
+
+    def output_ports(self) -> tuple[str, ...]:
+        """Output port names in order."""
+        return (SOURCE_PORT,)
+
+    @property
+    def is_source(self) -> bool:
+        return self.kind in SOURCE_KINDS
+
+    def clone(self) -> "Node":
+        """An independent copy (arrays are read-only, so they are shared)."""
+        out = copy.copy(self)
+        for name in ("params", "attributes"):
+            if hasattr(out, name):
+                setattr(out, name, copy.deepcopy(getattr(self, name)))
+        return out
+
+
+@dataclass(eq=False)
+class LiteralSource(Node):
+    """A tensor typed in by hand. ``value`` is a read-only numpy array."""
+
+    value: np.ndarray = field(default_factory=lambda: frozen_array(0.0))
+    kind: ClassVar[str] = LITERAL
+
+
+@dataclass(eq=False)
+class GeneratorSource(Node):
+    """A generated tensor: ``generator`` is a key of ``sources.GENERATORS``; ``params`` holds
+    only the parameters that differ from its defaults' keys (any subset of them)."""
+
+    generator: str = "zeros"
+    params: dict[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = GENERATOR
+
+
+@dataclass(eq=False)
+class FileSource(Node):
+    """A tensor read from a file: ``.npy``, one ``key`` of an ``.npz``, or a ``.csv`` read as
+    ``dtype``. A relative ``path`` is resolved against the graph file's folder."""
+
+    path: str = ""
+    key: str | None = None
+    dtype: str | None = None
+    kind: ClassVar[str] = FILE
+
+
+@dataclass(eq=False)
+class InputSource(Node):
+    """A graph input. ``name`` is the input's name in an exported model; ``example`` is the
+    value used when running in the editor (read-only array)."""
+
+    example: np.ndarray = field(default_factory=lambda: frozen_array(np.zeros((1,), np.float32)))
+    kind: ClassVar[str] = INPUT
+
+
+@dataclass(eq=False)
+class OperatorNode(Node):
+    """One ``ops`` operator. ``attributes`` holds only explicitly set values (the schema's
+    defaults apply to the rest)."""
+
+    op: str = "Gather"
+    attributes: dict[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = OPERATOR
+
+    @property
+    def schema(self) -> ops.OpSchema:
+        return ops.get_schema(self.op)
+
+    def input_ports(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.schema.inputs)
+
+    def optional_inputs(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.schema.inputs if p.optional)
+
+    def output_ports(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.schema.outputs)
+
+
+@dataclass(eq=False)
+class OutputNode(Node):
+    """A named graph output; ``name`` is the output's name (the key in ``run --output`` files)."""
+
+    kind: ClassVar[str] = OUTPUT
+
+    def input_ports(self) -> tuple[str, ...]:
+        return (OUTPUT_PORT,)
+
+    def output_ports(self) -> tuple[str, ...]:
+        return ()
+
+
+NODE_CLASSES: dict[str, type[Node]] = {
+    cls.kind: cls for cls in (LiteralSource, GeneratorSource, FileSource, InputSource, OperatorNode, OutputNode)
+}
+
+# Source fields that Graph.set_source may change, per kind.
+SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
+    LITERAL: ("value",),
+    GENERATOR: ("generator", "params"),
+    FILE: ("path", "key", "dtype"),
+    INPUT: ("example",),
+}
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A wire from an output port to an input port."""
+
+    src: str
+    src_port: str
+    dst: str
+    dst_port: str
+
+    def __str__(self) -> str:
+        return f"{self.src}.{self.src_port} -> {self.dst}.{self.dst_port}"

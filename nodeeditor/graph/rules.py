@@ -1,0 +1,84 @@
+"""Connection rules: may this output port feed that input port?
+
+:func:`structural_refusal` covers what must hold in any saved document (ports
+exist, one edge per input, no cycles). :func:`type_refusal` adds what the editor
+enforces when a person draws a wire, using the inferred types:
+
+- an integer-only input (indices, write_indices) takes only the dtypes the schema
+  allows there at the graph's opset;
+- inputs that share a type parameter (data and updates of a scatter,
+  past_cache and update of TensorScatter) must share a dtype.
+
+Each returns None when the connection is fine, otherwise the reason as text.
+A rule that needs a type that is not known yet does not refuse.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+
+from . import nodes as N
+
+if TYPE_CHECKING:
+    from .document import Graph
+
+INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+
+
+def structural_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+    """Why the edge cannot exist at all, or None."""
+    if not graph.has_node(src):
+        return f"there is no node {src!r}"
+    if not graph.has_node(dst):
+        return f"there is no node {dst!r}"
+    s, d = graph.node(src), graph.node(dst)
+    if src_port not in s.output_ports():
+        ports = ", ".join(s.output_ports()) or "none"
+        return f"{s.label} has no output {src_port!r} (outputs: {ports})"
+    if dst_port not in d.input_ports():
+        ports = ", ".join(d.input_ports()) or "none"
+        return f"{d.label} has no input {dst_port!r} (inputs: {ports})"
+    existing = graph.edge_into(dst, dst_port)
+    if existing is not None:
+        return f"input {dst_port!r} of {d.label} is already connected to {graph.node(existing.src).label}; disconnect it first"
+    if src == dst or src in graph.downstream(dst):
+        return f"connecting {s.label} to {d.label} would make a cycle"
+    return None
+
+
+def type_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+    """Why the edge would be wrongly typed, or None (also None when types are unknown)."""
+    d = graph.node(dst)
+    if not isinstance(d, N.OperatorNode):
+        return None
+    src_type = graph.node_info(src).outputs.get(src_port)
+    if src_type is None:
+        return None
+    schema = d.schema
+    if schema.version_for(graph.opset) is None:
+        return None  # the node already shows that error
+    by_name = {p.name: p for p in schema.inputs}
+    port = by_name[dst_port]
+    allowed = schema.allowed_dtypes(port.type_param, graph.opset)
+    if allowed and set(allowed) <= INTEGER_DTYPES and src_type.dtype not in allowed:
+        return (f"{dst_port!r} of {d.op} must be an integer tensor ({' or '.join(allowed)}), "
+                f"but {graph.node(src).label} gives {src_type.dtype}")
+    for other in schema.inputs:
+        if other.name == dst_port or other.type_param != port.type_param:
+            continue
+        edge = graph.edge_into(dst, other.name)
+        if edge is None:
+            continue
+        other_type = graph.node_info(edge.src).outputs.get(edge.src_port)
+        if other_type is not None and other_type.dtype != src_type.dtype:
+            return (f"{dst_port!r} and {other.name!r} of {d.op} must have the same dtype: "
+                    f"{other.name!r} is {other_type.dtype}, {graph.node(src).label} gives {src_type.dtype}")
+    return None
+
+
+def connection_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+    """Structural rules, then type rules; None when the wire may be drawn."""
+    return structural_refusal(graph, src, src_port, dst, dst_port) or type_refusal(graph, src, src_port, dst, dst_port)
+
+
+__all__ = ["structural_refusal", "type_refusal", "connection_refusal", "INTEGER_DTYPES"]

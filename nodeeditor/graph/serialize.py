@@ -1,0 +1,333 @@
+"""Graph <-> plain data (the JSON structure of the file format, version 1).
+
+Shared by copy/paste (``Graph.to_dict``), and by ``fileformat`` (which adds the
+file, the sidecar and version migration). Structure::
+
+    {"format": "indexflow-graph", "version": 1,
+     "settings": {"name": ..., "description": ..., "opset": 18},
+     "nodes": [{"id", "kind", "name", "position": [x, y], ...kind fields}],
+     "edges": [{"from": [node_id, port], "to": [node_id, port]}]}
+
+Kind fields: literal ``value`` (tensor); generator ``generator``, ``params``;
+file ``path`` (+ ``key``, ``dtype`` when set); input ``example`` (tensor);
+op ``op``, ``attributes`` (only explicitly set ones); output none.
+
+A tensor is ``{"dtype", "shape", ...}`` plus one of: ``"data"`` (nested lists, readable:
+floats in their shortest round-trip form, ``"nan"``/``"inf"``/``"-inf"`` as strings,
+complex as ``[re, im]``), ``"base64"`` (raw little-endian bytes), or
+``"sidecar"``/``"key"`` (an array in the ``.npz`` beside the file).
+"""
+from __future__ import annotations
+
+import base64
+import math
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+import ops
+
+from . import nodes as N
+
+if TYPE_CHECKING:
+    from .document import Graph
+
+FORMAT = "indexflow-graph"
+VERSION = 1
+INLINE_LIMIT = 4096  # tensors with more elements are not written as readable lists
+
+TensorEncoder = Callable[[np.ndarray, str], dict]   # (array, suggested key) -> tensor dict
+TensorDecoder = Callable[[Mapping[str, Any]], np.ndarray] | None
+
+
+# ---------------------------------------------------------------------- tensors
+def _short_float(x: Any, dtype: np.dtype) -> float | str:
+    f = float(x)
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    try:
+        candidate = float(str(x))
+        if np.array(candidate, dtype=dtype) == x:
+            return candidate
+    except (ValueError, OverflowError):
+        pass
+    return f
+
+
+def _readable(arr: np.ndarray) -> list:
+    """The values of ``arr`` as a flat list of JSON values."""
+    kind = arr.dtype.kind
+    if kind in "biu":
+        return arr.ravel().tolist()
+    if arr.dtype == object:
+        return [str(v) for v in arr.flat]
+    if kind == "c":
+        part = arr.real.dtype
+        flat = [[_short_float(v.real, part), _short_float(v.imag, part)] for v in arr.flat]
+    else:  # float16/32/64 and the ml_dtypes floats
+        flat = [_short_float(v, arr.dtype) for v in arr.flat]
+    return flat
+
+
+def _nest(flat: list, shape: tuple[int, ...]) -> Any:
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return list(flat)
+    step = len(flat) // shape[0] if shape[0] else 0
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def inline_tensor(arr: np.ndarray, key: str = "") -> dict:
+    """Tensor dict with the values inline: readable lists up to INLINE_LIMIT elements
+    (and always for strings), base64 bytes above."""
+    arr = np.asarray(arr)
+    head = {"dtype": ops.dtype_name(arr), "shape": list(arr.shape)}
+    if arr.size <= INLINE_LIMIT or arr.dtype == object:
+        return {**head, "data": _nest(_readable(arr), arr.shape)}
+    raw = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+    return {**head, "base64": base64.b64encode(raw).decode("ascii")}
+
+
+def _flatten(data: Any, shape: tuple[int, ...], complex_: bool, where: str = "") -> list:
+    if not shape:
+        if isinstance(data, list) and not (complex_ and len(data) == 2 and not isinstance(data[0], list)):
+            raise ValueError(f"tensor data{where} is a list where the shape says a single value")
+        return [data]
+    if not isinstance(data, list) or len(data) != shape[0]:
+        got = f"{len(data)} entries" if isinstance(data, list) else "a single value"
+        raise ValueError(f"tensor data{where} has {got} where the shape says {shape[0]}")
+    out: list = []
+    for i, item in enumerate(data):
+        out.extend(_flatten(item, shape[1:], complex_, f"{where}[{i}]"))
+    return out
+
+
+def _number(v: Any, kind: str) -> Any:
+    if kind in "iu":
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"expected an integer, got {v!r}")
+        return v
+    if kind == "b":
+        if not isinstance(v, bool):
+            raise ValueError(f"expected true or false, got {v!r}")
+        return v
+    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
+        return float(v)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"expected a number, got {v!r}")
+    return float(v)
+
+
+def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.ndarray:
+    """The array a tensor dict describes; ValueError saying what does not fit (unknown dtype,
+    values vs shape, byte count vs shape). ``sidecar`` reads ``"sidecar"`` tensors."""
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"a tensor must be an object, got {type(spec).__name__}")
+    name = spec.get("dtype")
+    if name not in ops.DTYPE_NAMES:
+        raise ValueError(f"unknown dtype {name!r}")
+    dtype = np.dtype(ops.dtype_of(name))
+    shape_list = spec.get("shape")
+    if not isinstance(shape_list, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape_list):
+        raise ValueError(f"tensor shape must be a list of non-negative integers, got {shape_list!r}")
+    shape = tuple(shape_list)
+    count = math.prod(shape)
+    if "data" in spec:
+        data = spec["data"]
+        if dtype.kind in "biu" and shape and not isinstance(data, list):
+            raise ValueError(f"tensor data is a single value where the shape says {shape[0]}")
+        flat = _flatten(data, shape, dtype.kind == "c")
+        if dtype == object:
+            if not all(isinstance(v, str) for v in flat):
+                raise ValueError("string tensor data must hold only strings")
+            arr = np.empty(count, dtype=object)
+            arr[:] = flat
+            return arr.reshape(shape)
+        if dtype.kind == "c":
+            pairs = []
+            for v in flat:
+                if not (isinstance(v, list) and len(v) == 2):
+                    raise ValueError(f"complex values are written [re, im], got {v!r}")
+                pairs.append(complex(_number(v[0], "f"), _number(v[1], "f")))
+            return np.array(pairs, dtype=dtype).reshape(shape)
+        values = [_number(v, dtype.kind if dtype.kind in "biu" else "f") for v in flat]
+        if dtype.kind in "biu":
+            return np.array(values, dtype=dtype).reshape(shape)
+        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
+    if "base64" in spec:
+        try:
+            raw = base64.b64decode(spec["base64"], validate=True)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"tensor base64 data is not valid: {exc}") from None
+        if dtype == object:
+            raise ValueError("string tensors cannot be stored as bytes")
+        expected = count * dtype.itemsize
+        if len(raw) != expected:
+            raise ValueError(f"tensor has {len(raw)} bytes but dtype {name} and shape {list(shape)} need {expected}")
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+    if "sidecar" in spec:
+        if sidecar is None:
+            raise ValueError("tensor refers to a sidecar file but none is available here")
+        arr = np.asarray(sidecar(spec))
+        if arr.shape != shape:
+            raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, the file says {list(shape)}")
+        if ops.dtype_name(arr) != name:
+            raise ValueError(f"sidecar array {spec.get('key')!r} has dtype {ops.dtype_name(arr)}, the file says {name}")
+        return arr
+    raise ValueError("tensor has none of 'data', 'base64' or 'sidecar'")
+
+
+# ---------------------------------------------------------------------- nodes and graphs
+def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
+    """One node as plain data (see the module docstring)."""
+    out: dict[str, Any] = {"id": node.id, "kind": node.kind, "name": node.name,
+                           "position": [_num(node.position[0]), _num(node.position[1])]}
+    if isinstance(node, N.LiteralSource):
+        out["value"] = encode(node.value, f"{node.id}.value")
+    elif isinstance(node, N.InputSource):
+        out["example"] = encode(node.example, f"{node.id}.example")
+    elif isinstance(node, N.GeneratorSource):
+        out["generator"] = node.generator
+        out["params"] = dict(node.params)
+    elif isinstance(node, N.FileSource):
+        out["path"] = node.path
+        if node.key is not None:
+            out["key"] = node.key
+        if node.dtype is not None:
+            out["dtype"] = node.dtype
+    elif isinstance(node, N.OperatorNode):
+        out["op"] = node.op
+        out["attributes"] = dict(node.attributes)
+    return out
+
+
+def _num(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def _require(d: Mapping[str, Any], key: str, types: type | tuple, what: str) -> Any:
+    if key not in d:
+        raise ValueError(f"{what} has no {key!r}")
+    value = d[key]
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        raise ValueError(f"{what}: {key!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
+    """A node from plain data; ValueError naming the node on any problem."""
+    if not isinstance(d, Mapping):
+        raise ValueError(f"a node must be an object, got {type(d).__name__}")
+    node_id = _require(d, "id", str, "a node")
+    what = f"node {node_id!r}"
+    kind = _require(d, "kind", str, what)
+    if kind not in N.NODE_CLASSES:
+        raise ValueError(f"{what} has unknown kind {kind!r} (known: {', '.join(N.NODE_KINDS)})")
+    name = d.get("name", node_id)
+    if not isinstance(name, str):
+        raise ValueError(f"{what}: 'name' must be a string")
+    pos = d.get("position", [0, 0])
+    if not (isinstance(pos, list) and len(pos) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)):
+        raise ValueError(f"{what}: 'position' must be [x, y]")
+    common = dict(id=node_id, name=name, position=(float(pos[0]), float(pos[1])))
+    try:
+        if kind == N.LITERAL:
+            return N.LiteralSource(**common, value=N.frozen_array(decode_tensor(_require(d, "value", dict, what), sidecar)))
+        if kind == N.INPUT:
+            return N.InputSource(**common, example=N.frozen_array(decode_tensor(_require(d, "example", dict, what), sidecar)))
+        if kind == N.GENERATOR:
+            from .sources import generator_params
+
+            node = N.GeneratorSource(**common, generator=_require(d, "generator", str, what),
+                                     params=dict(_require(d, "params", dict, what)))
+            generator_params(node.generator, node.params)
+            return node
+        if kind == N.FILE:
+            key, dtype = d.get("key"), d.get("dtype")
+            if key is not None and not isinstance(key, str) or dtype is not None and dtype not in ops.DTYPE_NAMES:
+                raise ValueError("bad 'key' or 'dtype'")
+            return N.FileSource(**common, path=_require(d, "path", str, what), key=key, dtype=dtype)
+        if kind == N.OPERATOR:
+            op = _require(d, "op", str, what)
+            if op not in ops.OP_NAMES:
+                raise ValueError(f"unknown operator {op!r} (known: {', '.join(ops.OP_NAMES)})")
+            node = N.OperatorNode(**common, op=op)
+            from .document import _check_attribute
+
+            for key, value in _require(d, "attributes", dict, what).items():
+                node.attributes[key] = _check_attribute(node, key, value)
+            return node
+        return N.OutputNode(**common)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(msg if msg.startswith(what) else f"{what}: {msg}") from None
+
+
+def edge_from_dict(d: Any) -> N.Edge:
+    """An edge from ``{"from": [id, port], "to": [id, port]}``."""
+    ok = (isinstance(d, Mapping) and all(
+        isinstance(d.get(k), list) and len(d[k]) == 2 and all(isinstance(v, str) for v in d[k]) for k in ("from", "to")))
+    if not ok:
+        raise ValueError(f"an edge must look like {{\"from\": [node, port], \"to\": [node, port]}}, got {d!r}")
+    return N.Edge(d["from"][0], d["from"][1], d["to"][0], d["to"][1])
+
+
+def graph_to_dict(graph: "Graph", node_ids: Iterable[str] | None, encode: TensorEncoder) -> dict[str, Any]:
+    """The document (or a selection and the edges inside it) as plain data."""
+    selected = list(graph.node_ids if node_ids is None else dict.fromkeys(node_ids))
+    for node_id in selected:
+        graph.node(node_id)
+    chosen = set(selected)
+    order = [n for n in graph.node_ids if n in chosen]
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "settings": graph.settings,
+        "nodes": [node_to_dict(graph.node(n), encode) for n in order],
+        "edges": [{"from": [e.src, e.src_port], "to": [e.dst, e.dst_port]}
+                  for e in graph.edges if e.src in chosen and e.dst in chosen],
+    }
+
+
+def nodes_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> tuple[list[N.Node], list[N.Edge]]:
+    """Nodes and edges of plain data, checked for duplicate ids; not yet in any graph."""
+    if not isinstance(data, Mapping):
+        raise ValueError("the document must be a JSON object")
+    raw_nodes = data.get("nodes", [])
+    raw_edges = data.get("edges", [])
+    if not isinstance(raw_nodes, list) or not isinstance(raw_edges, list):
+        raise ValueError("'nodes' and 'edges' must be lists")
+    nodes = [node_from_dict(d, sidecar) for d in raw_nodes]
+    seen: set[str] = set()
+    for node in nodes:
+        if not node.id:
+            raise ValueError("a node has an empty id")
+        if node.id in seen:
+            raise ValueError(f"two nodes have the id {node.id!r}")
+        seen.add(node.id)
+    return nodes, [edge_from_dict(d) for d in raw_edges]
+
+
+def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> "Graph":
+    """A new Graph from plain data of the current version (ids kept). ValueError on problems."""
+    from .document import SETTINGS_DEFAULTS, ConnectionRefused, Graph
+
+    nodes, edges = nodes_from_dict(data, sidecar)
+    settings = data.get("settings", {})
+    if not isinstance(settings, Mapping):
+        raise ValueError("'settings' must be an object")
+    unknown = set(settings) - set(SETTINGS_DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {sorted(unknown)}")
+    graph = Graph(**{**SETTINGS_DEFAULTS, **settings})
+    for node in nodes:
+        graph.add_node(node)
+    for edge in edges:
+        try:
+            graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True)
+        except ConnectionRefused as exc:
+            raise ValueError(f"edge {edge}: {exc.reason}") from None
+    return graph

@@ -1,0 +1,180 @@
+"""What tensor sources produce: generators (seeded, deterministic) and files.
+
+Pure functions, no graph state. ``*_type`` functions give the TensorType without
+building the tensor (generators) or with a cheap, cached read (files), so the
+document can infer types eagerly.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+import ops
+from ops import TensorType
+
+# generator name -> default parameters. Every generator takes "dtype".
+GENERATORS: dict[str, dict[str, Any]] = {
+    "zeros": {"shape": [2, 3], "dtype": "float32"},
+    "ones": {"shape": [2, 3], "dtype": "float32"},
+    "full": {"shape": [2, 3], "dtype": "float32", "value": 1.0},
+    "arange": {"start": 0, "stop": 6, "step": 1, "dtype": "int64"},
+    "eye": {"n": 3, "m": None, "k": 0, "dtype": "float32"},
+    "uniform": {"shape": [2, 3], "dtype": "float32", "low": 0.0, "high": 1.0, "seed": 0},
+    "normal": {"shape": [2, 3], "dtype": "float32", "mean": 0.0, "std": 1.0, "seed": 0},
+    "integers": {"shape": [2, 3], "dtype": "int64", "low": 0, "high": 10, "seed": 0},
+    "permutation": {"n": 6, "dtype": "int64", "seed": 0},
+}
+
+
+class SourceError(ValueError):
+    """A source cannot produce its tensor (bad parameters, missing or unreadable file)."""
+
+
+def generator_params(generator: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Defaults of ``generator`` overlaid with ``params``; raises SourceError on unknown names."""
+    if generator not in GENERATORS:
+        raise SourceError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
+    merged = dict(GENERATORS[generator])
+    for key, value in (params or {}).items():
+        if key not in merged:
+            raise SourceError(f"generator {generator!r} has no parameter {key!r}")
+        merged[key] = value
+    return merged
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    try:
+        shape = tuple(int(d) for d in value)
+    except TypeError as exc:
+        raise SourceError(f"shape must be a list of integers, got {value!r}") from exc
+    if any(d < 0 for d in shape):
+        raise SourceError(f"shape must not have negative dimensions, got {list(shape)}")
+    return shape
+
+
+def _dtype(name: str) -> np.dtype:
+    try:
+        return np.dtype(ops.dtype_of(name))
+    except Exception as exc:  # ops raises for unknown names; say it our way
+        raise SourceError(f"unknown dtype {name!r}") from exc
+
+
+def generator_type(generator: str, params: Mapping[str, Any] | None) -> TensorType:
+    """The dtype and shape ``generate`` would return, computed without generating."""
+    p = generator_params(generator, params)
+    _dtype(p["dtype"])
+    if generator == "arange":
+        step = p["step"]
+        if step == 0:
+            raise SourceError("arange step must not be 0")
+        n = max(0, math.ceil((p["stop"] - p["start"]) / step))
+        return TensorType(p["dtype"], (n,))
+    if generator == "eye":
+        n = int(p["n"])
+        m = n if p["m"] is None else int(p["m"])
+        return TensorType(p["dtype"], _shape([n, m]))
+    if generator == "permutation":
+        return TensorType(p["dtype"], _shape([p["n"]]))
+    return TensorType(p["dtype"], _shape(p["shape"]))
+
+
+def generate(generator: str, params: Mapping[str, Any] | None) -> np.ndarray:
+    """Build the tensor. Random generators use ``numpy.random.default_rng(seed)``, so the
+    same parameters always give the same tensor."""
+    p = generator_params(generator, params)
+    dtype = _dtype(p["dtype"])
+    try:
+        if generator == "zeros":
+            return np.zeros(_shape(p["shape"]), dtype=dtype)
+        if generator == "ones":
+            return np.ones(_shape(p["shape"]), dtype=dtype)
+        if generator == "full":
+            return np.full(_shape(p["shape"]), p["value"], dtype=dtype)
+        if generator == "arange":
+            generator_type(generator, p)  # validates step
+            return np.arange(p["start"], p["stop"], p["step"]).astype(dtype)
+        if generator == "eye":
+            return np.eye(int(p["n"]), None if p["m"] is None else int(p["m"]), int(p["k"]), dtype=dtype)
+        rng = np.random.default_rng(int(p["seed"]))
+        if generator == "uniform":
+            return rng.uniform(p["low"], p["high"], _shape(p["shape"])).astype(dtype)
+        if generator == "normal":
+            return rng.normal(p["mean"], p["std"], _shape(p["shape"])).astype(dtype)
+        if generator == "integers":
+            return rng.integers(p["low"], p["high"], _shape(p["shape"])).astype(dtype)
+        if generator == "permutation":
+            return rng.permutation(int(p["n"])).astype(dtype)
+    except SourceError:
+        raise
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise SourceError(f"{generator}: {exc}") from exc
+    raise SourceError(f"unknown generator {generator!r}")  # pragma: no cover - guarded above
+
+
+FILE_SUFFIXES = (".npy", ".npz", ".csv")
+
+# (resolved path, key, dtype, mtime_ns, size) -> TensorType
+_TYPE_CACHE: dict[tuple, TensorType] = {}
+
+
+def file_stamp(path: Path) -> tuple[int, int]:
+    """(mtime_ns, size) of a file, used to notice that a file changed on disk."""
+    st = os.stat(path)
+    return st.st_mtime_ns, st.st_size
+
+
+def load_file(path: Path, key: str | None = None, dtype: str | None = None) -> np.ndarray:
+    """Read a ``.npy``, one array (``key``) of an ``.npz`` or a ``.csv`` (2-D, comma separated,
+    ``dtype`` default float32). Raises SourceError naming the file on any problem."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FILE_SUFFIXES:
+        raise SourceError(f"{path}: unsupported file type {suffix!r} (use {', '.join(FILE_SUFFIXES)})")
+    if not path.is_file():
+        raise SourceError(f"{path}: file not found")
+    try:
+        if suffix == ".npy":
+            return np.load(path, allow_pickle=False)
+        if suffix == ".npz":
+            with np.load(path, allow_pickle=False) as archive:
+                if key is None:
+                    if len(archive.files) != 1:
+                        raise SourceError(f"{path}: choose a key, the archive holds {archive.files}")
+                    key = archive.files[0]
+                if key not in archive.files:
+                    raise SourceError(f"{path}: no array {key!r} in the archive (it holds {archive.files})")
+                return archive[key]
+        return np.loadtxt(path, delimiter=",", ndmin=2, dtype=_dtype(dtype or "float32"))
+    except SourceError:
+        raise
+    except Exception as exc:  # numpy raises many kinds on bad files
+        raise SourceError(f"{path}: cannot read: {exc}") from exc
+
+
+def file_type(path: Path, key: str | None = None, dtype: str | None = None) -> TensorType:
+    """The type of what :func:`load_file` returns; ``.npy`` headers are read without loading
+    the data; results are cached until the file changes."""
+    path = Path(path)
+    try:
+        stamp = file_stamp(path)
+    except OSError:
+        raise SourceError(f"{path}: file not found") from None
+    cache_key = (str(path.resolve()), key, dtype, *stamp)
+    cached = _TYPE_CACHE.get(cache_key)
+    if cached is not None:
+        return cached
+    if path.suffix.lower() == ".npy":
+        try:
+            array = np.load(path, mmap_mode="r", allow_pickle=False)
+        except Exception as exc:
+            raise SourceError(f"{path}: cannot read: {exc}") from exc
+        result = TensorType(ops.dtype_name(array.dtype), tuple(int(d) for d in array.shape))
+        del array
+    else:
+        result = TensorType.of(load_file(path, key, dtype))
+    _TYPE_CACHE[cache_key] = result
+    return result
