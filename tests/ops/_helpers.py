@@ -23,13 +23,35 @@ ONNX_TYPE_TO_NAME = {
 }
 
 
+# the extra (small) dtypes TensorScatter allows: our name -> (onnx type, ml_dtypes type)
+SMALL_DTYPES = {
+    "float8e4m3fn": ("tensor(float8e4m3fn)", ml_dtypes.float8_e4m3fn),
+    "float8e4m3fnuz": ("tensor(float8e4m3fnuz)", ml_dtypes.float8_e4m3fnuz),
+    "float8e5m2": ("tensor(float8e5m2)", ml_dtypes.float8_e5m2),
+    "float8e5m2fnuz": ("tensor(float8e5m2fnuz)", ml_dtypes.float8_e5m2fnuz),
+    "float8e8m0": ("tensor(float8e8m0)", ml_dtypes.float8_e8m0fnu),
+    "float4e2m1": ("tensor(float4e2m1)", ml_dtypes.float4_e2m1fn),
+    "int4": ("tensor(int4)", ml_dtypes.int4),
+    "uint4": ("tensor(uint4)", ml_dtypes.uint4),
+}
+for _name, (_onnx, _t) in SMALL_DTYPES.items():
+    ONNX_TYPE_TO_NAME[_onnx] = _name
+
+
 def np_dtype(name: str) -> np.dtype:
     """Our dtype name -> numpy dtype, independent of ops (strings are object arrays)."""
     if name == "string":
         return np.dtype(object)
     if name == "bfloat16":
         return np.dtype(ml_dtypes.bfloat16)
+    if name in SMALL_DTYPES:
+        return np.dtype(SMALL_DTYPES[name][1])
     return np.dtype(name)
+
+
+def is_ml_dtype(dtype: np.dtype) -> bool:
+    """bfloat16 and the float8/float4/int4 types come from ml_dtypes."""
+    return dtype.type.__module__.startswith("ml_dtypes")
 
 
 def eps(dtype: np.dtype) -> float:
@@ -60,6 +82,15 @@ def random_values(rng: np.random.Generator, name: str, shape, *, nan=False, smal
         return out
     if name == "bool":
         return rng.integers(0, 2, size=shape).astype(bool)
+    if name == "int4":
+        return rng.integers(-8, 8, size=shape).astype(dt)
+    if name == "uint4":
+        return rng.integers(0, 16, size=shape).astype(dt)
+    if name == "float8e8m0":  # powers of two only, no sign, no zero
+        return (2.0 ** rng.integers(-4, 5, size=shape)).astype(dt)
+    if name in SMALL_DTYPES:
+        mag = rng.choice([0.5, 1.0, 1.5, 2.0, 3.0], size=shape)
+        return (mag * np.where(rng.integers(0, 2, size=shape) == 1, 1.0, -1.0)).astype(dt)
     if dt.kind in "iu":
         info = np.iinfo(dt)
         if small:
@@ -81,9 +112,13 @@ def random_values(rng: np.random.Generator, name: str, shape, *, nan=False, smal
             x = np.where((r >= 0.13) & (r < 0.16), -np.inf, x)
         return x
 
-    if dt.kind == "c":
-        return (real() + 1j * real()).astype(dt)
-    return real().astype(dt)
+    with np.errstate(all="ignore"):
+        if dt.kind == "c":
+            re, im = np.asarray(real()), np.asarray(real())
+            out = np.empty(shape, dtype=dt)
+            out.real, out.imag = re, im
+            return out
+        return np.asarray(real()).astype(dt)
 
 
 def copies(arrays):
@@ -91,7 +126,7 @@ def copies(arrays):
 
 
 def _as_comparable(a: np.ndarray) -> np.ndarray:
-    if a.dtype == np.dtype(ml_dtypes.bfloat16) or a.dtype == np.float16:
+    if is_ml_dtype(a.dtype) or a.dtype == np.float16:
         return a.astype(np.float32)
     return a
 

@@ -18,7 +18,8 @@ position functions through :func:`flat_offsets`.
 Semantic decisions (DESIGN.md): duplicate targets with reduction "none": last update in row-major
 order wins; reductions fold the updates into the existing value in row-major order of
 ``updates``; max/min propagate NaN; on bool add/mul/max/min are or/and/or/and; on strings add
-concatenates; mul on strings and max/min on complex have no meaning (:class:`NoMeaning`).
+concatenates, max/min compare strings lexicographically (Python ``str`` order); mul on
+strings and max/min on complex have no meaning (:class:`NoMeaning`).
 """
 from __future__ import annotations
 
@@ -79,6 +80,10 @@ def combine(old, new, reduction: str, dtype: np.dtype):
     if dtype == object:
         if reduction == "add":
             return old + new  # string concatenation
+        if reduction == "max":
+            return old if old >= new else new  # lexicographic (Python str order)
+        if reduction == "min":
+            return old if old <= new else new
         raise NoMeaning(f"{reduction} on string")
     if dtype == np.bool_:
         if reduction in ("add", "max"):

@@ -1,0 +1,252 @@
+"""Property tests: every op, every dtype it allows, ranks 1 to 4, negative indices, duplicates
+and every reduction, against the slow reference in ``reference.py``.
+
+Exact equality everywhere except float/complex add and mul, where the kernel may fold in a
+different order: there the result must be within a rounding bound computed from a float64
+reference (and cells no update touches must be exactly the data). Reductions with no meaning
+for the dtype (mul on strings, max/min on complex) must raise ``ops.OpError``.
+Inputs must never be modified and the output must not share memory with them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import ops
+
+from . import reference
+from ._cases import case_strategy
+from ._helpers import (
+    CORE_DTYPES, SMALL_DTYPES, assert_inputs_unchanged, assert_no_shared_memory, assert_same,
+    copies, eps, np_dtype,
+)
+
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,  # deterministic in CI
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+# (op, reduction) variants; dtypes per op as the ONNX schema allows (Scatter-9 has no bfloat16,
+# TensorScatter-24 also allows the float8/float4/int4 types)
+VARIANTS = (
+    [("Gather", None), ("GatherElements", None), ("GatherND", None), ("Scatter", None)]
+    + [("ScatterElements", r) for r in REDUCTIONS]
+    + [("ScatterND", r) for r in REDUCTIONS]
+    + [("TensorScatter", None)]
+)
+
+
+def _dtypes_for(op):
+    if op == "Scatter":
+        return [d for d in CORE_DTYPES if d != "bfloat16"]
+    if op == "TensorScatter":
+        return list(CORE_DTYPES) + list(SMALL_DTYPES)
+    return list(CORE_DTYPES)
+
+
+PARAMS = [
+    pytest.param(op, red, dt, id=f"{op}-{red}-{dt}" if red else f"{op}-{dt}")
+    for op, red in VARIANTS
+    for dt in _dtypes_for(op)
+]
+
+
+def call_kernel(op, inputs, attrs):
+    """The public kernel function for ``op`` (not run_op)."""
+    a = attrs
+    if op == "Gather":
+        return ops.gather(inputs[0], inputs[1], axis=a["axis"])
+    if op == "GatherElements":
+        return ops.gather_elements(inputs[0], inputs[1], axis=a["axis"])
+    if op == "GatherND":
+        return ops.gather_nd(inputs[0], inputs[1], batch_dims=a["batch_dims"])
+    if op == "Scatter":
+        return ops.scatter(inputs[0], inputs[1], inputs[2], axis=a["axis"])
+    if op == "ScatterElements":
+        return ops.scatter_elements(inputs[0], inputs[1], inputs[2], axis=a["axis"],
+                                    reduction=a["reduction"])
+    if op == "ScatterND":
+        return ops.scatter_nd(inputs[0], inputs[1], inputs[2], reduction=a["reduction"])
+    if op == "TensorScatter":
+        return ops.tensor_scatter(inputs[0], inputs[1], inputs[2], axis=a["axis"],
+                                  mode=a["mode"])
+    raise AssertionError(op)
+
+
+def assert_reduction_close(case, got):
+    """Float/complex add and mul: |got - exact| <= 4 (n+1) eps * scale, per element, where n is
+    the number of updates folded into that cell, scale the sum of magnitudes (add) or the
+    magnitude of the exact product (mul); untouched cells equal the data exactly."""
+    op, (data, idx, upd), attrs = case.op, case.inputs, case.attrs
+    dt = data.dtype
+    wide = np.complex128 if dt.kind == "c" else np.float64
+    d64, u64 = data.astype(wide), upd.astype(wide)
+    exact = reference.run(op, [d64, idx, u64], attrs)
+    if attrs["reduction"] == "add":
+        scale = reference.run(op, [np.abs(d64), idx, np.abs(u64)], attrs)
+    else:
+        scale = np.abs(exact)
+    counts = reference.target_counts(op, case.inputs, attrs)
+    tol = 4.0 * (counts + 1) * eps(dt) * scale
+    err = np.abs(got.astype(wide) - exact)
+    bad = ~(err <= tol)
+    assert not bad.any(), (
+        f"{int(bad.sum())} elements off: got {got[bad]}, exact {exact[bad]}, tol {tol[bad]}")
+    untouched = counts == 0
+    assert_same(got[untouched], data[untouched])
+
+
+def check_case(case):
+    op, inputs, attrs = case.op, case.inputs, case.attrs
+    before = copies(inputs)
+    try:
+        want = reference.run(op, inputs, attrs)
+    except reference.NoMeaning:
+        with pytest.raises(ops.OpError) as exc:
+            call_kernel(op, inputs, attrs)
+        assert op in str(exc.value)
+        with pytest.raises(ops.OpError):
+            ops.run_op(op, inputs, attrs)
+        assert_inputs_unchanged(before, inputs)
+        return
+    results = [call_kernel(op, inputs, attrs), ops.run_op(op, inputs, attrs)]
+    assert_inputs_unchanged(before, inputs)
+    fuzzy = (attrs.get("reduction") in ("add", "mul")
+             and (want.dtype.kind in "fc" or want.dtype == np_dtype("bfloat16")))
+    for got in results:
+        assert_no_shared_memory(got, inputs)
+        assert got.shape == want.shape, (got.shape, want.shape)
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        if fuzzy:
+            assert_reduction_close(case, got)
+        else:
+            assert_same(got, want)
+
+
+@pytest.mark.parametrize("op, reduction, dtype", PARAMS)
+def test_matches_reference(op, reduction, dtype):
+    @SETTINGS
+    @given(case=case_strategy(op, dtype, reduction))
+    def run(case):
+        check_case(case)
+
+    run()
+
+
+# ---------------------------------------------------------------------------------------------
+# The semantic decisions, by hand (DESIGN.md), independent of the random cases above
+
+
+def test_duplicates_last_update_wins_scatter_elements():
+    data = np.zeros((2, 3), np.float32)
+    idx = np.array([[1, 1, 0], [1, -2, 0], [1, 1, 0]], np.int64)
+    upd = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    # column 0: rows 1, 1, 1 <- 1, 4, 7; column 1: rows 1, 0, 1 <- 2, 5, 8;
+    # column 2: rows 0, 0, 0 <- 3, 6, 9
+    expected = np.array([[0, 5, 9], [7, 8, 0]], np.float32)
+    np.testing.assert_array_equal(ops.scatter_elements(data, idx, upd, axis=0), expected)
+    np.testing.assert_array_equal(ops.scatter(data, idx, upd, axis=0), expected)
+
+
+def test_duplicates_last_update_wins_scatter_nd():
+    data = np.zeros((3, 2), np.int64)
+    idx = np.array([[2], [0], [-1], [2]], np.int64)
+    upd = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], np.int64)
+    out = ops.scatter_nd(data, idx, upd)
+    np.testing.assert_array_equal(out, np.array([[3, 4], [0, 0], [7, 8]], np.int64))
+
+
+@pytest.mark.parametrize("reduction", ["max", "min"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_max_min_propagate_nan(reduction, dtype):
+    dt = np_dtype(dtype)
+    nan = np.nan
+    data = np.array([nan, 1.0, 1.0, 2.0], dtype=dt)
+    # cell 0: NaN in data stays; cell 1: NaN then a number -> NaN; cell 2: number then NaN -> NaN
+    idx = np.array([0, 1, 1, 2, 2], np.int64)
+    upd = np.array([5.0, nan, 7.0, -7.0, nan], dtype=dt)
+    out = ops.scatter_elements(data, idx, upd, reduction=reduction)
+    expected = np.array([nan, nan, nan, 2.0], dtype=dt)
+    assert_same(out, expected)
+    out = ops.scatter_nd(data, idx[:, None], upd, reduction=reduction)
+    assert_same(out, expected)
+
+
+def test_bool_reductions_are_or_and():
+    data = np.array([False, False, True, True])
+    idx = np.array([[0], [1], [1], [2], [3], [3]], np.int64)
+    upd = np.array([False, True, False, False, True, False])
+    # per cell: 0: F with [F]; 1: F with [T, F]; 2: T with [F]; 3: T with [T, F]
+    expect = {
+        "add": [False, True, True, True],   # or
+        "max": [False, True, True, True],   # or
+        "mul": [False, False, False, False],  # and
+        "min": [False, False, False, False],  # and
+    }
+    for reduction, want in expect.items():
+        out = ops.scatter_nd(data, idx, upd, reduction=reduction)
+        assert_same(out, np.array(want))
+        out = ops.scatter_elements(data, idx[:, 0], upd, reduction=reduction)
+        assert_same(out, np.array(want))
+
+
+def test_string_add_concatenates_in_row_major_order():
+    data = np.array([["a", "b"], ["c", "d"]], dtype=object)
+    idx = np.array([[1, 1], [1, 0]], np.int64)
+    upd = np.array([["x", "y"], ["z", "w"]], dtype=object)
+    out = ops.scatter_elements(data, idx, upd, axis=0, reduction="add")
+    # (1,0) <- "x" then "z"; (1,1) <- "y"; (0,1) <- "w"
+    assert_same(out, np.array([["a", "bw"], ["cxz", "dy"]], dtype=object))
+
+
+def test_integer_add_wraps_around():
+    data = np.array([120, -128], np.int8)
+    out = ops.scatter_elements(data, np.array([0, 0, 1], np.int64), np.array([5, 5, -1], np.int8),
+                               reduction="add")
+    assert_same(out, np.array([-126, 127], np.int8))
+
+
+@pytest.mark.parametrize("op", ["ScatterElements", "ScatterND"])
+@pytest.mark.parametrize("dtype, reduction", [("string", "mul"), ("complex64", "max"),
+                                              ("complex128", "min")])
+def test_reduction_without_meaning_is_op_error(op, dtype, reduction):
+    dt = np_dtype(dtype)
+    data = np.array(["a", "b"], dtype=object) if dtype == "string" else np.array([1, 2], dt)
+    upd = data[::-1].copy()
+    idx = np.array([1, 0], np.int64)
+    if op == "ScatterND":
+        idx = idx[:, None]
+    before = copies([data, idx, upd])
+    with pytest.raises(ops.OpError) as exc:
+        ops.run_op(op, [data, idx, upd], {"reduction": reduction})
+    msg = str(exc.value)
+    assert op in msg and reduction in msg
+    assert_inputs_unchanged(before, [data, idx, upd])
+
+
+@pytest.mark.parametrize(
+    "op, inputs, attrs",
+    [
+        ("Gather", [np.zeros((0, 3), np.float32), np.zeros((0,), np.int64)], {"axis": 0}),
+        ("Gather", [np.zeros((2, 0), np.float32), np.array([1, -2], np.int64)], {"axis": 0}),
+        ("Gather", [np.arange(6.0).reshape(2, 3), np.zeros((2, 0), np.int64)], {"axis": 1}),
+        ("GatherElements", [np.arange(6.0).reshape(2, 3), np.zeros((0, 3), np.int64)],
+         {"axis": 0}),
+        ("GatherND", [np.arange(6.0).reshape(2, 3), np.zeros((0, 2), np.int64)],
+         {"batch_dims": 0}),
+        ("ScatterElements", [np.arange(6.0).reshape(2, 3), np.zeros((0, 3), np.int64),
+                             np.zeros((0, 3))], {"axis": 0, "reduction": "add"}),
+        ("ScatterND", [np.arange(6.0).reshape(2, 3), np.zeros((0, 1), np.int64),
+                       np.zeros((0, 3))], {"reduction": "mul"}),
+    ],
+)
+def test_empty_tensors_match_reference(op, inputs, attrs):
+    want = reference.run(op, inputs, attrs)
+    got = ops.run_op(op, inputs, attrs)
+    assert_same(got, want)
