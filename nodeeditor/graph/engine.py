@@ -1,0 +1,335 @@
+"""The engine: evaluate a graph in topological order with a result cache.
+
+Contract:
+
+- ``Engine(graph).run()`` evaluates the requested nodes (default: every node) and
+  returns a :class:`RunResult` with each node's :class:`NodeResult` and the values
+  of the output nodes by output name.
+- Each node's result is cached under a key made of the node's own fingerprint
+  (kind, ``revision``, opset for operators, file stamp for files) and the
+  *versions* of its inputs. A version changes only when a node's key changes, so
+  changing one attribute recomputes that node and what is downstream, nothing else.
+- A node whose kernel raises keeps the error, prefixed with the node's label; its
+  dependants are *blocked* (not failed); independent branches still run. Static
+  errors (from type inference) are reported the same way without running.
+- ``progress(done, total, node_id)`` is called after each computed node; a
+  ``cancel`` flag (``threading.Event`` or a callable returning bool) is checked
+  before each node: remaining nodes are reported ``cancelled`` and their cache is
+  left untouched.
+- Intermediate values are freed as soon as no pending node needs them, unless
+  ``keep_intermediates=True`` (the editor, which shows every node) or the node is
+  listed in ``keep``. Output-node values are always kept. A freed value is
+  recomputed when it is needed again.
+- A scatter with ``reduction="none"`` (and Scatter, TensorScatter) whose indices
+  hit a cell more than once gets a warning (the spec leaves the order open).
+- Threads: :meth:`Engine.plan` reads the graph and must run on the graph's
+  thread; :meth:`Engine.execute` may run on a worker (runs are serialised by a
+  lock). ``RunResult.generation`` is the graph generation the plan saw; a result
+  whose generation differs from ``graph.generation`` is stale.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+import ops
+
+from . import nodes as N
+from .document import Graph
+from .inference import resolve_path
+from .sources import SourceError, file_stamp, generate, load_file
+
+OK, ERROR, BLOCKED, CANCELLED = "ok", "error", "blocked", "cancelled"
+
+Kernel = Callable[[str, list, Mapping[str, Any]], np.ndarray]
+Progress = Callable[[int, int, str], None]
+DUPLICATE_CHECKED = ("Scatter", "ScatterElements", "ScatterND", "TensorScatter")
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """Outcome for one node: ``status`` is ok / error / blocked / cancelled; ``error`` is the
+    message (with the node's label) for error and blocked; ``recomputed`` tells whether this
+    run computed it (False: taken from the cache)."""
+
+    status: str
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+    recomputed: bool = False
+
+
+@dataclass
+class RunResult:
+    """What a run produced. ``outputs``: output name -> array (outputs that succeeded)."""
+
+    generation: int
+    nodes: dict[str, NodeResult] = field(default_factory=dict)
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    cancelled: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.cancelled and all(r.status == OK for r in self.nodes.values())
+
+    def errors(self) -> list[tuple[str, str]]:
+        """(node id, message) for nodes that failed themselves (blocked ones excluded)."""
+        return [(nid, r.error) for nid, r in self.nodes.items() if r.status == ERROR]
+
+    def warnings(self) -> list[tuple[str, str]]:
+        return [(nid, w) for nid, r in self.nodes.items() for w in r.warnings]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One node in a plan: everything needed to compute it without touching the graph."""
+
+    node_id: str
+    label: str
+    kind: str
+    fingerprint: tuple
+    inputs: tuple[tuple[str, str | None], ...]   # (port, upstream node id or None) in port order
+    static_error: str | None
+    compute: Callable[[list], np.ndarray] | None  # input values in port order -> value
+    op: str | None = None
+    attrs: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An immutable evaluation plan built from a graph at ``generation``."""
+
+    generation: int
+    steps: tuple[Step, ...]
+    targets: frozenset[str]
+    outputs: Mapping[str, str]   # output node id -> output name
+
+
+@dataclass
+class _Entry:
+    key: tuple
+    version: int
+    status: str
+    value: Any = None
+    has_value: bool = False
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+class Engine:
+    """Evaluates one graph, caching results between runs (see the module docstring)."""
+
+    def __init__(self, graph: Graph, *, keep_intermediates: bool = False, kernel: Kernel | None = None) -> None:
+        self.graph = graph
+        self.keep_intermediates = keep_intermediates
+        self.kernel: Kernel = kernel or ops.run_op
+        self._cache: dict[str, _Entry] = {}
+        self._versions = itertools.count(1)
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ reading results
+    def value(self, node_id: str) -> np.ndarray | None:
+        """The cached value of a node (None if not computed, failed, or freed)."""
+        entry = self._cache.get(node_id)
+        return entry.value if entry is not None and entry.has_value else None
+
+    def result(self, node_id: str) -> NodeResult | None:
+        """The cached outcome of a node from the last run that reached it."""
+        entry = self._cache.get(node_id)
+        if entry is None:
+            return None
+        return NodeResult(entry.status, entry.error, entry.warnings, False)
+
+    def clear(self) -> None:
+        """Forget every cached result."""
+        with self._lock:
+            self._cache.clear()
+
+    # ------------------------------------------------------------------ running
+    def run(self, targets: Iterable[str] | None = None, *, progress: Progress | None = None,
+            cancel: threading.Event | Callable[[], bool] | None = None,
+            keep: Iterable[str] = ()) -> RunResult:
+        """``plan`` then ``execute`` on the calling thread."""
+        return self.execute(self.plan(targets), progress=progress, cancel=cancel, keep=keep)
+
+    def plan(self, targets: Iterable[str] | None = None) -> Plan:
+        """Snapshot what must be evaluated for ``targets`` (default all nodes) and everything
+        they depend on. Call on the graph's thread."""
+        g = self.graph
+        wanted = set(g.node_ids if targets is None else targets)
+        for node_id in wanted:
+            g.node(node_id)
+        needed = set(wanted)
+        for node_id in wanted:
+            needed |= g.upstream(node_id)
+        steps = tuple(self._step(g, g.node(nid)) for nid in g.topological_order(needed))
+        outputs = {n.id: n.name for n in g.output_nodes() if n.id in needed}
+        return Plan(g.generation, steps, frozenset(wanted), outputs)
+
+    def execute(self, plan: Plan, *, progress: Progress | None = None,
+                cancel: threading.Event | Callable[[], bool] | None = None,
+                keep: Iterable[str] = ()) -> RunResult:
+        """Evaluate a plan (may run on a worker thread)."""
+        is_cancelled = _cancel_check(cancel)
+        keep_set = set(keep) | set(plan.outputs)
+        with self._lock:
+            return self._execute(plan, progress, is_cancelled, keep_set)
+
+    # ------------------------------------------------------------------ internals
+    def _step(self, g: Graph, node: N.Node) -> Step:
+        info = g.node_info(node.id)
+        inputs = tuple((port, (g.edge_into(node.id, port).src if g.edge_into(node.id, port) else None))
+                       for port in node.input_ports())
+        static_error = None if info.ok else info.error
+        if info.blocked:
+            static_error = None  # reported as blocked through its inputs
+        fingerprint: tuple = (node.kind, node.revision)
+        compute: Callable[[list], np.ndarray] | None = None
+        op = attrs = None
+        if isinstance(node, N.LiteralSource):
+            value = node.value
+            compute = lambda _inputs, v=value: v  # noqa: E731
+        elif isinstance(node, N.InputSource):
+            value = node.example
+            compute = lambda _inputs, v=node.example: v  # noqa: E731
+        elif isinstance(node, N.GeneratorSource):
+            compute = lambda _inputs, gen=node.generator, p=dict(node.params): generate(gen, p)  # noqa: E731
+        elif isinstance(node, N.FileSource):
+            path = resolve_path(g, node.path)
+            try:
+                fingerprint += file_stamp(path)
+            except OSError:
+                fingerprint += ("missing",)
+            compute = lambda _inputs, p=path, k=node.key, d=node.dtype: load_file(p, k, d)  # noqa: E731
+        elif isinstance(node, N.OperatorNode):
+            fingerprint += (g.opset,)
+            op = node.op
+            if static_error is None and not info.blocked:
+                attrs = node.schema.check_attributes(node.attributes, g.opset)
+            kernel = self.kernel
+            compute = lambda values, o=op, a=attrs: kernel(o, list(values), a)  # noqa: E731
+        elif isinstance(node, N.OutputNode):
+            compute = lambda values: values[0]  # noqa: E731
+        return Step(node.id, node.label, node.kind, fingerprint, inputs, static_error, compute, op, attrs)
+
+    def _execute(self, plan: Plan, progress: Progress | None, is_cancelled: Callable[[], bool],
+                 keep: set[str]) -> RunResult:
+        # 1. keys and versions, top-down: a version changes only when the key changes
+        keys: dict[str, tuple] = {}
+        versions: dict[str, int] = {}
+        for step in plan.steps:
+            key = (step.fingerprint, tuple((p, versions.get(src) if src else None) for p, src in step.inputs))
+            keys[step.node_id] = key
+            entry = self._cache.get(step.node_id)
+            versions[step.node_id] = entry.version if entry is not None and entry.key == key else next(self._versions)
+
+        # 2. what must be computed, bottom-up. A target needs a current result; a node some
+        #    computation reads needs a current *value* (a freed one is computed again).
+        def current(node_id: str, need_value: bool) -> bool:
+            entry = self._cache.get(node_id)
+            if entry is None or entry.key != keys[node_id]:
+                return False
+            return entry.has_value or entry.status != OK or not need_value
+
+        to_compute: set[str] = set()
+        need_value: set[str] = set()
+        for step in reversed(plan.steps):
+            nid = step.node_id
+            if (nid in need_value or nid in plan.targets) and not current(nid, nid in need_value):
+                to_compute.add(nid)
+                need_value.update(src for _, src in step.inputs if src)
+        order = [s for s in plan.steps if s.node_id in to_compute]
+
+        # how many pending computations still read each node's value
+        readers: dict[str, int] = {}
+        for step in order:
+            for _, src in step.inputs:
+                if src:
+                    readers[src] = readers.get(src, 0) + 1
+
+        result = RunResult(plan.generation)
+        done = 0
+        for i, step in enumerate(order):
+            if is_cancelled():
+                result.cancelled = True
+                for rest in order[i:]:
+                    result.nodes[rest.node_id] = NodeResult(CANCELLED)
+                break
+            entry = self._compute(step, keys[step.node_id], versions[step.node_id])
+            self._cache[step.node_id] = entry
+            result.nodes[step.node_id] = NodeResult(entry.status, entry.error, entry.warnings, True)
+            done += 1
+            if progress is not None:
+                progress(done, len(order), step.node_id)
+            for _, src in step.inputs:
+                if src:
+                    readers[src] -= 1
+                    if readers[src] == 0:
+                        self._maybe_free(src, keep, plan)
+            if not readers.get(step.node_id):
+                self._maybe_free(step.node_id, keep, plan)
+
+        for step in plan.steps:
+            if step.node_id not in result.nodes and step.node_id in self._cache:
+                e = self._cache[step.node_id]
+                result.nodes[step.node_id] = NodeResult(e.status, e.error, e.warnings, False)
+        for node_id, name in plan.outputs.items():
+            entry = self._cache.get(node_id)
+            if entry is not None and entry.status == OK and entry.has_value and not result.nodes[node_id].status == CANCELLED:
+                result.outputs[name] = entry.value
+        # only what this run needed, in plan order
+        result.nodes = {s.node_id: result.nodes[s.node_id] for s in plan.steps if s.node_id in result.nodes}
+        return result
+
+    def _maybe_free(self, node_id: str, keep: set[str], plan: Plan) -> None:
+        if self.keep_intermediates or node_id in keep or node_id in plan.outputs:
+            return
+        entry = self._cache.get(node_id)
+        if entry is not None and entry.status == OK:
+            entry.value, entry.has_value = None, False
+
+    def _compute(self, step: Step, key: tuple, version: int) -> _Entry:
+        if step.static_error is not None:
+            return _Entry(key, version, ERROR, error=f"{step.label}: {step.static_error}")
+        values = []
+        for port, src in step.inputs:
+            if src is None:
+                values.append(None)
+                continue
+            upstream = self._cache.get(src)
+            if upstream is None or upstream.status != OK or not upstream.has_value:
+                return _Entry(key, version, BLOCKED, error=f"{step.label}: input {port!r} is blocked by {src}")
+            values.append(upstream.value)
+        try:
+            value = step.compute(values)
+        except (ops.OpError, SourceError) as exc:
+            return _Entry(key, version, ERROR, error=f"{step.label}: {exc}")
+        except Exception as exc:  # a kernel bug must not take the whole run down
+            return _Entry(key, version, ERROR, error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
+        warnings = self._duplicate_warning(step, values)
+        return _Entry(key, version, OK, value=value, has_value=True, warnings=warnings)
+
+    def _duplicate_warning(self, step: Step, values: list) -> tuple[str, ...]:
+        if step.op not in DUPLICATE_CHECKED or (step.attrs or {}).get("reduction", "none") != "none":
+            return ()
+        try:
+            imap = ops.index_map(step.op, values, step.attrs)
+            if not imap.has_duplicates():
+                return ()
+            cells = int(np.count_nonzero(imap.target_counts() > 1))
+        except Exception:  # the kernel already succeeded; a failing check only loses the warning
+            return ()
+        return (f"{step.label}: {cells} target cell(s) are written more than once with "
+                f"reduction='none'; the spec leaves the order open (IndexFlow: the last update "
+                f"in row-major order wins)",)
+
+
+def _cancel_check(cancel: threading.Event | Callable[[], bool] | None) -> Callable[[], bool]:
+    if cancel is None:
+        return lambda: False
+    if isinstance(cancel, threading.Event):
+        return cancel.is_set
+    return cancel

@@ -1,0 +1,250 @@
+"""The caching engine: incremental recomputation, errors and blocking, progress, cancel,
+freeing intermediates, duplicate warnings."""
+import threading
+
+import numpy as np
+import pytest
+
+import ops
+from nodeeditor.graph import Graph
+from nodeeditor.graph.engine import BLOCKED, CANCELLED, ERROR, OK, Engine
+
+
+class CountingKernel:
+    """ops.run_op, counting calls per op node (by op name and call order)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, op, inputs, attrs):
+        self.calls.append(op)
+        return ops.run_op(op, inputs, attrs)
+
+
+def chain_graph():
+    """data -> Gather(axis 0) -> GatherElements -> out1, and an independent ScatterND -> out2."""
+    g = Graph()
+    g.add_literal(np.arange(12, dtype=np.float32).reshape(4, 3), node_id="data")
+    g.add_literal(np.array([3, 0], np.int64), node_id="rows")
+    g.add_operator("Gather", node_id="gather")
+    g.add_literal(np.array([[2, 1, 0], [0, 0, 0]], np.int64), node_id="cols")
+    g.add_operator("GatherElements", {"axis": 1}, node_id="elements")
+    g.add_output("out1", node_id="out1")
+    g.connect("data", "output", "gather", "data")
+    g.connect("rows", "output", "gather", "indices")
+    g.connect("gather", "output", "elements", "data")
+    g.connect("cols", "output", "elements", "indices")
+    g.connect("elements", "output", "out1", "value")
+    g.add_literal(np.zeros(4, np.int64), node_id="z")
+    g.add_literal(np.array([[1], [3]], np.int64), node_id="nd_idx")
+    g.add_literal(np.array([7, 9], np.int64), node_id="nd_upd")
+    g.add_operator("ScatterND", node_id="scatter")
+    g.add_output("out2", node_id="out2")
+    g.connect("z", "output", "scatter", "data")
+    g.connect("nd_idx", "output", "scatter", "indices")
+    g.connect("nd_upd", "output", "scatter", "updates")
+    g.connect("scatter", "output", "out2", "value")
+    return g
+
+
+def expected_out1(data, rows, cols):
+    picked = data[rows]                            # Gather axis 0
+    return np.take_along_axis(picked, cols, axis=1)  # GatherElements axis 1
+
+
+def test_values_match_an_independent_numpy_computation():
+    g = chain_graph()
+    r = Engine(g).run()
+    assert r.ok
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(r.outputs["out1"], expected_out1(data, [3, 0], np.array([[2, 1, 0], [0, 0, 0]])))
+    np.testing.assert_array_equal(r.outputs["out2"], [0, 7, 0, 9])
+
+
+def test_changing_one_attribute_recomputes_only_that_node_and_downstream():
+    g = chain_graph()
+    k = CountingKernel()
+    engine = Engine(g, keep_intermediates=True, kernel=k)
+    engine.run()
+    assert sorted(k.calls) == ["Gather", "GatherElements", "ScatterND"]
+    k.calls.clear()
+    engine.run()
+    assert k.calls == []  # nothing changed, nothing recomputed
+    g.set_attribute("elements", "axis", -1)  # same axis, new revision
+    r = engine.run()
+    assert k.calls == ["GatherElements"]
+    assert r.nodes["elements"].recomputed and not r.nodes["gather"].recomputed
+    assert not r.nodes["scatter"].recomputed
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    cols = np.array([[2, 1, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(engine.value("out1"), expected_out1(data, [3, 0], cols))
+    k.calls.clear()
+    g.set_source_value("rows", np.array([1, 2], np.int64))
+    engine.run()
+    assert k.calls == ["Gather", "GatherElements"]
+    np.testing.assert_array_equal(engine.value("out1"), expected_out1(data, [1, 2], cols))
+
+
+def test_moving_a_node_recomputes_nothing():
+    g = chain_graph()
+    k = CountingKernel()
+    engine = Engine(g, keep_intermediates=True, kernel=k)
+    engine.run()
+    k.calls.clear()
+    g.set_position("gather", (300, 40))
+    g.rename_node("gather", "rows of data")
+    engine.run()
+    assert k.calls == []
+
+
+def test_a_failing_node_keeps_its_error_dependants_are_blocked_rest_runs():
+    g = chain_graph()
+    g.set_source_value("rows", np.array([7, 0], np.int64))  # 7 is out of range for 4 rows
+    g.rename_node("gather", "pick rows")
+    r = Engine(g).run()
+    assert r.nodes["gather"].status == ERROR
+    msg = r.nodes["gather"].error
+    assert msg.startswith("pick rows [gather]:") and "7" in msg
+    assert r.nodes["elements"].status == BLOCKED
+    assert r.nodes["out1"].status == BLOCKED
+    assert r.nodes["out2"].status == OK
+    assert "out1" not in r.outputs and "out2" in r.outputs
+    assert [nid for nid, _ in r.errors()] == ["gather"]
+
+
+def test_static_errors_are_reported_without_running_the_kernel():
+    g = chain_graph()
+    g.set_attribute("gather", "axis", 5)
+    k = CountingKernel()
+    r = Engine(g, kernel=k).run()
+    assert "Gather" not in k.calls
+    assert r.nodes["gather"].status == ERROR and "axis" in r.nodes["gather"].error
+    assert r.nodes["out1"].status == BLOCKED
+
+
+def test_progress_reports_each_computed_node():
+    g = chain_graph()
+    seen = []
+    Engine(g).run(progress=lambda done, total, nid: seen.append((done, total, nid)))
+    total = len(g.nodes)
+    assert [d for d, _, _ in seen] == list(range(1, total + 1))
+    assert {t for _, t, _ in seen} == {total}
+    assert {nid for _, _, nid in seen} == set(g.node_ids)
+
+
+def test_cancel_stops_and_leaves_the_rest_for_the_next_run():
+    g = chain_graph()
+    stop = threading.Event()
+    k = CountingKernel()
+    engine = Engine(g, keep_intermediates=True, kernel=k)
+
+    def progress(done, total, nid):
+        if nid == "gather":
+            stop.set()
+
+    r = engine.run(progress=progress, cancel=stop)
+    assert r.cancelled and not r.ok
+    assert r.nodes["elements"].status == CANCELLED
+    assert k.calls == ["Gather"]
+    r2 = engine.run()
+    assert r2.ok and sorted(k.calls) == ["Gather", "GatherElements", "ScatterND"]  # Gather not again
+    assert engine.run(cancel=lambda: True).nodes["out1"].status == OK  # all cached: nothing to cancel
+
+
+def test_intermediates_are_freed_unless_kept():
+    g = chain_graph()
+    engine = Engine(g)
+    engine.run()
+    assert engine.value("gather") is None
+    assert engine.value("out1") is not None
+    kept = Engine(g)
+    kept.run(keep=["gather"])
+    assert kept.value("gather").shape == (2, 3)
+    everything = Engine(g, keep_intermediates=True)
+    everything.run()
+    assert everything.value("gather") is not None
+
+
+def test_freed_values_are_recomputed_when_needed_again():
+    g = chain_graph()
+    k = CountingKernel()
+    engine = Engine(g, kernel=k)
+    engine.run()
+    k.calls.clear()
+    engine.run()
+    assert k.calls == []  # results are current, values not needed
+    g.set_attribute("elements", "axis", -1)
+    engine.run()
+    assert k.calls == ["Gather", "GatherElements"]  # gather's value was freed
+
+
+def test_targets_limit_the_run_to_what_they_need():
+    g = chain_graph()
+    k = CountingKernel()
+    r = Engine(g, kernel=k).run(["out2"])
+    assert k.calls == ["ScatterND"]
+    assert set(r.nodes) == {"z", "nd_idx", "nd_upd", "scatter", "out2"}
+
+
+def test_duplicate_targets_with_reduction_none_warn():
+    g = Graph()
+    g.add_literal(np.zeros(4, np.float32), node_id="d")
+    g.add_literal(np.array([[1], [1]], np.int64), node_id="i")
+    g.add_literal(np.array([5.0, 6.0], np.float32), node_id="u")
+    g.add_operator("ScatterND", node_id="s")
+    for port, src in (("data", "d"), ("indices", "i"), ("updates", "u")):
+        g.connect(src, "output", "s", port)
+    r = Engine(g).run()
+    assert r.nodes["s"].status == OK
+    assert len(r.nodes["s"].warnings) == 1 and "1 target cell" in r.nodes["s"].warnings[0]
+    g.set_attribute("s", "reduction", "add")
+    r = Engine(g).run()
+    assert r.nodes["s"].warnings == ()
+
+
+def test_file_source_change_on_disk_is_noticed(tmp_path):
+    path = tmp_path / "x.npy"
+    np.save(path, np.array([1, 2, 3]))
+    g = Graph()
+    g.add_file_source(str(path), node_id="f")
+    g.add_output("y", node_id="y")
+    g.connect("f", "output", "y", "value")
+    engine = Engine(g)
+    assert engine.run().outputs["y"].tolist() == [1, 2, 3]
+    np.save(path, np.array([4, 5, 6, 7]))
+    import os
+    os.utime(path, ns=(1, 10**18))
+    assert engine.run().outputs["y"].tolist() == [4, 5, 6, 7]
+
+
+def test_generation_marks_stale_results():
+    g = chain_graph()
+    engine = Engine(g)
+    plan = engine.plan()
+    g.set_attribute("gather", "axis", 0)
+    result = engine.execute(plan)
+    assert result.generation != g.generation
+
+
+@pytest.mark.parametrize("generator,params,expected", [
+    ("arange", {"start": 2, "stop": 8, "step": 2}, [2, 4, 6]),
+    ("eye", {"n": 2, "dtype": "int32"}, [[1, 0], [0, 1]]),
+    ("full", {"shape": [2], "value": 7, "dtype": "int64"}, [7, 7]),
+])
+def test_generators(generator, params, expected):
+    g = Graph()
+    n = g.add_generator(generator, params)
+    engine = Engine(g, keep_intermediates=True)
+    engine.run()
+    assert engine.value(n).tolist() == expected
+
+
+def test_seeded_random_generators_are_reproducible_and_permutation_is_unique():
+    g = Graph()
+    n = g.add_generator("permutation", {"n": 10, "seed": 3})
+    u = g.add_generator("uniform", {"shape": [3], "seed": 1})
+    e1, e2 = Engine(g, keep_intermediates=True), Engine(g, keep_intermediates=True)
+    e1.run(), e2.run()
+    assert sorted(e1.value(n).tolist()) == list(range(10))
+    np.testing.assert_array_equal(e1.value(u), e2.value(u))
+    np.testing.assert_array_equal(e1.value(u), np.random.default_rng(1).uniform(0, 1, 3).astype(np.float32))
