@@ -268,6 +268,7 @@ class TensorStats:
     nan: int = 0
     posinf: int = 0
     neginf: int = 0
+    of_magnitude: bool = False
 
     @property
     def inf(self) -> int:
@@ -276,8 +277,10 @@ class TensorStats:
     def describe(self) -> str:
         """One line for the viewer: ``min 0 · max 3 · mean 1.5 · NaN 0 · inf 0``."""
         if self.minimum is None:
-            return f"{self.count} elements"
+            return f"{self.count} elements (no numeric statistics)"
         parts = [f"min {_short(self.minimum)}", f"max {_short(self.maximum)}", f"mean {_short(self.mean)}"]
+        if self.of_magnitude:
+            parts = [f"|z| {p}" for p in parts]
         parts.append(f"NaN {self.nan}")
         parts.append(f"inf {self.inf}" + (f" (+{self.posinf} / -{self.neginf})" if self.inf else ""))
         return "  ·  ".join(parts)
@@ -372,7 +375,7 @@ def tensor_stats(array: np.ndarray, chunk: int = CHUNK, cancelled=None) -> Tenso
         lo, hi = int(lo), int(hi)
     else:
         lo, hi = float(lo), float(hi)
-    return TensorStats(count, lo, hi, mean, nan, posinf, neginf)
+    return TensorStats(count, lo, hi, mean, nan, posinf, neginf, of_magnitude=kind == COMPLEX)
 
 
 # --------------------------------------------------------------------------- exact text

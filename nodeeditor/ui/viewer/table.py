@@ -11,7 +11,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import colors
-from .slicing import BOOL, COMPLEX, FLOAT, dtype_kind, format_value
+from .slicing import BOOL, COMPLEX, FLOAT, STRING, dtype_kind, format_value
 
 Qt = QtCore.Qt
 
@@ -106,7 +106,8 @@ class TensorTableModel(QtCore.QAbstractTableModel):
                 text += f"  (pinned: {format_value(self._reference[self._key(row, col)])})"
             return text
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            horizontal = Qt.AlignmentFlag.AlignLeft if self._kind == STRING else Qt.AlignmentFlag.AlignRight
+            return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
         return None
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):

@@ -1,0 +1,365 @@
+"""TensorViewer driven with pytest-qt: checks what is displayed (image data handed to
+pyqtgraph, the table model's values, slider ranges). Expected values are computed from the
+input arrays with numpy, never read back from the widget."""
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui
+
+from nodeeditor.ui.viewer import TensorViewer, colors, thumbnail
+from nodeeditor.ui.viewer.panels import HeatPanel, LinePanel, TextPanel
+
+DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
+
+
+@pytest.fixture
+def viewer(qtbot):
+    widget = TensorViewer()
+    qtbot.addWidget(widget)
+    widget.resize(900, 650)
+    widget.show()
+    qtbot.waitExposed(widget)
+    yield widget
+    widget.wait_for_stats()
+
+
+def show(viewer, qtbot, name, array, subtitle=""):
+    with qtbot.waitSignal(viewer.statsReady, timeout=20000):
+        viewer.set_tensor(name, array, subtitle)
+    return viewer
+
+
+def panels(viewer, kind):
+    return [p for p in viewer.picture.panels if isinstance(p, kind)]
+
+
+def table_texts(model):
+    return [[model.data(model.index(r, c), DISPLAY) for c in range(model.columnCount())]
+            for r in range(model.rowCount())]
+
+
+def hover_at(viewer, qtbot, panel, x, y):
+    scene_pos = panel.plot.vb.mapViewToScene(QtCore.QPointF(x, y))
+    with qtbot.waitSignal(viewer.hoverChanged, timeout=2000) as blocker:
+        viewer.picture.scene().sigMouseMoved.emit(scene_pos)
+    return blocker.args[0]
+
+
+# ---------------------------------------------------------------------------- 1-D
+
+
+def test_short_vector_is_bars_of_the_values(viewer, qtbot):
+    v = np.array([3, -1, 4, 1, -5, 9, 2, 6], np.int64)
+    show(viewer, qtbot, "v", v)
+    (panel,) = panels(viewer, LinePanel)
+    assert panel.bars is not None and panel.curve is None
+    np.testing.assert_array_equal(panel.bars.opts["height"], v.astype(np.float32))
+    np.testing.assert_array_equal(panel.bars.opts["x"], np.arange(8))
+    assert "int64" in viewer.info_label.text() and "(8,)" in viewer.info_label.text()
+    assert "min -5" in viewer.stats_label.text() and "max 9" in viewer.stats_label.text()
+    assert hover_at(viewer, qtbot, panel, 5.1, 3.0).endswith("[5] = 9")
+    assert table_texts(viewer.table_model) == [[str(x)] for x in v.tolist()]
+
+
+def test_long_vector_is_a_line(viewer, qtbot):
+    v = np.sin(np.arange(1000) / 30).astype(np.float32)
+    show(viewer, qtbot, "long", v)
+    (panel,) = panels(viewer, LinePanel)
+    assert panel.bars is None
+    x, y = panel.curve.getData()
+    np.testing.assert_array_equal(y, v)
+    assert viewer.table_model.rowCount() == 1000 and viewer.table_model.columnCount() == 1
+    assert viewer.table_model.data(viewer.table_model.index(999, 0), DISPLAY) == str(v[999])
+
+
+# ---------------------------------------------------------------------------- 2-D
+
+
+def test_heat_map_image_levels_cell_texts_and_hover(viewer, qtbot):
+    a = (np.arange(30, dtype=np.float32).reshape(5, 6) / 7).astype(np.float32)
+    show(viewer, qtbot, "a", a)
+    (panel,) = panels(viewer, HeatPanel)
+    np.testing.assert_array_equal(panel.image_item.image, a)
+    assert panel.colorbar is not None
+    assert tuple(panel.colorbar.levels()) == pytest.approx((float(a.min()), float(a.max())))
+    assert len(panel.text_item.texts) == 5 and len(panel.text_item.texts[0]) == 6
+    assert panel.text_item.texts[1][2] == f"{float(a[1, 2]):.3g}"
+    text = hover_at(viewer, qtbot, panel, 2.2, 1.1)  # x = column 2, y = row 1
+    assert text == "a [1, 2] = " + str(a[1, 2])
+    assert viewer.hover_label.text() == text
+
+
+def test_table_shows_exact_values_lazily(viewer, qtbot):
+    a = np.array([[0.1, 0.1 + 0.2], [1e-300, -2.5e17]], np.float64)
+    show(viewer, qtbot, "exact", a)
+    texts = table_texts(viewer.table_model)
+    assert texts == [[repr(float(x)) for x in row] for row in a.tolist()]
+    assert [[float(t) for t in row] for row in texts] == a.tolist()
+    tooltip = viewer.table_model.data(viewer.table_model.index(1, 0), QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tooltip.startswith("[1, 0] = ")
+
+
+def test_nan_cells_are_magenta_on_top_of_the_heat_map(viewer, qtbot):
+    a = np.arange(20, dtype=np.float64).reshape(4, 5)
+    a[1, 2] = np.nan
+    a[2, 3] = np.inf
+    show(viewer, qtbot, "nan", a)
+    (panel,) = panels(viewer, HeatPanel)
+    overlay = panel.nan_item.image
+    assert panel.nan_item.isVisible()
+    painted = np.argwhere(overlay[..., 3] > 0).tolist()
+    assert painted == np.argwhere(np.isnan(a)).tolist()
+    assert tuple(overlay[1, 2]) == colors.NAN_RGBA
+    finite = a[np.isfinite(a)]
+    assert tuple(panel.colorbar.levels()) == (finite.min(), finite.max())
+    assert "NaN 1" in viewer.stats_label.text() and "inf 1" in viewer.stats_label.text()
+
+
+def test_bfloat16_and_float16_are_converted_only_for_display(viewer, qtbot):
+    a = np.array([[0.1, 2.5], [-3.0, 1e3]], np.float32).astype(ml_dtypes.bfloat16)
+    show(viewer, qtbot, "bf16", a)
+    (panel,) = panels(viewer, HeatPanel)
+    assert panel.image_item.image.dtype == np.float32
+    np.testing.assert_array_equal(panel.image_item.image, a.astype(np.float32))
+    assert viewer.current_view().dtype == a.dtype  # the table reads the bfloat16 values
+    for (r, c), value in np.ndenumerate(a):
+        text = viewer.table_model.data(viewer.table_model.index(r, c), DISPLAY)
+        assert np.array(float(text), ml_dtypes.bfloat16) == value
+
+
+# ---------------------------------------------------------------------------- N-D
+
+
+def test_nd_slider_ranges_and_slices(viewer, qtbot):
+    a = np.arange(2 * 3 * 4 * 5, dtype=np.int32).reshape(2, 3, 4, 5)
+    show(viewer, qtbot, "nd", a)
+    controls = viewer.controls
+    assert controls.isVisible()
+    assert controls.axes == (2, 3)
+    assert {k: (s.minimum(), s.maximum()) for k, s in controls.sliders.items()} == {0: (0, 1), 1: (0, 2)}
+    assert {k: (s.minimum(), s.maximum()) for k, s in controls.spinboxes.items()} == {0: (0, 1), 1: (0, 2)}
+    np.testing.assert_array_equal(panels(viewer, HeatPanel)[0].image_item.image, a[0, 0].astype(np.float32))
+    controls.set_index(0, 1)
+    controls.spinboxes[1].setValue(2)  # the spin box drives the slider too
+    assert controls.sliders[1].value() == 2
+    np.testing.assert_array_equal(panels(viewer, HeatPanel)[0].image_item.image, a[1, 2].astype(np.float32))
+    assert viewer.table_model.data(viewer.table_model.index(3, 4), DISPLAY) == str(a[1, 2, 3, 4])
+
+    controls.set_axes(3, 1)  # rows follow axis 3, columns axis 1; sliders for axes 0 and 2
+    assert {k: s.maximum() for k, s in controls.sliders.items()} == {0: 1, 2: 3}
+    controls.set_index(2, 3)
+    expected = a[1, :, 3, :].T
+    image = panels(viewer, HeatPanel)[0].image_item.image
+    np.testing.assert_array_equal(image, expected.astype(np.float32))
+    assert viewer.current_index(4, 2) == (1, 2, 3, 4)
+
+
+def test_nd_axis_combo_swaps_when_picking_the_other_axis(viewer, qtbot):
+    a = np.zeros((2, 3, 4))
+    show(viewer, qtbot, "nd", a)
+    viewer.controls.row_combo.setCurrentIndex(2)  # row axis := 2 (was the column axis)
+    qtbot.waitUntil(lambda: set(viewer.controls.sliders) == {0})
+    assert viewer.controls.axes == (2, 1)
+    assert panels(viewer, HeatPanel)[0].image_item.image.shape == (4, 3)
+
+
+# ---------------------------------------------------------------------------- dtypes
+
+
+def test_bool_shows_two_colours(viewer, qtbot):
+    a = np.eye(4, dtype=bool)
+    a[0, 3] = True
+    show(viewer, qtbot, "mask", a)
+    (panel,) = panels(viewer, HeatPanel)
+    np.testing.assert_array_equal(panel.image_item.image, a.astype(np.float32))
+    lut = colors.lookup_table(panel.spec.cmap)
+    lo, hi = panel.spec.levels
+    assert tuple(lut[0][:3]) == colors.FALSE_RGB and tuple(lut[-1][:3]) == colors.TRUE_RGB
+    assert (lo, hi) == (0.0, 1.0)
+    model = viewer.table_model
+    bg = model.data(model.index(0, 3), QtCore.Qt.ItemDataRole.BackgroundRole).color()
+    assert (bg.red(), bg.green(), bg.blue()) == colors.TRUE_RGB
+    bg = model.data(model.index(1, 0), QtCore.Qt.ItemDataRole.BackgroundRole).color()
+    assert (bg.red(), bg.green(), bg.blue()) == colors.FALSE_RGB
+    assert model.data(model.index(0, 3), DISPLAY) == "True"
+    assert "mean 0.3125" in viewer.stats_label.text()
+
+
+def test_complex_toggle_between_real_imag_and_magnitude_phase(viewer, qtbot):
+    z = np.array([[1 + 2j, complex(0.0, -3.0)], [np.sqrt(2) * (1 + 1j), -4]], np.complex128)
+    show(viewer, qtbot, "z", z)
+    assert viewer.complex_combo.isVisible()
+    real, imag = panels(viewer, HeatPanel)
+    np.testing.assert_array_equal(real.image_item.image, z.real.astype(np.float32))
+    np.testing.assert_array_equal(imag.image_item.image, z.imag.astype(np.float32))
+    viewer.complex_combo.setCurrentIndex(1)
+    assert viewer.complex_mode == "mag_phase"
+    mag, phase = panels(viewer, HeatPanel)
+    np.testing.assert_allclose(mag.image_item.image, np.abs(z).astype(np.float32))
+    np.testing.assert_allclose(phase.image_item.image, np.angle(z).astype(np.float32))
+    assert "magnitude" in mag.spec.title and "phase" in phase.spec.title
+    assert viewer.table_model.data(viewer.table_model.index(0, 0), DISPLAY) == "1.0+2.0j"
+    assert viewer.table_model.data(viewer.table_model.index(0, 1), DISPLAY) == "0.0-3.0j"
+
+
+def test_strings_only_in_the_table(viewer, qtbot):
+    s = np.array([["apple", "b"], ["", "día"]], dtype=object)
+    show(viewer, qtbot, "words", s)
+    assert not viewer.tabs.isTabEnabled(0)
+    assert viewer.tabs.currentIndex() == 1
+    assert not panels(viewer, HeatPanel) and panels(viewer, TextPanel)
+    assert table_texts(viewer.table_model) == s.tolist()
+    show(viewer, qtbot, "num", np.ones((2, 2)))
+    assert viewer.tabs.isTabEnabled(0) and viewer.tabs.currentIndex() == 0
+
+
+def test_scalar_and_none(viewer, qtbot):
+    show(viewer, qtbot, "x", np.array(0.1, np.float32))
+    (panel,) = panels(viewer, TextPanel)
+    assert "0.1" in panel.label.text
+    assert table_texts(viewer.table_model) == [["0.1"]]
+    viewer.set_tensor("", None)
+    assert viewer.current is None and viewer.table_model.rowCount() == 0
+    assert not viewer.save_button.isEnabled()
+
+
+# ---------------------------------------------------------------------------- compare
+
+
+def test_compare_scatter_output_against_its_data(viewer, qtbot):
+    data = np.arange(48, dtype=np.float32).reshape(6, 8)
+    out = data.copy()
+    flat = np.array([3, 17, 30, 47])
+    np.put(out, flat, [100.0, 101.0, 102.0, 103.0])  # what a ScatterElements writes
+    out.flat[5] = data.flat[5]  # written with the same value: not a change
+    expected = np.zeros(data.size, bool)
+    expected[flat] = True
+    expected = expected.reshape(data.shape)
+
+    show(viewer, qtbot, "data", data)
+    with qtbot.waitSignal(viewer.pinChanged):
+        viewer.pin()
+    show(viewer, qtbot, "scatter output", out)
+    pinned, current, diff = panels(viewer, HeatPanel)
+    np.testing.assert_array_equal(pinned.image_item.image, data)
+    np.testing.assert_array_equal(current.image_item.image, out)
+    np.testing.assert_array_equal(diff.image_item.image, expected.astype(np.float32))
+    assert "4 of 48" in diff.spec.title
+    model = viewer.table_model
+    marked = np.array([[model.changed(r, c) for c in range(8)] for r in range(6)])
+    np.testing.assert_array_equal(marked, expected)
+    assert "pinned: data" in viewer.pinned_label.text()
+
+    with qtbot.waitSignal(viewer.pinChanged):
+        viewer.unpin()
+    assert len(panels(viewer, HeatPanel)) == 1
+    assert not model.changed(0, 3)
+
+
+def test_compare_vectors_and_different_shapes(viewer, qtbot):
+    a = np.array([1, 2, 3, 4], np.int64)
+    show(viewer, qtbot, "a", a)
+    viewer.pin()
+    b = np.array([1, 5, 3, 0], np.int64)
+    show(viewer, qtbot, "b", b)
+    pinned, current, diff = panels(viewer, LinePanel)
+    np.testing.assert_array_equal(diff.spec.extra["mask"], a != b)
+    show(viewer, qtbot, "c", np.zeros((3, 3)))  # other shape: side by side, no difference
+    assert len(panels(viewer, LinePanel)) == 1 and len(panels(viewer, HeatPanel)) == 1
+    assert not any("difference" in p.spec.title for p in viewer.picture.panels)
+
+
+# ---------------------------------------------------------------------------- save
+
+
+def test_save_npy_csv_png(viewer, qtbot, tmp_path):
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 3
+    show(viewer, qtbot, "t", a)
+    viewer.controls.set_index(0, 1)
+    viewer.save_tensor(tmp_path / "t.npy")
+    loaded = np.load(tmp_path / "t.npy")
+    assert loaded.dtype == a.dtype
+    np.testing.assert_array_equal(loaded, a)
+    viewer.save_tensor(tmp_path / "t.csv")  # the slice on screen, exact values
+    back = np.loadtxt(tmp_path / "t.csv", delimiter=",", dtype=np.float64).astype(np.float32)
+    np.testing.assert_array_equal(back, a[1])
+    viewer.save_tensor(tmp_path / "t.png")
+    image = QtGui.QImage(str(tmp_path / "t.png"))
+    assert not image.isNull() and image.width() > 100
+    with pytest.raises(ValueError):
+        viewer.save_tensor(tmp_path / "t.txt")
+
+
+def test_save_bfloat16_npy_and_vector_csv(viewer, qtbot, tmp_path):
+    b = np.array([0.1, -2.0, 3.5], ml_dtypes.bfloat16)
+    show(viewer, qtbot, "b", b)
+    viewer.save_tensor(tmp_path / "b.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), b.astype(np.float32))
+    viewer.save_tensor(tmp_path / "b.csv")
+    lines = (tmp_path / "b.csv").read_text().splitlines()
+    assert [np.array(float(x), ml_dtypes.bfloat16) for x in lines] == list(b)
+
+
+# ---------------------------------------------------------------------------- thumbnail
+
+
+def test_thumbnail_heat_map_bars_and_nd(qtbot):
+    a = np.array([[0.0, 1.0], [2.0, np.nan]])
+    image = thumbnail(a, 40, 30)
+    assert (image.width(), image.height()) == (40, 30)
+    lut = colors.lookup_table(colors.colormap())
+    assert image.pixelColor(0, 0).getRgb()[:3] == tuple(int(c) for c in lut[0][:3])
+    assert image.pixelColor(0, 29).getRgb()[:3] == tuple(int(c) for c in lut[-1][:3])  # 2.0 is the max
+    assert image.pixelColor(39, 29).getRgb() == colors.NAN_RGBA
+    bars = thumbnail(np.array([0.0, 4.0]), 20, 10)
+    column_of_4 = [bars.pixelColor(15, y).getRgb() for y in range(10)]
+    column_of_0 = [bars.pixelColor(5, y).getRgb() for y in range(10)]
+    assert len(set(column_of_4)) == 1 and column_of_4[0][:3] != (30, 30, 36)  # full-height bar
+    assert column_of_0[0][:3] == (30, 30, 36)  # a zero bar leaves the top empty
+    nd = np.zeros((3, 2, 2))
+    nd[0] = [[0, 1], [1, 0]]
+    nd[1] = 9.0
+    first = thumbnail(nd, 4, 4)
+    assert first.pixelColor(0, 0).getRgb()[:3] == tuple(int(c) for c in lut[0][:3])
+    assert first.pixelColor(3, 0).getRgb()[:3] == tuple(int(c) for c in lut[-1][:3])
+    assert not thumbnail(None, 8, 8).isNull()
+    assert not thumbnail(np.array(["x"], dtype=object), 8, 8).isNull()
+
+
+# ---------------------------------------------------------------------------- large
+
+
+def test_1e8_float32_is_downsampled_before_pyqtgraph(viewer, qtbot):
+    big = np.zeros((10000, 10000), np.float32)
+    big[5000, 5000] = 7.0
+    big[9999, 0] = -1.0
+    with qtbot.waitSignal(viewer.statsReady, timeout=20000) as blocker:
+        viewer.set_tensor("big", big)
+        assert viewer.stats_label.text().startswith("statistics: computing")  # not blocking
+    stats = blocker.args[0]
+    assert (stats.count, stats.minimum, stats.maximum) == (100_000_000, -1.0, 7.0)
+    (panel,) = panels(viewer, HeatPanel)
+    image = panel.image_item.image
+    assert max(image.shape) <= 2048
+    np.testing.assert_array_equal(image, big[::5, ::5])
+    assert np.shares_memory(viewer.current_view(), big)  # the table reads the tensor itself
+    assert panel.text_item.texts == []
+    model = viewer.table_model
+    assert (model.rowCount(), model.columnCount()) == (10000, 10000)
+    assert model.data(model.index(5000, 5000), DISPLAY) == "7.0"
+    assert hover_at(viewer, qtbot, panel, 5000.2, 4999.9).endswith("[5000, 5000] = 7.0")
+
+
+def test_stale_statistics_are_dropped(viewer, qtbot):
+    big = np.ones((4000, 4000), np.float32)
+    small = np.array([1.0, 2.0])
+    seen = []
+    viewer.statsReady.connect(seen.append)
+    viewer.set_tensor("big", big)
+    viewer.set_tensor("small", small)
+    viewer.wait_for_stats()
+    qtbot.wait(50)
+    assert [s.count for s in seen] == [2]
+    assert viewer.stats.count == 2
