@@ -1,0 +1,241 @@
+"""The file format: versioned JSON (``*.ifg.json``) with an optional ``.npz`` sidecar.
+
+- ``{"format": "indexflow-graph", "version": 1, ...}``; see ``serialize.py`` for the
+  structure. Tensors with up to ``INLINE_LIMIT`` elements (and all string tensors) are
+  written inline as readable nested lists; larger ones go to the sidecar
+  ``<name>.ifg.npz`` beside the file (``"sidecar"``/``"key"`` in the JSON).
+- Saving is atomic: each file is written to a temporary file in the same folder and
+  moved over the old one with ``os.replace``, sidecar first, JSON last. Output is
+  deterministic: save, load, save gives byte-identical files (JSON and sidecar).
+- Loading never half-loads: any problem (unreadable file, corrupt JSON, another
+  format, an unknown or newer version, an unknown node kind, a missing sidecar or
+  array, an edge to a missing port, tensor values or bytes that do not match the
+  shape) raises :class:`GraphFileError` whose message names the file and the problem.
+- Older versions are upgraded by the functions in ``MIGRATIONS`` (version n -> n+1),
+  applied in order before reading.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .document import Graph
+from .serialize import FORMAT, INLINE_LIMIT, VERSION, graph_from_dict, graph_to_dict, inline_tensor
+
+EXTENSION = ".ifg.json"
+SIDECAR_EXTENSION = ".npz"
+
+
+class GraphFileError(Exception):
+    """A graph file could not be read (or written). ``str(exc)`` is ``"<path>: <problem>"``."""
+
+    def __init__(self, path: os.PathLike | str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = Path(path)
+        self.problem = problem
+
+
+def sidecar_path(path: os.PathLike | str) -> Path:
+    """Where the sidecar of ``path`` lives: ``x.ifg.json`` -> ``x.ifg.npz``."""
+    return Path(path).with_suffix(SIDECAR_EXTENSION)
+
+
+# ---------------------------------------------------------------------- migrations
+def _v0_to_v1(doc: dict) -> dict:
+    """Version 0 (the first prototype's files): top-level ``name``/``opset``; ``nodes`` an object
+    keyed by id with ``type``, ``label``, ``pos`` and ``attrs``; tensors as
+    ``{"dtype", "shape", "values": flat list}``; ``links`` as ``[src, src_port, dst, dst_port]``."""
+    def tensor(t: Mapping) -> dict:
+        shape = list(t["shape"])
+        values = list(t["values"])
+        nested: Any = values
+        for dim in reversed(shape[1:]):
+            nested = [nested[i:i + dim] for i in range(0, len(nested), dim)] if dim else []
+        return {"dtype": t["dtype"], "shape": shape, "data": nested if shape else values[0]}
+
+    nodes = []
+    for node_id, old in doc.get("nodes", {}).items():
+        new = {"id": node_id, "kind": old["type"], "name": old.get("label", node_id),
+               "position": list(old.get("pos", [0, 0]))}
+        for key, value in old.items():
+            if key in ("type", "label", "pos"):
+                continue
+            if key == "attrs":
+                new["attributes"] = dict(value)
+            elif key in ("value", "example"):
+                new[key] = tensor(value)
+            else:
+                new[key] = value
+        if new["kind"] == "op":
+            new.setdefault("attributes", {})
+        nodes.append(new)
+    return {
+        "format": FORMAT,
+        "version": 1,
+        "settings": {"name": doc.get("name", "untitled"), "description": "", "opset": doc.get("opset", 18)},
+        "nodes": nodes,
+        "edges": [{"from": [s, sp], "to": [d, dp]} for s, sp, d, dp in doc.get("links", [])],
+    }
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1}
+
+
+def migrate(doc: dict) -> dict:
+    """Upgrade a document of any known older version to ``VERSION``."""
+    version = doc["version"]
+    while version < VERSION:
+        doc = MIGRATIONS[version](doc)
+        version = doc["version"]
+    return doc
+
+
+# ---------------------------------------------------------------------- writing
+def dumps(doc: Any, indent: int = 0, width: int = 96) -> str:
+    """Deterministic, readable JSON: a container goes on one line when it fits in ``width``."""
+    compact = json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    if not isinstance(doc, (dict, list)) or indent + len(compact) <= width:
+        return compact
+    pad = " " * (indent + 2)
+    if isinstance(doc, dict):
+        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {dumps(v, indent + 2, width)}" for k, v in doc.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + dumps(v, indent + 2, width) for v in doc]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def _npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for key in sorted(arrays):
+            info = zipfile.ZipInfo(key + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(arrays[key]), allow_pickle=False)
+            archive.writestr(info, member.getvalue())
+    return buffer.getvalue()
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def graph_document(graph: Graph, sidecar_name: str | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """The JSON document of ``graph`` and the arrays that go to the sidecar (none when
+    ``sidecar_name`` is None: everything inline)."""
+    arrays: dict[str, np.ndarray] = {}
+
+    def encode(arr: np.ndarray, key: str) -> dict:
+        arr = np.asarray(arr)
+        if sidecar_name is None or arr.size <= INLINE_LIMIT or arr.dtype == object:
+            return inline_tensor(arr)
+        arrays[key] = arr
+        from ops import dtype_name
+
+        return {"dtype": dtype_name(arr), "shape": list(arr.shape), "sidecar": sidecar_name, "key": key}
+
+    return graph_to_dict(graph, None, encode), arrays
+
+
+def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
+    """Write ``graph`` to ``path`` (and its sidecar when large tensors need one), atomically.
+    Sets ``graph.file_path``. Returns the path. OSError becomes GraphFileError."""
+    path = Path(path)
+    side = sidecar_path(path)
+    doc, arrays = graph_document(graph, side.name)
+    text = dumps(doc) + "\n"
+    try:
+        if arrays:
+            _atomic_write(side, _npz_bytes(arrays))
+        _atomic_write(path, text.encode("utf-8"))
+        if not arrays and side.exists():
+            side.unlink()  # a stale sidecar of an earlier save
+    except OSError as exc:
+        raise GraphFileError(path, f"cannot write: {exc.strerror or exc}") from None
+    graph.file_path = path
+    return path
+
+
+# ---------------------------------------------------------------------- reading
+def load_graph(path: os.PathLike | str) -> Graph:
+    """Read a graph file (any known version). Raises GraphFileError naming the file and the
+    problem; never returns a partly loaded graph."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GraphFileError(path, "file not found") from None
+    except UnicodeDecodeError:
+        raise GraphFileError(path, "not a text file (expected IndexFlow graph JSON)") from None
+    except OSError as exc:
+        raise GraphFileError(path, f"cannot read: {exc.strerror or exc}") from None
+    graph = loads_graph(text, path)
+    graph.file_path = path
+    return graph
+
+
+def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
+    """Like :func:`load_graph` for JSON text; a sidecar is looked for beside ``path``."""
+    path = Path(path)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GraphFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise GraphFileError(path, f"not an IndexFlow graph (expected \"format\": \"{FORMAT}\", found {found!r})")
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise GraphFileError(path, f"the format version must be an integer, found {version!r}")
+    if version > VERSION:
+        raise GraphFileError(path, f"written by a newer IndexFlow (format version {version}); "
+                                   f"this version reads versions up to {VERSION}")
+    if version != VERSION and version not in MIGRATIONS:
+        raise GraphFileError(path, f"unknown format version {version}")
+    try:
+        doc = migrate(doc)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise GraphFileError(path, f"cannot upgrade from format version {version}: malformed document ({exc!r})") from None
+
+    archives: dict[str, Any] = {}
+
+    def read_sidecar(spec: Mapping[str, Any]) -> np.ndarray:
+        name, key = spec.get("sidecar"), spec.get("key")
+        if not isinstance(name, str) or not isinstance(key, str) or os.path.basename(name) != name:
+            raise ValueError(f"bad sidecar reference {dict(spec)!r}")
+        if name not in archives:
+            side = path.parent / name
+            if not side.is_file():
+                raise ValueError(f"the sidecar file {side} is missing")
+            try:
+                with np.load(side, allow_pickle=False) as archive:
+                    archives[name] = {k: archive[k] for k in archive.files}
+            except Exception as exc:
+                raise ValueError(f"the sidecar file {side} cannot be read: {exc}") from None
+        if key not in archives[name]:
+            raise ValueError(f"the sidecar file {name} has no array {key!r}")
+        return archives[name][key]
+
+    try:
+        graph = graph_from_dict(doc, read_sidecar)
+    except (ValueError, KeyError, TypeError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        raise GraphFileError(path, str(message)) from None
+    return graph

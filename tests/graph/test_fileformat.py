@@ -1,0 +1,212 @@
+"""The versioned file format: round trips, sidecar, atomic save, clear errors, migration."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from nodeeditor.graph import Graph
+from nodeeditor.graph.engine import Engine
+from nodeeditor.graph.fileformat import GraphFileError, load_graph, save_graph, sidecar_path
+from nodeeditor.graph.serialize import INLINE_LIMIT, inline_tensor
+
+
+def sample_graph():
+    g = Graph(name="sample", description="for tests", opset=18)
+    g.add_literal(np.arange(INLINE_LIMIT + 1, dtype=np.float32).reshape(-1, 1), node_id="big", position=(0, 0))
+    g.add_literal(np.array([[3], [0]], np.int64), node_id="rows", position=(0, 120))
+    g.add_operator("GatherND", node_id="pick", position=(200, 60))
+    g.add_output("picked", node_id="out", position=(400, 60))
+    g.add_generator("permutation", {"n": 5, "seed": 2}, node_id="perm")
+    g.add_input("tokens", np.array([1, 2], np.int32), node_id="tokens")
+    g.add_literal(np.array([0.1, np.nan, -np.inf], np.float32), node_id="special")
+    g.connect("big", "output", "pick", "data")
+    g.connect("rows", "output", "pick", "indices")
+    g.connect("pick", "output", "out", "value")
+    return g
+
+
+def test_save_load_save_gives_identical_files(tmp_path):
+    first, second = tmp_path / "a.ifg.json", tmp_path / "b" / "a.ifg.json"
+    second.parent.mkdir()
+    save_graph(sample_graph(), first)
+    save_graph(load_graph(first), second)
+    assert first.read_bytes() == second.read_bytes()
+    assert sidecar_path(first).read_bytes() == sidecar_path(second).read_bytes()
+
+
+def test_small_tensors_are_inline_and_readable_large_ones_in_the_sidecar(tmp_path):
+    path = tmp_path / "g.ifg.json"
+    save_graph(sample_graph(), path)
+    doc = json.loads(path.read_text())
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    assert doc["format"] == "indexflow-graph" and doc["version"] == 1
+    assert nodes["rows"]["value"] == {"dtype": "int64", "shape": [2, 1], "data": [[3], [0]]}
+    assert nodes["special"]["value"]["data"] == [0.1, "nan", "-inf"]
+    assert nodes["big"]["value"]["sidecar"] == "g.ifg.npz"
+    with np.load(sidecar_path(path)) as archive:
+        np.testing.assert_array_equal(archive[nodes["big"]["value"]["key"]],
+                                      np.arange(INLINE_LIMIT + 1, dtype=np.float32).reshape(-1, 1))
+
+
+def test_loaded_graph_keeps_ids_settings_and_gives_identical_results(tmp_path):
+    g = sample_graph()
+    path = save_graph(g, tmp_path / "g.ifg.json")
+    h = load_graph(path)
+    assert h.node_ids == g.node_ids
+    assert h.settings == g.settings
+    assert h.node("pick").position == (200.0, 60.0)
+    r1, r2 = Engine(g).run(), Engine(h).run()
+    np.testing.assert_array_equal(r1.outputs["picked"], [[3.0], [0.0]])  # data[i] == i, rows 3 and 0
+    assert r1.outputs["picked"].dtype == np.float32
+    np.testing.assert_array_equal(r1.outputs["picked"], r2.outputs["picked"])
+
+
+def test_stale_sidecar_is_removed_when_no_longer_needed(tmp_path):
+    g = sample_graph()
+    path = save_graph(g, tmp_path / "g.ifg.json")
+    g.remove_node("big")
+    save_graph(g, path)
+    assert not sidecar_path(path).exists()
+    assert load_graph(path).node_ids == g.node_ids
+
+
+def test_save_is_atomic_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "g.ifg.json"
+    save_graph(Graph(name="old"), path)
+    before = path.read_bytes()
+
+    def crash(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(GraphFileError, match="No space left"):
+        save_graph(Graph(name="new"), path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["g.ifg.json"]  # no temporary left behind
+
+
+def write(tmp_path, doc, name="bad.ifg.json"):
+    path = tmp_path / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return path
+
+
+def good_doc():
+    return Graph.from_dict(sample_graph().to_dict(["rows", "pick", "out"])).to_dict()
+
+
+@pytest.mark.parametrize("mutate,expected", [
+    (lambda d: "{ not json", "not valid JSON (line 1"),
+    (lambda d: {**d, "format": "something-else"}, "not an IndexFlow graph"),
+    (lambda d: [1, 2], "not an IndexFlow graph"),
+    (lambda d: {**d, "version": 2}, "newer IndexFlow (format version 2)"),
+    (lambda d: {**d, "version": -3}, "unknown format version -3"),
+    (lambda d: {**d, "version": "1"}, "version must be an integer"),
+    (lambda d: {**d, "nodes": d["nodes"] + [{"id": "x", "kind": "teapot"}]}, "node 'x' has unknown kind 'teapot'"),
+    (lambda d: {**d, "nodes": d["nodes"] + [{"id": "x", "kind": "op", "op": "Conv", "attributes": {}}]},
+     "unknown operator 'Conv'"),
+    (lambda d: {**d, "edges": d["edges"] + [{"from": ["rows", "output"], "to": ["pick", "updates"]}]},
+     "has no input 'updates'"),
+    (lambda d: {**d, "edges": d["edges"] + [{"from": ["ghost", "output"], "to": ["pick", "data"]}]},
+     "there is no node 'ghost'"),
+    (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "int64", "shape": [2, 2], "data": [[3], [0]]}}]
+                + d["nodes"][1:]}, "has 1 entries where the shape says 2"),
+    (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "int64", "shape": [3], "base64": "AAAAAAAAAAA="}}]
+                + d["nodes"][1:]}, "has 8 bytes but dtype int64 and shape [3] need 24"),
+    (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "int64", "shape": [1], "data": [1.5]}}]
+                + d["nodes"][1:]}, "expected an integer"),
+    (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "float99", "shape": [1], "data": [1]}}]
+                + d["nodes"][1:]}, "unknown dtype 'float99'"),
+    (lambda d: {**d, "nodes": d["nodes"] + d["nodes"][:1]}, "two nodes have the id 'rows'"),
+])
+def test_bad_files_raise_a_clear_error_naming_the_file(tmp_path, mutate, expected):
+    path = write(tmp_path, mutate(good_doc()))
+    with pytest.raises(GraphFileError) as info:
+        load_graph(path)
+    message = str(info.value)
+    assert message.startswith(str(path) + ": ")
+    assert expected in message
+
+
+def test_missing_file_and_missing_sidecar(tmp_path):
+    with pytest.raises(GraphFileError, match="file not found"):
+        load_graph(tmp_path / "nope.ifg.json")
+    path = save_graph(sample_graph(), tmp_path / "g.ifg.json")
+    sidecar_path(path).unlink()
+    with pytest.raises(GraphFileError, match="sidecar file .*g.ifg.npz is missing"):
+        load_graph(path)
+
+
+def test_sidecar_array_with_wrong_shape_is_refused(tmp_path):
+    path = save_graph(sample_graph(), tmp_path / "g.ifg.json")
+    np.savez(sidecar_path(path), **{"big.value": np.zeros((2, 2), np.float32)})
+    with pytest.raises(GraphFileError, match=r"has shape \[2, 2\], the file says \[4097, 1\]"):
+        load_graph(path)
+
+
+def test_version_0_file_migrates(tmp_path):
+    """A hand-made file in the prototype's version-0 layout."""
+    v0 = {
+        "format": "indexflow-graph",
+        "version": 0,
+        "name": "old gather",
+        "opset": 13,
+        "nodes": {
+            "d": {"type": "literal", "label": "data", "pos": [0, 0],
+                  "value": {"dtype": "float32", "shape": [3, 2], "values": [1.0, 1.2, 2.3, 3.4, 4.5, 5.7]}},
+            "i": {"type": "literal", "pos": [0, 100], "value": {"dtype": "int64", "shape": [2, 2], "values": [0, 1, 1, 2]}},
+            "g": {"type": "op", "op": "Gather", "attrs": {"axis": 0}, "pos": [200, 50]},
+            "o": {"type": "output", "label": "output", "pos": [400, 50]},
+        },
+        "links": [["d", "output", "g", "data"], ["i", "output", "g", "indices"], ["g", "output", "o", "value"]],
+    }
+    g = load_graph(write(tmp_path, v0, "old.ifg.json"))
+    assert g.settings == {"name": "old gather", "description": "", "opset": 13}
+    assert g.node("d").name == "data" and g.node("g").attributes == {"axis": 0}
+    # Gather-11 axis 0 worked example (seed page Gather-11)
+    out = Engine(g).run().outputs["output"]
+    np.testing.assert_allclose(out, [[[1.0, 1.2], [2.3, 3.4]], [[2.3, 3.4], [4.5, 5.7]]], rtol=1e-6)
+    # and it saves as version 1
+    path = save_graph(g, tmp_path / "new.ifg.json")
+    assert json.loads(path.read_text())["version"] == 1
+
+
+def test_nothing_half_loaded_on_error(tmp_path):
+    doc = good_doc()
+    doc["edges"].append({"from": ["rows", "output"], "to": ["nope", "data"]})
+    seen = []
+    import nodeeditor.graph.document as document
+
+    original = document.Graph.__init__
+
+    def spy(self, *a, **k):
+        original(self, *a, **k)
+        seen.append(self)
+
+    document.Graph.__init__ = spy
+    try:
+        with pytest.raises(GraphFileError):
+            load_graph(write(tmp_path, doc))
+    finally:
+        document.Graph.__init__ = original
+    assert len(seen) == 1  # the graph under construction was never handed out
+
+
+@pytest.mark.parametrize("arr", [
+    np.array([[1.5, -0.0], [1e-30, 3.4028235e38]], np.float32),
+    np.array([1 + 2j, np.nan], np.complex128),
+    np.array(7, np.int8),
+    np.array([], np.float64).reshape(0, 3),
+    np.array([2**64 - 1], np.uint64),
+    np.arange(INLINE_LIMIT + 10, dtype=np.int16),
+])
+def test_tensor_encoding_round_trips_exactly(arr):
+    from nodeeditor.graph.serialize import decode_tensor
+
+    spec = json.loads(json.dumps(inline_tensor(arr)))
+    back = decode_tensor(spec)
+    assert back.dtype == arr.dtype and back.shape == arr.shape
+    np.testing.assert_array_equal(back, arr)
+    assert ("base64" in spec) == (arr.size > INLINE_LIMIT)
