@@ -1,0 +1,248 @@
+"""Errors: out-of-range indices name the op, input, first bad element, its value and the valid
+range; shape, dtype and attribute mistakes are ``OpError`` naming the shapes; never a bare
+numpy error, never a wrapped-around result; inputs are untouched when a call fails."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import ops
+
+from ._helpers import assert_inputs_unchanged, assert_same, copies
+
+i64, i32, f32 = np.int64, np.int32, np.float32
+
+
+def test_error_classes():
+    assert issubclass(ops.OpError, ValueError)
+    assert issubclass(ops.IndexOutOfRangeError, ops.OpError)
+    assert issubclass(ops.IndexOutOfRangeError, IndexError)
+
+
+def test_scatter_nd_message_exactly_as_in_the_contract():
+    data = np.arange(4, dtype=f32)
+    indices = np.array([[0], [1], [5], [2]], dtype=i64)  # indices[2, 0] = 5
+    updates = np.ones(4, dtype=f32)
+    before = copies([data, indices, updates])
+    with pytest.raises(ops.IndexOutOfRangeError) as exc:
+        ops.scatter_nd(data, indices, updates)
+    assert str(exc.value) == (
+        "ScatterND: indices[2, 0] = 5 is out of range for data axis 0 of size 4 (valid -4..3)")
+    assert isinstance(exc.value, IndexError)
+    assert isinstance(exc.value, ops.OpError)
+    assert isinstance(exc.value, ValueError)
+    assert_inputs_unchanged(before, [data, indices, updates])
+    with pytest.raises(ops.IndexOutOfRangeError) as exc2:
+        ops.run_op("ScatterND", [data, indices, updates])
+    assert str(exc2.value) == str(exc.value)
+
+
+# (op, inputs, attrs, position of the first bad element, its value, data axis, axis size)
+D23 = np.arange(6, dtype=f32).reshape(2, 3)
+D234 = np.arange(24, dtype=f32).reshape(2, 3, 4)
+OUT_OF_RANGE = [
+    ("Gather", [D23, np.array([[0, 1], [2, 9]], i64)], {"axis": 0}, "1, 0", 2, 0, 2),
+    ("Gather", [D23, np.array([[0, 3]], i32)], {"axis": 1}, "0, 1", 3, 1, 3),
+    ("Gather", [D23, np.array([[0, -4], [5, 0]], i64)], {"axis": -1}, "0, 1", -4, 1, 3),
+    ("Gather", [D234, np.array([1, 2, 3, -4, -5], i64)], {"axis": 2}, "4", -5, 2, 4),
+    ("GatherElements", [D23, np.array([[0, 2], [0, 3]], i64)], {"axis": 1}, "1, 1", 3, 1, 3),
+    ("GatherElements", [D23, np.array([[0, 0, -3]], i32)], {"axis": 0}, "0, 2", -3, 0, 2),
+    ("GatherND", [D234, np.array([[1, 2], [2, 0], [0, 9]], i64)], {"batch_dims": 0},
+     "1, 0", 2, 0, 2),
+    ("GatherND", [D234, np.array([[1, 2], [0, 3], [1, 7]], i64)], {"batch_dims": 0},
+     "1, 1", 3, 1, 3),
+    ("GatherND", [D234, np.array([[[1, 4]], [[0, 0]]], i64)], {"batch_dims": 1},
+     "0, 0, 1", 4, 2, 4),
+    ("Scatter", [D23, np.array([[0, 2], [0, -4]], i64), np.ones((2, 2), f32)], {"axis": 1},
+     "1, 1", -4, 1, 3),
+    ("ScatterElements", [D23, np.array([[1, 2, 2]], i32), np.ones((1, 3), f32)],
+     {"axis": 0, "reduction": "add"}, "0, 1", 2, 0, 2),
+    ("ScatterElements", [D23, np.array([[0], [3]], i64), np.ones((2, 1), f32)],
+     {"axis": -1, "reduction": "none"}, "1, 0", 3, 1, 3),
+    ("ScatterND", [D234, np.array([[0, 1], [1, -4]], i64), np.ones((2, 4), f32)],
+     {"reduction": "mul"}, "1, 1", -4, 1, 3),
+    ("ScatterND", [D234, np.array([[0, 1, 4]], i64), np.ones((1,), f32)],
+     {"reduction": "none"}, "0, 2", 4, 2, 4),
+]
+
+
+@pytest.mark.parametrize("op, inputs, attrs, pos, value, axis, size", OUT_OF_RANGE,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(OUT_OF_RANGE)])
+def test_out_of_range_index_message(op, inputs, attrs, pos, value, axis, size):
+    before = copies(inputs)
+    with pytest.raises(ops.IndexOutOfRangeError) as exc:
+        ops.run_op(op, inputs, attrs)
+    msg = str(exc.value)
+    assert msg.startswith(f"{op}: "), msg
+    assert f"indices[{pos}] = {value}" in msg, msg
+    assert f"axis {axis} of size {size}" in msg, msg
+    assert f"(valid {-size}..{size - 1})" in msg, msg
+    # the contract's wording, in full
+    assert msg == (f"{op}: indices[{pos}] = {value} is out of range for data axis {axis} "
+                   f"of size {size} (valid {-size}..{size - 1})"), msg
+    assert_inputs_unchanged(before, inputs)
+
+
+def test_scalar_index_out_of_range():
+    with pytest.raises(ops.IndexOutOfRangeError) as exc:
+        ops.gather(D23, np.array(-3, i64), axis=0)
+    msg = str(exc.value)
+    assert msg.startswith("Gather: ") and "-3" in msg and "(valid -2..1)" in msg, msg
+
+
+@pytest.mark.parametrize("bad", [2**31 - 1, -(2**31), 2**62, -(2**63)])
+def test_huge_indices_are_not_wrapped(bad):
+    dt = i32 if abs(bad) < 2**31 else i64
+    with pytest.raises(ops.IndexOutOfRangeError):
+        ops.gather(np.arange(5.0), np.array([0, bad], dt))
+    with pytest.raises(ops.IndexOutOfRangeError):
+        ops.scatter_elements(np.arange(5.0), np.array([0, bad], dt), np.zeros(2))
+
+
+# ---------------------------------------------------------------------------------------------
+# TensorScatter: linear refuses writes past the end, circular wraps
+
+
+def test_tensor_scatter_linear_past_the_end_is_op_error():
+    cache = np.zeros((2, 5, 3), f32)
+    update = np.ones((2, 2, 3), f32)
+    before = copies([cache, update])
+    with pytest.raises(ops.OpError) as exc:
+        ops.tensor_scatter(cache, update, np.array([1, 4], i64), mode="linear")
+    msg = str(exc.value)
+    assert msg.startswith("TensorScatter: ") and "write_indices" in msg, msg
+    assert_inputs_unchanged(before, [cache, update])
+    with pytest.raises(ops.OpError):
+        ops.tensor_scatter(cache, update, np.array([0, 4], i64))  # default mode is linear
+    # the last valid position is fine: 3 + 2 == 5
+    out = ops.tensor_scatter(cache, update, np.array([3, 0], i64))
+    expected = np.zeros((2, 5, 3), f32)
+    expected[0, 3:5] = 1
+    expected[1, 0:2] = 1
+    assert_same(out, expected)
+
+
+def test_tensor_scatter_circular_wraps():
+    cache = np.arange(10, dtype=f32).reshape(2, 5)  # axis -2 would be the batch axis: use 1
+    update = -np.array([[1, 2, 3], [4, 5, 6]], f32)
+    out = ops.tensor_scatter(cache, update, np.array([4, 1], i64), axis=1, mode="circular")
+    # batch 0 writes positions 4, 0, 1; batch 1 writes positions 1, 2, 3
+    assert_same(out, np.array([[-2, -3, 2, 3, -1], [5, -4, -5, -6, 9]], f32))
+
+
+def test_tensor_scatter_update_longer_than_cache_is_op_error():
+    with pytest.raises(ops.OpError):
+        ops.tensor_scatter(np.zeros((1, 2, 3)), np.zeros((1, 3, 3)), mode="circular")
+
+
+# ---------------------------------------------------------------------------------------------
+# shape / dtype / attribute mistakes: OpError naming the op and the shapes
+
+
+def mentions_shape(msg: str, shape) -> bool:
+    dims = [str(d) for d in shape]
+    pats = [r"\(" + r",\s*".join(dims) + (r",\)" if len(dims) == 1 else r"\)"),
+            r"\[" + r",\s*".join(dims) + r"\]",
+            r"\b" + "x".join(dims) + r"\b"]
+    return any(re.search(p, msg) for p in pats)
+
+
+SHAPE_ERRORS = [
+    # op, inputs, attrs, shapes that must be named
+    ("GatherElements", [D23, np.zeros((2,), i64)], {"axis": 0}, [(2, 3), (2,)]),
+    ("GatherElements", [D23, np.zeros((3, 3), i64)], {"axis": 1}, [(2, 3), (3, 3)]),
+    ("GatherND", [D23, np.zeros((2, 3), i64)], {"batch_dims": 0}, [(2, 3)]),
+    ("GatherND", [D234, np.zeros((3, 1), i64)], {"batch_dims": 1}, [(2, 3, 4), (3, 1)]),
+    ("Scatter", [D23, np.zeros((2, 2), i64), np.zeros((2, 3), f32)], {"axis": 0},
+     [(2, 2), (2, 3)]),
+    ("ScatterElements", [D23, np.zeros((2, 2), i64), np.zeros((2, 3), f32)],
+     {"axis": 0, "reduction": "none"}, [(2, 2), (2, 3)]),
+    ("ScatterElements", [D23, np.zeros((2,), i64), np.zeros((2,), f32)],
+     {"axis": 0, "reduction": "none"}, [(2, 3), (2,)]),
+    ("ScatterElements", [D23, np.zeros((2, 4), i64), np.zeros((2, 4), f32)],
+     {"axis": 0, "reduction": "none"}, [(2, 3), (2, 4)]),
+    ("ScatterND", [D234, np.zeros((2, 1), i64), np.zeros((2, 3, 5), f32)],
+     {"reduction": "none"}, [(2, 3, 5)]),
+    ("ScatterND", [D23, np.zeros((2, 3), i64), np.zeros((2,), f32)], {"reduction": "none"},
+     [(2, 3)]),
+    ("TensorScatter", [np.zeros((2, 5, 3), f32), np.zeros((2, 2, 4), f32), None],
+     {"axis": -2, "mode": "linear"}, [(2, 5, 3), (2, 2, 4)]),
+    ("TensorScatter", [np.zeros((2, 5, 3), f32), np.zeros((2, 2, 3), f32),
+                       np.zeros((3,), i64)], {"axis": -2, "mode": "linear"}, [(3,)]),
+]
+
+
+@pytest.mark.parametrize("op, inputs, attrs, shapes", SHAPE_ERRORS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(SHAPE_ERRORS)])
+def test_shape_mistakes(op, inputs, attrs, shapes):
+    before = copies(inputs)
+    with pytest.raises(ops.OpError) as exc:
+        ops.run_op(op, inputs, attrs)
+    msg = str(exc.value)
+    assert msg.startswith(f"{op}"), msg
+    for shape in shapes:
+        assert mentions_shape(msg, shape), f"{shape} not named in: {msg}"
+    assert_inputs_unchanged(before, inputs)
+
+
+ATTR_AND_DTYPE_ERRORS = [
+    ("Gather", [D23, np.array([0])], {"axis": 2}),
+    ("Gather", [D23, np.array([0])], {"axis": -3}),
+    ("Gather", [np.array(1.0), np.array(0)], {"axis": 0}),  # data rank 0
+    ("Gather", [D23, np.array([0.0])], {"axis": 0}),  # float indices
+    ("Gather", [D23, np.array([True])], {"axis": 0}),  # bool indices
+    ("GatherElements", [D23, np.zeros((2, 3), i64)], {"axis": 5}),
+    ("GatherND", [D23, np.zeros((2, 1), i64)], {"batch_dims": 2}),
+    ("GatherND", [D23, np.zeros((2, 1), i64)], {"batch_dims": -1}),
+    ("GatherND", [D23, np.zeros((2, 1), f32)], {"batch_dims": 0}),
+    ("ScatterElements", [D23, np.zeros((1, 3), i64), np.zeros((1, 3), f32)],
+     {"axis": 0, "reduction": "sum"}),
+    ("ScatterElements", [D23, np.zeros((1, 3), i64), np.zeros((1, 3), f32)],
+     {"axis": 2, "reduction": "none"}),
+    ("ScatterElements", [D23, np.zeros((1, 3), i64), np.zeros((1, 3), i64)],
+     {"axis": 0, "reduction": "none"}),  # updates dtype differs from data
+    ("ScatterND", [D23, np.zeros((1, 1), i64), np.zeros((1, 3), f32)],
+     {"reduction": "average"}),
+    ("ScatterND", [D23, np.zeros((1, 1), i64), np.zeros((1, 3), np.float64)],
+     {"reduction": "none"}),  # updates dtype differs from data
+    ("TensorScatter", [np.zeros((2, 5, 3), f32), np.zeros((2, 2, 3), f32), None],
+     {"axis": -2, "mode": "wrap"}),
+    ("TensorScatter", [np.zeros((2, 5, 3), f32), np.zeros((2, 5, 3), f32), None],
+     {"axis": 0, "mode": "linear"}),  # the batch axis cannot be the sequence axis
+    ("TensorScatter", [np.zeros((2, 5, 3), f32), np.zeros((2, 2, 3), f32),
+                       np.zeros((2,), f32)], {"axis": 1, "mode": "linear"}),
+    ("TensorScatter", [np.zeros((2, 5, 3), f32), np.zeros((2, 2, 3), np.float64), None],
+     {"axis": 1, "mode": "linear"}),
+    ("Gather", [D23, np.array([0])], {"axes": 0}),  # unknown attribute
+]
+
+
+@pytest.mark.parametrize("op, inputs, attrs", ATTR_AND_DTYPE_ERRORS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(ATTR_AND_DTYPE_ERRORS)])
+def test_attribute_and_dtype_mistakes(op, inputs, attrs):
+    before = copies(inputs)
+    with pytest.raises(ops.OpError) as exc:
+        ops.run_op(op, inputs, attrs)
+    assert not isinstance(exc.value, ops.IndexOutOfRangeError) or "indices" in str(exc.value)
+    assert str(exc.value).startswith(op), str(exc.value)
+    assert_inputs_unchanged(before, inputs)
+
+
+def test_direct_calls_raise_op_error_too():
+    with pytest.raises(ops.OpError):
+        ops.gather(D23, np.array([0]), axis=7)
+    with pytest.raises(ops.OpError):
+        ops.gather_elements(D23, np.zeros((2,), i64))
+    with pytest.raises(ops.OpError):
+        ops.gather_nd(D23, np.zeros((1, 3), i64))
+    with pytest.raises(ops.OpError):
+        ops.scatter(D23, np.zeros((1, 3), i64), np.zeros((1, 2), f32))
+    with pytest.raises(ops.OpError):
+        ops.scatter_elements(D23, np.zeros((1, 3), i64), np.zeros((1, 3), f32),
+                             reduction="avg")
+    with pytest.raises(ops.OpError):
+        ops.scatter_nd(D23, np.zeros((1, 3), i64), np.zeros((1,), f32))
+    with pytest.raises(ops.OpError):
+        ops.tensor_scatter(np.zeros((2, 5, 3)), np.zeros((2, 2, 3)), mode="ring")
