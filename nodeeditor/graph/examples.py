@@ -1,0 +1,61 @@
+"""The bundled example graphs in ``resources/examples`` (``*.ifg.json``).
+
+Each example's title and one-line description are its graph's ``name`` and
+``description`` settings. The folder is found beside the package (a source checkout
+or an editable install).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .document import Graph
+from .fileformat import EXTENSION, GraphFileError, load_graph
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
+DEFAULT_EXAMPLE = "embedding_lookup"
+
+
+@dataclass(frozen=True)
+class ExampleInfo:
+    """One bundled example: ``name`` (the file stem, what ``load_example`` takes), ``title``,
+    one-line ``description`` and ``path``."""
+
+    name: str
+    title: str
+    description: str
+    path: Path
+
+
+def list_examples() -> list[ExampleInfo]:
+    """Every bundled example, the default first, then by name."""
+    infos = []
+    for path in sorted(EXAMPLES_DIR.glob(f"*{EXTENSION}")):
+        name = path.name[: -len(EXTENSION)]
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8")).get("settings", {})
+        except (OSError, ValueError) as exc:
+            raise GraphFileError(path, f"bundled example cannot be read: {exc}") from None
+        infos.append(ExampleInfo(name, settings.get("name", name), settings.get("description", ""), path))
+    infos.sort(key=lambda e: (e.name != DEFAULT_EXAMPLE, e.name))
+    return infos
+
+
+def example_path(name: str) -> Path:
+    """The file of the example called ``name``; KeyError listing the known names otherwise."""
+    path = EXAMPLES_DIR / f"{name}{EXTENSION}"
+    if not path.is_file():
+        known = ", ".join(e.name for e in list_examples())
+        raise KeyError(f"no example {name!r}; examples are: {known}")
+    return path
+
+
+def load_example(name: str) -> Graph:
+    """A fresh Graph of the example called ``name``."""
+    return load_graph(example_path(name))
+
+
+def default_example() -> Graph:
+    """The graph the app and ``indexflow run`` open when given no file."""
+    return load_example(DEFAULT_EXAMPLE)
