@@ -363,3 +363,24 @@ def test_stale_statistics_are_dropped(viewer, qtbot):
     qtbot.wait(50)
     assert [s.count for s in seen] == [2]
     assert viewer.stats.count == 2
+
+
+# ---------------------------------------------------------------------------- environment
+
+
+def test_pyside_refcount_guard_survives_many_void_calls_and_emits(qtbot):
+    """PySide6 6.12 on Python 3.11 drops a reference to None per void call and to True per
+    emit; without the guard this loop aborts the interpreter (none_dealloc/bool_dealloc)."""
+    import sys
+
+    from PySide6 import QtWidgets
+
+    widget = QtWidgets.QWidget()
+    qtbot.addWidget(widget)
+    label = QtWidgets.QLabel()
+    qtbot.addWidget(label)
+    for i in range(60_000):
+        widget.setEnabled(i % 2 == 0)
+        label.windowTitleChanged.emit("x")
+    if sys.version_info < (3, 12):
+        assert sys.getrefcount(None) > 1 << 39 and sys.getrefcount(True) > 1 << 39

@@ -11,8 +11,12 @@ Module map: ``slicing`` (pure numpy: slices, downsampling, stats, exact text), `
 ``panels`` (pyqtgraph items), ``controls`` (axis/slider controls), ``table`` (lazy model),
 ``stats_worker`` (background statistics), ``saving``, ``thumbnail``, ``viewer``.
 """
-from .slicing import TensorStats, tensor_stats
-from .thumbnail import thumbnail
-from .viewer import TensorViewer
+from ._refcount_guard import immortalize_singletons
+
+immortalize_singletons()  # PySide6 6.12 on Python 3.11 drops refs to None/True (see module)
+
+from .slicing import TensorStats, tensor_stats  # noqa: E402
+from .thumbnail import thumbnail  # noqa: E402
+from .viewer import TensorViewer  # noqa: E402
 
 __all__ = ["TensorViewer", "TensorStats", "tensor_stats", "thumbnail"]

@@ -46,10 +46,11 @@ class PanelSpec:
     text: str = ""
     hover: HoverFn | None = None
     nan_overlay: bool = True
+    row: int = 0
     extra: dict = field(default_factory=dict)
 
     def signature(self) -> tuple:
-        return (self.kind, self.bars, self.colorbar)
+        return (self.kind, self.bars, self.colorbar, self.row)
 
 
 class CellTextItem(pg.GraphicsObject):
@@ -135,7 +136,9 @@ class HeatPanel:
         self.plot = _index_plot()
         self.plot.invertY(True)
         self.plot.showGrid(False, False)
-        self.image_item = pg.ImageItem(axisOrder="row-major")
+        # autoDownsample: the (<= 2048 px) picture is reduced again to the screen by pyqtgraph,
+        # so one-pixel lines in a large tensor stay visible instead of aliasing away
+        self.image_item = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
         self.nan_item = pg.ImageItem(axisOrder="row-major")
         self.nan_item.setZValue(5)
         self.text_item = CellTextItem()
@@ -167,10 +170,15 @@ class HeatPanel:
         if self.colorbar is not None:
             self.colorbar.setColorMap(cmap)
             self.colorbar.setLevels(spec.levels)
+            axis = self.colorbar.axis
             if spec.colorbar_ticks:
-                self.colorbar.axis.setTicks([spec.colorbar_ticks])
+                axis.setTicks([spec.colorbar_ticks])
+                # reserve room for the words, or a crowded layout hides them
+                metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or QtGui.QFont())
+                axis.setWidth(max(metrics.horizontalAdvance(label) for _, label in spec.colorbar_ticks) + 14)
             else:
-                self.colorbar.axis.setTicks(None)
+                axis.setTicks(None)
+                axis.setWidth(None)
         else:
             self.image_item.setLookupTable(colors.lookup_table(cmap))
             self.image_item.setLevels(spec.levels)
@@ -230,6 +238,7 @@ class LinePanel:
     def update(self, spec: PanelSpec) -> None:
         self.spec = spec
         self.plot.setTitle(spec.title, size="10pt")
+        self.plot.getAxis("left").setStyle(showValues=not spec.extra.get("categorical", False))
         y = np.asarray(spec.values, dtype=np.float32)
         x = spec.x if spec.x is not None else np.arange(len(y), dtype=np.float64)
         nan = ~np.isfinite(y)
@@ -272,7 +281,7 @@ class TextPanel:
     def update(self, spec: PanelSpec) -> None:
         self.spec = spec
         title = f"<span style='font-size:10pt;color:#aaa'>{spec.title}</span><br>" if spec.title else ""
-        self.label.setText(f"{title}<span style='font-size:20pt'>{spec.text}</span>")
+        self.label.setText(f"{title}<span style='font-size:20pt;color:#f0f0f0'>{spec.text}</span>")
 
 
 _PANEL_TYPES = {"heat": HeatPanel, "line": LinePanel, "text": TextPanel}
@@ -298,12 +307,13 @@ class PictureArea(pg.GraphicsLayoutWidget):
             return
         self.ci.clear()
         self.panels = []
-        col = 0
+        next_col: dict[int, int] = {}
         for spec in specs:
             panel = _PANEL_TYPES[spec.kind](spec)
             for item in panel.items():
-                self.ci.addItem(item, row=0, col=col)
-                col += 1
+                col = next_col.get(spec.row, 0)
+                self.ci.addItem(item, row=spec.row, col=col)
+                next_col[spec.row] = col + 1
             self.panels.append(panel)
         self._signature = signature
 

@@ -149,3 +149,15 @@ class TensorTableView(QtWidgets.QTableView):
         self.horizontalHeader().setDefaultSectionSize(96)
         self.setWordWrap(False)
         self.setAlternatingRowColors(False)
+        self.table_model.modelReset.connect(self.fit_columns)
+
+    def fit_columns(self, sample: int = 24) -> None:
+        """One width for every column, measured on a corner sample of cells (never all)."""
+        model = self.table_model
+        rows, cols = min(model.rowCount(), sample), min(model.columnCount(), sample)
+        metrics = self.fontMetrics()
+        widest = metrics.horizontalAdvance(str(max(0, model.columnCount() - 1)))
+        for r in range(rows):
+            for c in range(cols):
+                widest = max(widest, metrics.horizontalAdvance(model.data(model.index(r, c))))
+        self.horizontalHeader().setDefaultSectionSize(min(360, max(48, widest + 18)))

@@ -50,6 +50,30 @@ BAR_LIMIT = 64
 CELL_TEXT_LIMIT = 32
 
 
+def _legend(*entries: tuple[str, tuple[int, int, int]]) -> str:
+    """Rich-text colour legend for a plot title: a coloured square before each word."""
+    return "  ".join(f"<span style='color:rgb{rgb}'>&#9632;</span> {word}" for word, rgb in entries)
+
+
+def _share_levels(specs: list[PanelSpec]) -> None:
+    """Pinned and current heat maps of the same part (values, real, imag, ...) share one
+    colour scale, so the same colour means the same value on both sides. Difference and
+    bool panels keep their own fixed scales."""
+    groups: dict[str, list[PanelSpec]] = {}
+    for spec in specs:
+        if spec.kind == "heat" and "shares_levels" in spec.extra:
+            groups.setdefault(spec.extra["shares_levels"], []).append(spec)
+    for shared in groups.values():
+        if len(shared) < 2:
+            continue
+        lo = min(s.extra["finite_range"][0] for s in shared)
+        hi = max(s.extra["finite_range"][1] for s in shared)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        for s in shared:
+            s.levels = (lo, hi)
+
+
 @dataclass(frozen=True)
 class ShownTensor:
     """A tensor as handed to the viewer (the array is a reference, not a copy)."""
@@ -165,7 +189,8 @@ class TensorViewer(QtWidgets.QWidget):
             self._stats.request(None)
         else:
             self.name_label.setText(name)
-            info = f"{array.dtype}   shape {tuple(array.shape)}   {array.size:,} elements"
+            count = f"{array.size:,} element" + ("" if array.size == 1 else "s")
+            info = f"{array.dtype}   shape {tuple(array.shape)}   {count}"
             self.info_label.setText(info + (f"   ·   {subtitle}" if subtitle else ""))
             self.stats_label.setText("statistics: computing…")
             self._stats.request(array)
@@ -287,6 +312,7 @@ class TensorViewer(QtWidgets.QWidget):
                 specs.append(PanelSpec("text", f"pinned: {self.pinned.name}", text="strings: see the table"))
             if current is not None and pinned_view.shape == view.shape:
                 reference = pinned_view
+        pinned_count = len(specs)
         if current is None:
             if not specs:
                 specs.append(PanelSpec("text", text="no tensor selected"))
@@ -296,6 +322,10 @@ class TensorViewer(QtWidgets.QWidget):
                 specs.append(self._diff_spec(reference, view))
         else:
             specs.append(PanelSpec("text", current.name, text="strings are shown in the Table tab"))
+        _share_levels(specs)
+        if len(specs) > 3 and self.pinned is not None:  # too many for one row: pinned above
+            for spec in specs[pinned_count:]:
+                spec.row = 1
         self.picture.show_panels(specs)
         self.table_model.set_values(view, reference=reference,
                                     index_of=self.current_index if current is not None else None)
@@ -338,11 +368,13 @@ class TensorViewer(QtWidgets.QWidget):
         else:
             x, y = (np.arange(n, dtype=np.float64), to_display_float(vector)) if bars else downsample_1d(vector)
         colours = None
-        if kind == BOOL and bars:
+        categorical = kind == BOOL and bars
+        if categorical:
             colours = [colors.TRUE_RGB if v else colors.FALSE_RGB for v in y]
             y = np.ones_like(y)  # every bool gets a full-height bar in its colour
+            title = f"{title}  {_legend(('True', colors.TRUE_RGB), ('False', colors.FALSE_RGB))}"
         return PanelSpec("line", f"{title}  [{n}]", values=y, x=x, bars=bars, bar_colours=colours,
-                         hover=self._vector_hover(title, vector, index_of))
+                         hover=self._vector_hover(title, vector, index_of), extra={"categorical": categorical})
 
     def _heat_spec(self, title: str, view: np.ndarray, index_of, part_index=None) -> PanelSpec:
         kind = dtype_kind(view.dtype)
@@ -361,8 +393,13 @@ class TensorViewer(QtWidgets.QWidget):
         shown = f"{title}  [{rows} × {cols}]"
         if steps != (1, 1):
             shown += f"  (every {steps[0]}th row, {steps[1]}th column)"
+        extra = {"steps": steps}
+        if kind != BOOL:
+            finite = values[np.isfinite(values)]
+            extra["finite_range"] = (float(finite.min()), float(finite.max())) if finite.size else levels
+            extra["shares_levels"] = "part%s" % part_index
         return PanelSpec("heat", shown, values=values, levels=levels, cmap=cmap, extent=(cols, rows),
-                         cell_texts=texts, colorbar_ticks=ticks, extra={"steps": steps},
+                         cell_texts=texts, colorbar_ticks=ticks, extra=extra,
                          hover=self._cell_hover(title, view, index_of))
 
     def _diff_spec(self, reference: np.ndarray, view: np.ndarray) -> PanelSpec:
@@ -378,8 +415,10 @@ class TensorViewer(QtWidgets.QWidget):
             colours = [colors.CHANGED_RGB if v else colors.SAME_RGB for v in y] if bars else None
             if bars:
                 y = np.ones_like(y)
-            spec = PanelSpec("line", f"difference: {count} of {view.size} changed", values=y, x=x, bars=bars,
-                             bar_colours=colours, hover=self._diff_hover(reference, view))
+            legend = _legend(("changed", colors.CHANGED_RGB), ("same", colors.SAME_RGB))
+            spec = PanelSpec("line", f"difference: {count} of {view.size} changed  {legend}", values=y, x=x,
+                             bars=bars, bar_colours=colours, hover=self._diff_hover(reference, view),
+                             extra={"categorical": True})
             spec.extra["mask"] = blocks[0]
             return spec
         blocks, steps, count = changed_blocks(reference, view, self.max_display)
