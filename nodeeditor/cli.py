@@ -1,0 +1,254 @@
+"""The ``indexflow`` command.
+
+    indexflow                      open the editor on the default example
+    indexflow GRAPH                open the editor on a graph file
+    indexflow run [GRAPH] [--output FILE.npz] [--print]
+    indexflow check [GRAPH]
+    indexflow examples
+
+GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
+``run`` and ``check`` use the default example. Exit codes: 0 success, 1 the graph has
+errors (each printed with its node) or cannot be read, 2 usage errors (bad arguments,
+no such file).
+
+More subcommands are registered as ``(name, register)`` pairs: ``register(subparsers)``
+adds a parser whose defaults include ``handler=callable(args) -> int``. Other modules
+either call :func:`register_subcommand` or list pairs in a module-level
+``CLI_SUBCOMMANDS`` in one of ``PLUGIN_MODULES`` (imported when present), so
+``export``/``import`` can live in ``nodeeditor.onnx_io`` without this file changing.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+Register = Callable[[argparse._SubParsersAction], None]
+SUBCOMMANDS: list[tuple[str, Register]] = []
+PLUGIN_MODULES = ("nodeeditor.onnx_io.cli",)
+SMALL = 100  # outputs with at most this many elements are printed by default
+
+EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with the command line itself (exit code 2)."""
+
+
+def register_subcommand(name: str, register: Register) -> None:
+    """Add a subcommand; ``register(subparsers)`` must add a parser called ``name``."""
+    if any(existing == name for existing, _ in SUBCOMMANDS):
+        raise ValueError(f"subcommand {name!r} is already registered")
+    SUBCOMMANDS.append((name, register))
+
+
+def _load_plugins() -> None:
+    for module_name in PLUGIN_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue
+            raise
+        for name, register in getattr(module, "CLI_SUBCOMMANDS", ()):
+            if all(existing != name for existing, _ in SUBCOMMANDS):
+                SUBCOMMANDS.append((name, register))
+
+
+# ---------------------------------------------------------------------- helpers
+def _load(spec: str | None):
+    """A graph from a file path or an example name (default example for None)."""
+    from nodeeditor.graph import default_example, example_path, load_example, load_graph
+
+    if spec is None:
+        return default_example()
+    path = Path(spec)
+    if path.exists():
+        return load_graph(path)
+    try:
+        example_path(spec)
+    except KeyError:
+        raise UsageError(f"no such graph file or example: {spec}") from None
+    return load_example(spec)
+
+
+def _describe(graph) -> str:
+    where = f" ({graph.file_path.name})" if graph.file_path else ""
+    return f"graph: {graph.name}{where}, opset {graph.opset}"
+
+
+class _TerminalProgress:
+    """Shows ``[done/total] node`` on a terminal once a run has taken a moment."""
+
+    def __init__(self, stream, delay: float = 0.5) -> None:
+        self.stream, self.delay = stream, delay
+        self.start = time.monotonic()
+        self.shown = False
+        self.enabled = hasattr(stream, "isatty") and stream.isatty()
+
+    def __call__(self, done: int, total: int, node_id: str) -> None:
+        if self.enabled and time.monotonic() - self.start >= self.delay:
+            self.stream.write(f"\r[{done}/{total}] {node_id[:50]:<50}")
+            self.stream.flush()
+            self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.flush()
+
+
+def _savable(value: np.ndarray) -> np.ndarray:
+    return value.astype(str) if value.dtype == object else value
+
+
+# ---------------------------------------------------------------------- subcommands
+def _cmd_run(args: argparse.Namespace) -> int:
+    from nodeeditor.graph import Engine
+    from ops import dtype_name
+
+    graph = _load(args.graph)
+    print(_describe(graph))
+    progress = _TerminalProgress(sys.stderr)
+    try:
+        result = Engine(graph).run(progress=progress)
+    finally:
+        progress.finish()
+    for node_id, message in result.errors():
+        print(f"error: {message}")
+    for node_id, message in result.warnings():
+        print(f"warning: {message}")
+    for name, value in result.outputs.items():
+        dims = ", ".join(map(str, value.shape))
+        print(f"{name}: {dtype_name(value)}[{dims}]")
+        if args.print or value.size <= SMALL:
+            options = {"threshold": sys.maxsize} if args.print else {}
+            with np.printoptions(**options):
+                print(textwrap.indent(np.array2string(value) if value.ndim else repr(value.item()), "  "))
+    if args.output:
+        target = Path(args.output)
+        np.savez(target, **{name: _savable(v) for name, v in result.outputs.items()})
+        print(f"wrote {len(result.outputs)} output(s) to {target if target.suffix == '.npz' else str(target) + '.npz'}")
+    if not graph.output_nodes():
+        print("warning: the graph has no output nodes; nothing to write")
+    return EXIT_OK if result.ok else EXIT_GRAPH_ERROR
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    graph = _load(args.graph)
+    print(_describe(graph))
+    errors = 0
+    for node_id in graph.topological_order():
+        node = graph.node(node_id)
+        info = graph.node_info(node_id)
+        what = node.op if node.kind == "op" else node.kind
+        types = ", ".join(str(t) for t in info.outputs.values()) or "-"
+        print(f"{node.label:<32} {what:<16} {types}")
+        if info.error and not info.blocked:
+            errors += 1
+            print(f"  error: {info.error}")
+        elif info.blocked:
+            print(f"  blocked: {info.error}")
+        for warning in info.warnings:
+            print(f"  warning: {warning}")
+        if node.kind != "output" and not graph.consumers(node_id):
+            print("  warning: its result is not used by any node")
+    if not graph.output_nodes():
+        print("warning: the graph has no output nodes")
+    print(f"{errors} error(s)" if errors else "ok")
+    return EXIT_GRAPH_ERROR if errors else EXIT_OK
+
+
+def _cmd_examples(args: argparse.Namespace) -> int:
+    from nodeeditor.graph import DEFAULT_EXAMPLE, list_examples
+
+    infos = list_examples()
+    width = max(len(i.name) for i in infos)
+    for info in infos:
+        mark = "*" if info.name == DEFAULT_EXAMPLE else " "
+        print(f"{mark} {info.name:<{width}}  {info.title}: {info.description}")
+    print("(* the default; run one with: indexflow run NAME)")
+    return EXIT_OK
+
+
+def _register_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="evaluate a graph and print (and optionally save) its outputs")
+    p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    p.add_argument("--output", "-o", metavar="FILE.npz", help="write the outputs to an .npz under their output names")
+    p.add_argument("--print", action="store_true", help="print every output's values in full")
+    p.set_defaults(handler=_cmd_run)
+
+
+def _register_check(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="validate a graph and print every node's type, errors and warnings (no kernels run)")
+    p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    p.set_defaults(handler=_cmd_check)
+
+
+def _register_examples(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("examples", help="list the bundled example graphs")
+    p.set_defaults(handler=_cmd_examples)
+
+
+for _name, _register in (("run", _register_run), ("check", _register_check), ("examples", _register_examples)):
+    register_subcommand(_name, _register)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every registered subcommand (plugins included)."""
+    _load_plugins()
+    parser = argparse.ArgumentParser(
+        prog="indexflow",
+        description="IndexFlow: a node editor and headless engine for the ONNX indexing operators. "
+                    "Without a subcommand, opens the editor (on GRAPH if given).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for _, register in SUBCOMMANDS:
+        register(sub)
+    return parser
+
+
+# ---------------------------------------------------------------------- the editor
+def _open_editor(path: str | None) -> int:
+    """Open the GUI editor (``nodeeditor.ui.app.run_app(path) -> int``). Until the UI exists,
+    say so and run the graph headless instead."""
+    try:
+        from nodeeditor.ui.app import run_app
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("nodeeditor.ui.app", "PySide6", "pyqtgraph") and not str(exc.name).startswith(("PySide6.", "pyqtgraph.")):
+            raise
+        print(f"note: the graphical editor is not available ({exc.name} not found); "
+              f"running {'the default example' if path is None else path} headless instead.", file=sys.stderr)
+        return main(["run"] + ([path] if path else []))
+    return int(run_app(path) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``indexflow`` console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    names = {name for name, _ in SUBCOMMANDS}
+    if not argv or (len(argv) == 1 and argv[0] not in names and not argv[0].startswith("-")):
+        return _open_editor(argv[0] if argv else None)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    if getattr(args, "handler", None) is None:
+        parser.print_usage(sys.stderr)
+        return EXIT_USAGE
+    from nodeeditor.graph import GraphFileError
+
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(f"indexflow: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except GraphFileError as exc:
+        print(f"indexflow: error: {exc}", file=sys.stderr)
+        return EXIT_GRAPH_ERROR

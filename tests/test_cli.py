@@ -1,0 +1,165 @@
+"""The indexflow command: run, check, examples, exit codes, the editor entry, plugins."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nodeeditor import cli
+from nodeeditor.graph import Graph, save_graph
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def broken_graph(tmp_path):
+    """One good branch and one Gather whose index 9 is out of range for 3 rows."""
+    g = Graph(name="broken")
+    g.add_literal(np.array([10, 20, 30], np.int64), node_id="data")
+    g.add_literal(np.array([9], np.int64), node_id="bad_idx")
+    g.add_literal(np.array([2, 0], np.int64), node_id="good_idx")
+    g.add_operator("Gather", name="bad gather", node_id="bad")
+    g.add_operator("Gather", node_id="good")
+    g.add_output("bad_out", node_id="bad_out")
+    g.add_output("good_out", node_id="good_out")
+    for op, idx, out in (("bad", "bad_idx", "bad_out"), ("good", "good_idx", "good_out")):
+        g.connect("data", "output", op, "data")
+        g.connect(idx, "output", op, "indices")
+        g.connect(op, "output", out, "value")
+    return save_graph(g, tmp_path / "broken.ifg.json")
+
+
+def test_run_prints_types_and_values_and_writes_npz(tmp_path, capsys):
+    out = tmp_path / "out.npz"
+    assert cli.main(["run", "gather11_examples", "--output", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "axis0: float32[2, 2, 2]" in text and "axis1: float32[3, 1, 2]" in text
+    assert "5.9" in text  # small outputs are printed
+    with np.load(out) as archive:
+        assert sorted(archive.files) == ["axis0", "axis1"]
+        # Gather-11 seed page, axis = 1
+        np.testing.assert_allclose(archive["axis1"], [[[1.0, 1.9]], [[2.3, 3.9]], [[4.5, 5.9]]], rtol=1e-6)
+
+
+def test_run_without_graph_uses_the_default_example(capsys):
+    assert cli.main(["run"]) == 0
+    assert "embeddings: float32[2, 3, 4]" in capsys.readouterr().out
+
+
+def test_run_reports_errors_with_the_node_and_exits_1(tmp_path, capsys):
+    path = broken_graph(tmp_path)
+    out = tmp_path / "partial.npz"
+    assert cli.main(["run", str(path), "-o", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "error: bad gather [bad]:" in text and "9" in text
+    assert "good_out: int64[2]" in text
+    with np.load(out) as archive:
+        assert archive.files == ["good_out"]
+        assert archive["good_out"].tolist() == [30, 10]
+
+
+def test_large_outputs_are_summarised_unless_print(tmp_path, capsys):
+    g = Graph()
+    g.add_generator("arange", {"start": 0, "stop": 1000}, node_id="a")
+    g.add_output("big", node_id="o")
+    g.connect("a", "output", "o", "value")
+    path = save_graph(g, tmp_path / "big.ifg.json")
+    assert cli.main(["run", str(path)]) == 0
+    assert "999" not in capsys.readouterr().out
+    assert cli.main(["run", str(path), "--print"]) == 0
+    text = capsys.readouterr().out
+    assert "999" in text and "..." not in text
+
+
+def test_check_prints_types_and_errors_without_running(tmp_path, capsys, monkeypatch):
+    import ops
+    monkeypatch.setattr(ops, "run_op", lambda *a, **k: pytest.fail("check must not run kernels"))
+    assert cli.main(["check", "one_hot"]) == 0
+    text = capsys.readouterr().out
+    assert "float32[4, 5]" in text and text.rstrip().endswith("ok")
+    g = Graph(opset=18)
+    g.add_operator("Scatter", node_id="old")
+    path = save_graph(g, tmp_path / "old.ifg.json")
+    assert cli.main(["check", str(path)]) == 1
+    text = capsys.readouterr().out
+    assert "old" in text and "error: Scatter does not exist at opset 18" in text
+
+
+def test_examples_lists_every_bundled_example(capsys):
+    assert cli.main(["examples"]) == 0
+    text = capsys.readouterr().out
+    for name in ("embedding_lookup", "one_hot", "segment_sum", "topk_mask", "kv_cache_write",
+                 "batched_row_gather", "scatter9_examples", "tensorscatter_examples"):
+        assert name in text
+    assert "* embedding_lookup" in text
+
+
+@pytest.mark.parametrize("argv", [["run", "--bogus"], ["run", "no/such/file.ifg.json"], ["frobnicate", "x"]])
+def test_usage_errors_exit_2(argv, capsys):
+    assert cli.main(argv) == 2
+
+
+def test_corrupt_file_exits_1_with_a_message_naming_it(tmp_path, capsys):
+    path = tmp_path / "corrupt.ifg.json"
+    path.write_text("{")
+    assert cli.main(["run", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert str(path) in err and "not valid JSON" in err and "Traceback" not in err
+
+
+def test_help_exits_0(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "run" in capsys.readouterr().out
+
+
+def test_no_arguments_and_a_file_open_the_editor(monkeypatch):
+    opened = []
+    monkeypatch.setattr(cli, "_open_editor", lambda path: opened.append(path) or 0)
+    assert cli.main([]) == 0
+    assert cli.main(["some.ifg.json"]) == 0
+    assert opened == [None, "some.ifg.json"]
+
+
+def test_editor_falls_back_to_running_when_the_ui_is_missing(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "nodeeditor.ui.app", None)  # makes the import fail
+    assert cli._open_editor(None) == 0
+    captured = capsys.readouterr()
+    assert "not available" in captured.err
+    assert "embeddings: float32[2, 3, 4]" in captured.out
+
+
+def test_editor_uses_run_app_when_present(monkeypatch):
+    import types
+    fake = types.ModuleType("nodeeditor.ui.app")
+    fake.run_app = lambda path: 7 if path == "x.ifg.json" else 0
+    monkeypatch.setitem(sys.modules, "nodeeditor.ui.app", fake)
+    assert cli._open_editor("x.ifg.json") == 7
+
+
+def test_subcommands_can_be_registered_from_other_modules(monkeypatch, capsys):
+    monkeypatch.setattr(cli, "SUBCOMMANDS", list(cli.SUBCOMMANDS))
+
+    def register(sub):
+        p = sub.add_parser("export", help="export to ONNX")
+        p.add_argument("graph")
+        p.set_defaults(handler=lambda args: print(f"exporting {args.graph}") or 0)
+
+    cli.register_subcommand("export", register)
+    assert cli.main(["export", "g.ifg.json"]) == 0
+    assert "exporting g.ifg.json" in capsys.readouterr().out
+    with pytest.raises(ValueError):
+        cli.register_subcommand("export", register)
+
+
+def test_console_script_in_a_subprocess(tmp_path):
+    out = tmp_path / "o.npz"
+    proc = subprocess.run([sys.executable, "-m", "nodeeditor", "run", "scatternd13_examples", "--output", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "example1: int64[8]" in proc.stdout
+    with np.load(out) as archive:
+        # ScatterND-13 seed page, Example 1
+        assert archive["example1"].tolist() == [1, 11, 3, 10, 9, 6, 7, 12]
+    bad = subprocess.run([sys.executable, "-m", "nodeeditor", "check", str(tmp_path / "missing.ifg.json")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
