@@ -181,3 +181,16 @@ def case_strategy(op, dtype, reduction=None):
     if reduction is None:
         return STRATEGIES[op](dtype)
     return STRATEGIES[op](dtype, reduction=reduction)
+
+
+# ONNX input names in schema order
+_INPUT_NAMES = {
+    "Gather": ("data", "indices"),
+    "GatherElements": ("data", "indices"),
+    "GatherND": ("data", "indices"),
+    "Scatter": ("data", "indices", "updates"),
+    "ScatterElements": ("data", "indices", "updates"),
+    "ScatterND": ("data", "indices", "updates"),
+    "TensorScatter": ("past_cache", "update", "write_indices"),
+}
+INPUT_NAMES = _INPUT_NAMES
