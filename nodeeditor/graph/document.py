@@ -19,7 +19,9 @@ Contract:
 """
 from __future__ import annotations
 
+import heapq
 import itertools
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -30,7 +32,7 @@ import ops
 
 from . import events as E
 from . import nodes as N
-from .inference import NodeInfo, infer_graph
+from .inference import NodeInfo, infer_node
 from .rules import connection_refusal, structural_refusal
 from .sources import SourceError, generator_params
 
@@ -63,6 +65,10 @@ class Graph:
         self.events = E.Observable()
         self._nodes: dict[str, N.Node] = {}
         self._edges: dict[tuple[str, str], N.Edge] = {}  # (dst, dst_port) -> edge
+        self._out: dict[str, dict[N.Edge, None]] = {}     # src -> its outgoing edges (ordered set)
+        self._in: dict[str, dict[N.Edge, None]] = {}      # dst -> its incoming edges (ordered set)
+        self._deferred = 0                                 # > 0 inside _batch(): inference waits
+        self._pending_all = False                          # a change was deferred: infer everything
         self._settings: dict[str, Any] = dict(SETTINGS_DEFAULTS)
         self._settings.update(name=str(name), description=str(description), opset=_check_opset(opset))
         self._infos: dict[str, NodeInfo] = {}
@@ -122,16 +128,22 @@ class Graph:
         return self._edges.get((node_id, port))
 
     def edges_of(self, node_id: str) -> tuple[N.Edge, ...]:
-        """Edges into or out of the node."""
-        return tuple(e for e in self._edges.values() if node_id in (e.src, e.dst))
+        """Edges into or out of the node, in edge order."""
+        mine = set(self._in.get(node_id, ())) | set(self._out.get(node_id, ()))
+        return tuple(e for e in self._edges.values() if e in mine)
+
+    def edge_index(self, edge: N.Edge) -> int:
+        """The edge's place in the edge order (pass it to ``connect(index=...)`` to undo a
+        ``disconnect`` exactly); ValueError if the edge is not in the graph."""
+        return list(self._edges.values()).index(edge)
 
     def inputs_of(self, node_id: str) -> dict[str, N.Edge]:
         """Input port -> edge, for the node's connected inputs."""
-        return {e.dst_port: e for e in self._edges.values() if e.dst == node_id}
+        return {e.dst_port: e for e in self._in.get(node_id, ())}
 
     def consumers(self, node_id: str) -> tuple[str, ...]:
         """Ids of the nodes fed by this node (each once)."""
-        return tuple(dict.fromkeys(e.dst for e in self._edges.values() if e.src == node_id))
+        return tuple(dict.fromkeys(e.dst for e in self._out.get(node_id, ())))
 
     def downstream(self, node_id: str) -> set[str]:
         """Ids of every node reachable from ``node_id`` (not including itself unless in a cycle)."""
@@ -144,10 +156,10 @@ class Graph:
                     stack.append(nxt)
         return out
 
-    def upstream(self, node_id: str) -> set[str]:
-        """Ids of every node ``node_id`` depends on."""
+    def upstream(self, node_id: str | Iterable[str]) -> set[str]:
+        """Ids of every node ``node_id`` (or any of several ids) depends on."""
         out: set[str] = set()
-        stack = [node_id]
+        stack = [node_id] if isinstance(node_id, str) else list(node_id)
         while stack:
             for e in self.inputs_of(stack.pop()).values():
                 if e.src not in out:
@@ -165,20 +177,22 @@ class Graph:
         ready = [n for n in self._nodes if indegree[n] == 0]
         order: list[str] = []
         position = {n: i for i, n in enumerate(self._nodes)}
-        while ready:
-            ready.sort(key=position.__getitem__, reverse=True)
-            current = ready.pop()
+        heap = [(position[n], n) for n in ready]
+        heapq.heapify(heap)
+        while heap:
+            _, current = heapq.heappop(heap)
             order.append(current)
             for nxt in self.consumers(current):
                 indegree[nxt] -= 1
                 if indegree[nxt] == 0:
-                    ready.append(nxt)
+                    heapq.heappush(heap, (position[nxt], nxt))
         return [n for n in order if n in wanted]
 
     def node_info(self, node_id: str) -> NodeInfo:
-        """Static type information of the node (see :class:`NodeInfo`)."""
+        """Static type information of the node (see :class:`NodeInfo`). Inside a batch of
+        changes (paste), a node added in the batch reads as blocked until the batch ends."""
         self.node(node_id)
-        return self._infos[node_id]
+        return self._infos.get(node_id) or NodeInfo(error="type not inferred yet", blocked=True)
 
     def output_type(self, node_id: str, port: str | None = None) -> ops.TensorType | None:
         """Inferred type on an output port (default: the first one), or None if unknown."""
@@ -233,7 +247,7 @@ class Graph:
             self._nodes = dict(items)
         self._changed()
         self.events.emit(E.NODE_ADDED, node_id=node.id)
-        self._reinfer()
+        self._reinfer({node.id})
         return node.id
 
     def add_operator(self, op: str, attributes: Mapping[str, Any] | None = None, *, name: str = "",
@@ -281,14 +295,14 @@ class Graph:
         edge_indices = tuple(all_edges.index(e) for e in edges)
         index = list(self._nodes).index(node_id)
         for edge in edges:
-            del self._edges[(edge.dst, edge.dst_port)]
+            self._drop_edge(edge)
             self._changed()
             self.events.emit(E.EDGE_REMOVED, edge=edge)
         del self._nodes[node_id]
         self._infos.pop(node_id, None)
         self._changed()
         self.events.emit(E.NODE_REMOVED, node_id=node_id, node=node)
-        self._reinfer()
+        self._reinfer({e.dst for e in edges if e.dst != node_id})
         return RemovedNode(node, edges, index, edge_indices)
 
     def restore_node(self, removed: RemovedNode) -> None:
@@ -311,24 +325,27 @@ class Graph:
             raise ConnectionRefused(reason)
         edge = N.Edge(src, src_port, dst, dst_port)
         self._edges[(dst, dst_port)] = edge
+        self._out.setdefault(src, {})[edge] = None
+        self._in.setdefault(dst, {})[edge] = None
         if index is not None and 0 <= index < len(self._edges) - 1:
             items = list(self._edges.items())
             items.insert(index, items.pop())
             self._edges = dict(items)
         self._changed()
         self.events.emit(E.EDGE_ADDED, edge=edge)
-        self._reinfer()
+        self._reinfer({dst})
         return edge
 
     def disconnect(self, dst: str, dst_port: str) -> N.Edge:
         """Remove the edge feeding ``dst.dst_port`` and return it (KeyError if none).
         Emits ``edge_removed``."""
-        edge = self._edges.pop((dst, dst_port), None)
+        edge = self._edges.get((dst, dst_port))
         if edge is None:
             raise KeyError(f"input {dst_port!r} of {dst!r} is not connected")
+        self._drop_edge(edge)
         self._changed()
         self.events.emit(E.EDGE_REMOVED, edge=edge)
-        self._reinfer()
+        self._reinfer({dst})
         return edge
 
     # ------------------------------------------------------------------ changing: content
@@ -351,7 +368,7 @@ class Graph:
             node.attributes[name] = value
         self._bump(node)
         self.events.emit(E.ATTRIBUTE_CHANGED, node_id=node_id, name=name, old=old, new=value)
-        self._reinfer()
+        self._reinfer({node_id})
         return old
 
     def set_position(self, node_id: str, position: tuple[float, float]) -> tuple[float, float]:
@@ -373,7 +390,7 @@ class Graph:
         node.name = name
         self._changed()
         self.events.emit(E.NODE_RENAMED, node_id=node_id, old=old, new=name)
-        self._reinfer()
+        self._reinfer({node_id})
         return old
 
     def set_source(self, node_id: str, **fields: Any) -> dict[str, Any]:
@@ -404,7 +421,7 @@ class Graph:
         self._bump(node)
         for key in new:
             self.events.emit(E.SOURCE_CHANGED, node_id=node_id, field=key, old=old[key], new=new[key])
-        self._reinfer()
+        self._reinfer({node_id})
         return old
 
     def set_source_value(self, node_id: str, value: Any) -> np.ndarray:
@@ -450,6 +467,12 @@ class Graph:
 
         nodes, edges = nodes_from_dict(data, None)
         mapping: dict[str, str] = {}
+        with self._batch():
+            self._paste(nodes, edges, mapping, offset)
+        return mapping
+
+    def _paste(self, nodes: list[N.Node], edges: list[N.Edge], mapping: dict[str, str],
+               offset: tuple[float, float]) -> None:
         for node in nodes:
             old_id = node.id
             node.id = self.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
@@ -460,7 +483,6 @@ class Graph:
             mapping[old_id] = self.add_node(node)
         for e in edges:
             self.connect(mapping[e.src], e.src_port, mapping[e.dst], e.dst_port, force=True)
-        return mapping
 
     # ------------------------------------------------------------------ internals
     def _operator(self, node_id: str) -> N.OperatorNode:
@@ -469,6 +491,22 @@ class Graph:
             raise ValueError(f"{node.label} is a {node.kind} node, not an operator")
         return node
 
+    def _drop_edge(self, edge: N.Edge) -> None:
+        del self._edges[(edge.dst, edge.dst_port)]
+        self._out[edge.src].pop(edge, None)
+        self._in[edge.dst].pop(edge, None)
+
+    @contextmanager
+    def _batch(self):
+        """Defer type inference to the end of a series of changes (loading, pasting)."""
+        self._deferred += 1
+        try:
+            yield
+        finally:
+            self._deferred -= 1
+            if not self._deferred:
+                self._reinfer()
+
     def _bump(self, node: N.Node) -> None:
         node.revision = next(self._stamps)
         self._changed()
@@ -476,12 +514,36 @@ class Graph:
     def _changed(self) -> None:
         self.generation += 1
 
-    def _reinfer(self) -> None:
-        new = infer_graph(self)
-        changed = frozenset(n for n, info in new.items() if self._infos.get(n) != info)
+    def refresh_types(self) -> None:
+        """Infer every node's type again (e.g. after files on disk changed). Emits
+        ``types_changed`` for the nodes whose info changed."""
+        self._reinfer()
+
+    def _reinfer(self, dirty: Iterable[str] | None = None) -> None:
+        """Re-infer ``dirty`` nodes and everything downstream of them (all nodes for None)."""
+        if self._deferred:
+            self._pending_all = True
+            return
+        if dirty is not None and not getattr(self, "_pending_all", False):
+            dirty = {n for n in dirty if n in self._nodes}
+            affected = dirty | set().union(*(self.downstream(n) for n in dirty)) if dirty else set()
+            order = self.topological_order(affected)
+        else:
+            order = self.topological_order()
+        self._pending_all = False
+        new = dict(self._infos)
+        for node_id in list(new):
+            if node_id not in self._nodes:
+                del new[node_id]
+        changed = set()
+        for node_id in order:
+            info = infer_node(self, self._nodes[node_id], new)
+            if new.get(node_id) != info:
+                changed.add(node_id)
+            new[node_id] = info
         self._infos = new
         if changed:
-            self.events.emit(E.TYPES_CHANGED, node_ids=changed)
+            self.events.emit(E.TYPES_CHANGED, node_ids=frozenset(changed))
 
 
 def _check_opset(value: Any) -> int:

@@ -162,9 +162,7 @@ class Engine:
         wanted = set(g.node_ids if targets is None else targets)
         for node_id in wanted:
             g.node(node_id)
-        needed = set(wanted)
-        for node_id in wanted:
-            needed |= g.upstream(node_id)
+        needed = wanted | g.upstream(wanted)
         steps = tuple(self._step(g, g.node(nid)) for nid in g.topological_order(needed))
         outputs = {n.id: n.name for n in g.output_nodes() if n.id in needed}
         return Plan(g.generation, steps, frozenset(wanted), outputs)

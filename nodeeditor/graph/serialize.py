@@ -323,11 +323,12 @@ def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> "Graph":
     if unknown:
         raise ValueError(f"unknown setting(s) {sorted(unknown)}")
     graph = Graph(**{**SETTINGS_DEFAULTS, **settings})
-    for node in nodes:
-        graph.add_node(node)
-    for edge in edges:
-        try:
-            graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True)
-        except ConnectionRefused as exc:
-            raise ValueError(f"edge {edge}: {exc.reason}") from None
+    with graph._batch():
+        for node in nodes:
+            graph.add_node(node)
+        for edge in edges:
+            try:
+                graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True)
+            except ConnectionRefused as exc:
+                raise ValueError(f"edge {edge}: {exc.reason}") from None
     return graph
