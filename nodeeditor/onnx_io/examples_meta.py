@@ -1,0 +1,46 @@
+"""Graph-input example values carried in a model's ``metadata_props``.
+
+An ONNX model has no place for the example value the editor runs a graph input with, so an
+export stores small examples (up to ``MAX_ELEMENTS``) under the key
+``indexflow.example.<input name>`` and an import restores them; runtimes ignore the entries.
+Numbers travel as base64 ``.npy`` bytes (``npy:`` prefix, loaded without pickle), strings as
+JSON (``json:`` prefix): nothing read from a model can execute code.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import numpy as np
+
+PREFIX = "indexflow.example."
+MAX_ELEMENTS = 4096
+
+
+def encode_example(value: np.ndarray) -> str | None:
+    """The text for ``value``, or None when it is too large to carry."""
+    value = np.asarray(value)
+    if value.size > MAX_ELEMENTS:
+        return None
+    if value.dtype.kind == "O":
+        return "json:" + json.dumps({"shape": list(value.shape), "strings": [str(x) for x in value.ravel()]})
+    buf = io.BytesIO()
+    np.save(buf, value, allow_pickle=False)
+    return "npy:" + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def decode_example(text: str) -> np.ndarray | None:
+    """The array stored by :func:`encode_example`, or None when the text is not one."""
+    try:
+        if text.startswith("json:"):
+            doc = json.loads(text[5:])
+            arr = np.empty(len(doc["strings"]), dtype=object)
+            arr[:] = [str(s) for s in doc["strings"]]
+            return arr.reshape(doc["shape"])
+        if text.startswith("npy:"):
+            raw = base64.b64decode(text[4:].encode("ascii"), validate=True)
+            return np.load(io.BytesIO(raw), allow_pickle=False)
+    except Exception:
+        return None
+    return None

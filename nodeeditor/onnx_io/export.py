@@ -1,0 +1,243 @@
+"""Graph -> ONNX model, validated before it is handed out.
+
+Contract of :func:`export_model`:
+
+- Nodes are written in topological order; every tensor and node name is unique and a valid
+  identifier (:class:`~.names.NameTable`); graph inputs and outputs keep their names where
+  they are valid identifiers.
+- Tensor sources (literal, generator, file) become initializers, or graph inputs with their
+  shapes when ``sources="inputs"``; graph-input nodes stay inputs; each output node becomes a
+  graph output of that name; ``value_info`` carries every inferred intermediate type.
+- The opset is the one asked for (default: the graph's). When a node cannot be written at it,
+  :class:`ExportError` says which node needs which opset and why, and offers the lowest opset
+  that works (``suggested_opset``). ``Scatter`` is written as ``ScatterElements`` from 11 on.
+- The model passes ``onnx.checker.check_model(full_check=True)`` and strict shape inference;
+  otherwise ExportError carries the checker's message. Our own inference (``ops``) runs first
+  and is stricter (unknown reduction strings, mismatched update shapes).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+import ops
+from nodeeditor.graph import Graph, nodes as N
+from nodeeditor.graph.engine import Engine
+
+from .errors import ExportError
+from .examples_meta import PREFIX, encode_example
+from .names import NameTable
+from .opset_rules import MAX_OPSET, check_at, lowest_opset, onnx_op_type
+from .types import tensor_type_proto, value_info
+
+SOURCES_MODES = ("initializers", "inputs")
+PRODUCER = "IndexFlow"
+
+
+def opset_problems(graph: Graph, opset: int) -> list[tuple[str, int | None, str]]:
+    """(node label, lowest opset that works or None, reason) for each operator node that cannot
+    be written at ``opset``."""
+    problems = []
+    for node in graph.nodes:
+        if not isinstance(node, N.OperatorNode):
+            continue
+        types, attrs = _node_signature(graph, node)
+        reason = check_at(node.op, types, attrs, opset)
+        if reason is not None:
+            need = lowest_opset(node.op, types, attrs)
+            problems.append((node.label, need.opset, reason))
+    return problems
+
+
+def lowest_working_opset(graph: Graph) -> int | None:
+    """The lowest opset at which every operator node can be written (None if there is none)."""
+    for opset in range(1, MAX_OPSET + 1):
+        if not opset_problems(graph, opset):
+            return opset
+    return None
+
+
+def export_model(graph: Graph, opset: int | None = None, sources: str = "initializers") -> onnx.ModelProto:
+    """The graph as a checked ONNX model (see the module contract). Raises ExportError."""
+    return export_with_feeds(graph, opset, sources)[0]
+
+
+def export_with_feeds(graph: Graph, opset: int | None = None,
+                      sources: str = "initializers") -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """Like :func:`export_model`, plus a feed dict (graph input name -> the value the editor
+    uses: a graph input's example, or a source's value in ``sources="inputs"`` mode), so the
+    model can be run on exactly what the engine ran."""
+    if sources not in SOURCES_MODES:
+        raise ExportError(f"sources must be one of {', '.join(SOURCES_MODES)}, got {sources!r}")
+    opset = graph.opset if opset is None else int(opset)
+    _refuse_static_problems(graph)
+    if not graph.output_nodes():
+        raise ExportError("the graph has no output node; add one so the model has something to return")
+    problems = opset_problems(graph, opset)
+    if problems:
+        suggested = lowest_working_opset(graph)
+        lines = [f"- {label} needs opset {need if need is not None else '(none works)'}: {reason}"
+                 for label, need, reason in problems]
+        offer = f"The lowest opset that works for this graph is {suggested}." if suggested else \
+            "No opset can express this graph."
+        raise ExportError(f"Cannot export at opset {opset}:\n" + "\n".join(lines) + "\n" + offer, suggested)
+
+    model, feeds = _build(graph, opset, sources)
+    validate_model(model)
+    return model, feeds
+
+
+def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
+               sources: str = "initializers") -> Path:
+    """Export and write atomically (temporary file, then replace). Returns the path."""
+    model = export_model(graph, opset, sources)
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(model.SerializeToString())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def validate_model(model: onnx.ModelProto) -> None:
+    """``onnx.checker`` (full check) and strict shape inference; ExportError with their message."""
+    try:
+        onnx.checker.check_model(model, full_check=True)
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        raise ExportError(f"the ONNX checker refused the model: {exc}") from exc
+
+
+# ---------------------------------------------------------------------------------- internals
+def _node_signature(graph: Graph, node: N.OperatorNode) -> tuple[list, dict]:
+    types = []
+    for port in node.input_ports():
+        edge = graph.edge_into(node.id, port)
+        types.append(None if edge is None else graph.output_type(edge.src, edge.src_port))
+    while types and types[-1] is None and node.input_ports()[len(types) - 1] in node.optional_inputs():
+        types.pop()
+    return types, dict(node.attributes)
+
+
+def _refuse_static_problems(graph: Graph) -> None:
+    problems = graph.problems()
+    if problems:
+        lines = [f"- {graph.node(nid).label}: {msg}" for nid, msg in problems]
+        raise ExportError("The graph has errors; fix them before exporting:\n" + "\n".join(lines))
+
+
+def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
+    """Values of every tensor source, computed by the engine."""
+    source_ids = [n.id for n in graph.nodes if n.is_source]
+    if not source_ids:
+        return {}
+    engine = Engine(graph, keep_intermediates=True)
+    result = engine.run(source_ids)
+    failed = [(nid, r.error) for nid, r in result.nodes.items() if r.status != "ok"]
+    if failed:
+        raise ExportError("Cannot read the graph's sources:\n" + "\n".join(f"- {e}" for _, e in failed))
+    return {nid: engine.value(nid) for nid in source_ids}
+
+
+def _build(graph: Graph, opset: int, sources: str) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    names = NameTable()
+    order = graph.topological_order()
+    values = _source_values(graph)
+    tensor_name: dict[tuple[str, str], str] = {}   # (node id, port) -> tensor name
+    inputs, initializers, outputs, nodes, infos = [], [], [], [], []
+    feeds: dict[str, np.ndarray] = {}
+
+    # 1. Names that users see first: graph inputs and outputs keep their spelling.
+    for node in graph.nodes:
+        if isinstance(node, N.InputSource):
+            tensor_name[(node.id, N.SOURCE_PORT)] = names.claim(node.name)
+    output_names = {node.id: names.claim(node.name) for node in graph.output_nodes()}
+    # An operator output read by exactly one output node is named after that output.
+    renamed: dict[tuple[str, str], str] = {}
+    for node in graph.output_nodes():
+        edge = graph.edge_into(node.id, N.OUTPUT_PORT)
+        if edge is None:
+            raise ExportError(f"output {node.label} is not connected")
+        producer = graph.node(edge.src)
+        readers = [e for e in graph.edges if (e.src, e.src_port) == (edge.src, edge.src_port)]
+        if isinstance(producer, N.OperatorNode) and len(readers) == 1:
+            renamed[(edge.src, edge.src_port)] = output_names[node.id]
+
+    # 2. Sources.
+    for node in graph.nodes:
+        if not node.is_source:
+            continue
+        value = values[node.id]
+        if isinstance(node, N.InputSource):
+            inputs.append(value_info(tensor_name[(node.id, N.SOURCE_PORT)], ops.TensorType.of(value)))
+            feeds[tensor_name[(node.id, N.SOURCE_PORT)]] = value
+            continue
+        name = names.claim(node.name)
+        tensor_name[(node.id, N.SOURCE_PORT)] = name
+        if sources == "inputs":
+            inputs.append(value_info(name, ops.TensorType.of(value)))
+            feeds[name] = value
+        else:
+            initializers.append(numpy_helper.from_array(np.asarray(value), name))
+
+    # 3. Operators in topological order.
+    for node_id in order:
+        node = graph.node(node_id)
+        if not isinstance(node, N.OperatorNode):
+            continue
+        for port in node.output_ports():
+            tensor_name[(node.id, port)] = renamed.get((node.id, port)) or names.claim(f"{node.name}_{port}")
+        input_names = []
+        for port in node.input_ports():
+            edge = graph.edge_into(node.id, port)
+            input_names.append("" if edge is None else tensor_name[(edge.src, edge.src_port)])
+        while input_names and input_names[-1] == "":
+            input_names.pop()
+        written = onnx_op_type(node.op, node.attributes, opset)
+        attrs = _written_attributes(written, node.attributes, opset)
+        nodes.append(helper.make_node(written, input_names, [tensor_name[(node.id, p)] for p in node.output_ports()],
+                                      name=names.claim(node.name), **attrs))
+        for port in node.output_ports():
+            if (node.id, port) not in renamed:
+                infos.append(value_info(tensor_name[(node.id, port)], graph.output_type(node.id, port)))
+
+    # 4. Outputs.
+    for node in graph.output_nodes():
+        edge = graph.edge_into(node.id, N.OUTPUT_PORT)
+        source_name = tensor_name[(edge.src, edge.src_port)]
+        out_name = output_names[node.id]
+        if source_name != out_name:
+            nodes.append(helper.make_node("Identity", [source_name], [out_name], name=names.claim(f"{node.name}_identity")))
+        outputs.append(value_info(out_name, graph.output_type(edge.src, edge.src_port)))
+
+    graph_proto = helper.make_graph(nodes, names.claim(graph.name or "indexflow"), inputs, outputs,
+                                    initializer=initializers, value_info=infos,
+                                    doc_string=graph.settings.get("description", ""))
+    opset_ids = [helper.make_opsetid("", opset)]
+    model = helper.make_model(graph_proto, opset_imports=opset_ids, producer_name=PRODUCER,
+                              ir_version=helper.find_min_ir_version_for(opset_ids))
+    for node in graph.nodes:
+        if isinstance(node, N.InputSource):
+            text = encode_example(values[node.id])
+            if text is not None:
+                helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props},
+                                               PREFIX + tensor_name[(node.id, N.SOURCE_PORT)]: text})
+    return model, feeds
+
+
+def _written_attributes(written_op: str, attrs: Mapping, opset: int) -> dict:
+    """The node's explicit attributes that exist for ``written_op`` at ``opset``."""
+    schema = ops.get_schema(written_op)
+    present = {a.name for a in schema.attributes_at(opset)}
+    return {k: v for k, v in attrs.items() if k in present}

@@ -1,0 +1,232 @@
+"""ONNX model -> editable graph.
+
+Contract of :func:`import_model`:
+
+- Accepts a path, serialized bytes or a ``ModelProto`` whose nodes are only the seven indexing
+  ops, ``Constant`` and ``Identity`` (default domain). Anything else is refused with the list
+  of unsupported op types and the nodes where they stand.
+- Initializers and ``Constant`` nodes become literal sources; graph inputs that are not
+  initializers become graph-input nodes whose example value is zeros of the declared shape
+  (unknown dimensions become 1); ``Identity`` nodes are folded into wires; each graph output
+  becomes an output node of the same name.
+- The model's opset is kept as the graph's opset; node positions come from a layered layout
+  with sources on the left.
+- External-data models and files over 2 GB are refused with a clear message, as are files
+  that are not ONNX models.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+import ops
+from nodeeditor.graph import Graph, nodes as N
+
+from .errors import OnnxImportError
+from .examples_meta import PREFIX, decode_example
+from .layout import layered_positions
+from .types import dtype_name_of_elem
+
+SUPPORTED_OPS = frozenset(ops.OP_NAMES) | {"Constant", "Identity"}
+MAX_PROTO_BYTES = 2 * 1024 ** 3
+
+
+def import_model(source: "os.PathLike | str | bytes | onnx.ModelProto", name: str | None = None) -> Graph:
+    """An editable :class:`Graph` for the model (see the module contract); OnnxImportError otherwise."""
+    model, where = _load(source)
+    return _to_graph(model, where, name)
+
+
+# ---------------------------------------------------------------------------------- loading
+def _load(source) -> tuple[onnx.ModelProto, str]:
+    if isinstance(source, onnx.ModelProto):
+        return source, "the model"
+    if isinstance(source, (bytes, bytearray)):
+        try:
+            return onnx.load_model_from_string(bytes(source)), "the model"
+        except Exception as exc:  # protobuf raises DecodeError and friends
+            raise OnnxImportError(f"the bytes are not an ONNX model: {exc}") from exc
+    path = Path(source)
+    if not path.is_file():
+        raise OnnxImportError(f"{path}: no such file")
+    size = path.stat().st_size
+    if size > MAX_PROTO_BYTES:
+        raise OnnxImportError(f"{path}: the file is {size / 1024 ** 3:.1f} GB; models over 2 GB keep their weights "
+                              "as external data, which IndexFlow does not import")
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+    except Exception as exc:
+        raise OnnxImportError(f"{path}: not a readable ONNX model ({type(exc).__name__}: {exc})") from exc
+    return model, str(path)
+
+
+def _external(tensor: onnx.TensorProto) -> bool:
+    return tensor.data_location == onnx.TensorProto.EXTERNAL
+
+
+# ---------------------------------------------------------------------------------- converting
+def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
+    g = model.graph
+    unsupported = [(n.op_type if not n.domain or n.domain == "ai.onnx" else f"{n.domain}::{n.op_type}",
+                    n.name or f"node #{i}")
+                   for i, n in enumerate(g.node)
+                   if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx")]
+    if unsupported:
+        counts = Counter(op for op, _ in unsupported)
+        listing = "; ".join(f"{op} ({counts[op]}x: {', '.join(w for o, w in unsupported if o == op)[:200]})"
+                            for op in counts)
+        raise OnnxImportError(f"{where}: IndexFlow imports only {', '.join(sorted(SUPPORTED_OPS))}; "
+                              f"unsupported: {listing}")
+    external = [t.name for t in g.initializer if _external(t)]
+    external += [n.name or n.output[0] for n in g.node if n.op_type == "Constant"
+                 and any(a.t and _external(a.t) for a in n.attribute)]
+    if external:
+        raise OnnxImportError(f"{where}: tensors stored as external data are not imported ({', '.join(external[:10])}); "
+                              "save the model with its data inside (onnx.save(..., save_as_external_data=False))")
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    if opset is None:
+        raise OnnxImportError(f"{where}: the model imports no version of the default ONNX domain")
+
+    graph = Graph(name=name or g.name or "imported", opset=int(opset), description=g.doc_string)
+    producer: dict[str, tuple[str, str]] = {}  # tensor name -> (node id, port)
+    pending_edges: list[tuple[str, str, str]] = []  # (tensor, dst node id, dst port)
+    predecessors: dict[str, list[str]] = {}
+    created: list[str] = []
+
+    def add(node: N.Node, preds: list[str]) -> str:
+        node_id = graph.add_node(node)
+        created.append(node_id)
+        predecessors[node_id] = preds
+        return node_id
+
+    initializer_names = {t.name for t in g.initializer}
+    carried = {p.key[len(PREFIX):]: p.value for p in model.metadata_props if p.key.startswith(PREFIX)}
+    for tensor in g.initializer:
+        value = _array(tensor, where)
+        nid = add(N.LiteralSource(id=_id(graph, tensor.name, "literal"), name=tensor.name, value=N.frozen_array(value)), [])
+        producer[tensor.name] = (nid, N.SOURCE_PORT)
+    for inp in g.input:
+        if inp.name in initializer_names:
+            continue
+        example = _example_for(inp, where)
+        stored = decode_example(carried[inp.name]) if inp.name in carried else None
+        if stored is not None and stored.shape == example.shape and stored.dtype == example.dtype:
+            example = stored
+        nid = add(N.InputSource(id=_id(graph, inp.name, "input"), name=inp.name, example=N.frozen_array(example)), [])
+        producer[inp.name] = (nid, N.SOURCE_PORT)
+
+    for i, node in enumerate(g.node):
+        label = node.name or f"{node.op_type} #{i}"
+        if node.op_type == "Identity":
+            if node.input[0] not in producer:
+                raise OnnxImportError(f"{where}: {label} reads {node.input[0]!r}, which nothing produces before it")
+            producer[node.output[0]] = producer[node.input[0]]
+            continue
+        if node.op_type == "Constant":
+            value = _constant_value(node, where, label)
+            nid = add(N.LiteralSource(id=_id(graph, node.output[0], "literal"), name=node.output[0],
+                                      value=N.frozen_array(value)), [])
+            producer[node.output[0]] = (nid, N.SOURCE_PORT)
+            continue
+        schema = ops.get_schema(node.op_type)
+        attrs = _attributes(node, schema, where, label)
+        op_node = N.OperatorNode(id=_id(graph, node.name or node.op_type, node.op_type.lower()),
+                                 name=node.name or "", op=node.op_type, attributes=attrs)
+        preds = []
+        ports = [p.name for p in schema.inputs]
+        if len(node.input) > len(ports):
+            raise OnnxImportError(f"{where}: {label} has {len(node.input)} inputs; {node.op_type} takes {len(ports)}")
+        for port, tensor in zip(ports, node.input):
+            if not tensor:
+                continue
+            if tensor not in producer:
+                raise OnnxImportError(f"{where}: {label} reads {tensor!r}, which nothing produces before it")
+            preds.append(producer[tensor][0])
+        nid = add(op_node, preds)
+        for port, tensor in zip(ports, node.input):
+            if tensor:
+                pending_edges.append((tensor, nid, port))
+        out_ports = [p.name for p in schema.outputs]
+        for port, tensor in zip(out_ports, node.output):
+            producer[tensor] = (nid, port)
+        for tensor, dst, port in pending_edges:
+            src, src_port = producer[tensor]
+            graph.connect(src, src_port, dst, port, force=True)
+        pending_edges.clear()
+
+    for out in g.output:
+        if out.name not in producer:
+            raise OnnxImportError(f"{where}: graph output {out.name!r} is produced by no node")
+        src, src_port = producer[out.name]
+        nid = add(N.OutputNode(id=_id(graph, out.name, "output"), name=out.name), [src])
+        graph.connect(src, src_port, nid, N.OUTPUT_PORT, force=True)
+
+    positions = layered_positions(created, predecessors)
+    for node_id, pos in positions.items():
+        graph.set_position(node_id, pos)
+    return graph
+
+
+def _id(graph: Graph, wanted: str, prefix: str) -> str:
+    """``wanted`` as an id if it is a clean identifier not yet used, else a fresh prefixed id."""
+    if wanted and wanted.replace("_", "a").isalnum() and not graph.has_node(wanted):
+        return wanted
+    return graph.new_id(prefix)
+
+
+def _array(tensor: onnx.TensorProto, where: str) -> np.ndarray:
+    try:
+        return numpy_helper.to_array(tensor)
+    except Exception as exc:
+        raise OnnxImportError(f"{where}: tensor {tensor.name!r} cannot be read: {exc}") from exc
+
+
+def _example_for(value_info: onnx.ValueInfoProto, where: str) -> np.ndarray:
+    ttype = value_info.type.tensor_type
+    if not value_info.type.HasField("tensor_type"):
+        raise OnnxImportError(f"{where}: input {value_info.name!r} is not a tensor")
+    try:
+        dtype = dtype_name_of_elem(ttype.elem_type)
+    except Exception as exc:
+        raise OnnxImportError(f"{where}: input {value_info.name!r} has an unsupported element type "
+                              f"{onnx.TensorProto.DataType.Name(ttype.elem_type)}") from exc
+    shape = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in ttype.shape.dim)
+    if dtype == "string":
+        return np.full(shape, "", dtype=object)
+    return np.zeros(shape, dtype=ops.dtype_of(dtype))
+
+
+def _constant_value(node: onnx.NodeProto, where: str, label: str) -> np.ndarray:
+    if len(node.attribute) != 1:
+        raise OnnxImportError(f"{where}: {label} (Constant) must have exactly one value attribute")
+    attr = node.attribute[0]
+    if attr.name == "value":
+        return _array(attr.t, where)
+    simple = {"value_float": np.float32, "value_floats": np.float32, "value_int": np.int64, "value_ints": np.int64}
+    if attr.name in simple:
+        return np.asarray(helper.get_attribute_value(attr), dtype=simple[attr.name])
+    if attr.name in ("value_string", "value_strings"):
+        raw = helper.get_attribute_value(attr)
+        decode = (lambda b: b.decode("utf-8"))
+        return np.asarray(decode(raw) if isinstance(raw, bytes) else [decode(b) for b in raw], dtype=object)
+    raise OnnxImportError(f"{where}: {label} (Constant) uses {attr.name}, which IndexFlow does not import")
+
+
+def _attributes(node: onnx.NodeProto, schema: ops.OpSchema, where: str, label: str) -> dict[str, Any]:
+    known = {a.name: a for a in schema.attributes}
+    attrs: dict[str, Any] = {}
+    for attr in node.attribute:
+        if attr.name not in known:
+            raise OnnxImportError(f"{where}: {label} ({node.op_type}) has attribute {attr.name!r}, which "
+                                  f"{node.op_type} does not have")
+        value = helper.get_attribute_value(attr)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8")
+        attrs[attr.name] = value
+    return attrs

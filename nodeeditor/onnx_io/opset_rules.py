@@ -1,0 +1,68 @@
+"""Which opset each operator node needs, and the op type it is written as at an opset.
+
+The rules are not written out by hand: a node needs the lowest opset at which ``ops``' own
+type inference (schema versions, attribute values, dtypes) accepts it. Two spellings differ
+by opset: ``Scatter`` exists only at opsets 9 and 10 and is written as ``ScatterElements`` from
+11 on (which ``onnx.checker`` and onnxruntime require); a ``ScatterElements`` with reduction
+none is written as ``Scatter`` at 9 and 10.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import ops
+
+#: The highest opset this exporter writes (TensorScatter needs 24).
+MAX_OPSET = 24
+MIN_OPSET = 1
+
+
+def onnx_op_type(op: str, attrs: Mapping[str, Any], opset: int) -> str:
+    """The op type a node of ``op`` is written as at ``opset``."""
+    if op == "Scatter" and opset >= 11:
+        return "ScatterElements"
+    if op == "ScatterElements" and opset < 11 and attrs.get("reduction", "none") == "none":
+        return "Scatter"
+    return op
+
+
+def _as_written(op: str, attrs: Mapping[str, Any], opset: int) -> tuple[str, dict]:
+    written = onnx_op_type(op, attrs, opset)
+    attrs = dict(attrs)
+    if written == "Scatter":
+        attrs.pop("reduction", None)
+    return written, attrs
+
+
+def check_at(op: str, input_types: Sequence[ops.TensorType | None], attrs: Mapping[str, Any], opset: int) -> str | None:
+    """None when the node can be written at ``opset``, else the reason (``ops``' message)."""
+    written, attrs = _as_written(op, attrs, opset)
+    try:
+        ops.infer_types(written, input_types, attrs, opset)
+    except ops.OpError as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True)
+class OpsetNeed:
+    """The lowest opset a node can be written at, and why a lower one fails (empty if none)."""
+
+    opset: int | None
+    reason: str
+
+
+def lowest_opset(op: str, input_types: Sequence[ops.TensorType | None], attrs: Mapping[str, Any]) -> OpsetNeed:
+    """The lowest opset in ``MIN_OPSET..MAX_OPSET`` where the node is valid (None if none is).
+
+    ``reason`` is the message from the opset just below the answer, so a user reads exactly
+    what that opset lacks (e.g. ``reduction='max' is not allowed at opset 17 ...``).
+    """
+    previous = ""
+    for opset in range(MIN_OPSET, MAX_OPSET + 1):
+        problem = check_at(op, input_types, attrs, opset)
+        if problem is None:
+            return OpsetNeed(opset, previous)
+        previous = problem
+    return OpsetNeed(None, previous)

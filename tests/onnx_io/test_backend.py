@@ -1,0 +1,52 @@
+"""ONNX's own backend test harness (``onnx.backend.test.BackendTest``), run against IndexFlow's
+backend for the gather, scatter and tensorscatter node tests (29 in onnx 1.23, generated in
+memory).
+
+The harness normally expands into a unittest class with a skipped test for every one of its
+~4000 other cases; here only the included CPU items are turned into pytest cases, and each
+runs the harness's own test function (which prepares the model through our backend, runs it,
+and compares with ONNX's expected outputs).
+"""
+import re
+
+import onnx
+import onnx.backend.test
+import pytest
+
+from nodeeditor.onnx_io import backend as indexflow_backend
+
+_runner = onnx.backend.test.BackendTest(indexflow_backend, __name__)
+_INCLUDED = re.compile(r"^test_(gather|scatter|tensorscatter).*_cpu$")
+_runner.include(_INCLUDED.pattern)
+_ITEMS = {name: item for items in _runner._filtered_test_items.values() for name, item in items.items()
+          if _INCLUDED.match(name)}
+
+EXPECTED_CASES = 29
+
+
+def test_the_harness_selects_all_29_indexing_cases():
+    assert len(_ITEMS) == EXPECTED_CASES, sorted(_ITEMS)
+
+
+@pytest.mark.parametrize("name", sorted(_ITEMS))
+def test_onnx_backend_node_test(name):
+    item = _ITEMS[name]
+    item.func(None)  # the harness appends the device ("CPU") itself
+
+
+def test_unknown_device_is_refused():
+    assert indexflow_backend.supports_device("CPU")
+    assert not indexflow_backend.supports_device("CUDA")
+    with pytest.raises(RuntimeError, match="CPU"):
+        indexflow_backend.prepare(onnx.ModelProto(), device="CUDA")
+
+
+def test_run_node_runs_a_single_node():
+    import numpy as np
+    from onnx import helper
+
+    node = helper.make_node("ScatterND", ["data", "indices", "updates"], ["out"])
+    data = np.array([1, 2, 3, 4, 5, 6, 7, 8], dtype=np.float32)
+    (out,) = indexflow_backend.run_node(node, [data, np.array([[4], [3], [1], [7]]),
+                                              np.array([9, 10, 11, 12], dtype=np.float32)])
+    np.testing.assert_array_equal(out, [1, 11, 3, 10, 9, 6, 7, 12])  # ScatterND-13 example 1
