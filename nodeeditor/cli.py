@@ -105,7 +105,14 @@ class _TerminalProgress:
 
 
 def _savable(value: np.ndarray) -> np.ndarray:
-    return value.astype(str) if value.dtype == object else value
+    """A plain-numpy version for ``.npz``: strings as unicode; the ml_dtypes types (which
+    ``.npy`` cannot name) widened to float32, int4/uint4 to int8/uint8."""
+    if value.dtype == object:
+        return value.astype(str)
+    if value.dtype.type.__module__.split(".")[0] == "ml_dtypes":
+        name = value.dtype.name
+        return value.astype(np.uint8 if name.startswith("uint") else np.int8 if name.startswith("int") else np.float32)
+    return value
 
 
 # ---------------------------------------------------------------------- subcommands

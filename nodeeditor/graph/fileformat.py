@@ -137,6 +137,10 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def _is_ml_dtype(dtype: np.dtype) -> bool:
+    return dtype.type.__module__.split(".")[0] == "ml_dtypes"
+
+
 def graph_document(graph: Graph, sidecar_name: str | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """The JSON document of ``graph`` and the arrays that go to the sidecar (none when
     ``sidecar_name`` is None: everything inline)."""
@@ -146,7 +150,8 @@ def graph_document(graph: Graph, sidecar_name: str | None = None) -> tuple[dict,
         arr = np.asarray(arr)
         if sidecar_name is None or arr.size <= INLINE_LIMIT or arr.dtype == object:
             return inline_tensor(arr)
-        arrays[key] = arr
+        # .npy cannot name the ml_dtypes types (bfloat16, float8, int4): store their bits
+        arrays[key] = arr.view(f"u{arr.dtype.itemsize}") if _is_ml_dtype(arr.dtype) else arr
         from ops import dtype_name
 
         return {"dtype": dtype_name(arr), "shape": list(arr.shape), "sidecar": sidecar_name, "key": key}

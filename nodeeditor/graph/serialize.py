@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 FORMAT = "indexflow-graph"
 VERSION = 1
 INLINE_LIMIT = 4096  # tensors with more elements are not written as readable lists
+ALL_DTYPE_NAMES = frozenset(ops.DTYPE_NAMES) | frozenset(getattr(ops, "SMALL_DTYPE_NAMES", ()))
 
 TensorEncoder = Callable[[np.ndarray, str], dict]   # (array, suggested key) -> tensor dict
 TensorDecoder = Callable[[Mapping[str, Any]], np.ndarray] | None
@@ -61,6 +62,8 @@ def _readable(arr: np.ndarray) -> list:
     kind = arr.dtype.kind
     if kind in "biu":
         return arr.ravel().tolist()
+    if ops.dtype_name(arr) in ("int4", "uint4"):
+        return arr.astype(np.int64).ravel().tolist()
     if arr.dtype == object:
         return [str(v) for v in arr.flat]
     if kind == "c":
@@ -127,7 +130,7 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
     if not isinstance(spec, Mapping):
         raise ValueError(f"a tensor must be an object, got {type(spec).__name__}")
     name = spec.get("dtype")
-    if name not in ops.DTYPE_NAMES:
+    if name not in ALL_DTYPE_NAMES:
         raise ValueError(f"unknown dtype {name!r}")
     dtype = np.dtype(ops.dtype_of(name))
     shape_list = spec.get("shape")
@@ -172,6 +175,8 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         if sidecar is None:
             raise ValueError("tensor refers to a sidecar file but none is available here")
         arr = np.asarray(sidecar(spec))
+        if dtype.type.__module__.split(".")[0] == "ml_dtypes" and arr.dtype == np.dtype(f"u{dtype.itemsize}"):
+            arr = arr.view(dtype)  # ml_dtypes arrays are stored as their bits
         if arr.shape != shape:
             raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, the file says {list(shape)}")
         if ops.dtype_name(arr) != name:
@@ -247,7 +252,7 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
             return node
         if kind == N.FILE:
             key, dtype = d.get("key"), d.get("dtype")
-            if key is not None and not isinstance(key, str) or dtype is not None and dtype not in ops.DTYPE_NAMES:
+            if key is not None and not isinstance(key, str) or dtype is not None and dtype not in ALL_DTYPE_NAMES:
                 raise ValueError("bad 'key' or 'dtype'")
             return N.FileSource(**common, path=_require(d, "path", str, what), key=key, dtype=dtype)
         if kind == N.OPERATOR:

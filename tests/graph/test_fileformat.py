@@ -210,3 +210,37 @@ def test_tensor_encoding_round_trips_exactly(arr):
     assert back.dtype == arr.dtype and back.shape == arr.shape
     np.testing.assert_array_equal(back, arr)
     assert ("base64" in spec) == (arr.size > INLINE_LIMIT)
+
+
+def _sample(name):
+    import ops
+
+    if name == "string":
+        return np.array([["a", "bc"], ["", "é"]], dtype=object)
+    if name == "bool":
+        return np.array([[True, False], [False, True]])
+    values = np.array([[0, 1], [2, 3]])
+    return values.astype(ops.dtype_of(name))
+
+
+def _all_dtypes():
+    import ops
+
+    return list(ops.DTYPE_NAMES) + list(getattr(ops, "SMALL_DTYPE_NAMES", ()))
+
+
+@pytest.mark.parametrize("name", _all_dtypes())
+def test_every_dtype_survives_a_file_round_trip(tmp_path, name):
+    import ops
+
+    arr = _sample(name)
+    big = np.resize(arr, (INLINE_LIMIT + 2,)) if name != "string" else arr
+    g = Graph()
+    g.add_literal(arr, node_id="small")
+    g.add_literal(big, node_id="big")
+    h = load_graph(save_graph(g, tmp_path / "g.ifg.json"))
+    for node_id, expected in (("small", arr), ("big", big)):
+        got = h.node(node_id).value
+        assert ops.dtype_name(got) == name and got.shape == expected.shape
+        assert np.array_equal(got.astype(object) if name == "string" else got.view(np.uint8),
+                              expected.astype(object) if name == "string" else expected.view(np.uint8))

@@ -17,7 +17,7 @@ NAN_RGBA = (255, 0, 255, 255)
 FALSE_RGB = (45, 52, 72)
 TRUE_RGB = (250, 190, 40)
 #: difference view: unchanged cells dark grey, changed cells bright red.
-SAME_RGB = (38, 38, 42)
+SAME_RGB = (72, 74, 84)
 CHANGED_RGB = (255, 70, 50)
 #: table cell backgrounds
 CHANGED_BG = (255, 200, 190)

@@ -369,11 +369,12 @@ class TensorViewer(QtWidgets.QWidget):
             x, y = (np.arange(n, dtype=np.float64), to_display_float(vector)) if bars else downsample_1d(vector)
         colours = None
         categorical = kind == BOOL and bars
+        shown = f"{title}  [{n}]"
         if categorical:
             colours = [colors.TRUE_RGB if v else colors.FALSE_RGB for v in y]
             y = np.ones_like(y)  # every bool gets a full-height bar in its colour
-            title = f"{title}  {_legend(('True', colors.TRUE_RGB), ('False', colors.FALSE_RGB))}"
-        return PanelSpec("line", f"{title}  [{n}]", values=y, x=x, bars=bars, bar_colours=colours,
+            shown += "   " + _legend(("True", colors.TRUE_RGB), ("False", colors.FALSE_RGB))
+        return PanelSpec("line", shown, values=y, x=x, bars=bars, bar_colours=colours,
                          hover=self._vector_hover(title, vector, index_of), extra={"categorical": categorical})
 
     def _heat_spec(self, title: str, view: np.ndarray, index_of, part_index=None) -> PanelSpec:

@@ -1,0 +1,339 @@
+"""The scene mirrors a Graph: one NodeItem per node, one EdgeItem per edge, kept in step
+by the graph's events. Items hold nothing the graph lacks but their position.
+
+The scene never changes the graph. What a person does on the canvas comes out as
+signals for the main window to turn into undo commands:
+
+- ``connectRequested(src, src_port, dst, dst_port, replaced)``: a wire was drawn from an
+  output port to an input port and ``Graph.can_connect`` accepts it (``replaced`` is the
+  Edge whose end was dragged to the new input, or None);
+- ``disconnectRequested(dst, dst_port)``: an edge end was dragged off its input and dropped
+  on empty canvas;
+- ``connectionRefused(reason)``: the document's reason for refusing a wire;
+- ``nodesMoved(moves)``: node id -> (old, new) position after a drag;
+- ``portClicked(node_id, port, is_output)``: for the tensor viewer.
+
+Node states come from the graph's static info and the runner's results (see ``node_state``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.graph import events as E
+from nodeeditor.graph import nodes as N
+from nodeeditor.graph.document import Graph
+
+from . import style
+from .edge_item import DraftEdgeItem, EdgeItem
+from .node_item import NodeItem
+from .port_item import PortItem
+
+PREVIEW_SIZE = (212, 72)
+
+
+class GraphScene(QtWidgets.QGraphicsScene):
+    connectRequested = QtCore.Signal(str, str, str, str, object)
+    disconnectRequested = QtCore.Signal(str, str)
+    connectionRefused = QtCore.Signal(str)
+    nodesMoved = QtCore.Signal(object)
+    portClicked = QtCore.Signal(str, str, bool)
+
+    def __init__(self, graph: Graph, runner: Any = None, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.runner = runner
+        self.graph: Graph = graph
+        self.show_previews = False
+        self._nodes: dict[str, NodeItem] = {}
+        self._edges: dict[tuple[str, str], EdgeItem] = {}
+        self._previews: dict[str, tuple[int, QtGui.QImage]] = {}
+        self._unsubscribe = None
+        self._drag: dict | None = None
+        self._press_positions: dict[str, QtCore.QPointF] = {}
+        self._updating = False
+        self.set_graph(graph)
+
+    # ------------------------------------------------------------------ mirror
+    def set_graph(self, graph: Graph) -> None:
+        """Mirror another graph (all items rebuilt)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._drag = None
+        self.clear()
+        self._nodes.clear()
+        self._edges.clear()
+        self._previews.clear()
+        self.graph = graph
+        for node in graph.nodes:
+            self._add_node_item(node.id)
+        for edge in graph.edges:
+            self._add_edge_item(edge)
+        self.refresh_all()
+        self._unsubscribe = graph.events.subscribe(self._on_event)
+
+    def node_item(self, node_id: str) -> NodeItem:
+        return self._nodes[node_id]
+
+    def node_items(self) -> list[NodeItem]:
+        return list(self._nodes.values())
+
+    def edge_item(self, dst: str, dst_port: str) -> EdgeItem:
+        return self._edges[(dst, dst_port)]
+
+    def edge_items(self) -> list[EdgeItem]:
+        return list(self._edges.values())
+
+    def selected_node_ids(self) -> list[str]:
+        """Selected nodes in graph order."""
+        chosen = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)}
+        return [nid for nid in self.graph.node_ids if nid in chosen]
+
+    def selected_edges(self) -> list[N.Edge]:
+        return [i.edge for i in self.selectedItems() if isinstance(i, EdgeItem)]
+
+    def select_nodes(self, node_ids) -> None:
+        wanted = set(node_ids)
+        self.clearSelection()
+        for nid in wanted:
+            if nid in self._nodes:
+                self._nodes[nid].setSelected(True)
+
+    def _add_node_item(self, node_id: str) -> NodeItem:
+        node = self.graph.node(node_id)
+        item = NodeItem(node_id, node)
+        self._updating = True
+        item.setPos(*node.position)
+        self._updating = False
+        self.addItem(item)
+        self._nodes[node_id] = item
+        if self.show_previews:
+            item.set_preview(True, self._preview_image(node_id))
+        return item
+
+    def _add_edge_item(self, edge: N.Edge) -> EdgeItem:
+        item = EdgeItem(edge)
+        self.addItem(item)
+        self._edges[(edge.dst, edge.dst_port)] = item
+        self._place_edge(item)
+        return item
+
+    def _place_edge(self, item: EdgeItem) -> None:
+        e = item.edge
+        a = self._nodes[e.src].port_scene_pos(e.src_port, True)
+        b = self._nodes[e.dst].port_scene_pos(e.dst_port, False)
+        item.set_ends(a, b)
+
+    def _edges_of(self, node_id: str) -> list[EdgeItem]:
+        return [i for (dst, _), i in self._edges.items() if dst == node_id or i.edge.src == node_id]
+
+    def node_item_moved(self, node_id: str) -> None:
+        """Called by a NodeItem whose position changed: keep its edges attached."""
+        for item in self._edges_of(node_id):
+            self._place_edge(item)
+
+    def _on_event(self, event: E.GraphEvent) -> None:
+        kind = event.kind
+        if kind == E.NODE_ADDED:
+            self._add_node_item(event["node_id"]).refresh()
+        elif kind == E.NODE_REMOVED:
+            item = self._nodes.pop(event["node_id"], None)
+            self._previews.pop(event["node_id"], None)
+            if item is not None:
+                self.removeItem(item)
+        elif kind == E.EDGE_ADDED:
+            edge = event["edge"]
+            self._add_edge_item(edge)
+            self._refresh_ports(edge)
+        elif kind == E.EDGE_REMOVED:
+            edge = event["edge"]
+            item = self._edges.pop((edge.dst, edge.dst_port), None)
+            if item is not None:
+                self.removeItem(item)
+            self._refresh_ports(edge)
+        elif kind == E.POSITION_CHANGED:
+            item = self._nodes.get(event["node_id"])
+            if item is not None and (item.pos().x(), item.pos().y()) != tuple(event["new"]):
+                item.setPos(*event["new"])
+        elif kind == E.TYPES_CHANGED:
+            for nid in event["node_ids"]:
+                self.refresh_node(nid)
+        elif kind in (E.ATTRIBUTE_CHANGED, E.SOURCE_CHANGED, E.NODE_RENAMED):
+            self.refresh_node(event["node_id"])
+        elif kind == E.SETTING_CHANGED:
+            self.refresh_all()
+
+    def _refresh_ports(self, edge: N.Edge) -> None:
+        for nid in (edge.src, edge.dst):
+            if nid in self._nodes:
+                self.refresh_node(nid)
+
+    # ------------------------------------------------------------------ states
+    def node_state(self, node_id: str) -> tuple[str, str]:
+        """(state, message): static problems first, then the runner's outcome."""
+        info = self.graph.node_info(node_id)
+        if info.blocked:
+            return style.BLOCKED, info.error or ""
+        if info.error:
+            return style.ERROR, info.error
+        runner = self.runner
+        if runner is None:
+            return style.OK, ""
+        pending = runner.state(node_id)
+        if pending is not None:
+            return (style.RUNNING, "evaluating…") if pending == "running" else (style.STALE, "not evaluated")
+        result = runner.result(node_id)
+        if result is None or result.status == "cancelled":
+            return style.STALE, "not evaluated"
+        if result.status == "error":
+            return style.ERROR, result.error or ""
+        if result.status == "blocked":
+            return style.BLOCKED, result.error or ""
+        warnings = tuple(result.warnings) + tuple(info.warnings)
+        if warnings:
+            return style.WARNING, "\n".join(warnings)
+        return style.OK, ""
+
+    def refresh_node(self, node_id: str) -> None:
+        item = self._nodes.get(node_id)
+        if item is None:
+            return
+        if self.show_previews:
+            item.set_preview(True, self._preview_image(node_id))
+        item.refresh()
+        state, _ = self.node_state(node_id)
+        for edge_item in self._edges_of(node_id):
+            if edge_item.edge.src == node_id:
+                edge_item.set_state(state if state != style.WARNING else style.OK)
+        for (port, is_output), port_item in item.ports.items():
+            connected = (self.graph.edge_into(node_id, port) is not None) if not is_output else \
+                any(e.src == node_id and e.src_port == port for e in self.graph.edges_of(node_id))
+            port_item.set_connected(connected, style.EDGE_COLOURS[style.OK])
+
+    def refresh_all(self) -> None:
+        for nid in list(self._nodes):
+            self.refresh_node(nid)
+
+    # ------------------------------------------------------------------ previews
+    def set_show_previews(self, show: bool) -> None:
+        self.show_previews = show
+        for nid, item in self._nodes.items():
+            item.set_preview(show, self._preview_image(nid) if show else None)
+            self.node_item_moved(nid)
+
+    def _preview_image(self, node_id: str) -> QtGui.QImage | None:
+        value = self.runner.value(node_id) if self.runner is not None else None
+        if value is None:
+            self._previews.pop(node_id, None)
+            return None
+        cached = self._previews.get(node_id)
+        if cached is not None and cached[0] == id(value):
+            return cached[1]
+        from nodeeditor.ui.viewer import thumbnail
+
+        image = thumbnail(value, *PREVIEW_SIZE)
+        self._previews[node_id] = (id(value), image)
+        return image
+
+    # ------------------------------------------------------------------ mouse: wires and moves
+    def port_at(self, pos: QtCore.QPointF) -> PortItem | None:
+        for item in self.items(pos):
+            if isinstance(item, PortItem):
+                return item
+        return None
+
+    def mousePressEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        if event.button() == QtCore.Qt.MouseButton.LeftButton:
+            port = self.port_at(event.scenePos())
+            if port is not None:
+                self.portClicked.emit(port.node_id, port.port, port.is_output)
+                self._start_wire(port, event.scenePos())
+                event.accept()
+                return
+        super().mousePressEvent(event)
+        self._press_positions = {i.node_id: i.pos() for i in self.selectedItems() if isinstance(i, NodeItem)}
+
+    def _start_wire(self, port: PortItem, pos: QtCore.QPointF) -> None:
+        draft = DraftEdgeItem()
+        self.addItem(draft)
+        drag = {"draft": draft, "replaced": None, "from_output": True, "anchor": None}
+        if port.is_output:
+            drag["anchor"] = (port.node_id, port.port)
+        else:
+            edge = self.graph.edge_into(port.node_id, port.port)
+            if edge is not None:   # pick up the end of an existing wire
+                drag["replaced"] = edge
+                drag["anchor"] = (edge.src, edge.src_port)
+                self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
+            else:                  # draw backwards from a free input
+                drag["from_output"] = False
+                drag["anchor"] = (port.node_id, port.port)
+        self._drag = drag
+        self._update_draft(pos)
+
+    def _update_draft(self, pos: QtCore.QPointF) -> None:
+        d = self._drag
+        nid, port = d["anchor"]
+        anchor = self._nodes[nid].port_scene_pos(port, d["from_output"])
+        if d["from_output"]:
+            d["draft"].set_ends(anchor, pos)
+        else:
+            d["draft"].set_ends(pos, anchor)
+
+    def mouseMoveEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        if self._drag is not None:
+            self._update_draft(event.scenePos())
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        if self._drag is not None:
+            drag, self._drag = self._drag, None
+            self.removeItem(drag["draft"])
+            replaced = drag["replaced"]
+            if replaced is not None and (replaced.dst, replaced.dst_port) in self._edges:
+                self._edges[(replaced.dst, replaced.dst_port)].setOpacity(1.0)
+            self._finish_wire(drag, self.port_at(event.scenePos()))
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        moves = {}
+        for nid, old in self._press_positions.items():
+            item = self._nodes.get(nid)
+            if item is not None and item.pos() != old:
+                moves[nid] = ((old.x(), old.y()), (item.pos().x(), item.pos().y()))
+        self._press_positions = {}
+        if moves:
+            self.nodesMoved.emit(moves)
+
+    def _finish_wire(self, drag: dict, target: PortItem | None) -> None:
+        replaced = drag["replaced"]
+        if drag["from_output"]:
+            src, src_port = drag["anchor"]
+            if target is None or target.is_output:
+                if replaced is not None and target is None:
+                    self.disconnectRequested.emit(replaced.dst, replaced.dst_port)
+                return
+            dst, dst_port = target.node_id, target.port
+        else:
+            dst, dst_port = drag["anchor"]
+            if target is None or not target.is_output:
+                return
+            src, src_port = target.node_id, target.port
+        if replaced is not None and (replaced.dst, replaced.dst_port) == (dst, dst_port):
+            return  # dropped back where it was
+        reason = self.graph.can_connect(src, src_port, dst, dst_port)
+        if reason is not None:
+            self.connectionRefused.emit(reason)
+            return
+        self.connectRequested.emit(src, src_port, dst, dst_port, replaced)
+
+    # ------------------------------------------------------------------ misc
+    def nodes_rect(self, node_ids=None) -> QtCore.QRectF:
+        rect = QtCore.QRectF()
+        for nid, item in self._nodes.items():
+            if node_ids is None or nid in node_ids:
+                rect = rect.united(item.sceneBoundingRect())
+        return rect

@@ -1,0 +1,46 @@
+"""Colours and sizes of the canvas, in one place."""
+from PySide6 import QtGui
+
+BACKGROUND = QtGui.QColor("#f3f4f7")
+GRID_MINOR = QtGui.QColor("#e6e8ee")
+GRID_MAJOR = QtGui.QColor("#d6d9e2")
+GRID_STEP = 20
+
+NODE_WIDTH = 230.0
+HEADER_HEIGHT = 24.0
+SUBTITLE_HEIGHT = 18.0
+ROW_HEIGHT = 20.0
+PREVIEW_HEIGHT = 72.0
+PORT_RADIUS = 5.5
+NODE_BODY = QtGui.QColor("#ffffff")
+NODE_TEXT = QtGui.QColor("#1d2330")
+NODE_MUTED = QtGui.QColor("#6a7285")
+SELECTION = QtGui.QColor("#2f7cf6")
+
+CATEGORY_COLOURS = {
+    "source": QtGui.QColor("#3d9a6a"),
+    "gather": QtGui.QColor("#3a6fc4"),
+    "scatter": QtGui.QColor("#c77a2a"),
+    "output": QtGui.QColor("#7c56b8"),
+}
+
+# node / edge states
+OK, RUNNING, STALE, ERROR, BLOCKED, WARNING = "ok", "running", "stale", "error", "blocked", "warning"
+STATE_COLOURS = {
+    OK: QtGui.QColor("#3d9a6a"),
+    RUNNING: QtGui.QColor("#2f7cf6"),
+    STALE: QtGui.QColor("#9aa1b1"),
+    ERROR: QtGui.QColor("#d43c3c"),
+    BLOCKED: QtGui.QColor("#a08a5c"),
+    WARNING: QtGui.QColor("#e0a000"),
+}
+STATE_LABELS = {OK: "up to date", RUNNING: "running…", STALE: "not evaluated", ERROR: "error",
+                BLOCKED: "blocked", WARNING: "warning"}
+EDGE_COLOURS = {
+    OK: QtGui.QColor("#5f6778"),
+    RUNNING: QtGui.QColor("#2f7cf6"),
+    STALE: QtGui.QColor("#9aa1b1"),
+    ERROR: QtGui.QColor("#d43c3c"),
+    BLOCKED: QtGui.QColor("#b39a66"),
+    WARNING: QtGui.QColor("#c99000"),
+}

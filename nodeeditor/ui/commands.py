@@ -1,0 +1,226 @@
+"""Undo commands. Each one calls Graph methods and nothing else (the canvas follows the
+graph's events), using the graph's symmetric edits: add/remove -> restore, setters that
+return the old value. ``text()`` names the action, so the Edit menu reads "Undo Connect".
+
+Commands are pushed after the caller checked that the change is allowed (for example with
+``Graph.can_connect``): a redo that raises would leave a wrong entry on the stack.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from PySide6 import QtGui
+
+from nodeeditor.graph import nodes as N
+from nodeeditor.graph.document import Graph, RemovedNode
+
+MOVE_ID = 1
+ATTRIBUTE_ID = 2
+
+
+class AddNodeCommand(QtGui.QUndoCommand):
+    """Add one node object (built by a block); undo removes it, redo restores the same object."""
+
+    def __init__(self, graph: Graph, node: N.Node, text: str = "") -> None:
+        super().__init__(text or f"Add {node.op if isinstance(node, N.OperatorNode) else node.kind}")
+        self.graph, self.node = graph, node
+        self.node_id = node.id
+        self._removed: RemovedNode | None = None
+
+    def redo(self) -> None:
+        if self._removed is None:
+            self.node_id = self.graph.add_node(self.node)
+        else:
+            self.graph.restore_node(self._removed)
+
+    def undo(self) -> None:
+        self._removed = self.graph.remove_node(self.node_id)
+
+
+class DeleteCommand(QtGui.QUndoCommand):
+    """Delete nodes (with their edges) and loose edges; undo puts everything back in place."""
+
+    def __init__(self, graph: Graph, node_ids: list[str], edges: list[N.Edge] = ()) -> None:
+        n, e = len(node_ids), len(edges)
+        what = [f"{n} Node{'s' if n != 1 else ''}"] if n else []
+        what += [f"{e} Edge{'s' if e != 1 else ''}"] if e else []
+        super().__init__("Delete " + " and ".join(what))
+        self.graph = graph
+        self.node_ids = list(node_ids)
+        self.edges = [edge for edge in edges if edge.src not in node_ids and edge.dst not in node_ids]
+        self._removed: list[RemovedNode] = []
+        self._edge_places: list[tuple[N.Edge, int]] = []
+
+    def redo(self) -> None:
+        self._edge_places = []
+        for edge in self.edges:
+            index = list(self.graph.edges).index(edge)
+            self.graph.disconnect(edge.dst, edge.dst_port)
+            self._edge_places.append((edge, index))
+        self._removed = [self.graph.remove_node(nid) for nid in self.node_ids]
+
+    def undo(self) -> None:
+        for removed in reversed(self._removed):
+            self.graph.restore_node(removed)
+        for edge, index in reversed(self._edge_places):
+            self.graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True, index=index)
+
+
+class MoveCommand(QtGui.QUndoCommand):
+    """Move nodes: ``moves`` maps node id -> (old position, new position)."""
+
+    def __init__(self, graph: Graph, moves: Mapping[str, tuple[tuple[float, float], tuple[float, float]]],
+                 text: str = "") -> None:
+        n = len(moves)
+        super().__init__(text or ("Move" if n == 1 else f"Move {n} Nodes"))
+        self.graph, self.moves = graph, dict(moves)
+
+    def redo(self) -> None:
+        for nid, (_old, new) in self.moves.items():
+            self.graph.set_position(nid, new)
+
+    def undo(self) -> None:
+        for nid, (old, _new) in self.moves.items():
+            self.graph.set_position(nid, old)
+
+
+class LayoutCommand(MoveCommand):
+    def __init__(self, graph: Graph, positions: Mapping[str, tuple[float, float]]) -> None:
+        moves = {nid: (graph.node(nid).position, pos) for nid, pos in positions.items()}
+        super().__init__(graph, moves, "Auto Layout")
+
+
+class ConnectCommand(QtGui.QUndoCommand):
+    """Draw an edge (optionally after removing ``replaced``, e.g. when an edge end was
+    dragged from one input to another)."""
+
+    def __init__(self, graph: Graph, src: str, src_port: str, dst: str, dst_port: str,
+                 replaced: N.Edge | None = None) -> None:
+        super().__init__("Reconnect" if replaced is not None else "Connect")
+        self.graph = graph
+        self.edge = N.Edge(src, src_port, dst, dst_port)
+        self.replaced = replaced
+        self._replaced_index = -1
+
+    def redo(self) -> None:
+        if self.replaced is not None:
+            self._replaced_index = list(self.graph.edges).index(self.replaced)
+            self.graph.disconnect(self.replaced.dst, self.replaced.dst_port)
+        e = self.edge
+        self.graph.connect(e.src, e.src_port, e.dst, e.dst_port, force=True)
+
+    def undo(self) -> None:
+        self.graph.disconnect(self.edge.dst, self.edge.dst_port)
+        if self.replaced is not None:
+            r = self.replaced
+            self.graph.connect(r.src, r.src_port, r.dst, r.dst_port, force=True, index=self._replaced_index)
+
+
+class DisconnectCommand(QtGui.QUndoCommand):
+    def __init__(self, graph: Graph, dst: str, dst_port: str) -> None:
+        super().__init__("Disconnect")
+        self.graph, self.dst, self.dst_port = graph, dst, dst_port
+        self._edge: N.Edge | None = None
+        self._index = -1
+
+    def redo(self) -> None:
+        edge = self.graph.edge_into(self.dst, self.dst_port)
+        self._index = list(self.graph.edges).index(edge)
+        self._edge = self.graph.disconnect(self.dst, self.dst_port)
+
+    def undo(self) -> None:
+        e = self._edge
+        self.graph.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=self._index)
+
+
+class AttributeCommand(QtGui.QUndoCommand):
+    """Set an operator attribute. Consecutive edits of the same attribute (spin box steps)
+    merge into one undo step."""
+
+    def __init__(self, graph: Graph, node_id: str, name: str, value: Any) -> None:
+        super().__init__(f"Change {name}")
+        self.graph, self.node_id, self.name, self.value = graph, node_id, name, value
+        self.old: Any = None
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return ATTRIBUTE_ID
+
+    def mergeWith(self, other: QtGui.QUndoCommand) -> bool:
+        if not isinstance(other, AttributeCommand) or (other.node_id, other.name) != (self.node_id, self.name):
+            return False
+        self.value = other.value
+        return True
+
+    def redo(self) -> None:
+        old = self.graph.set_attribute(self.node_id, self.name, self.value)
+        if not hasattr(self, "_have_old"):
+            self.old, self._have_old = old, True
+
+    def undo(self) -> None:
+        self.graph.set_attribute(self.node_id, self.name, self.old)
+
+
+class SourceCommand(QtGui.QUndoCommand):
+    """Change fields of a source node (``Graph.set_source``): a literal's value, a generator's
+    parameters, a file path..."""
+
+    def __init__(self, graph: Graph, node_id: str, text: str = "Edit Source", **fields: Any) -> None:
+        super().__init__(text)
+        self.graph, self.node_id, self.fields = graph, node_id, fields
+        self.old: dict[str, Any] = {}
+
+    def redo(self) -> None:
+        self.old = self.graph.set_source(self.node_id, **self.fields)
+
+    def undo(self) -> None:
+        self.graph.set_source(self.node_id, **self.old)
+
+
+class RenameCommand(QtGui.QUndoCommand):
+    def __init__(self, graph: Graph, node_id: str, name: str) -> None:
+        super().__init__("Rename")
+        self.graph, self.node_id, self.name = graph, node_id, name
+        self.old = ""
+
+    def redo(self) -> None:
+        self.old = self.graph.rename_node(self.node_id, self.name)
+
+    def undo(self) -> None:
+        self.graph.rename_node(self.node_id, self.old)
+
+
+class SettingCommand(QtGui.QUndoCommand):
+    """Change a document setting (name, description, opset)."""
+
+    def __init__(self, graph: Graph, name: str, value: Any) -> None:
+        super().__init__(f"Change {'Opset' if name == 'opset' else 'Graph ' + name.title()}")
+        self.graph, self.name, self.value = graph, name, value
+        self.old: Any = None
+
+    def redo(self) -> None:
+        self.old = self.graph.set_setting(self.name, self.value)
+
+    def undo(self) -> None:
+        self.graph.set_setting(self.name, self.old)
+
+
+class PasteCommand(QtGui.QUndoCommand):
+    """Add the nodes of ``Graph.to_dict`` data with fresh ids (``Graph.paste_dict``)."""
+
+    def __init__(self, graph: Graph, data: Mapping[str, Any], offset: tuple[float, float],
+                 text: str = "Paste") -> None:
+        super().__init__(text)
+        self.graph, self.data, self.offset = graph, data, offset
+        self.new_ids: list[str] = []
+        self._removed: list[RemovedNode] = []
+
+    def redo(self) -> None:
+        if not self._removed:
+            self.new_ids = list(self.graph.paste_dict(self.data, self.offset).values())
+        else:
+            for removed in reversed(self._removed):
+                self.graph.restore_node(removed)
+            self._removed = []
+
+    def undo(self) -> None:
+        self._removed = [self.graph.remove_node(nid) for nid in self.new_ids]

@@ -1,0 +1,191 @@
+"""Runs the Engine off the UI thread.
+
+:class:`EvaluationRunner` listens to the graph's events, marks what a change makes stale
+(the changed node and everything downstream) and schedules a run. A run is planned on the
+UI thread (``Engine.plan`` reads the graph) and executed on a worker thread; progress and
+the result come back through queued signals. Each run has a token: a result whose token is
+not the latest, or whose graph generation is not the current one, is dropped (a newer run
+follows). A new change while a run is busy cancels it (the engine stops before its next
+node) and starts again when it returns. ``cancel()`` stops the current run for good.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from PySide6 import QtCore
+
+from nodeeditor.graph import events as E
+from nodeeditor.graph.document import Graph
+from nodeeditor.graph.engine import Engine, NodeResult, RunResult
+
+RUNNING = "running"
+STALE = "stale"
+
+
+class _Bridge(QtCore.QObject):
+    progress = QtCore.Signal(int, int, int, str)   # token, done, total, node id
+    done = QtCore.Signal(int, object)              # token, RunResult or exception
+
+
+class EvaluationRunner(QtCore.QObject):
+    """Signals: ``runStarted()``, ``progressed(done, total, node_id)``, ``nodeFinished(node_id)``,
+    ``finished(RunResult)`` (current results only), ``failed(str)`` (the engine itself raised),
+    ``busyChanged(bool)``."""
+
+    runStarted = QtCore.Signal()
+    progressed = QtCore.Signal(int, int, str)
+    nodeFinished = QtCore.Signal(str)
+    finished = QtCore.Signal(object)
+    failed = QtCore.Signal(str)
+    busyChanged = QtCore.Signal(bool)
+
+    def __init__(self, graph: Graph, parent: QtCore.QObject | None = None, *, delay_ms: int = 0) -> None:
+        super().__init__(parent)
+        self._bridge = _Bridge()
+        self._bridge.progress.connect(self._on_progress, QtCore.Qt.ConnectionType.QueuedConnection)
+        self._bridge.done.connect(self._on_done, QtCore.Qt.ConnectionType.QueuedConnection)
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._start)
+        self._token = 0
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+        self._again = False
+        self.dirty: set[str] = set()
+        self.last_result: RunResult | None = None
+        self.last_duration = 0.0
+        self.graph: Graph | None = None
+        self.engine: Engine | None = None
+        self._unsubscribe = None
+        self.set_graph(graph)
+
+    # ------------------------------------------------------------------ public
+    def set_graph(self, graph: Graph) -> None:
+        """Follow another graph (a fresh engine; a busy run of the old one is dropped)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._cancel.set()
+        self._token += 1
+        self.graph = graph
+        self.engine = Engine(graph, keep_intermediates=True)
+        self.last_result = None
+        self.dirty = set(graph.node_ids)
+        self._unsubscribe = graph.events.subscribe(self._on_event)
+        self.schedule()
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None or self._timer.isActive()
+
+    def schedule(self) -> None:
+        """Run soon (changes in one event-loop turn share one run)."""
+        self._timer.start()
+
+    def cancel(self) -> None:
+        """Stop the current run before its next node; the nodes stay stale until the next edit."""
+        self._again = False
+        self._cancel.set()
+
+    def value(self, node_id: str):
+        return self.engine.value(node_id) if self.engine is not None else None
+
+    def result(self, node_id: str) -> NodeResult | None:
+        return self.engine.result(node_id) if self.engine is not None else None
+
+    def state(self, node_id: str) -> str | None:
+        """``running`` while a pending run will recompute it, ``stale`` when it must be
+        recomputed but no run is going, else None (ask ``result`` for the outcome)."""
+        if node_id in self.dirty:
+            return RUNNING if self.busy else STALE
+        return None
+
+    def wait(self, timeout: float = 10.0) -> bool:
+        """Process events until no run is busy (for tests and scripts)."""
+        deadline = time.monotonic() + timeout
+        app = QtCore.QCoreApplication.instance()
+        while self.busy and time.monotonic() < deadline:
+            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20)
+            if self._thread is not None:
+                self._thread.join(0.005)
+        return not self.busy
+
+    # ------------------------------------------------------------------ internals
+    def _on_event(self, event: E.GraphEvent) -> None:
+        kind = event.kind
+        if kind in (E.POSITION_CHANGED, E.TYPES_CHANGED):
+            return
+        graph = self.graph
+        touched: list[str] = []
+        if kind in (E.NODE_ADDED, E.ATTRIBUTE_CHANGED, E.SOURCE_CHANGED, E.NODE_RENAMED):
+            touched.append(event["node_id"])
+        elif kind in (E.EDGE_ADDED, E.EDGE_REMOVED):
+            touched.append(event["edge"].dst)
+        elif kind == E.SETTING_CHANGED:
+            touched.extend(graph.node_ids)
+        elif kind == E.NODE_REMOVED:
+            self.dirty.discard(event["node_id"])
+        for nid in touched:
+            if graph.has_node(nid):
+                self.dirty.add(nid)
+                self.dirty |= graph.downstream(nid)
+        self.schedule()
+
+    def _start(self) -> None:
+        if self._thread is not None:
+            self._again = True
+            self._cancel.set()
+            return
+        graph, engine = self.graph, self.engine
+        self._again = False
+        self._token += 1
+        token = self._token
+        self._cancel = cancel = threading.Event()
+        try:
+            plan = engine.plan()
+        except Exception as exc:  # a graph bug must not take the editor down
+            self.failed.emit(f"cannot plan the evaluation: {type(exc).__name__}: {exc}")
+            return
+        self._started_at = time.perf_counter()
+        bridge = self._bridge
+
+        def work() -> None:
+            try:
+                result = engine.execute(plan, cancel=cancel,
+                                        progress=lambda done, total, nid: bridge.progress.emit(token, done, total, nid))
+            except BaseException as exc:  # noqa: BLE001 - reported on the UI thread
+                result = exc
+            bridge.done.emit(token, result)
+
+        self._thread = threading.Thread(target=work, name=f"indexflow-run-{token}", daemon=True)
+        self.runStarted.emit()
+        self.busyChanged.emit(True)
+        self._thread.start()
+
+    def _on_progress(self, token: int, done: int, total: int, node_id: str) -> None:
+        if token != self._token:
+            return
+        self.dirty.discard(node_id)
+        self.progressed.emit(done, total, node_id)
+        self.nodeFinished.emit(node_id)
+
+    def _on_done(self, token: int, result) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()
+        current = token == self._token
+        if isinstance(result, BaseException):
+            if current:
+                self.failed.emit(f"the engine failed: {type(result).__name__}: {result}")
+        elif current and not result.cancelled and result.generation == self.graph.generation:
+            self.last_duration = time.perf_counter() - self._started_at
+            self.last_result = result
+            self.dirty.clear()
+            self.finished.emit(result)
+        elif current and result.generation != self.graph.generation:
+            self._again = True   # the graph changed while it ran: this result is stale
+        if self._again or (not current and not self._cancel.is_set()):
+            self._start()
+        if not self.busy:
+            self.busyChanged.emit(False)
