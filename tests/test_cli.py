@@ -163,3 +163,22 @@ def test_console_script_in_a_subprocess(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "nodeeditor", "check", str(tmp_path / "missing.ifg.json")],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_progress_is_shown_on_a_terminal_only():
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Terminal()
+    progress = cli._TerminalProgress(tty, delay=0)
+    progress(1, 3, "gather1")
+    progress.finish()
+    assert "[1/3] gather1" in tty.getvalue() and tty.getvalue().endswith("\r")
+    pipe = io.StringIO()
+    progress = cli._TerminalProgress(pipe, delay=0)
+    progress(1, 3, "gather1")
+    progress.finish()
+    assert pipe.getvalue() == ""

@@ -74,11 +74,24 @@ class Graph:
         self._infos: dict[str, NodeInfo] = {}
         self._stamps = itertools.count(1)
         self.generation = 0
-        #: The file this graph was loaded from / saved to (relative FileSource paths resolve
-        #: against its folder). Set by the file functions; not part of the document.
-        self.file_path: Path | None = None
+        self._file_path: Path | None = None
 
     # ------------------------------------------------------------------ reading
+    @property
+    def file_path(self) -> Path | None:
+        """The file this graph was loaded from / saved to; relative FileSource paths resolve
+        against its folder. Set by the file functions; not part of the document (no undo),
+        but setting it re-infers types (``types_changed``) since file sources may resolve
+        differently."""
+        return self._file_path
+
+    @file_path.setter
+    def file_path(self, path: Path | str | None) -> None:
+        path = None if path is None else Path(path)
+        if path != self._file_path:
+            self._file_path = path
+            self._reinfer([n.id for n in self._nodes.values() if isinstance(n, N.FileSource)])
+
     @property
     def name(self) -> str:
         return self._settings["name"]

@@ -44,7 +44,7 @@ def opset_problems(graph: Graph, opset: int) -> list[tuple[str, int | None, str]
     be written at ``opset``."""
     problems = []
     for node in graph.nodes:
-        if not isinstance(node, N.OperatorNode):
+        if not isinstance(node, N.OperatorNode) or graph.node_info(node.id).blocked:
             continue
         types, attrs = _node_signature(graph, node)
         reason = check_at(node.op, types, attrs, opset)
@@ -79,12 +79,15 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     if not graph.output_nodes():
         raise ExportError("the graph has no output node; add one so the model has something to return")
     problems = opset_problems(graph, opset)
+    broken = [(label, reason) for label, need, reason in problems if need is None]
+    if broken:
+        raise ExportError("The graph has errors; fix them before exporting:\n"
+                          + "\n".join(f"- {label}: {reason}" for label, reason in broken))
     if problems:
         suggested = lowest_working_opset(graph)
-        lines = [f"- {label} needs opset {need if need is not None else '(none works)'}: {reason}"
-                 for label, need, reason in problems]
+        lines = [f"- {label} needs opset {need}: {reason}" for label, need, reason in problems]
         offer = f"The lowest opset that works for this graph is {suggested}." if suggested else \
-            "No opset can express this graph."
+            "No single opset can express every node of this graph."
         raise ExportError(f"Cannot export at opset {opset}:\n" + "\n".join(lines) + "\n" + offer, suggested)
 
     model, feeds = _build(graph, opset, sources)
@@ -131,7 +134,9 @@ def _node_signature(graph: Graph, node: N.OperatorNode) -> tuple[list, dict]:
 
 
 def _refuse_static_problems(graph: Graph) -> None:
-    problems = graph.problems()
+    """Errors on sources and outputs; operator nodes are judged at the export opset instead
+    (a node invalid at the graph's opset may be fine at the one asked for)."""
+    problems = [(nid, msg) for nid, msg in graph.problems() if not isinstance(graph.node(nid), N.OperatorNode)]
     if problems:
         lines = [f"- {graph.node(nid).label}: {msg}" for nid, msg in problems]
         raise ExportError("The graph has errors; fix them before exporting:\n" + "\n".join(lines))
@@ -221,7 +226,7 @@ def _build(graph: Graph, opset: int, sources: str) -> tuple[onnx.ModelProto, dic
             nodes.append(helper.make_node("Identity", [source_name], [out_name], name=names.claim(f"{node.name}_identity")))
         outputs.append(value_info(out_name, graph.output_type(edge.src, edge.src_port)))
 
-    graph_proto = helper.make_graph(nodes, names.claim(graph.name or "indexflow"), inputs, outputs,
+    graph_proto = helper.make_graph(nodes, graph.name or "indexflow", inputs, outputs,
                                     initializer=initializers, value_info=infos,
                                     doc_string=graph.settings.get("description", ""))
     opset_ids = [helper.make_opsetid("", opset)]

@@ -248,3 +248,22 @@ def test_seeded_random_generators_are_reproducible_and_permutation_is_unique():
     assert sorted(e1.value(n).tolist()) == list(range(10))
     np.testing.assert_array_equal(e1.value(u), e2.value(u))
     np.testing.assert_array_equal(e1.value(u), np.random.default_rng(1).uniform(0, 1, 3).astype(np.float32))
+
+
+def test_execute_on_a_worker_thread_while_the_graph_changes():
+    g = chain_graph()
+    engine = Engine(g, keep_intermediates=True)
+    plan = engine.plan()
+    results = []
+    worker = threading.Thread(target=lambda: results.append(engine.execute(plan)))
+    worker.start()
+    g.set_source_value("rows", np.array([0, 0], np.int64))  # the plan holds the old value
+    worker.join(30)
+    (result,) = results
+    assert result.ok and result.generation != g.generation  # stale: the view drops it
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(result.outputs["out1"],
+                                  expected_out1(data, [3, 0], np.array([[2, 1, 0], [0, 0, 0]])))
+    fresh = engine.run()
+    np.testing.assert_array_equal(fresh.outputs["out1"],
+                                  expected_out1(data, [0, 0], np.array([[2, 1, 0], [0, 0, 0]])))

@@ -1,0 +1,187 @@
+"""The canvas view: wheel zoom around the cursor, pan with the middle button or Space+drag,
+a light grid, rubber-band selection, F frames everything (or the selection), Tab asks for
+the quick-add box, and palette blocks can be dropped on it.
+
+Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.ui.blocks import MIME_TYPE
+
+from . import style
+
+MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
+
+
+class GraphView(QtWidgets.QGraphicsView):
+    blockDropped = QtCore.Signal(str, QtCore.QPointF)
+    quickAddRequested = QtCore.Signal(QtCore.QPointF)
+
+    def __init__(self, scene: QtWidgets.QGraphicsScene, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(scene, parent)
+        self.setRenderHints(QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing)
+        self.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setDragMode(QtWidgets.QGraphicsView.DragMode.RubberBandDrag)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSceneRect(-50000, -50000, 100000, 100000)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
+        self._space = False
+        self._pan_from: QtCore.QPoint | None = None
+
+    # ------------------------------------------------------------------ zoom and framing
+    @property
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
+        steps = event.angleDelta().y() / 120.0
+        if not steps:
+            return
+        factor = 1.15 ** steps
+        new = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom * factor))
+        factor = new / self.zoom
+        # keep the scene point under the cursor fixed
+        anchor_view = event.position().toPoint()
+        anchor_scene = self.mapToScene(anchor_view)
+        self.scale(factor, factor)
+        delta = self.mapToScene(anchor_view) - anchor_scene
+        self.translate_scene(delta)
+        event.accept()
+
+    def translate_scene(self, delta: QtCore.QPointF) -> None:
+        """Move the view so that scene content shifts by ``delta`` (scene units)."""
+        centre = self.mapToScene(self.viewport().rect().center())
+        self.centerOn(centre - delta)
+
+    def frame(self, selection_only: bool = True) -> None:
+        """Fit the selection (or everything when nothing is selected) in the view."""
+        scene = self.scene()
+        ids = scene.selected_node_ids() if selection_only else []
+        rect = scene.nodes_rect(set(ids) if ids else None)
+        if rect.isNull():
+            return
+        rect = rect.adjusted(-40, -40, 40, 40)
+        self.resetTransform()
+        view = self.viewport().rect()
+        s = min(view.width() / rect.width(), view.height() / rect.height(), 1.25)
+        s = max(MIN_ZOOM, s)
+        self.scale(s, s)
+        self.centerOn(rect.center())
+
+    # ------------------------------------------------------------------ panning
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
+        if event.button() == QtCore.Qt.MouseButton.MiddleButton or (
+                self._space and event.button() == QtCore.Qt.MouseButton.LeftButton):
+            self._pan_from = event.position().toPoint()
+            self.viewport().setCursor(QtCore.Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self._pan_from is not None:
+            now = event.position().toPoint()
+            delta = self.mapToScene(now) - self.mapToScene(self._pan_from)
+            self._pan_from = now
+            self.translate_scene(delta)
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self._pan_from is not None:
+            self._pan_from = None
+            self.viewport().setCursor(QtCore.Qt.CursorShape.OpenHandCursor if self._space
+                                      else QtCore.Qt.CursorShape.ArrowCursor)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    # ------------------------------------------------------------------ keys
+    def event(self, event: QtCore.QEvent) -> bool:
+        # Tab would move the focus; on the canvas it opens the quick-add box
+        if event.type() == QtCore.QEvent.Type.KeyPress and event.key() == QtCore.Qt.Key.Key_Tab:
+            self.quickAddRequested.emit(self.cursor_scene_pos())
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:
+        key = event.key()
+        if key == QtCore.Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(QtCore.Qt.CursorShape.OpenHandCursor)
+            return
+        if key == QtCore.Qt.Key.Key_F and not event.modifiers():
+            self.frame(selection_only=True)
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QtGui.QKeyEvent) -> None:
+        if event.key() == QtCore.Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().setCursor(QtCore.Qt.CursorShape.ArrowCursor)
+            return
+        super().keyReleaseEvent(event)
+
+    def cursor_scene_pos(self) -> QtCore.QPointF:
+        """The scene point under the mouse, or the view centre when the mouse is elsewhere."""
+        pos = self.viewport().mapFromGlobal(QtGui.QCursor.pos())
+        if not self.viewport().rect().contains(pos):
+            pos = self.viewport().rect().center()
+        return self.mapToScene(pos)
+
+    def centre_scene_pos(self) -> QtCore.QPointF:
+        return self.mapToScene(self.viewport().rect().center())
+
+    # ------------------------------------------------------------------ drops from the palette
+    def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
+        if event.mimeData().hasFormat(MIME_TYPE):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event: QtGui.QDragMoveEvent) -> None:
+        if event.mimeData().hasFormat(MIME_TYPE):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QtGui.QDropEvent) -> None:
+        if event.mimeData().hasFormat(MIME_TYPE):
+            key = bytes(event.mimeData().data(MIME_TYPE)).decode("utf-8")
+            self.blockDropped.emit(key, self.mapToScene(event.position().toPoint()))
+            event.acceptProposedAction()
+        else:
+            super().dropEvent(event)
+
+    # ------------------------------------------------------------------ background
+    def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
+        painter.fillRect(rect, style.BACKGROUND)
+        step = style.GRID_STEP
+        if self.zoom < 0.5:
+            step *= 5
+        left = math.floor(rect.left() / step) * step
+        top = math.floor(rect.top() / step) * step
+        minor, major = [], []
+        x = left
+        while x < rect.right():
+            line = QtCore.QLineF(x, rect.top(), x, rect.bottom())
+            (major if round(x / step) % 5 == 0 else minor).append(line)
+            x += step
+        y = top
+        while y < rect.bottom():
+            line = QtCore.QLineF(rect.left(), y, rect.right(), y)
+            (major if round(y / step) % 5 == 0 else minor).append(line)
+            y += step
+        painter.setPen(QtGui.QPen(style.GRID_MINOR, 0))
+        painter.drawLines(minor)
+        painter.setPen(QtGui.QPen(style.GRID_MAJOR, 0))
+        painter.drawLines(major)

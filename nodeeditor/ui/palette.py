@@ -1,0 +1,94 @@
+"""The palette dock's widget: blocks by category with a search field. Dragging a block
+carries its key as ``blocks.MIME_TYPE``; double-click (or Enter) emits ``blockActivated``."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from .blocks import BLOCKS, CATEGORIES, MIME_TYPE, search
+
+KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole
+
+
+class BlockTree(QtWidgets.QTreeWidget):
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setHeaderHidden(True)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QtWidgets.QAbstractItemView.DragDropMode.DragOnly)
+        self.setRootIsDecorated(True)
+        self.setIndentation(14)
+
+    def mimeTypes(self) -> list[str]:
+        return [MIME_TYPE]
+
+    def mimeData(self, items) -> QtCore.QMimeData:
+        data = QtCore.QMimeData()
+        keys = [i.data(0, KEY_ROLE) for i in items if i.data(0, KEY_ROLE)]
+        if keys:
+            data.setData(MIME_TYPE, QtCore.QByteArray(keys[0].encode("utf-8")))
+            data.setText(keys[0])
+        return data
+
+
+class Palette(QtWidgets.QWidget):
+    blockActivated = QtCore.Signal(str)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.search_field = QtWidgets.QLineEdit()
+        self.search_field.setPlaceholderText("Search blocks…")
+        self.search_field.setClearButtonEnabled(True)
+        self.search_field.textChanged.connect(self.filter)
+        self.search_field.returnPressed.connect(self._activate_first)
+        self.tree = BlockTree()
+        self.tree.itemActivated.connect(self._on_activated)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.search_field)
+        layout.addWidget(self.tree)
+        hint = QtWidgets.QLabel("Drag onto the canvas, or double-click to add at the centre. Tab on the canvas searches.")
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #6a7285; font-size: 8pt;")
+        layout.addWidget(hint)
+        self._items: dict[str, QtWidgets.QTreeWidgetItem] = {}
+        self._categories: dict[str, QtWidgets.QTreeWidgetItem] = {}
+        for category in CATEGORIES:
+            top = QtWidgets.QTreeWidgetItem([category])
+            top.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled)
+            font = top.font(0)
+            font.setBold(True)
+            top.setFont(0, font)
+            self.tree.addTopLevelItem(top)
+            self._categories[category] = top
+        for b in BLOCKS:
+            item = QtWidgets.QTreeWidgetItem([b.title])
+            item.setData(0, KEY_ROLE, b.key)
+            item.setToolTip(0, b.description)
+            item.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled | QtCore.Qt.ItemFlag.ItemIsSelectable
+                          | QtCore.Qt.ItemFlag.ItemIsDragEnabled)
+            self._categories[b.category].addChild(item)
+            self._items[b.key] = item
+        self.tree.expandAll()
+
+    def item(self, key: str) -> QtWidgets.QTreeWidgetItem:
+        return self._items[key]
+
+    def visible_keys(self) -> list[str]:
+        return [k for k, i in self._items.items() if not i.isHidden()]
+
+    def filter(self, text: str) -> None:
+        matches = {b.key for b in search(text)} if text.strip() else set(self._items)
+        for key, item in self._items.items():
+            item.setHidden(key not in matches)
+        for top in self._categories.values():
+            top.setHidden(all(top.child(i).isHidden() for i in range(top.childCount())))
+
+    def _activate_first(self) -> None:
+        keys = [b.key for b in search(self.search_field.text())]
+        if keys:
+            self.blockActivated.emit(keys[0])
+
+    def _on_activated(self, item: QtWidgets.QTreeWidgetItem, _column: int) -> None:
+        key = item.data(0, KEY_ROLE)
+        if key:
+            self.blockActivated.emit(key)

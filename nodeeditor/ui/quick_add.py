@@ -1,0 +1,92 @@
+"""The Tab box: a small search field with a fuzzy-matched list of every block, shown at the
+cursor over the canvas. Enter (or a click) emits ``chosen(key, scene_pos)``; Esc closes."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from .blocks import BLOCKS, search
+
+KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole
+
+
+class QuickAddBox(QtWidgets.QFrame):
+    chosen = QtCore.Signal(str, QtCore.QPointF)
+
+    def __init__(self, parent: QtWidgets.QWidget) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
+        self.setObjectName("quickAdd")
+        self.setStyleSheet("#quickAdd { background: #ffffff; border: 1px solid #9aa1b1; border-radius: 6px; }")
+        effect = QtWidgets.QGraphicsDropShadowEffect(self)
+        effect.setBlurRadius(16)
+        effect.setOffset(0, 3)
+        effect.setColor(QtGui.QColor(0, 0, 0, 80))
+        self.setGraphicsEffect(effect)
+        self.field = QtWidgets.QLineEdit()
+        self.field.setPlaceholderText("Add block…")
+        self.field.textChanged.connect(self._refill)
+        self.field.installEventFilter(self)
+        self.list = QtWidgets.QListWidget()
+        self.list.itemActivated.connect(self._accept_item)
+        self.list.itemClicked.connect(self._accept_item)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.field)
+        layout.addWidget(self.list)
+        self.resize(260, 300)
+        self.scene_pos = QtCore.QPointF()
+        self.hide()
+
+    def popup(self, view_pos: QtCore.QPoint, scene_pos: QtCore.QPointF) -> None:
+        """Show at ``view_pos`` (parent coordinates) for adding at ``scene_pos``."""
+        self.scene_pos = QtCore.QPointF(scene_pos)
+        parent = self.parentWidget().rect()
+        x = min(max(0, view_pos.x()), max(0, parent.width() - self.width()))
+        y = min(max(0, view_pos.y()), max(0, parent.height() - self.height()))
+        self.move(x, y)
+        self.field.clear()
+        self._refill("")
+        self.show()
+        self.raise_()
+        self.field.setFocus()
+
+    def keys(self) -> list[str]:
+        return [self.list.item(i).data(KEY_ROLE) for i in range(self.list.count())]
+
+    def _refill(self, text: str) -> None:
+        self.list.clear()
+        for b in (search(text) if text.strip() else BLOCKS):
+            item = QtWidgets.QListWidgetItem(f"{b.title}    ·  {b.category}")
+            item.setData(KEY_ROLE, b.key)
+            item.setToolTip(b.description)
+            self.list.addItem(item)
+        if self.list.count():
+            self.list.setCurrentRow(0)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.field and event.type() == QtCore.QEvent.Type.KeyPress:
+            key = event.key()
+            if key in (QtCore.Qt.Key.Key_Down, QtCore.Qt.Key.Key_Up):
+                row = self.list.currentRow() + (1 if key == QtCore.Qt.Key.Key_Down else -1)
+                self.list.setCurrentRow(max(0, min(self.list.count() - 1, row)))
+                return True
+            if key in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter):
+                item = self.list.currentItem()
+                if item is not None:
+                    self._accept_item(item)
+                return True
+            if key == QtCore.Qt.Key.Key_Escape:
+                self.close_box()
+                return True
+        return super().eventFilter(obj, event)
+
+    def close_box(self) -> None:
+        self.hide()
+        parent = self.parentWidget()
+        if parent is not None:
+            parent.setFocus()
+
+    def _accept_item(self, item: QtWidgets.QListWidgetItem) -> None:
+        key = item.data(KEY_ROLE)
+        self.close_box()
+        self.chosen.emit(key, self.scene_pos)

@@ -1,0 +1,69 @@
+"""Tensor sources: generators (shapes known without generating) and files (.npy, .npz, .csv)."""
+import numpy as np
+import pytest
+
+from nodeeditor.graph import Engine, Graph, save_graph, load_graph
+from nodeeditor.graph.sources import GENERATORS, SourceError, file_type, generate, generator_type, load_file
+from ops import TensorType
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_generator_type_matches_what_it_generates(name):
+    arr = generate(name, {})
+    assert generator_type(name, {}) == TensorType.of(arr)
+
+
+def test_generator_values():
+    np.testing.assert_array_equal(generate("arange", {"start": 1, "stop": 2, "step": 0.25, "dtype": "float32"}),
+                                  [1.0, 1.25, 1.5, 1.75])
+    np.testing.assert_array_equal(generate("eye", {"n": 2, "m": 3, "k": 1, "dtype": "int64"}), [[0, 1, 0], [0, 0, 1]])
+    ints = generate("integers", {"shape": [1000], "low": 3, "high": 5, "seed": 1})
+    assert set(np.unique(ints)) == {3, 4}
+    n = generate("normal", {"shape": [20000], "mean": 5.0, "std": 2.0, "seed": 0, "dtype": "float64"})
+    assert abs(n.mean() - 5.0) < 0.1 and abs(n.std() - 2.0) < 0.1
+
+
+@pytest.mark.parametrize("name,params,message", [
+    ("zeros", {"shape": [-1]}, "negative"),
+    ("arange", {"step": 0}, "step must not be 0"),
+    ("zeros", {"dtype": "float99"}, "unknown dtype"),
+    ("nope", {}, "unknown generator"),
+    ("zeros", {"seed": 1}, "no parameter 'seed'"),
+])
+def test_bad_generator_parameters(name, params, message):
+    with pytest.raises(SourceError, match=message):
+        generate(name, params)
+
+
+def test_npy_npz_csv_files(tmp_path):
+    np.save(tmp_path / "a.npy", np.arange(6, dtype=np.int32).reshape(2, 3))
+    np.savez(tmp_path / "b.npz", first=np.ones(2), second=np.zeros((4, 1), np.float16))
+    (tmp_path / "c.csv").write_text("1,2,3\n4,5,6\n")
+    assert file_type(tmp_path / "a.npy") == TensorType("int32", (2, 3))
+    assert file_type(tmp_path / "b.npz", "second") == TensorType("float16", (4, 1))
+    assert file_type(tmp_path / "c.csv", dtype="int64") == TensorType("int64", (2, 3))
+    np.testing.assert_array_equal(load_file(tmp_path / "c.csv"), [[1, 2, 3], [4, 5, 6]])
+    assert load_file(tmp_path / "c.csv").dtype == np.float32
+    with pytest.raises(SourceError, match="choose a key"):
+        load_file(tmp_path / "b.npz")
+    with pytest.raises(SourceError, match="no array 'third'"):
+        load_file(tmp_path / "b.npz", "third")
+    (tmp_path / "d.txt").write_text("x")
+    with pytest.raises(SourceError, match="unsupported file type"):
+        load_file(tmp_path / "d.txt")
+    (tmp_path / "bad.npy").write_bytes(b"not numpy")
+    with pytest.raises(SourceError, match="cannot read"):
+        file_type(tmp_path / "bad.npy")
+
+
+def test_relative_file_paths_resolve_against_the_graph_file(tmp_path):
+    (tmp_path / "data").mkdir()
+    np.save(tmp_path / "data" / "idx.npy", np.array([2, 0], np.int64))
+    g = Graph()
+    g.add_file_source("data/idx.npy", node_id="f")
+    g.add_output("y", node_id="y")
+    g.connect("f", "output", "y", "value")
+    path = save_graph(g, tmp_path / "g.ifg.json")
+    h = load_graph(path)
+    assert h.output_type("f") == TensorType("int64", (2,))
+    assert Engine(h).run().outputs["y"].tolist() == [2, 0]
