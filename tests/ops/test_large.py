@@ -1,0 +1,234 @@
+"""Large tensors: the code paths the small property tests never reach.
+
+ops splits big work across threads (``ops.parallel``, partitioned by output rows / destination
+ranges) and hands out reused output buffers from a pool for outputs of 4 MiB and more
+(``ops.buffers``). These tests run the benchmark-like shapes at a smaller size with 1, 2 and 3
+threads and compare with onnxruntime (one thread; the reference loops would be too slow at this
+size); they also check that a pooled result is never overwritten by a later call while it (or a
+view of it) is alive.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ops
+import ops.parallel
+
+from .test_vs_onnxruntime import run_ort
+from ._helpers import eps
+
+RNG_SEED = 20261129
+
+
+@pytest.fixture(params=[1, 2, 3], ids=lambda n: f"threads{n}")
+def threads(request):
+    before = ops.parallel.threads()
+    ops.parallel.set_threads(request.param)
+    yield request.param
+    ops.parallel.set_threads(before)
+
+
+def _idx(rng, shape, size, negative=True):
+    v = rng.integers(0, size, size=shape)
+    if negative:
+        v = np.where(rng.random(shape) < 0.3, v - size, v)
+    return v.astype(np.int64)
+
+
+def _check(op, inputs, attrs, *, fuzzy_counts=None):
+    want = run_ort(op, inputs, attrs)
+    before = [None if a is None else a.copy() for a in inputs]
+    got = ops.run_op(op, inputs, attrs)
+    for b, a in zip(before, inputs):
+        if b is not None:
+            np.testing.assert_array_equal(a, b)
+            assert not np.shares_memory(got, a)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if fuzzy_counts is None:
+        np.testing.assert_array_equal(got, want)
+    else:
+        scale, counts = fuzzy_counts
+        tol = 8.0 * (counts + 1) * eps(want.dtype) * scale
+        err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        assert (err <= tol).all(), f"{int((err > tol).sum())} elements off"
+    return got
+
+
+def _scatter_counts(flat_targets, size):
+    return np.bincount(flat_targets.ravel(), minlength=size)
+
+
+def test_gather_axis0_large(threads):
+    rng = np.random.default_rng(RNG_SEED)
+    data = rng.standard_normal((5000, 16)).astype(np.float32)
+    _check("Gather", [data, _idx(rng, (400, 300), 5000)], {"axis": 0})
+
+
+def test_gather_axis1_large(threads):
+    rng = np.random.default_rng(RNG_SEED + 1)
+    data = rng.integers(-1000, 1000, (400, 1000)).astype(np.int64)
+    _check("Gather", [data, _idx(rng, (500,), 1000)], {"axis": 1})
+    _check("Gather", [data, _idx(rng, (20, 25), 1000).astype(np.int32)], {"axis": -1})
+
+
+def test_gather_elements_large(threads):
+    rng = np.random.default_rng(RNG_SEED + 2)
+    data = rng.standard_normal((700, 700)).astype(np.float64)
+    _check("GatherElements", [data, _idx(rng, (700, 700), 700)], {"axis": 1})
+    _check("GatherElements", [data, _idx(rng, (650, 700), 700)], {"axis": 0})
+
+
+def test_gather_nd_large(threads):
+    rng = np.random.default_rng(RNG_SEED + 3)
+    data = rng.standard_normal((200, 300, 16)).astype(np.float32)
+    idx = np.stack([_idx(rng, (150000,), 200), _idx(rng, (150000,), 300)], axis=-1)
+    _check("GatherND", [data, idx], {"batch_dims": 0})
+    # batch_dims = 1
+    idx1 = _idx(rng, (200, 700, 1), 300)
+    _check("GatherND", [data, idx1], {"batch_dims": 1})
+
+
+def test_scatter_elements_none_duplicates_large(threads):
+    rng = np.random.default_rng(RNG_SEED + 4)
+    data = rng.standard_normal((600, 600)).astype(np.float32)
+    idx = _idx(rng, (900, 600), 600)  # many duplicates per column: last in row-major wins
+    upd = rng.standard_normal((900, 600)).astype(np.float32)
+    _check("ScatterElements", [data, idx, upd], {"axis": 0, "reduction": "none"})
+
+
+@pytest.mark.parametrize("reduction, axis", [("add", 0), ("max", 1), ("min", 0), ("mul", 1)])
+def test_scatter_elements_reductions_large_int(threads, reduction, axis):
+    rng = np.random.default_rng(RNG_SEED + 5)
+    data = rng.integers(-50, 50, (600, 600)).astype(np.int32)
+    idx = _idx(rng, (600, 600), 600)
+    upd = rng.integers(-50, 50, (600, 600)).astype(np.int32)
+    _check("ScatterElements", [data, idx, upd], {"axis": axis, "reduction": reduction})
+
+
+def test_scatter_elements_add_large_float(threads):
+    rng = np.random.default_rng(RNG_SEED + 6)
+    data = rng.standard_normal((600, 600)).astype(np.float32)
+    idx = _idx(rng, (600, 600), 600, negative=False)
+    upd = rng.standard_normal((600, 600)).astype(np.float32)
+    flat = idx * 600 + np.arange(600)  # axis 0: target (idx[i, j], j)
+    counts = _scatter_counts(flat, data.size).reshape(data.shape)
+    scale = np.abs(data).astype(np.float64)
+    np.add.at(scale.reshape(-1), flat.ravel(), np.abs(upd).ravel())
+    _check("ScatterElements", [data, idx, upd], {"axis": 0, "reduction": "add"},
+           fuzzy_counts=(scale, counts))
+
+
+def test_scatter_nd_none_unique_large(threads):
+    rng = np.random.default_rng(RNG_SEED + 7)
+    data = rng.standard_normal(1_000_000).astype(np.float32)
+    idx = rng.permutation(1_000_000)[:100_000].astype(np.int64)[:, None]
+    idx = np.where(rng.random(idx.shape) < 0.3, idx - 1_000_000, idx)
+    upd = rng.standard_normal(100_000).astype(np.float32)
+    _check("ScatterND", [data, idx, upd], {"reduction": "none"})
+
+
+def test_scatter_nd_none_duplicates_large(threads):
+    rng = np.random.default_rng(RNG_SEED + 8)
+    data = rng.integers(0, 100, (300, 300, 4)).astype(np.int64)
+    idx = np.stack([_idx(rng, (150000,), 300), _idx(rng, (150000,), 300)], axis=-1)
+    upd = rng.integers(0, 100, (150000, 4)).astype(np.int64)
+    _check("ScatterND", [data, idx, upd], {"reduction": "none"})
+
+
+@pytest.mark.parametrize("reduction", ["add", "mul", "max", "min"])
+def test_scatter_nd_reductions_large_int(threads, reduction):
+    rng = np.random.default_rng(RNG_SEED + 9)
+    data = rng.integers(-9, 9, (300, 300, 4)).astype(np.int64)
+    idx = np.stack([_idx(rng, (150000,), 300), _idx(rng, (150000,), 300)], axis=-1)
+    upd = rng.integers(-9, 9, (150000, 4)).astype(np.int64)
+    _check("ScatterND", [data, idx, upd], {"reduction": reduction})
+
+
+@pytest.mark.parametrize("reduction", ["add", "mul"])
+def test_scatter_nd_reductions_large_float(threads, reduction):
+    rng = np.random.default_rng(RNG_SEED + 10)
+    data = rng.uniform(0.9, 1.1, (300, 300, 4)).astype(np.float32)
+    idx = np.stack([_idx(rng, (150000,), 300, False), _idx(rng, (150000,), 300, False)], -1)
+    upd = rng.uniform(0.9, 1.1, (150000, 4)).astype(np.float32)
+    rows = idx[:, 0] * 300 + idx[:, 1]
+    counts = np.repeat(_scatter_counts(rows, 90000)[:, None], 4, axis=1).reshape(data.shape)
+    if reduction == "add":
+        scale = data.astype(np.float64).reshape(90000, 4).copy()
+        np.add.at(scale, rows, upd.astype(np.float64))
+        scale = scale.reshape(data.shape)
+    else:
+        scale = np.full(data.shape, 1.1) ** (counts + 1)
+    _check("ScatterND", [data, idx, upd], {"reduction": reduction},
+           fuzzy_counts=(scale, counts))
+
+
+def test_tensor_scatter_large(threads):
+    rng = np.random.default_rng(RNG_SEED + 11)
+    cache = rng.standard_normal((8, 4, 512, 64)).astype(np.float32)
+    update = rng.standard_normal((8, 4, 100, 64)).astype(np.float32)
+    wi = rng.integers(0, 512 - 100, 8, endpoint=True).astype(np.int64)
+    _check("TensorScatter", [cache, update, wi], {"axis": -2, "mode": "linear"})
+    wi = rng.integers(0, 512, 8).astype(np.int64)
+    _check("TensorScatter", [cache, update, wi], {"axis": 2, "mode": "circular"})
+
+
+# ---------------------------------------------------------------------------------------------
+# the output buffer pool
+
+
+def _big_gather_case(rng):
+    data = rng.standard_normal((3000, 64)).astype(np.float32)
+    idx = _idx(rng, (40000,), 3000)  # output 40000 x 64 float32 = 10 MB: pooled
+    return data, idx
+
+
+def test_live_results_are_never_reused():
+    rng = np.random.default_rng(RNG_SEED + 12)
+    cases = [_big_gather_case(rng) for _ in range(3)]
+    wants = [run_ort("Gather", [d, i], {"axis": 0}) for d, i in cases]
+    kept = []
+    for _ in range(3):
+        for (d, i), w in zip(cases, wants):
+            got = ops.gather(d, i, axis=0)
+            np.testing.assert_array_equal(got, w)
+            kept.append((got, w))
+    for got, w in kept:  # nothing computed later overwrote an earlier, still alive result
+        np.testing.assert_array_equal(got, w)
+    for a, _ in kept:
+        for b, _ in kept:
+            if a is not b:
+                assert not np.shares_memory(a, b)
+
+
+def test_views_keep_their_buffer_alive():
+    rng = np.random.default_rng(RNG_SEED + 13)
+    (d1, i1), (d2, i2) = _big_gather_case(rng), _big_gather_case(rng)
+    w1 = run_ort("Gather", [d1, i1], {"axis": 0})
+    view = ops.gather(d1, i1, axis=0)[5:, ::2]  # only a view survives
+    sub = ops.gather(d1, i1, axis=0).reshape(-1)[100:200]
+    sub_ravel = ops.gather(d1, i1, axis=0).T  # transposed view
+    for _ in range(6):
+        ops.gather(d2, i2, axis=0)
+        ops.scatter_nd(d2, i2[:100, None] % 3000, np.zeros((100, 64), np.float32))
+    np.testing.assert_array_equal(view, w1[5:, ::2])
+    np.testing.assert_array_equal(sub, w1.reshape(-1)[100:200])
+    np.testing.assert_array_equal(sub_ravel, w1.T)
+
+
+def test_result_fed_back_as_input():
+    rng = np.random.default_rng(RNG_SEED + 14)
+    data, idx = _big_gather_case(rng)
+    w1 = run_ort("Gather", [data, idx], {"axis": 0})
+    r1 = ops.gather(data, idx, axis=0)
+    rows = _idx(rng, (1000, 1), r1.shape[0], negative=False)
+    rows = np.unique(rows, axis=0)
+    upd = np.ones((rows.shape[0], 64), np.float32)
+    w2 = run_ort("ScatterND", [w1, rows, upd], {"reduction": "none"})
+    r2 = ops.scatter_nd(r1, rows, upd)
+    np.testing.assert_array_equal(r2, w2)
+    np.testing.assert_array_equal(r1, w1)  # the input (a pooled result) is untouched
+    r3 = ops.gather(r2, idx[:1000] % r2.shape[0], axis=0)
+    np.testing.assert_array_equal(r2, w2)
+    np.testing.assert_array_equal(r3, run_ort("Gather", [w2, idx[:1000] % r2.shape[0]],
+                                              {"axis": 0}))
