@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
@@ -39,19 +40,48 @@ SOURCES_MODES = ("initializers", "inputs")
 PRODUCER = "IndexFlow"
 
 
+@dataclass
+class _Analysis:
+    """Types of every port at one opset, and the operator nodes that cannot be written there."""
+
+    types: dict = field(default_factory=dict)       # (node id, port) -> TensorType
+    problems: list = field(default_factory=list)    # (node label, lowest opset or None, reason)
+
+
+def _analyse(graph: Graph, opset: int) -> _Analysis:
+    """Infer every port's type at ``opset`` with the export's spelling rules (Scatter written as
+    ScatterElements from 11), independent of the graph's own opset."""
+    out = _Analysis()
+    for node_id in graph.topological_order():
+        node = graph.node(node_id)
+        if node.is_source:
+            out.types[(node_id, N.SOURCE_PORT)] = graph.output_type(node_id)
+            continue
+        if not isinstance(node, N.OperatorNode):
+            continue
+        types = []
+        for port in node.input_ports():
+            edge = graph.edge_into(node_id, port)
+            types.append(None if edge is None else out.types.get((edge.src, edge.src_port)))
+        required = [t for t, port in zip(types, node.input_ports()) if port not in node.optional_inputs()]
+        if any(t is None for t in required):
+            continue  # blocked upstream, or an input left unconnected (a graph error reported elsewhere)
+        while types and types[-1] is None:
+            types.pop()
+        reason = check_at(node.op, types, node.attributes, opset)
+        if reason is not None:
+            out.problems.append((node.label, lowest_opset(node.op, types, node.attributes).opset, reason))
+            continue
+        written = onnx_op_type(node.op, node.attributes, opset)
+        (ttype,) = ops.infer_types(written, types, _written_attributes(written, node.attributes, opset), opset)
+        out.types[(node_id, node.output_ports()[0])] = ttype
+    return out
+
+
 def opset_problems(graph: Graph, opset: int) -> list[tuple[str, int | None, str]]:
     """(node label, lowest opset that works or None, reason) for each operator node that cannot
     be written at ``opset``."""
-    problems = []
-    for node in graph.nodes:
-        if not isinstance(node, N.OperatorNode) or graph.node_info(node.id).blocked:
-            continue
-        types, attrs = _node_signature(graph, node)
-        reason = check_at(node.op, types, attrs, opset)
-        if reason is not None:
-            need = lowest_opset(node.op, types, attrs)
-            problems.append((node.label, need.opset, reason))
-    return problems
+    return _analyse(graph, opset).problems
 
 
 def lowest_working_opset(graph: Graph) -> int | None:
@@ -78,7 +108,8 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     _refuse_static_problems(graph)
     if not graph.output_nodes():
         raise ExportError("the graph has no output node; add one so the model has something to return")
-    problems = opset_problems(graph, opset)
+    analysis = _analyse(graph, opset)
+    problems = analysis.problems
     broken = [(label, reason) for label, need, reason in problems if need is None]
     if broken:
         raise ExportError("The graph has errors; fix them before exporting:\n"
@@ -90,7 +121,12 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
             "No single opset can express every node of this graph."
         raise ExportError(f"Cannot export at opset {opset}:\n" + "\n".join(lines) + "\n" + offer, suggested)
 
-    model, feeds = _build(graph, opset, sources)
+    missing = [node.label for node in graph.nodes
+               if isinstance(node, N.OperatorNode) and (node.id, node.output_ports()[0]) not in analysis.types]
+    if missing:
+        raise ExportError("Cannot export: these nodes have unconnected inputs or depend on nodes that fail: "
+                          + ", ".join(missing))
+    model, feeds = _build(graph, opset, sources, analysis.types)
     validate_model(model)
     return model, feeds
 
@@ -123,16 +159,6 @@ def validate_model(model: onnx.ModelProto) -> None:
 
 
 # ---------------------------------------------------------------------------------- internals
-def _node_signature(graph: Graph, node: N.OperatorNode) -> tuple[list, dict]:
-    types = []
-    for port in node.input_ports():
-        edge = graph.edge_into(node.id, port)
-        types.append(None if edge is None else graph.output_type(edge.src, edge.src_port))
-    while types and types[-1] is None and node.input_ports()[len(types) - 1] in node.optional_inputs():
-        types.pop()
-    return types, dict(node.attributes)
-
-
 def _refuse_static_problems(graph: Graph) -> None:
     """Errors on sources and outputs; operator nodes are judged at the export opset instead
     (a node invalid at the graph's opset may be fine at the one asked for)."""
@@ -155,7 +181,7 @@ def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
     return {nid: engine.value(nid) for nid in source_ids}
 
 
-def _build(graph: Graph, opset: int, sources: str) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+def _build(graph: Graph, opset: int, sources: str, types: Mapping) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     names = NameTable()
     order = graph.topological_order()
     values = _source_values(graph)
@@ -215,7 +241,7 @@ def _build(graph: Graph, opset: int, sources: str) -> tuple[onnx.ModelProto, dic
                                       name=names.claim(node.name), **attrs))
         for port in node.output_ports():
             if (node.id, port) not in renamed:
-                infos.append(value_info(tensor_name[(node.id, port)], graph.output_type(node.id, port)))
+                infos.append(value_info(tensor_name[(node.id, port)], types[(node.id, port)]))
 
     # 4. Outputs.
     for node in graph.output_nodes():
@@ -224,7 +250,7 @@ def _build(graph: Graph, opset: int, sources: str) -> tuple[onnx.ModelProto, dic
         out_name = output_names[node.id]
         if source_name != out_name:
             nodes.append(helper.make_node("Identity", [source_name], [out_name], name=names.claim(f"{node.name}_identity")))
-        outputs.append(value_info(out_name, graph.output_type(edge.src, edge.src_port)))
+        outputs.append(value_info(out_name, types[(edge.src, edge.src_port)]))
 
     graph_proto = helper.make_graph(nodes, graph.name or "indexflow", inputs, outputs,
                                     initializer=initializers, value_info=infos,

@@ -1,0 +1,177 @@
+"""Export: every example exports, passes the checker and runs in onnxruntime to the engine's
+outputs; opset rules name the node and the opset it needs; names, sources and value_info."""
+import re
+
+import numpy as np
+import onnx
+import pytest
+
+from nodeeditor.graph import Engine, Graph, list_examples, load_example
+from nodeeditor.onnx_io import ExportError, export_model, save_model
+from nodeeditor.onnx_io.export import export_with_feeds
+
+from .conftest import assert_same, ort_run
+
+EXAMPLES = [info.name for info in list_examples()]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("sources", ["initializers", "inputs"])
+def test_every_example_exports_and_matches_onnxruntime(name, sources):
+    graph = load_example(name)
+    result = Engine(graph).run()
+    assert result.ok, result.errors()
+    model, feeds = export_with_feeds(graph, sources=sources)
+    onnx.checker.check_model(model, full_check=True)
+    outputs = ort_run(model, feeds)
+    assert set(outputs) == set(result.outputs)
+    for out_name, value in outputs.items():
+        # float add/mul reductions may sum in another order: within rounding; the rest exact
+        assert_same(value, result.outputs[out_name], float_tolerance=True)
+
+
+def _scatter_graph(reduction="none", op="ScatterElements", opset=18, dtype=np.float32):
+    g = Graph("t", opset=opset)
+    data = g.add_literal(np.zeros((3, 3), dtype), name="data")
+    idx = g.add_literal(np.array([[1, 0, 2], [0, 2, 1]]), name="indices")
+    upd = g.add_literal(np.arange(6, dtype=dtype).reshape(2, 3), name="updates")
+    attrs = {} if op == "Scatter" else {"reduction": reduction}
+    s = g.add_operator(op, attrs, name="scatter")
+    for port, src in (("data", data), ("indices", idx), ("updates", upd)):
+        g.connect(src, "output", s, port)
+    out = g.add_output("result")
+    g.connect(s, "output", out, "value")
+    return g
+
+
+def test_an_opset_too_low_names_the_node_and_offers_the_lowest_that_works():
+    g = _scatter_graph("max")
+    with pytest.raises(ExportError) as info:
+        export_model(g, opset=16)
+    message = str(info.value)
+    assert "scatter" in message and "needs opset 18" in message and "reduction='max'" in message
+    assert info.value.suggested_opset == 18
+    export_model(g, opset=info.value.suggested_opset)  # and the offer works
+
+
+@pytest.mark.parametrize("what, opset_needed", [("add", 16), ("bfloat16", 13), ("batch_dims", 12), ("tensorscatter", 24)])
+def test_opset_rules(what, opset_needed):
+    if what == "add":
+        g = _scatter_graph("add")
+    elif what == "bfloat16":
+        import ml_dtypes
+        g = Graph("t", opset=opset_needed - 1)
+        d = g.add_literal(np.ones((3, 2), ml_dtypes.bfloat16), name="d")
+        i = g.add_literal(np.array([0, 2]), name="i")
+        n = g.add_operator("Gather", name="gather")
+        g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+        g.connect(n, "output", g.add_output("o"), "value")
+    elif what == "batch_dims":
+        g = Graph("t", opset=opset_needed - 1)
+        d = g.add_literal(np.arange(8.0).reshape(2, 2, 2), name="d")
+        i = g.add_literal(np.array([[1], [0]]), name="i")
+        n = g.add_operator("GatherND", {"batch_dims": 1}, name="gnd")
+        g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+        g.connect(n, "output", g.add_output("o"), "value")
+    else:
+        g = Graph("t", opset=24)
+        c = g.add_literal(np.zeros((1, 4, 2), np.float32), name="cache")
+        u = g.add_literal(np.ones((1, 1, 2), np.float32), name="upd")
+        n = g.add_operator("TensorScatter", name="ts")
+        g.connect(c, "output", n, "past_cache"); g.connect(u, "output", n, "update")
+        g.connect(n, "present_cache", g.add_output("o"), "value")
+    with pytest.raises(ExportError) as info:
+        export_model(g, opset=opset_needed - 1)
+    assert f"needs opset {opset_needed}" in str(info.value)
+    assert info.value.suggested_opset == opset_needed
+    model = export_model(g, opset=opset_needed)
+    assert model.opset_import[0].version == opset_needed
+
+
+def test_scatter_is_written_as_scatter_elements_from_opset_11_and_back():
+    g = _scatter_graph(op="Scatter", opset=9)
+    assert [n.op_type for n in export_model(g, opset=9).graph.node] == ["Scatter"]
+    assert [n.op_type for n in export_model(g, opset=11).graph.node] == ["ScatterElements"]
+    g2 = _scatter_graph("none", opset=18)
+    assert [n.op_type for n in export_model(g2, opset=10).graph.node] == ["Scatter"]
+    # the spec's Scatter-9 example 1 through onnxruntime at both spellings
+    expected = np.array([[1, 0, 0], [0, 0, 5], [0, 4, 2]], np.float32) * 0
+    for opset in (9, 11, 18):
+        (value,) = ort_run(export_model(g, opset=opset)).values()
+        want = np.zeros((3, 3), np.float32)
+        upd = np.arange(6, dtype=np.float32).reshape(2, 3)
+        idx = np.array([[1, 0, 2], [0, 2, 1]])
+        for i in range(2):
+            for j in range(3):
+                want[idx[i, j], j] = upd[i, j]
+        np.testing.assert_array_equal(value, want + expected)
+
+
+def test_names_are_unique_valid_and_outputs_keep_their_names():
+    g = Graph("names", opset=18)
+    a = g.add_literal(np.arange(6.0).reshape(2, 3), name="my data!")
+    b = g.add_literal(np.array([1, 0]), name="my data?")
+    n1 = g.add_operator("Gather", name="1 gather")
+    g.connect(a, "output", n1, "data"); g.connect(b, "output", n1, "indices")
+    n2 = g.add_operator("Gather", name="1 gather")
+    g.connect(n1, "output", n2, "data"); g.connect(b, "output", n2, "indices")
+    o1 = g.add_output("final"); g.connect(n2, "output", o1, "value")
+    o2 = g.add_output("also_first"); g.connect(n1, "output", o2, "value")
+    o3 = g.add_output("again"); g.connect(n1, "output", o3, "value")
+    model = export_model(g)
+    tensor_names = [i.name for i in model.graph.initializer] + [o for n in model.graph.node for o in n.output]
+    assert len(tensor_names) == len(set(tensor_names))
+    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t) for t in tensor_names)
+    node_names = [n.name for n in model.graph.node]
+    assert len(node_names) == len(set(node_names))
+    assert sorted(o.name for o in model.graph.output) == ["again", "also_first", "final"]
+    # every intermediate has a value_info with its inferred shape
+    infos = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in model.graph.value_info}
+    gather_outputs = [n.output[0] for n in model.graph.node if n.op_type == "Gather"]
+    intermediates = [t for t in gather_outputs if t not in {o.name for o in model.graph.output}]
+    assert intermediates and all(infos[t] == [2, 3] for t in intermediates)
+
+
+def test_sources_as_inputs_keep_their_shapes():
+    model = export_model(_scatter_graph("add"), sources="inputs")
+    assert not model.graph.initializer
+    shapes = {i.name: [d.dim_value for d in i.type.tensor_type.shape.dim] for i in model.graph.input}
+    assert shapes == {"data": [3, 3], "indices": [2, 3], "updates": [2, 3]}
+
+
+def test_a_graph_with_errors_is_refused_with_the_node_named():
+    g = _scatter_graph("add")
+    g.set_attribute(g.find("scatter").id, "reduction", "average")  # not a reduction: ops refuses it
+    with pytest.raises(ExportError, match="scatter.*average|average.*scatter"):
+        export_model(g)
+
+
+def test_mismatched_update_shapes_are_caught_before_the_checker():
+    g = Graph("bad", opset=18)
+    d = g.add_literal(np.zeros((4,), np.float32), name="d")
+    i = g.add_literal(np.array([[0], [1]]), name="i")
+    u = g.add_literal(np.zeros((3,), np.float32), name="u")
+    n = g.add_operator("ScatterND", name="snd")
+    g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+    g.connect(u, "output", n, "updates", force=True)
+    g.connect(n, "output", g.add_output("o"), "value")
+    with pytest.raises(ExportError, match="updates shape"):
+        export_model(g)
+
+
+def test_a_graph_without_outputs_is_refused():
+    g = Graph("empty")
+    g.add_literal(np.zeros(3))
+    with pytest.raises(ExportError, match="no output"):
+        export_model(g)
+
+
+def test_save_model_is_atomic_and_leaves_the_old_file_on_failure(tmp_path):
+    target = tmp_path / "m.onnx"
+    save_model(_scatter_graph("add"), target)
+    before = target.read_bytes()
+    onnx.checker.check_model(onnx.load(str(target)), full_check=True)
+    with pytest.raises(ExportError):
+        save_model(_scatter_graph("max"), target, opset=16)
+    assert target.read_bytes() == before
+    assert not list(tmp_path.glob("*.tmp"))
