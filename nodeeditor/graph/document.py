@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,7 @@ class Graph:
         self._settings.update(name=str(name), description=str(description), opset=_check_opset(opset))
         self._infos: dict[str, NodeInfo] = {}
         self._stamps = itertools.count(1)
+        self._issued: dict[int, weakref.ref] = {}          # revision -> the node it was given to
         self.generation = 0
         self._file_path: Path | None = None
 
@@ -236,7 +238,7 @@ class Graph:
     def add_node(self, node: N.Node, *, index: int | None = None) -> str:
         """Insert ``node`` (its ``id`` must be unused; an empty id gets a fresh one). Emits
         ``node_added``. Returns the id. A node object seen before (``restore_node``) keeps its
-        revision, so cached results stay valid; a new one gets a fresh revision. ``index`` puts
+        revision, so cached results stay valid; any other gets a fresh revision. ``index`` puts
         it at that place in the node order (default: last)."""
         if not isinstance(node, N.Node) or type(node).kind not in N.NODE_KINDS:
             raise TypeError(f"not a node: {node!r}")
@@ -248,10 +250,9 @@ class Graph:
             ops.get_schema(node.op)  # raises for an unknown op
         if not node.name:
             node.name = node.id
-        if node.revision == 0:
-            node.revision = next(self._stamps)
-        else:
-            self._stamps = itertools.count(max(next(self._stamps), node.revision + 1))
+        owner = self._issued.get(node.revision)
+        if owner is None or owner() is not node:  # new here (or from another graph): a fresh revision
+            node.revision = self._stamp(node)
         node.position = (float(node.position[0]), float(node.position[1]))
         self._nodes[node.id] = node
         if index is not None and 0 <= index < len(self._nodes) - 1:
@@ -520,8 +521,14 @@ class Graph:
             if not self._deferred:
                 self._reinfer()
 
+    def _stamp(self, node: N.Node) -> int:
+        stamp = next(self._stamps)
+        self._issued[stamp] = weakref.ref(node, lambda _ref, s=stamp: self._issued.pop(s, None))
+        return stamp
+
     def _bump(self, node: N.Node) -> None:
-        node.revision = next(self._stamps)
+        self._issued.pop(node.revision, None)
+        node.revision = self._stamp(node)
         self._changed()
 
     def _changed(self) -> None:

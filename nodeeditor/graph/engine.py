@@ -106,6 +106,7 @@ class Plan:
     steps: tuple[Step, ...]
     targets: frozenset[str]
     outputs: Mapping[str, str]   # output node id -> output name
+    live: frozenset[str] = frozenset()  # every node id in the graph (cache entries of others are dropped)
 
 
 @dataclass
@@ -165,7 +166,7 @@ class Engine:
         needed = wanted | g.upstream(wanted)
         steps = tuple(self._step(g, g.node(nid)) for nid in g.topological_order(needed))
         outputs = {n.id: n.name for n in g.output_nodes() if n.id in needed}
-        return Plan(g.generation, steps, frozenset(wanted), outputs)
+        return Plan(g.generation, steps, frozenset(wanted), outputs, frozenset(g.node_ids))
 
     def execute(self, plan: Plan, *, progress: Progress | None = None,
                 cancel: threading.Event | Callable[[], bool] | None = None,
@@ -215,6 +216,8 @@ class Engine:
 
     def _execute(self, plan: Plan, progress: Progress | None, is_cancelled: Callable[[], bool],
                  keep: set[str]) -> RunResult:
+        for gone in [nid for nid in self._cache if nid not in plan.live]:
+            del self._cache[gone]  # the node was removed from the graph
         # 1. keys and versions, top-down: a version changes only when the key changes
         keys: dict[str, tuple] = {}
         versions: dict[str, int] = {}

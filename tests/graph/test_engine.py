@@ -267,3 +267,25 @@ def test_execute_on_a_worker_thread_while_the_graph_changes():
     fresh = engine.run()
     np.testing.assert_array_equal(fresh.outputs["out1"],
                                   expected_out1(data, [0, 0], np.array([[2, 1, 0], [0, 0, 0]])))
+
+
+def test_removed_nodes_leave_the_cache_and_a_new_node_with_the_same_id_is_computed():
+    g = chain_graph()
+    k = CountingKernel()
+    engine = Engine(g, keep_intermediates=True, kernel=k)
+    engine.run()
+    g.remove_node("gather")
+    engine.run()
+    assert "gather" not in engine._cache
+    g.add_operator("Gather", {"axis": 1}, node_id="gather")
+    g.connect("data", "output", "gather", "data")
+    g.connect("rows", "output", "gather", "indices")
+    k.calls.clear()
+    r = engine.run(["gather"])
+    assert k.calls == ["Gather"] and r.nodes["gather"].recomputed
+    other = Graph()
+    other.add_literal(np.zeros(4, np.float32), node_id="data")  # a node object from another graph
+    moved = other.remove_node("data").node
+    g.remove_node("data")
+    g.add_node(moved)
+    assert engine.run(["data"]).nodes["data"].recomputed
