@@ -250,3 +250,83 @@ def test_empty_tensors_match_reference(op, inputs, attrs):
     want = reference.run(op, inputs, attrs)
     got = ops.run_op(op, inputs, attrs)
     assert_same(got, want)
+
+
+# ---------------------------------------------------------------------------------------------
+# memory layouts: the kernels work on flat offsets into raveled views, so every input layout
+# must give the answer the reference gives on plain C-contiguous copies
+
+LAYOUTS = ("C", "F", "strided", "readonly", "byteswapped")
+
+
+def _relayout(a, layout, rng):
+    if a is None:
+        return a
+    if layout == "byteswapped" and a.dtype.kind in "iufc" and a.dtype.itemsize > 1:
+        return a.astype(a.dtype.newbyteorder("S"))  # all inputs, 0-d included
+    if a.ndim == 0:
+        return a
+    if layout == "F":
+        return np.asfortranarray(a)
+    if layout == "strided":  # a view into a bigger buffer with steps of 2 on every axis
+        big = np.empty(tuple(2 * s + 1 for s in a.shape), dtype=a.dtype)
+        view = big[tuple(slice(1, None, 2) for _ in a.shape)]
+        view[...] = a
+        assert not view.flags.c_contiguous or a.size <= 1
+        return view
+    if layout == "readonly":
+        b = a.copy()
+        b.flags.writeable = False
+        return b
+    return a
+
+
+LAYOUT_VARIANTS = [("Gather", None), ("GatherElements", None), ("GatherND", None),
+                   ("ScatterElements", "none"), ("ScatterElements", "max"),
+                   ("ScatterND", "add"), ("ScatterND", "none"), ("TensorScatter", None)]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("op, reduction", LAYOUT_VARIANTS)
+def test_any_input_layout(op, reduction, layout):
+    dtypes = ("int16", "float64", "string") if layout != "byteswapped" else ("int16", "float64")
+
+    @settings(max_examples=15, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case=case_strategy(op, dtypes[0], reduction) | case_strategy(op, dtypes[1], reduction)
+           | case_strategy(op, dtypes[-1], reduction))
+    def run(case):
+        rng = np.random.default_rng(0)
+        want = reference.run(case.op, case.inputs, case.attrs)
+        inputs = [_relayout(a, layout, rng) for a in case.inputs]
+        before = copies(inputs)
+        got = ops.run_op(case.op, inputs, case.attrs)
+        assert_inputs_unchanged(before, inputs)
+        assert got.dtype.kind == want.dtype.kind and got.dtype.itemsize == want.dtype.itemsize
+        if case.attrs.get("reduction") == "add" and want.dtype.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        else:
+            assert_same(got.astype(want.dtype), want)
+
+    run()
+
+
+def test_numpy_str_and_bytes_arrays_are_strings_and_never_truncated():
+    data = np.array(["a", "b", "c"])  # dtype <U1
+    out = ops.scatter_nd(data, np.array([[1]], np.int64), np.array(["xyz"]))
+    assert_same(out, np.array(["a", "xyz", "c"], dtype=object))
+    out = ops.scatter_elements(data, np.array([2, 2], np.int64), np.array(["long", "er"]),
+                               reduction="add")
+    assert_same(out, np.array(["a", "b", "clonger"], dtype=object))
+    out = ops.gather(np.array(["ab", "c"]), np.array([1, 0, 1], np.int64))
+    assert_same(out, np.array(["c", "ab", "c"], dtype=object))
+
+
+def test_updates_may_differ_from_data_in_byte_order_only():
+    """'>f8' and '<f8' are both ONNX double: the same T."""
+    data = np.arange(6.0).reshape(2, 3).astype(">f8")
+    out = ops.scatter_nd(data, np.array([[1]], np.int64), np.ones((1, 3), "<f8"))
+    np.testing.assert_array_equal(out, [[0, 1, 2], [1, 1, 1]])
+    out = ops.scatter_elements(np.zeros(3, "<i4"), np.array([2], np.int64),
+                               np.array([7], ">i4"))
+    np.testing.assert_array_equal(out, [0, 0, 7])
