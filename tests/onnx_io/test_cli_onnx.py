@@ -1,0 +1,64 @@
+"""`indexflow export` and `indexflow import` from the command line."""
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+
+from nodeeditor.cli import main
+from nodeeditor.graph import Engine, load_example, load_graph
+
+from .conftest import ort_run
+
+
+def test_export_writes_a_checked_model_that_runs_like_the_graph(tmp_path, capsys):
+    target = tmp_path / "segment_sum.onnx"
+    assert main(["export", "segment_sum", "-o", str(target)]) == 0
+    model = onnx.load(str(target))
+    onnx.checker.check_model(model, full_check=True)
+    expected = Engine(load_example("segment_sum")).run().outputs
+    got = ort_run(model)
+    for name, value in expected.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-6)
+    assert "onnx.checker: ok" in capsys.readouterr().out
+
+
+def test_export_at_a_too_low_opset_exits_1_and_names_the_fix(tmp_path, capsys):
+    target = tmp_path / "m.onnx"
+    assert main(["export", "scatterelements_examples", "-o", str(target), "--opset", "16"]) == 1
+    err = capsys.readouterr().err
+    assert "needs opset 18" in err and "--opset 18" in err
+    assert not target.exists()
+
+
+def test_export_sources_as_inputs(tmp_path):
+    target = tmp_path / "m.onnx"
+    assert main(["export", "one_hot", "-o", str(target), "--sources", "inputs"]) == 0
+    model = onnx.load(str(target))
+    assert not model.graph.initializer and len(model.graph.input) >= 2
+
+
+def test_import_then_run_from_the_command_line(tmp_path, capsys):
+    model_path, graph_path = tmp_path / "m.onnx", tmp_path / "m.ifg.json"
+    assert main(["export", "scatternd13_examples", "-o", str(model_path)]) == 0
+    assert main(["import", str(model_path), "-o", str(graph_path)]) == 0
+    graph = load_graph(graph_path)
+    expected = Engine(load_example("scatternd13_examples")).run().outputs
+    got = Engine(graph).run().outputs
+    assert set(got) == set(expected)
+    for name in expected:
+        np.testing.assert_array_equal(got[name], expected[name])
+
+
+def test_import_of_a_bad_file_exits_1_with_the_reason(tmp_path, capsys):
+    bad = tmp_path / "bad.onnx"
+    bad.write_text("not a model")
+    assert main(["import", str(bad), "-o", str(tmp_path / "x.ifg.json")]) == 1
+    assert "bad.onnx" in capsys.readouterr().err
+    assert not (tmp_path / "x.ifg.json").exists()
+
+
+def test_export_usage_error_exits_2():
+    completed = subprocess.run([sys.executable, "-m", "nodeeditor", "export", "one_hot"],
+                               capture_output=True, text=True)
+    assert completed.returncode == 2 and "--output" in completed.stderr

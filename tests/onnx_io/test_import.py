@@ -1,0 +1,120 @@
+"""Import: models of the indexing ops become editable graphs; round trips both ways; anything
+else is refused with a clear message."""
+import os
+
+import numpy as np
+import onnx
+import onnx.backend.test.loader as loader
+import pytest
+from onnx import helper, numpy_helper
+
+from nodeeditor.graph import Engine, list_examples, load_example
+from nodeeditor.onnx_io import OnnxImportError, export_model, import_model
+from nodeeditor.onnx_io.export import export_with_feeds
+
+from .conftest import assert_same, ort_run
+
+NODE_CASES = {c.name: c for c in loader.load_model_tests(kind="node")
+              if c.name.startswith(("test_gather", "test_scatter", "test_tensorscatter"))}
+
+
+def _feeds(case):
+    inputs, _ = case.data_sets[0]
+    names = [i.name for i in case.model.graph.input]
+    return {n: numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else np.asarray(v)
+            for n, v in zip(names, inputs)}
+
+
+@pytest.mark.parametrize("name", sorted(NODE_CASES))
+def test_export_of_import_runs_like_the_original_in_onnxruntime(name):
+    case = NODE_CASES[name]
+    feeds = _feeds(case)
+    graph = import_model(case.model)
+    for node in graph.nodes:  # run the imported graph on the test's inputs
+        if node.kind == "input":
+            graph.set_source(node.id, example=feeds[node.name])
+    original = ort_run(case.model, feeds)
+    model, new_feeds = export_with_feeds(graph, opset=graph.opset)
+    again = ort_run(model, new_feeds)
+    assert set(again) == set(original)
+    for out_name in original:
+        assert_same(again[out_name], original[out_name], float_tolerance=True)
+
+
+@pytest.mark.parametrize("name", [info.name for info in list_examples()])
+def test_import_of_export_runs_to_the_same_outputs(name):
+    graph = load_example(name)
+    expected = Engine(graph).run().outputs
+    again = import_model(export_model(graph))
+    assert again.opset == graph.opset
+    got = Engine(again).run().outputs
+    assert set(got) == set(expected)
+    for out_name in expected:
+        assert_same(got[out_name], expected[out_name])
+
+
+def test_layout_puts_sources_left_of_the_ops_that_read_them():
+    graph = import_model(export_model(load_example("segment_sum")))
+    for edge in graph.edges:
+        assert graph.node(edge.src).position[0] < graph.node(edge.dst).position[0]
+    xs = {n.position[0] for n in graph.nodes if n.is_source}
+    assert xs == {0.0}
+
+
+def _model(nodes, inputs=(), outputs=(), initializers=(), opset=18):
+    g = helper.make_graph(nodes, "m", list(inputs), list(outputs), initializer=list(initializers))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def test_a_model_with_other_ops_is_refused_with_the_list_of_them():
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [3])
+    model = _model([helper.make_node("Relu", ["x"], ["r"], name="relu_1"),
+                    helper.make_node("Relu", ["r"], ["s"], name="relu_2"),
+                    helper.make_node("Softmax", ["s"], ["y"], name="sm")], [x], [y])
+    with pytest.raises(OnnxImportError) as info:
+        import_model(model)
+    message = str(info.value)
+    assert "Relu (2x: relu_1, relu_2)" in message and "Softmax (1x: sm)" in message
+
+
+def test_constants_identity_and_inputs_become_nodes():
+    idx = helper.make_node("Constant", [], ["idx"], value=numpy_helper.from_array(np.array([2, 0]), "v"))
+    gather = helper.make_node("Gather", ["data", "idx"], ["g"], name="pick")
+    ident = helper.make_node("Identity", ["g"], ["out"])
+    data = helper.make_tensor_value_info("data", onnx.TensorProto.FLOAT, ["n", 2])
+    out = helper.make_tensor_value_info("out", onnx.TensorProto.FLOAT, None)
+    graph = import_model(_model([idx, gather, ident], [data], [out], opset=13))
+    kinds = sorted(n.kind for n in graph.nodes)
+    assert kinds == ["input", "literal", "op", "output"]
+    assert graph.opset == 13
+    data_node = graph.find("data")
+    assert data_node.example.shape == (1, 2)  # unknown dims become 1
+    graph.set_source(data_node.id, example=np.array([[1, 2], [3, 4], [5, 6]], np.float32))
+    np.testing.assert_array_equal(Engine(graph).run().outputs["out"], [[5, 6], [1, 2]])
+
+
+def test_external_data_and_huge_files_give_a_clear_message(tmp_path):
+    t = numpy_helper.from_array(np.zeros(4, np.float32), "w")
+    t.data_location = onnx.TensorProto.EXTERNAL
+    t.ClearField("raw_data")
+    entry = t.external_data.add(); entry.key, entry.value = "location", "weights.bin"
+    out = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)
+    model = _model([helper.make_node("Gather", ["w", "i"], ["y"])], [], [out],
+                   [t, numpy_helper.from_array(np.array([0]), "i")])
+    with pytest.raises(OnnxImportError, match="external data"):
+        import_model(model)
+    huge = tmp_path / "huge.onnx"
+    with open(huge, "wb") as fh:  # a sparse file: no disk is used
+        fh.truncate(2 * 1024 ** 3 + 1)
+    with pytest.raises(OnnxImportError, match="2 GB"):
+        import_model(huge)
+
+
+def test_bad_files_are_refused_with_their_name(tmp_path):
+    bad = tmp_path / "notamodel.onnx"
+    bad.write_bytes(b"\x00\x01garbage" * 10)
+    with pytest.raises(OnnxImportError, match="notamodel.onnx"):
+        import_model(bad)
+    with pytest.raises(OnnxImportError, match="no such file"):
+        import_model(tmp_path / "missing.onnx")
