@@ -143,12 +143,10 @@ class NodeItem(QtWidgets.QGraphicsItem):
 
         # header
         colour = style.CATEGORY_COLOURS[category_of(node)]
-        header = QtGui.QPainterPath()
-        header.addRoundedRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT), 5, 5)
-        header.addRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(colour if state != style.ERROR else style.STATE_COLOURS[style.ERROR])
-        painter.drawPath(header.simplified())
+        painter.drawRoundedRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT), 5, 5)
+        painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
         font = painter.font()
         font.setPointSizeF(9.5)
         font.setBold(True)

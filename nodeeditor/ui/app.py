@@ -1,0 +1,47 @@
+"""Entry points: ``run_app(path)`` for the ``indexflow`` command and ``create_main_window``
+for tests and scripts."""
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from PySide6 import QtGui, QtWidgets
+
+from nodeeditor.graph import default_example
+
+from . import settings as S
+from .errors import install_excepthook
+from .main_window import MainWindow
+
+
+def ensure_application() -> QtWidgets.QApplication:
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        app = QtWidgets.QApplication(sys.argv[:1])
+    app.setOrganizationName(S.ORGANISATION)
+    app.setApplicationName(S.APPLICATION)
+    app.setApplicationDisplayName("IndexFlow")
+    return app
+
+
+def create_main_window(path: str | Path | None = None) -> MainWindow:
+    """A main window showing ``path`` (graph file or ``.onnx``) or the default example.
+    A file that cannot be opened leaves the default example and shows why."""
+    ensure_application()
+    window = MainWindow(default_example())
+    if path is not None:
+        window.files.open_path(path, ask=False)
+    return window
+
+
+def run_app(path: str | None = None) -> int:
+    """Start the editor; returns the exit code."""
+    app = ensure_application()
+    logging.basicConfig(level=logging.INFO)
+    window = create_main_window(path)
+    install_excepthook(lambda: window, S.state_dir() / "indexflow.log")
+    window.show()
+    if path is None:
+        window.files.offer_recovery()
+    return app.exec()

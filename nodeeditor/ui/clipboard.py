@@ -1,0 +1,53 @@
+"""Copy, paste and duplicate: the selection (with the edges inside it) as ``Graph.to_dict``
+data, on the system clipboard as JSON under ``MIME_TYPE`` (and as text)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6 import QtCore, QtGui
+
+from nodeeditor.graph.document import Graph
+
+MIME_TYPE = "application/x-indexflow-graph"
+STEP = 30.0
+
+
+def selection_data(graph: Graph, node_ids: list[str]) -> dict[str, Any] | None:
+    return graph.to_dict(node_ids) if node_ids else None
+
+
+def copy_to_clipboard(data: dict[str, Any]) -> None:
+    text = json.dumps(data)
+    mime = QtCore.QMimeData()
+    mime.setData(MIME_TYPE, QtCore.QByteArray(text.encode("utf-8")))
+    mime.setText(text)
+    QtGui.QGuiApplication.clipboard().setMimeData(mime)
+
+
+def clipboard_data() -> dict[str, Any] | None:
+    """The graph data on the clipboard, or None when it holds something else."""
+    mime = QtGui.QGuiApplication.clipboard().mimeData()
+    if mime is None:
+        return None
+    if mime.hasFormat(MIME_TYPE):
+        raw = bytes(mime.data(MIME_TYPE)).decode("utf-8")
+    elif mime.hasText() and '"indexflow-graph"' in mime.text():
+        raw = mime.text()
+    else:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and data.get("nodes") else None
+
+
+def paste_offset(data: dict[str, Any], at: QtCore.QPointF | None, repeat: int) -> tuple[float, float]:
+    """Move pasted nodes so their top-left lands at ``at`` (the cursor), or a step down-right
+    per repeated paste."""
+    if at is not None:
+        xs = [float(n["position"][0]) for n in data["nodes"]]
+        ys = [float(n["position"][1]) for n in data["nodes"]]
+        return at.x() - min(xs), at.y() - min(ys)
+    return STEP * repeat, STEP * repeat

@@ -1,0 +1,125 @@
+"""The Export ONNX dialog: file, opset and how sources are exported; "Export" runs the
+exporter (which validates the model) and shows the result or the exact problem, with a
+button to switch to the suggested opset when the exporter names one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtWidgets
+
+from nodeeditor.graph.document import Graph
+
+from .properties import MAX_OPSET
+
+SOURCE_MODES = (("initializers", "Sources become initializers (weights inside the model)"),
+                ("inputs", "Sources become graph inputs (fed at run time)"))
+
+
+class ExportDialog(QtWidgets.QDialog):
+    exported = QtCore.Signal(str)
+
+    def __init__(self, graph: Graph, start_path: str = "", parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export ONNX model")
+        self.graph = graph
+        self.path_edit = QtWidgets.QLineEdit(start_path)
+        self.path_edit.setPlaceholderText("model.onnx")
+        browse = QtWidgets.QPushButton("Browse…")
+        browse.clicked.connect(self.browse)
+        self.browse_button = browse
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.path_edit, 1)
+        row.addWidget(browse)
+        self.opset_box = QtWidgets.QSpinBox()
+        self.opset_box.setRange(1, MAX_OPSET)
+        self.opset_box.setValue(graph.opset)
+        self.opset_box.setToolTip("The model's ai.onnx opset; the graph's opset is the default.")
+        self.sources_combo = QtWidgets.QComboBox()
+        for key, text in SOURCE_MODES:
+            self.sources_combo.addItem(text, key)
+        self.result = QtWidgets.QLabel("Choose a file and press Export: the model is checked with "
+                                       "onnx.checker and strict shape inference before it is written.")
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.setMinimumHeight(70)
+        self.result.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
+        self.result.setStyleSheet("padding: 6px; background: #f3f4f7; border-radius: 4px;")
+        self.suggest_button = QtWidgets.QPushButton()
+        self.suggest_button.hide()
+        self.suggest_button.clicked.connect(self._use_suggestion)
+        self._suggested: int | None = None
+        self.export_button = QtWidgets.QPushButton("Export")
+        self.export_button.setDefault(True)
+        self.export_button.clicked.connect(self.export)
+        close = QtWidgets.QPushButton("Close")
+        close.clicked.connect(self.reject)
+        buttons = QtWidgets.QHBoxLayout()
+        buttons.addWidget(self.suggest_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(close)
+        form = QtWidgets.QFormLayout()
+        form.addRow("File", row)
+        form.addRow("Opset", self.opset_box)
+        form.addRow("Sources", self.sources_combo)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.result)
+        layout.addLayout(buttons)
+        self.resize(560, 260)
+        self.ok: bool | None = None
+
+    def browse(self) -> None:
+        start = self.path_edit.text() or str(Path.home() / f"{self.graph.name}.onnx")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export ONNX model", start, "ONNX models (*.onnx)")
+        if path:
+            if not path.endswith(".onnx"):
+                path += ".onnx"
+            self.path_edit.setText(path)
+
+    def _show(self, ok: bool, text: str) -> None:
+        self.ok = ok
+        colour = "#1f7a4a" if ok else "#c62828"
+        self.result.setStyleSheet(f"padding: 6px; border-radius: 4px; color: {colour}; "
+                                  f"background: {'#eaf6ef' if ok else '#fdeeee'};")
+        self.result.setText(text)
+
+    def export(self) -> bool:
+        """Run the exporter; True when the model was written."""
+        path = self.path_edit.text().strip()
+        self.suggest_button.hide()
+        if not path:
+            self.browse()
+            path = self.path_edit.text().strip()
+            if not path:
+                return False
+        try:
+            from nodeeditor.onnx_io import ExportError, save_model
+        except ImportError as exc:
+            self._show(False, f"ONNX export is not available in this build: {exc}")
+            return False
+        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            save_model(self.graph, path, opset=self.opset_box.value(), sources=self.sources_combo.currentData())
+        except ExportError as exc:
+            self._show(False, f"Not exported: {exc}")
+            suggested = getattr(exc, "suggested_opset", None)
+            if suggested is not None and suggested != self.opset_box.value():
+                self._suggested = int(suggested)
+                self.suggest_button.setText(f"Use opset {suggested}")
+                self.suggest_button.show()
+            return False
+        except OSError as exc:
+            self._show(False, f"Cannot write {path}: {exc.strerror or exc}")
+            return False
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+        self._show(True, f"Exported to {path} (opset {self.opset_box.value()}, sources as "
+                         f"{self.sources_combo.currentData()}). The model passed the ONNX checker.")
+        self.exported.emit(path)
+        return True
+
+    def _use_suggestion(self) -> None:
+        if self._suggested is not None:
+            self.opset_box.setValue(self._suggested)
+            self.suggest_button.hide()

@@ -1,0 +1,249 @@
+"""The File menu's work: New, Open, Open Recent, Save, Save As, Examples, Import/Export ONNX,
+asking before unsaved changes are discarded, and the periodic recovery file.
+
+:class:`FileController` talks to the main window through a small surface:
+``window.graph``, ``window.set_document(graph, path, modified=False)``, ``window.is_modified()``,
+``window.mark_saved()`` and ``window.statusBar()``. Dialogs go through QMessageBox and
+QFileDialog static functions so tests can replace them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_example, load_graph, save_graph
+from nodeeditor.graph.document import Graph
+
+from . import settings as S
+
+GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
+RECOVERY_INTERVAL_MS = int(os.environ.get("INDEXFLOW_RECOVERY_MS", "60000"))
+MB = QtWidgets.QMessageBox
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+class FileController(QtCore.QObject):
+    def __init__(self, window: QtWidgets.QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.current_path: Path | None = None
+        self.recovery_timer = QtCore.QTimer(self)
+        self.recovery_timer.setInterval(RECOVERY_INTERVAL_MS)
+        self.recovery_timer.timeout.connect(self.write_recovery)
+        self.recovery_timer.start()
+
+    # ------------------------------------------------------------------ helpers
+    def _dir(self) -> str:
+        return S.last_directory() or str(Path.home())
+
+    def _warn(self, title: str, text: str) -> None:
+        MB.warning(self.window, title, text)
+
+    def maybe_discard(self) -> bool:
+        """True when the current graph may be replaced (saved, discarded, or unchanged)."""
+        if not self.window.is_modified():
+            return True
+        name = self.current_path.name if self.current_path else self.window.graph.name
+        answer = MB.question(self.window, "Unsaved changes",
+                             f"“{name}” has unsaved changes. Save them first?",
+                             MB.StandardButton.Save | MB.StandardButton.Discard | MB.StandardButton.Cancel,
+                             MB.StandardButton.Save)
+        if answer == MB.StandardButton.Save:
+            return self.save()
+        return answer == MB.StandardButton.Discard
+
+    # ------------------------------------------------------------------ open
+    def new(self) -> bool:
+        if not self.maybe_discard():
+            return False
+        self.window.set_document(Graph(), None)
+        return True
+
+    def open_dialog(self) -> bool:
+        if not self.maybe_discard():
+            return False
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.window, "Open graph", self._dir(), GRAPH_FILTER)
+        return bool(path) and self.open_path(path, ask=False)
+
+    def read(self, path: str | os.PathLike) -> Graph:
+        """A graph from a graph file or (``.onnx``) through the importer; raises
+        GraphFileError / OnnxImportError / ImportError with a message for people."""
+        path = Path(path)
+        if path.suffix.lower() == ".onnx":
+            from nodeeditor.onnx_io import import_model
+
+            return import_model(path)
+        return load_graph(path)
+
+    def open_path(self, path: str | os.PathLike, ask: bool = True) -> bool:
+        """Open a file; on any problem show the message and leave the open graph untouched."""
+        if ask and not self.maybe_discard():
+            return False
+        path = Path(path)
+        try:
+            graph = self.read(path)
+        except Exception as exc:  # GraphFileError, OnnxImportError, ImportError, OSError...
+            message = str(exc) if isinstance(exc, GraphFileError) else f"{path}: {exc}"
+            self._warn("Cannot open file", message)
+            self.window.statusBar().showMessage(f"Not opened: {message}", 10000)
+            return False
+        is_graph_file = path.suffix.lower() != ".onnx"
+        self.window.set_document(graph, path if is_graph_file else None, modified=not is_graph_file)
+        S.add_recent_file(path)
+        S.set_last_directory(path)
+        self.window.update_recent_menu()
+        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def open_example(self, name: str) -> bool:
+        if not self.maybe_discard():
+            return False
+        try:
+            graph = load_example(name)
+        except Exception as exc:
+            self._warn("Cannot open example", str(exc))
+            return False
+        self.window.set_document(graph, None)   # an example is a template: Save asks for a file
+        return True
+
+    def examples(self):
+        try:
+            return list_examples()
+        except Exception:
+            return []
+
+    def import_onnx(self) -> bool:
+        if not self.maybe_discard():
+            return False
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.window, "Import ONNX model", self._dir(),
+                                                        "ONNX models (*.onnx);;All files (*)")
+        return bool(path) and self.open_path(path, ask=False)
+
+    # ------------------------------------------------------------------ save
+    def save(self) -> bool:
+        if self.current_path is None:
+            return self.save_as()
+        return self._save_to(self.current_path)
+
+    def save_as(self) -> bool:
+        start = str(Path(self._dir()) / f"{self.window.graph.name or 'untitled'}{EXTENSION}")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.window, "Save graph", start,
+                                                        f"IndexFlow graphs (*{EXTENSION})")
+        if not path:
+            return False
+        if not path.endswith(EXTENSION):
+            path += EXTENSION
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            save_graph(self.window.graph, path)
+        except GraphFileError as exc:
+            self._warn("Cannot save", str(exc))
+            return False
+        self.current_path = path
+        self.window.mark_saved()
+        S.add_recent_file(path)
+        S.set_last_directory(path)
+        self.window.update_recent_menu()
+        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def export_onnx(self) -> None:
+        from .export_dialog import ExportDialog
+
+        start = ""
+        if self.current_path is not None:
+            start = str(self.current_path.with_name(self.current_path.name.replace(EXTENSION, "") + ".onnx"))
+        dialog = ExportDialog(self.window.graph, start, self.window)
+        dialog.exported.connect(lambda p: S.set_last_directory(p))
+        self.window.export_dialog = dialog
+        dialog.open()
+
+    # ------------------------------------------------------------------ recovery
+    @staticmethod
+    def recovery_paths(pid: int | None = None) -> tuple[Path, Path]:
+        pid = os.getpid() if pid is None else pid
+        folder = S.state_dir() / "recovery"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"recovery-{pid}{EXTENSION}", folder / f"recovery-{pid}.json"
+
+    def write_recovery(self) -> Path | None:
+        """Write the graph to this process's recovery file when it has unsaved changes."""
+        if not self.window.is_modified():
+            return None
+        graph_path, meta_path = self.recovery_paths()
+        graph = self.window.graph
+        old = graph.file_path
+        try:
+            save_graph(graph, graph_path)
+        except GraphFileError:
+            return None
+        finally:
+            graph.file_path = old   # save_graph re-points the graph; this copy must not
+        meta = {"pid": os.getpid(), "time": time.strftime("%Y-%m-%d %H:%M:%S"), "name": graph.name,
+                "original": str(self.current_path) if self.current_path else None}
+        meta_path.write_text(json.dumps(meta), encoding="utf-8")
+        return graph_path
+
+    def clear_recovery(self, pid: int | None = None) -> None:
+        graph_path, meta_path = self.recovery_paths(pid)
+        for p in (graph_path, meta_path, graph_path.with_suffix(".npz")):
+            if p.exists():
+                p.unlink()
+
+    def pending_recoveries(self) -> list[dict]:
+        """Recovery files left by processes that are gone (a crash), newest first."""
+        found = []
+        for meta_path in (S.state_dir() / "recovery").glob("recovery-*.json"):
+            try:
+                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+                pid = int(meta["pid"])
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if _pid_alive(pid):
+                continue
+            meta["graph_path"] = str(self.recovery_paths(pid)[0])
+            found.append(meta)
+        found.sort(key=lambda m: m.get("time", ""), reverse=True)
+        return found
+
+    def offer_recovery(self) -> bool:
+        """Ask to restore what a crashed session left; True when a graph was restored."""
+        pending = self.pending_recoveries()
+        if not pending:
+            return False
+        meta = pending[0]
+        answer = MB.question(self.window, "Recover unsaved work?",
+                             f"IndexFlow did not close properly. Restore the unsaved graph "
+                             f"“{meta.get('name')}” from {meta.get('time')}?",
+                             MB.StandardButton.Yes | MB.StandardButton.No, MB.StandardButton.Yes)
+        restored = False
+        if answer == MB.StandardButton.Yes:
+            try:
+                graph = load_graph(meta["graph_path"])
+            except GraphFileError as exc:
+                self._warn("Cannot recover", str(exc))
+            else:
+                original = Path(meta["original"]) if meta.get("original") else None
+                graph.file_path = original
+                self.window.set_document(graph, original, modified=True)
+                restored = True
+        for m in pending:
+            self.clear_recovery(int(m["pid"]))
+        return restored

@@ -1,0 +1,498 @@
+"""The main window: the canvas in the centre; docks for the palette, properties, tensor
+viewer and explainer; menus and shortcuts; the wiring between the graph, the undo stack,
+the runner and the views.
+
+Who changes what: every edit is an undo command pushed here (``push``); commands call Graph
+methods; the scene, the property panel and the runner follow the graph's events.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.graph import events as E
+from nodeeditor.graph.document import Graph
+
+from . import blocks as B
+from . import clipboard
+from . import commands as C
+from . import settings as S
+from .canvas import GraphScene, GraphView
+from .canvas import style
+from .canvas.edge_item import EdgeItem
+from .canvas.node_item import NodeItem
+from .files import FileController
+from .layout import layered_layout
+from .palette import Palette
+from .properties import PropertyPanel
+from .quick_add import QuickAddBox
+from .runner import EvaluationRunner
+from .viewer import TensorViewer
+
+Key = QtGui.QKeySequence
+PROGRESS_DELAY_MS = 300
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    documentChanged = QtCore.Signal()
+
+    def __init__(self, graph: Graph | None = None, path: Path | None = None) -> None:
+        super().__init__()
+        self.setObjectName("IndexFlowMainWindow")
+        self.graph = graph or Graph()
+        self._forced_modified = False
+        self._unsubscribe = None
+        self._paste_count = 0
+        self._viewer_target: tuple[str, str | None, bool] | None = None
+        self._shown_array_id: int | None = None
+        self.export_dialog = None
+        self.last_refusal = ""
+
+        self.undo_stack = QtGui.QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())
+        self.runner = EvaluationRunner(self.graph, self)
+        self.scene = GraphScene(self.graph, self.runner, self)
+        self.view = GraphView(self.scene)
+        self.setCentralWidget(self.view)
+        self.quick_add = QuickAddBox(self.view)
+        self.files = FileController(self)
+
+        self._build_docks()
+        self._build_status_bar()
+        self._build_actions()
+        self._build_menus()
+        self._connect()
+        self.resize(1480, 900)
+        self.set_document(self.graph, path)
+        self.restore_layout()
+
+    # ------------------------------------------------------------------ building
+    def _build_docks(self) -> None:
+        Dock = QtCore.Qt.DockWidgetArea
+        self.palette = Palette()
+        self.palette_dock = self._dock("Palette", "paletteDock", self.palette, Dock.LeftDockWidgetArea)
+        self.properties = PropertyPanel(self.push, self.show_status)
+        self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, Dock.RightDockWidgetArea)
+        self.viewer = TensorViewer()
+        self.viewer_dock = self._dock("Tensor viewer", "viewerDock", self.viewer, Dock.RightDockWidgetArea)
+        explainer = QtWidgets.QLabel(
+            "<b>Explainer — not built yet.</b><br><br>This dock is a placeholder. The step-by-step "
+            "view of how each index moves each value (built on the ops index maps) is a later issue; "
+            "nothing here is computed today.")
+        explainer.setWordWrap(True)
+        explainer.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
+        explainer.setMargin(10)
+        explainer.setStyleSheet("color: #6a7285;")
+        self.explainer_dock = self._dock("Explainer (placeholder)", "explainerDock", explainer, Dock.LeftDockWidgetArea)
+        self.splitDockWidget(self.palette_dock, self.explainer_dock, QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([self.palette_dock, self.explainer_dock], [600, 160], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([self.properties_dock, self.viewer_dock], [330, 470], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([self.palette_dock, self.properties_dock], [220, 420], QtCore.Qt.Orientation.Horizontal)
+
+    def _dock(self, title: str, name: str, widget: QtWidgets.QWidget, area) -> QtWidgets.QDockWidget:
+        dock = QtWidgets.QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.run_label = QtWidgets.QLabel("")
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setMaximumWidth(180)
+        self.progress.setTextVisible(True)
+        self.cancel_button = QtWidgets.QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_run)
+        for w in (self.progress, self.cancel_button):
+            w.hide()
+        bar.addPermanentWidget(self.run_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+        self._progress_timer = QtCore.QTimer(self)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.setInterval(PROGRESS_DELAY_MS)
+        self._progress_timer.timeout.connect(self._show_progress)
+
+    def _action(self, text: str, slot, shortcut=None, *, checkable: bool = False, tip: str = "") -> QtGui.QAction:
+        action = QtGui.QAction(text, self)
+        if shortcut is not None:
+            if isinstance(shortcut, (list, tuple)):
+                action.setShortcuts([Key(s) for s in shortcut])
+            else:
+                action.setShortcut(Key(shortcut))
+        action.setCheckable(checkable)
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        f = self.files
+        self.new_action = self._action("&New", f.new, Key.StandardKey.New)
+        self.open_action = self._action("&Open…", f.open_dialog, Key.StandardKey.Open)
+        self.save_action = self._action("&Save", f.save, Key.StandardKey.Save)
+        self.save_as_action = self._action("Save &As…", f.save_as, "Ctrl+Shift+S")
+        self.import_action = self._action("&Import ONNX…", f.import_onnx, "Ctrl+I")
+        self.export_action = self._action("&Export ONNX…", f.export_onnx, "Ctrl+E")
+        self.quit_action = self._action("&Quit", self.close, Key.StandardKey.Quit)
+
+        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcuts([Key("Ctrl+Z")])
+        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([Key("Ctrl+Shift+Z"), Key("Ctrl+Y")])
+        self.addAction(self.undo_action)
+        self.addAction(self.redo_action)
+        self.copy_action = self._action("&Copy", self.copy, "Ctrl+C")
+        self.paste_action = self._action("&Paste", self.paste, "Ctrl+V")
+        self.duplicate_action = self._action("&Duplicate", self.duplicate, "Ctrl+D")
+        self.delete_action = self._action("De&lete", self.delete_selection, [Key.StandardKey.Delete, "Backspace"])
+        self.select_all_action = self._action("Select &All", self.select_all, "Ctrl+A")
+        self.layout_action = self._action("Auto &Layout", self.auto_layout, "Ctrl+L")
+        self.add_action = self._action("Add Block…\tTab", self.open_quick_add)
+
+        self.frame_action = self._action("&Frame Selection (or All)\tF", lambda: self.view.frame(True))
+        self.frame_all_action = self._action("Frame &All", lambda: self.view.frame(False), "Ctrl+0")
+        self.previews_action = self._action("Inline &Previews", self.set_previews, checkable=True,
+                                            tip="Draw a thumbnail of each node's output on the node")
+        self.run_action = self._action("&Evaluate Now", self.evaluate_now, "F5")
+        self.cancel_action = self._action("&Cancel Run", self.cancel_run, "Esc")
+        for a in (self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
+                  self.select_all_action, self.cancel_action):
+            # let text fields keep their own Ctrl+C/V/A, Delete and Esc
+            a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.removeAction(a)
+            self.view.addAction(a)
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        file_menu.addActions([self.new_action, self.open_action])
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.examples_menu = file_menu.addMenu("E&xamples")
+        for info in self.files.examples():
+            action = self.examples_menu.addAction(info.title)
+            action.setStatusTip(info.description)
+            action.setToolTip(info.description)
+            action.setData(info.name)
+            action.triggered.connect(lambda _=False, n=info.name: self.files.open_example(n))
+        file_menu.addSeparator()
+        file_menu.addActions([self.save_action, self.save_as_action])
+        file_menu.addSeparator()
+        file_menu.addActions([self.import_action, self.export_action])
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        self.update_recent_menu()
+
+        self.edit_menu = menu.addMenu("&Edit")
+        self.edit_menu.addActions([self.undo_action, self.redo_action])
+        self.edit_menu.addSeparator()
+        self.edit_menu.addActions([self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
+                                   self.select_all_action])
+        self.edit_menu.addSeparator()
+        self.edit_menu.addActions([self.add_action, self.layout_action])
+
+        view_menu = menu.addMenu("&View")
+        view_menu.addActions([self.frame_action, self.frame_all_action])
+        view_menu.addSeparator()
+        view_menu.addAction(self.previews_action)
+        view_menu.addSeparator()
+        for dock in (self.palette_dock, self.properties_dock, self.viewer_dock, self.explainer_dock):
+            view_menu.addAction(dock.toggleViewAction())
+
+        run_menu = menu.addMenu("&Run")
+        run_menu.addActions([self.run_action, self.cancel_action])
+
+    def update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = S.recent_files()
+        for path in recent:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.files.open_path(p))
+        if not recent:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def _connect(self) -> None:
+        sc = self.scene
+        sc.connectRequested.connect(self._on_connect_requested)
+        sc.disconnectRequested.connect(lambda dst, port: self.push(C.DisconnectCommand(self.graph, dst, port)))
+        sc.connectionRefused.connect(self._on_refused)
+        sc.nodesMoved.connect(lambda moves: self.push(C.MoveCommand(self.graph, moves)))
+        sc.portClicked.connect(self._on_port_clicked)
+        sc.selectionChanged.connect(self._on_selection_changed)
+        self.view.blockDropped.connect(self.add_block)
+        self.view.quickAddRequested.connect(self.open_quick_add_at)
+        self.palette.blockActivated.connect(lambda key: self.add_block(key, self.view.centre_scene_pos()))
+        self.quick_add.chosen.connect(self.add_block)
+        r = self.runner
+        r.runStarted.connect(self._on_run_started)
+        r.progressed.connect(self._on_progress)
+        r.nodeFinished.connect(self.scene.refresh_node)
+        r.finished.connect(self._on_run_finished)
+        r.failed.connect(lambda msg: self.show_status(msg, error=True))
+        r.busyChanged.connect(self._on_busy_changed)
+
+    # ------------------------------------------------------------------ document
+    def set_document(self, graph: Graph, path: Path | None, modified: bool = False) -> None:
+        """Show ``graph`` (a fresh undo history); ``path`` is where Save writes (None: ask)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self.graph = graph
+        self.undo_stack.clear()
+        self._forced_modified = modified
+        self._viewer_target = None
+        self.runner.set_graph(graph)          # first: it marks what is stale before the scene asks
+        self.scene.set_graph(graph)
+        self.scene.set_show_previews(self.previews_action.isChecked())
+        self._unsubscribe = graph.events.subscribe(self._on_graph_event)
+        self.properties.set_graph(graph)
+        self.files.current_path = Path(path) if path else None
+        self.viewer.set_tensor("", None)
+        self._shown_array_id = None
+        self.update_title()
+        QtCore.QTimer.singleShot(0, lambda: self.view.frame(False))
+        self.documentChanged.emit()
+
+    def is_modified(self) -> bool:
+        return self._forced_modified or not self.undo_stack.isClean()
+
+    def mark_saved(self) -> None:
+        self._forced_modified = False
+        self.undo_stack.setClean()
+        self.files.clear_recovery()
+        self.update_title()
+
+    def update_title(self) -> None:
+        path = self.files.current_path
+        name = path.name if path else f"{self.graph.name} (not saved)"
+        self.setWindowTitle(f"{name}[*] — IndexFlow")
+        self.setWindowModified(self.is_modified())
+
+    def push(self, command: QtGui.QUndoCommand) -> None:
+        self.undo_stack.push(command)
+
+    def _on_graph_event(self, event: E.GraphEvent) -> None:
+        self.properties.on_event(event)
+        if event.kind == E.SETTING_CHANGED and event["name"] == "name":
+            self.update_title()
+        if event.kind in (E.TYPES_CHANGED, E.NODE_REMOVED):
+            self._update_selection_status()
+
+    # ------------------------------------------------------------------ adding and editing
+    def add_block(self, key: str, scene_pos: QtCore.QPointF) -> str | None:
+        """Add the block ``key`` centred at ``scene_pos``; returns the new node id."""
+        try:
+            block = B.block(key)
+        except KeyError:
+            self.show_status(f"unknown block {key!r}", error=True)
+            return None
+        pos = (round(scene_pos.x() - style.NODE_WIDTH / 2), round(scene_pos.y() - 30))
+        node = block.make(self.graph, pos)
+        command = C.AddNodeCommand(self.graph, node, f"Add {block.title}")
+        self.push(command)
+        self.scene.select_nodes([command.node_id])
+        return command.node_id
+
+    def _on_connect_requested(self, src: str, src_port: str, dst: str, dst_port: str, replaced) -> None:
+        self.push(C.ConnectCommand(self.graph, src, src_port, dst, dst_port, replaced))
+
+    def _on_refused(self, reason: str) -> None:
+        self.last_refusal = reason
+        self.show_status(f"Not connected: {reason}", error=True)
+        QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), reason, self.view)
+
+    def delete_selection(self) -> None:
+        ids = self.scene.selected_node_ids()
+        edges = self.scene.selected_edges()
+        if ids or edges:
+            self.push(C.DeleteCommand(self.graph, ids, edges))
+
+    def select_all(self) -> None:
+        for item in self.scene.node_items():
+            item.setSelected(True)
+
+    def copy(self) -> bool:
+        data = clipboard.selection_data(self.graph, self.scene.selected_node_ids())
+        if data is None:
+            return False
+        clipboard.copy_to_clipboard(data)
+        self._paste_count = 0
+        self.show_status(f"Copied {len(data['nodes'])} node(s)")
+        return True
+
+    def paste(self, at: QtCore.QPointF | None = None) -> list[str]:
+        data = clipboard.clipboard_data()
+        if data is None:
+            self.show_status("The clipboard holds no IndexFlow nodes")
+            return []
+        if at is None and self.view.underMouse():
+            at = self.view.cursor_scene_pos()
+        self._paste_count += 1
+        return self._paste(data, clipboard.paste_offset(data, at, self._paste_count), "Paste")
+
+    def duplicate(self) -> list[str]:
+        data = clipboard.selection_data(self.graph, self.scene.selected_node_ids())
+        if data is None:
+            return []
+        return self._paste(data, (clipboard.STEP, clipboard.STEP), "Duplicate")
+
+    def _paste(self, data: dict, offset: tuple[float, float], text: str) -> list[str]:
+        try:
+            command = C.PasteCommand(self.graph, data, offset, text)
+            self.push(command)
+        except Exception as exc:  # malformed clipboard data
+            self.show_status(f"Cannot paste: {exc}", error=True)
+            return []
+        self.scene.select_nodes(command.new_ids)
+        return command.new_ids
+
+    def auto_layout(self) -> None:
+        positions = layered_layout(self.graph)
+        if positions:
+            self.push(C.LayoutCommand(self.graph, positions))
+            self.view.frame(False)
+
+    def open_quick_add(self) -> None:
+        self.open_quick_add_at(self.view.cursor_scene_pos())
+
+    def open_quick_add_at(self, scene_pos: QtCore.QPointF) -> None:
+        self.quick_add.popup(self.view.mapFromScene(scene_pos), scene_pos)
+
+    def set_previews(self, show: bool) -> None:
+        self.previews_action.setChecked(show)
+        self.scene.set_show_previews(show)
+
+    # ------------------------------------------------------------------ selection, viewer, status
+    def show_status(self, message: str, error: bool = False) -> None:
+        self.statusBar().setStyleSheet("color: #c62828;" if error else "")
+        self.statusBar().showMessage(message, 10000 if error else 5000)
+
+    def _on_selection_changed(self) -> None:
+        ids = self.scene.selected_node_ids()
+        only = ids[0] if len(ids) == 1 else None
+        if only != self.properties.node_id:
+            self.properties.show_node(only)
+        if only is not None:
+            self._viewer_target = (only, None, True)
+            self.update_viewer()
+        self._update_selection_status()
+
+    def _update_selection_status(self) -> None:
+        ids = self.scene.selected_node_ids()
+        if len(ids) != 1 or not self.graph.has_node(ids[0]):
+            return
+        state, message = self.scene.node_state(ids[0])
+        if state in (style.ERROR, style.BLOCKED, style.WARNING) and message:
+            self.show_status(message, error=state == style.ERROR)
+
+    def _on_port_clicked(self, node_id: str, port: str, is_output: bool) -> None:
+        self._viewer_target = (node_id, port, is_output)
+        self.update_viewer()
+
+    def viewer_source(self) -> tuple[str, str, object]:
+        """(name, subtitle, array or None) of what the viewer should show."""
+        if self._viewer_target is None or not self.graph.has_node(self._viewer_target[0]):
+            outputs = self.graph.output_nodes()   # nothing chosen: the first graph output
+            if not outputs:
+                return "", "", None
+            self._viewer_target = (outputs[0].id, None, True)
+        node_id, port, is_output = self._viewer_target
+        node = self.graph.node(node_id)
+        if not is_output:
+            edge = self.graph.edge_into(node_id, port)
+            if edge is None:
+                return f"{node.name}.{port}", "input not connected", None
+            src = self.graph.node(edge.src)
+            return f"{node.name}.{port}", f"input, from {src.name}", self.runner.value(edge.src)
+        port = port or (node.output_ports()[0] if node.output_ports() else None)
+        state, message = self.scene.node_state(node_id)
+        subtitle = style.STATE_LABELS[state] if state != style.OK else "output"
+        if message and state != style.OK:
+            subtitle += f": {message.split(': ', 1)[-1]}"
+        name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
+        return name, subtitle, self.runner.value(node_id)
+
+    def update_viewer(self) -> None:
+        name, subtitle, array = self.viewer_source()
+        key = (name, id(array) if array is not None else None)
+        if key == self._shown_array_id:
+            return
+        self._shown_array_id = key
+        self.viewer.set_tensor(name, array, subtitle)
+
+    # ------------------------------------------------------------------ runs
+    def evaluate_now(self) -> None:
+        self.runner.dirty |= set(self.graph.node_ids)
+        self.runner.schedule()
+
+    def cancel_run(self) -> None:
+        if self.runner.busy:
+            self.runner.cancel()
+            self.show_status("Run cancelled: the nodes marked grey were not evaluated")
+
+    def _on_run_started(self) -> None:
+        self.run_label.setText("evaluating…")
+        self._progress_timer.start()
+
+    def _show_progress(self) -> None:
+        if self.runner.busy:
+            self.progress.setRange(0, 0)
+            self.progress.show()
+            self.cancel_button.show()
+
+    def _on_progress(self, done: int, total: int, _node_id: str) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{done}/{total} nodes")
+
+    def _on_run_finished(self, result) -> None:
+        errors = result.errors()
+        warnings = result.warnings()
+        text = f"evaluated in {self.runner.last_duration * 1000:.0f} ms"
+        if errors:
+            text += f" · {len(errors)} error(s)"
+        if warnings:
+            text += f" · {len(warnings)} warning(s)"
+        self.run_label.setText(text)
+        self.scene.refresh_all()
+        self.update_viewer()
+        self._update_selection_status()
+
+    def _on_busy_changed(self, busy: bool) -> None:
+        if not busy:
+            self._progress_timer.stop()
+            self.progress.hide()
+            self.cancel_button.hide()
+            self.scene.refresh_all()
+            if self.runner.last_result is None or self.runner.dirty:
+                self.run_label.setText("not evaluated" if self.runner.dirty else self.run_label.text())
+
+    # ------------------------------------------------------------------ window state
+    def restore_layout(self) -> None:
+        s = S.settings()
+        geometry = s.value("window/geometry")
+        state = s.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+        self.set_previews(str(s.value("view/previews", "false")).lower() == "true")
+
+    def save_layout(self) -> None:
+        s = S.settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("view/previews", "true" if self.previews_action.isChecked() else "false")
+        s.sync()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        if not self.files.maybe_discard():
+            event.ignore()
+            return
+        self.save_layout()
+        self.runner.cancel()
+        self.files.recovery_timer.stop()
+        self.files.clear_recovery()
+        event.accept()
