@@ -203,6 +203,8 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise GraphFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise GraphFileError(path, "not valid JSON (nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise GraphFileError(path, f"not an IndexFlow graph (expected \"format\": \"{FORMAT}\", found {found!r})")
@@ -216,7 +218,7 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
         raise GraphFileError(path, f"unknown format version {version}")
     try:
         doc = migrate(doc)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise GraphFileError(path, f"cannot upgrade from format version {version}: malformed document ({exc!r})") from None
 
     archives: dict[str, Any] = {}
@@ -240,7 +242,11 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
 
     try:
         graph = graph_from_dict(doc, read_sidecar)
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError, MemoryError) as exc:
+        # ValueError is what the readers raise on purpose; the others mean the document has a
+        # shape no reader expected: still the file's fault, still reported without a traceback.
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        if not isinstance(exc, ValueError):
+            message = f"malformed document ({type(exc).__name__}: {message})"
         raise GraphFileError(path, str(message)) from None
     return graph
