@@ -108,6 +108,10 @@ class Plan:
     outputs: Mapping[str, str]   # output node id -> output name
     live: frozenset[str] = frozenset()  # every node id in the graph (cache entries of others are dropped)
 
+    def label(self, node_id: str) -> str:
+        """How messages name a node of this plan."""
+        return next((s.label for s in self.steps if s.node_id == node_id), node_id)
+
 
 @dataclass
 class _Entry:
@@ -259,7 +263,7 @@ class Engine:
                 for rest in order[i:]:
                     result.nodes[rest.node_id] = NodeResult(CANCELLED)
                 break
-            entry = self._compute(step, keys[step.node_id], versions[step.node_id])
+            entry = self._compute(step, keys[step.node_id], versions[step.node_id], plan)
             self._cache[step.node_id] = entry
             result.nodes[step.node_id] = NodeResult(entry.status, entry.error, entry.warnings, True)
             done += 1
@@ -292,7 +296,7 @@ class Engine:
         if entry is not None and entry.status == OK:
             entry.value, entry.has_value = None, False
 
-    def _compute(self, step: Step, key: tuple, version: int) -> _Entry:
+    def _compute(self, step: Step, key: tuple, version: int, plan: Plan) -> _Entry:
         if step.static_error is not None:
             return _Entry(key, version, ERROR, error=f"{step.label}: {step.static_error}")
         values = []
@@ -302,7 +306,9 @@ class Engine:
                 continue
             upstream = self._cache.get(src)
             if upstream is None or upstream.status != OK or not upstream.has_value:
-                return _Entry(key, version, BLOCKED, error=f"{step.label}: input {port!r} is blocked by {src}")
+                why = {ERROR: "failed", BLOCKED: "is blocked"}.get(upstream.status if upstream else "", "has no value")
+                return _Entry(key, version, BLOCKED,
+                              error=f"{step.label}: input {port!r} waits for {plan.label(src)}, which {why}")
             values.append(upstream.value)
         try:
             value = step.compute(values)

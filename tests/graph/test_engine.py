@@ -289,3 +289,12 @@ def test_removed_nodes_leave_the_cache_and_a_new_node_with_the_same_id_is_comput
     g.remove_node("data")
     g.add_node(moved)
     assert engine.run(["data"]).nodes["data"].recomputed
+
+
+def test_blocked_messages_name_the_node_they_wait_for():
+    g = chain_graph()
+    g.set_source_value("rows", np.array([7, 0], np.int64))
+    g.rename_node("gather", "pick rows")
+    r = Engine(g).run()
+    assert r.nodes["elements"].error == "elements: input 'data' waits for pick rows [gather], which failed"
+    assert r.nodes["out1"].error == "out1: input 'value' waits for elements, which is blocked"
