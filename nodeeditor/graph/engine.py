@@ -201,6 +201,7 @@ class Engine:
         elif isinstance(node, N.GeneratorSource):
             compute = lambda _inputs, gen=node.generator, p=dict(node.params): generate(gen, p)  # noqa: E731
         elif isinstance(node, N.FileSource):
+            static_error = None  # the file may have appeared since types were inferred: try it
             path = resolve_path(g, node.path)
             try:
                 fingerprint += file_stamp(path)

@@ -298,3 +298,14 @@ def test_blocked_messages_name_the_node_they_wait_for():
     r = Engine(g).run()
     assert r.nodes["elements"].error == "elements: input 'data' waits for pick rows [gather], which failed"
     assert r.nodes["out1"].error == "out1: input 'value' waits for elements, which is blocked"
+
+
+def test_a_missing_file_is_an_error_until_it_appears(tmp_path):
+    g = Graph()
+    g.add_file_source(str(tmp_path / "later.npy"), node_id="f")
+    engine = Engine(g)
+    r = engine.run()
+    assert r.nodes["f"].status == ERROR and "not found" in r.nodes["f"].error
+    np.save(tmp_path / "later.npy", np.array([1.5]))
+    assert Engine(g, keep_intermediates=True).run().nodes["f"].status == OK
+    assert engine.run().nodes["f"].status == OK
