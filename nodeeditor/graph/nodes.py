@@ -38,10 +38,18 @@ NODE_KINDS = SOURCE_KINDS + (OPERATOR, OUTPUT)
 
 
 def frozen_array(value: Any) -> np.ndarray:
-    """A read-only copy of ``value`` as a numpy array (strings become object arrays of str)."""
+    """A read-only copy of ``value`` as a numpy array (strings become object arrays of str).
+
+    Raises ValueError for values that are not a tensor of one of the ops dtypes' kinds (an
+    object array must hold only str)."""
     arr = np.array(value, copy=True)
     if arr.dtype.kind in "US":
         arr = arr.astype(object)
+    if arr.dtype.kind in "OV" and arr.dtype.type.__module__.split(".")[0] != "ml_dtypes":
+        if arr.dtype.kind == "V" or not all(isinstance(v, str) for v in arr.flat):
+            raise ValueError("a tensor holds numbers, booleans or strings only")
+    if arr.dtype.kind in "mMV" and arr.dtype.type.__module__.split(".")[0] != "ml_dtypes":
+        raise ValueError(f"unsupported dtype {arr.dtype}")
     arr.setflags(write=False)
     return arr
 

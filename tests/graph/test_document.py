@@ -232,3 +232,13 @@ def test_generation_counts_changes():
     gen = g.generation
     g.set_position("y", (1, 1))
     assert g.generation > gen
+
+
+def test_literal_values_must_be_tensors():
+    g = Graph()
+    with pytest.raises(ValueError, match="numbers, booleans or strings"):
+        g.add_literal([{"a": 1}])
+    with pytest.raises(ValueError, match="unsupported dtype"):
+        g.add_literal(np.array(["2020-01-01"], dtype="datetime64[D]"))
+    n = g.add_literal(["a", "b"])
+    assert g.output_type(n) == TensorType("string", (2,))
