@@ -131,6 +131,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"error: {message}")
     for node_id, message in result.warnings():
         print(f"warning: {message}")
+    for clash in graph.name_clashes():
+        print(f"warning: {clash}; only the last one's value is kept")
     for name, value in result.outputs.items():
         dims = ", ".join(map(str, value.shape))
         print(f"{name}: {dtype_name(value)}[{dims}]")
@@ -168,6 +170,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print("  warning: its result is not used by any node")
     if not graph.output_nodes():
         print("warning: the graph has no output nodes")
+    for clash in graph.name_clashes():
+        errors += 1
+        print(f"error: {clash}")
     print(f"{errors} error(s)" if errors else "ok")
     return EXIT_GRAPH_ERROR if errors else EXIT_OK
 

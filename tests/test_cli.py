@@ -182,3 +182,15 @@ def test_progress_is_shown_on_a_terminal_only():
     progress(1, 3, "gather1")
     progress.finish()
     assert pipe.getvalue() == ""
+
+
+def test_outputs_sharing_a_name_are_an_error_for_check(tmp_path, capsys):
+    g = Graph()
+    g.add_literal(np.array([1]), node_id="a")
+    g.add_output("y", node_id="y1")
+    g.add_output("y", node_id="y2")
+    g.connect("a", "output", "y1", "value")
+    g.connect("a", "output", "y2", "value")
+    path = save_graph(g, tmp_path / "clash.ifg.json")
+    assert cli.main(["check", str(path)]) == 1
+    assert "error: 2 outputs are called 'y' (y1, y2)" in capsys.readouterr().out

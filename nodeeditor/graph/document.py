@@ -221,6 +221,19 @@ class Graph:
         """(node id, message) for every node with a static error (blocked nodes excluded)."""
         return [(nid, info.error) for nid, info in self._infos.items() if info.error and not info.blocked]
 
+    def name_clashes(self) -> list[str]:
+        """Messages for graph inputs or outputs that share a name (their names must be unique
+        in an exported model and in ``run --output`` files)."""
+        out = []
+        for kind, what in ((N.INPUT, "inputs"), (N.OUTPUT, "outputs")):
+            seen: dict[str, list[str]] = {}
+            for node in self._nodes.values():
+                if node.kind == kind:
+                    seen.setdefault(node.name, []).append(node.id)
+            out += [f"{len(ids)} {what} are called {name!r} ({', '.join(ids)})"
+                    for name, ids in seen.items() if len(ids) > 1]
+        return out
+
     def can_connect(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
         """None when ``connect`` would accept the edge, otherwise the reason it would refuse."""
         return connection_refusal(self, src, src_port, dst, dst_port)
