@@ -163,6 +163,12 @@ class PropertyPanel(QtWidgets.QWidget):
                     self._build_file(node)
                 self._types_rows(node)
                 self._problem_row()
+        old = self._scroll.takeWidget()
+        if old is not None:
+            # the edit that caused this rebuild may still be running inside an old widget
+            # (a spin box's Enter, a combo's signal): delete the old page later, not now
+            old.hide()
+            old.deleteLater()
         self._scroll.setWidget(page)
         self.refresh()
 

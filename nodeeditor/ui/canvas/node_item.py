@@ -112,6 +112,20 @@ class NodeItem(QtWidgets.QGraphicsItem):
             self.setZValue(1 if value else 0)
         return super().itemChange(change, value)
 
+    def port_label(self, port: str, is_output: bool) -> tuple[str, bool]:
+        """The type text drawn beside a port (``dtype[shape]``, ``?`` when unknown, or why an
+        input has none) and whether a type is known."""
+        graph = self.scene().graph
+        if is_output:
+            ttype = graph.node_info(self.node_id).outputs.get(port)
+            return (str(ttype), True) if ttype is not None else ("?", False)
+        edge = graph.edge_into(self.node_id, port)
+        if edge is None:
+            node = graph.node(self.node_id)
+            return ("optional" if port in node.optional_inputs() else "not connected"), False
+        ttype = graph.node_info(edge.src).outputs.get(edge.src_port)
+        return (str(ttype), True) if ttype is not None else ("?", False)
+
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
         scene = self.scene()
@@ -187,21 +201,14 @@ class NodeItem(QtWidgets.QGraphicsItem):
         for (port, is_output), item in self.ports.items():
             y = item.pos().y()
             row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
-            if is_output:
-                ttype = info.outputs.get(port)
-            else:
-                edge = graph.edge_into(self.node_id, port)
-                ttype = graph.node_info(edge.src).outputs.get(edge.src_port) if edge else None
-            type_text = str(ttype) if ttype is not None else ("—" if not is_output else "?")
-            if not is_output and graph.edge_into(self.node_id, port) is None:
-                type_text = "optional" if port in node.optional_inputs() else "not connected"
+            type_text, known = self.port_label(port, is_output)
             name_w = name_metrics.horizontalAdvance(port) + 8
             painter.setFont(name_font)
             painter.setPen(style.NODE_TEXT)
             align = QtCore.Qt.AlignmentFlag.AlignVCenter
             painter.drawText(row, align | (QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft), port)
             painter.setFont(type_font)
-            painter.setPen(style.NODE_MUTED if ttype is not None or is_output else QtGui.QColor("#b0b5c2"))
+            painter.setPen(style.NODE_MUTED if known else QtGui.QColor("#b0b5c2"))
             room = int(row.width() - name_w)
             elided = type_metrics.elidedText(type_text, QtCore.Qt.TextElideMode.ElideMiddle, room)
             if is_output:

@@ -58,8 +58,9 @@ class GraphView(QtWidgets.QGraphicsView):
 
     def translate_scene(self, delta: QtCore.QPointF) -> None:
         """Move the view so that scene content shifts by ``delta`` (scene units)."""
-        centre = self.mapToScene(self.viewport().rect().center())
-        self.centerOn(centre - delta)
+        h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+        h.setValue(h.value() - round(delta.x() * self.zoom))
+        v.setValue(v.value() - round(delta.y() * self.transform().m22()))
 
     def frame(self, selection_only: bool = True) -> None:
         """Fit the selection (or everything when nothing is selected) in the view."""
@@ -89,9 +90,11 @@ class GraphView(QtWidgets.QGraphicsView):
     def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
         if self._pan_from is not None:
             now = event.position().toPoint()
-            delta = self.mapToScene(now) - self.mapToScene(self._pan_from)
+            step = now - self._pan_from
             self._pan_from = now
-            self.translate_scene(delta)
+            h, v = self.horizontalScrollBar(), self.verticalScrollBar()
+            h.setValue(h.value() - step.x())
+            v.setValue(v.value() - step.y())
             event.accept()
             return
         super().mouseMoveEvent(event)

@@ -1,0 +1,85 @@
+"""Fixtures for the editor tests: a state folder in tmp (QSettings, recovery, log), message
+boxes that record instead of blocking, and a shown main window on a small test graph."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _state_dir(tmp_path, monkeypatch):
+    """Settings, recovery files and the log go to a temporary folder for every ui test."""
+    monkeypatch.setenv("INDEXFLOW_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("INDEXFLOW_RECOVERY_MS", "600000")
+
+
+class Dialogs:
+    """Replaces the QMessageBox static functions; records (kind, title, text) and answers
+    questions with ``answer`` (default: Discard)."""
+
+    def __init__(self):
+        from PySide6 import QtWidgets
+
+        self.calls: list[tuple[str, str, str]] = []
+        self.answer = QtWidgets.QMessageBox.StandardButton.Discard
+
+    def texts(self, kind=None):
+        return [c[2] for c in self.calls if kind is None or c[0] == kind]
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    from PySide6 import QtWidgets
+
+    d = Dialogs()
+    MB = QtWidgets.QMessageBox
+
+    def record(kind):
+        def fn(parent, title, text, *args, **kwargs):
+            d.calls.append((kind, title, text))
+            return d.answer if kind == "question" else MB.StandardButton.Ok
+        return staticmethod(fn)
+
+    for kind in ("warning", "critical", "information", "question"):
+        monkeypatch.setattr(MB, kind, record(kind))
+    return d
+
+
+def small_graph():
+    """data float32[3, 4] and idx int64[2] literals, an unconnected Gather 'g', an output 'out'."""
+    from nodeeditor.graph import Graph
+
+    g = Graph(name="test graph")
+    g.add_literal(np.arange(12, dtype=np.float32).reshape(3, 4), name="data", node_id="data", position=(0, 0))
+    g.add_literal(np.array([2, 0], dtype=np.int64), name="idx", node_id="idx", position=(0, 160))
+    g.add_operator("Gather", {"axis": 0}, node_id="g", position=(320, 60))
+    g.add_output("out", node_id="out", position=(640, 60))
+    return g
+
+
+@pytest.fixture
+def window(qtbot, dialogs):
+    from nodeeditor.ui.app import create_main_window
+
+    w = create_main_window()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.runner.wait()
+    yield w
+    w._forced_modified = False
+    w.undo_stack.setClean()
+    w.runner.cancel()
+    w.runner.wait()
+    w.close()
+
+
+@pytest.fixture
+def small(window, qtbot):
+    """The window showing ``small_graph()`` framed 1:1 (evaluated)."""
+    window.set_document(small_graph(), None)
+    qtbot.wait(1)
+    window.view.resetTransform()
+    window.view.centerOn(360, 120)
+    window.runner.wait()
+    return window

@@ -1,0 +1,33 @@
+"""Real mouse and key input for the editor tests."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
+
+LEFT = QtCore.Qt.MouseButton.LeftButton
+NOMOD = QtCore.Qt.KeyboardModifier.NoModifier
+
+
+def port_point(window, node_id: str, port: str, is_output: bool) -> QtCore.QPoint:
+    """Viewport coordinates of a port."""
+    scene_pos = window.scene.node_item(node_id).port_scene_pos(port, is_output)
+    return window.view.mapFromScene(scene_pos)
+
+
+def scene_point(window, x: float, y: float) -> QtCore.QPoint:
+    return window.view.mapFromScene(QtCore.QPointF(x, y))
+
+
+def drag(viewport: QtWidgets.QWidget, start: QtCore.QPoint, end: QtCore.QPoint, steps: int = 6,
+         button=LEFT) -> None:
+    """Press at ``start``, move in steps, release at ``end`` (real QTest mouse events)."""
+    QTest.mousePress(viewport, button, NOMOD, start)
+    for i in range(1, steps + 1):
+        p = start + (end - start) * (i / steps)
+        QTest.mouseMove(viewport, QtCore.QPoint(int(p.x()), int(p.y())))
+    QTest.mouseRelease(viewport, button, NOMOD, end)
+
+
+def keys(widget: QtWidgets.QWidget, sequence: str) -> None:
+    """Type a key sequence such as 'Ctrl+Z' at ``widget`` (shortcuts included)."""
+    QTest.keySequence(widget, QtGui.QKeySequence(sequence))

@@ -1,0 +1,208 @@
+"""The canvas driven with real mouse and key events: drop, connect, refuse, disconnect,
+move, delete, quick add, framing; each edit undone and redone."""
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
+
+from nodeeditor.ui.blocks import MIME_TYPE
+
+from .helpers import LEFT, NOMOD, drag, keys, port_point, scene_point
+
+
+def _drop(window, key: str, at: QtCore.QPoint) -> None:
+    """Send the palette's own mime data for ``key`` to the canvas as a drag-enter + drop."""
+    item = window.palette.item(key)
+    mime = window.palette.tree.mimeData([item])
+    assert mime.hasFormat(MIME_TYPE)
+    viewport = window.view.viewport()
+    actions = QtCore.Qt.DropAction.CopyAction
+    enter = QtGui.QDragEnterEvent(at, actions, mime, LEFT, NOMOD)
+    QtWidgets.QApplication.sendEvent(viewport, enter)
+    assert enter.isAccepted()
+    drop = QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD)
+    QtWidgets.QApplication.sendEvent(viewport, drop)
+
+
+def test_drop_palette_block_places_node_there_and_undo_redo(small):
+    w = small
+    before = set(w.graph.node_ids)
+    at = scene_point(w, 300, 400)
+    _drop(w, "op:ScatterND", at)
+    added = set(w.graph.node_ids) - before
+    assert len(added) == 1
+    nid = added.pop()
+    node = w.graph.node(nid)
+    assert node.op == "ScatterND"
+    item = w.scene.node_item(nid)
+    # the block is centred horizontally on the drop point, its top just above it
+    assert item.sceneBoundingRect().contains(QtCore.QPointF(300, 400))
+    assert w.undo_action.text() == "Undo Add ScatterND"
+    w.undo_stack.undo()
+    assert not w.graph.has_node(nid)
+    w.undo_stack.redo()
+    assert w.graph.node(nid) is node and w.scene.node_item(nid) is not None
+
+
+def test_palette_double_click_adds_at_view_centre(small):
+    w = small
+    item = w.palette.item("gen:integers")
+    w.palette.tree.scrollToItem(item)
+    rect = w.palette.tree.visualItemRect(item)
+    QTest.mouseClick(w.palette.tree.viewport(), LEFT, NOMOD, rect.center())
+    QTest.mouseDClick(w.palette.tree.viewport(), LEFT, NOMOD, rect.center())
+    node = w.graph.nodes[-1]
+    assert node.kind == "generator" and node.generator == "integers"
+    centre = w.view.centre_scene_pos()
+    assert w.scene.node_item(node.id).sceneBoundingRect().contains(centre)
+
+
+def test_palette_search_filters(small):
+    w = small
+    w.palette.search_field.setText("scnd")
+    assert w.palette.visible_keys()[0] == "op:ScatterND"
+    assert "op:Gather" not in w.palette.visible_keys()
+    w.palette.search_field.setText("")
+    assert len(w.palette.visible_keys()) > 15
+
+
+def test_connect_with_mouse_drag_then_undo_redo(small, qtbot):
+    w = small
+    vp = w.view.viewport()
+    drag(vp, port_point(w, "data", "output", True), port_point(w, "g", "data", False))
+    assert w.graph.edge_into("g", "data") is not None
+    assert w.undo_action.text() == "Undo Connect"
+    drag(vp, port_point(w, "idx", "output", True), port_point(w, "g", "indices", False))
+    drag(vp, port_point(w, "g", "output", True), port_point(w, "out", "value", False))
+    assert str(w.graph.output_type("g")) == "float32[2, 4]"
+    assert w.scene.node_item("out").port_label("value", False) == ("float32[2, 4]", True)
+    w.runner.wait()
+    assert w.scene.node_state("g")[0] == "ok"
+    assert (w.runner.value("out") == [[8, 9, 10, 11], [0, 1, 2, 3]]).all()
+    w.undo_stack.undo()
+    assert w.graph.edge_into("out", "value") is None
+    assert w.scene.node_item("out").port_label("value", False)[0] == "not connected"
+    w.undo_stack.redo()
+    assert w.graph.edge_into("out", "value") is not None
+    # the edge item follows the node when it moves
+    edge_item = w.scene.edge_item("g", "data")
+    start = edge_item.path().elementAt(0)
+    w.graph.set_position("data", (-100, -50))
+    assert edge_item.path().elementAt(0).x == pytest.approx(start.x - 100)
+
+
+def test_refused_connection_shows_document_reason(small):
+    w = small
+    vp = w.view.viewport()
+    # float32 data into the integer-only 'indices' input: the graph refuses
+    drag(vp, port_point(w, "data", "output", True), port_point(w, "g", "indices", False))
+    assert w.graph.edge_into("g", "indices") is None
+    expected = w.graph.can_connect("data", "output", "g", "indices")
+    assert expected and w.last_refusal == expected
+    assert expected in w.statusBar().currentMessage()
+    assert w.undo_stack.count() == 0
+
+
+def test_drag_edge_end_away_disconnects_and_to_other_input_reconnects(small):
+    w = small
+    vp = w.view.viewport()
+    drag(vp, port_point(w, "idx", "output", True), port_point(w, "g", "indices", False))
+    # pick the wire up at its input end and drop it on empty canvas
+    drag(vp, port_point(w, "g", "indices", False), scene_point(w, 200, 420))
+    assert w.graph.edge_into("g", "indices") is None
+    assert w.undo_action.text() == "Undo Disconnect"
+    w.undo_stack.undo()
+    assert w.graph.edge_into("g", "indices").src == "idx"
+    # drawing backwards from a free input to an output also connects
+    drag(vp, port_point(w, "g", "data", False), port_point(w, "data", "output", True))
+    assert w.graph.edge_into("g", "data").src == "data"
+
+
+def test_move_node_with_mouse_is_one_undo_step(small):
+    w = small
+    item = w.scene.node_item("g")
+    title = item.mapToScene(QtCore.QPointF(60, 10))
+    start = w.view.mapFromScene(title)
+    drag(w.view.viewport(), start, start + QtCore.QPoint(80, 40))
+    assert w.graph.node("g").position == pytest.approx((400, 100), abs=1.5)
+    assert w.undo_action.text() == "Undo Move"
+    w.undo_stack.undo()
+    assert w.graph.node("g").position == (320, 60)
+    assert (item.pos().x(), item.pos().y()) == (320, 60)
+
+
+def test_delete_key_deletes_selection_and_undo_restores_edges(small):
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("g", "output", "out", "value")
+    w.scene.select_nodes(["g"])
+    w.view.setFocus()
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_Delete)
+    assert not w.graph.has_node("g")
+    assert w.undo_action.text() == "Undo Delete 1 Node"
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.has_node("g")
+    assert {str(e) for e in w.graph.edges} == {"data.output -> g.data", "g.output -> out.value"}
+    keys(w.view, "Ctrl+Shift+Z")
+    assert not w.graph.has_node("g")
+    keys(w.view, "Ctrl+Y")   # nothing left to redo: harmless
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.has_node("g")
+
+
+def test_rubber_band_selects_and_f_frames_selection(small):
+    w = small
+    vp = w.view.viewport()
+    drag(vp, scene_point(w, -40, -40), scene_point(w, 260, 260))
+    assert set(w.scene.selected_node_ids()) == {"data", "idx"}
+    w.view.setFocus()
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_F)
+    centre = w.view.centre_scene_pos()
+    rect = w.scene.nodes_rect({"data", "idx"})
+    assert abs(centre.x() - rect.center().x()) < 2 and abs(centre.y() - rect.center().y()) < 2
+
+
+def test_wheel_zoom_keeps_point_under_cursor(small):
+    w = small
+    vp = w.view.viewport()
+    at = QtCore.QPoint(200, 150)
+    before = w.view.mapToScene(at)
+    event = QtGui.QWheelEvent(QtCore.QPointF(at), QtCore.QPointF(vp.mapToGlobal(at)), QtCore.QPoint(),
+                              QtCore.QPoint(0, 240), QtCore.Qt.MouseButton.NoButton, NOMOD,
+                              QtCore.Qt.ScrollPhase.NoScrollPhase, False)
+    QtWidgets.QApplication.sendEvent(vp, event)
+    assert w.view.zoom == pytest.approx(1.15 ** 2)
+    after = w.view.mapToScene(at)
+    assert abs(after.x() - before.x()) < 1.5 and abs(after.y() - before.y()) < 1.5
+
+
+def test_middle_button_and_space_drag_pan(small):
+    w = small
+    vp = w.view.viewport()
+    centre = w.view.centre_scene_pos()
+    drag(vp, QtCore.QPoint(300, 300), QtCore.QPoint(200, 250), button=QtCore.Qt.MouseButton.MiddleButton)
+    moved = w.view.centre_scene_pos()
+    assert moved.x() == pytest.approx(centre.x() + 100, abs=2) and moved.y() == pytest.approx(centre.y() + 50, abs=2)
+    w.view.setFocus()
+    QTest.keyPress(w.view, QtCore.Qt.Key.Key_Space)
+    drag(vp, QtCore.QPoint(300, 300), QtCore.QPoint(350, 300))
+    QTest.keyRelease(w.view, QtCore.Qt.Key.Key_Space)
+    assert w.view.centre_scene_pos().x() == pytest.approx(moved.x() - 50, abs=2)
+    assert w.scene.selected_node_ids() == []
+
+
+def test_tab_quick_add_fuzzy_search_adds_at_cursor(small):
+    w = small
+    w.view.setFocus()
+    QTest.mouseMove(w.view.viewport(), scene_point(w, 100, 420))
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_Tab)
+    box = w.quick_add
+    assert box.isVisible()
+    QTest.keyClicks(box.field, "gelem")
+    assert box.keys()[0] == "op:GatherElements"
+    QTest.keyClick(box.field, QtCore.Qt.Key.Key_Return)
+    assert not box.isVisible()
+    node = w.graph.nodes[-1]
+    assert node.op == "GatherElements"
+    assert w.scene.node_item(node.id).sceneBoundingRect().contains(box.scene_pos)

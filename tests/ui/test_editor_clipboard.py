@@ -1,0 +1,77 @@
+"""Copy, paste and duplicate with the real shortcuts; auto-layout; all undoable."""
+from __future__ import annotations
+
+from PySide6 import QtCore
+
+from nodeeditor.ui import clipboard
+
+from .helpers import keys
+
+
+def _wire(w):
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+
+
+def test_copy_paste_keeps_inner_edges_new_ids_offset_and_undo(small):
+    w = small
+    _wire(w)
+    w.scene.select_nodes(["data", "g"])
+    w.view.setFocus()
+    keys(w.view, "Ctrl+C")
+    data = clipboard.clipboard_data()
+    assert [n["id"] for n in data["nodes"]] == ["data", "g"]
+    assert len(data["edges"]) == 1                         # only the edge inside the selection
+    before = set(w.graph.node_ids)
+    keys(w.view, "Ctrl+V")
+    new = set(w.graph.node_ids) - before
+    assert len(new) == 2 and not new & before
+    assert set(w.scene.selected_node_ids()) == new         # the pasted nodes are selected
+    new_gather = next(n for n in new if w.graph.node(n).kind == "op")
+    new_data = next(n for n in new if n != new_gather)
+    assert w.graph.edge_into(new_gather, "data").src == new_data
+    assert w.graph.edge_into(new_gather, "indices") is None
+    assert w.graph.node(new_gather).position == (320 + clipboard.STEP, 60 + clipboard.STEP)
+    assert w.undo_action.text() == "Undo Paste"
+    keys(w.view, "Ctrl+V")                                 # a second paste lands further on
+    assert len(w.graph.nodes) == 8
+    keys(w.view, "Ctrl+Z")
+    keys(w.view, "Ctrl+Z")
+    assert set(w.graph.node_ids) == before
+    keys(w.view, "Ctrl+Shift+Z")
+    assert set(w.graph.node_ids) == before | new
+
+
+def test_paste_at_cursor(small):
+    w = small
+    w.scene.select_nodes(["idx"])
+    w.copy()
+    ids = w.paste(at=QtCore.QPointF(500, 500))
+    assert w.graph.node(ids[0]).position == (500, 500)
+
+
+def test_duplicate_ctrl_d(small):
+    w = small
+    w.scene.select_nodes(["g"])
+    w.view.setFocus()
+    keys(w.view, "Ctrl+D")
+    assert len(w.graph.nodes) == 5
+    dup = w.scene.selected_node_ids()[0]
+    assert dup != "g" and w.graph.node(dup).op == "Gather"
+    assert w.undo_action.text() == "Undo Duplicate"
+
+
+def test_auto_layout_left_to_right_and_undo(small):
+    w = small
+    _wire(w)
+    for nid in w.graph.node_ids:
+        w.graph.set_position(nid, (0, 0))
+    w.undo_stack.clear()
+    w.layout_action.trigger()
+    pos = {n.id: n.position for n in w.graph.nodes}
+    assert pos["data"][0] < pos["g"][0] < pos["out"][0]
+    assert pos["idx"][0] == pos["data"][0] and pos["idx"][1] != pos["data"][1]
+    assert w.undo_action.text() == "Undo Auto Layout"
+    w.undo_stack.undo()
+    assert all(n.position == (0, 0) for n in w.graph.nodes)

@@ -1,0 +1,193 @@
+"""Files through the real menu actions with injected paths: save and reopen, the modified
+mark, refusing a corrupt file without touching the open graph, recent files, examples,
+export and import ONNX, recovery after a crash, asking before discarding."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from nodeeditor.graph import load_graph
+from nodeeditor.ui import settings as S
+from nodeeditor.ui.app import create_main_window
+
+MB = QtWidgets.QMessageBox
+
+
+def _inject(monkeypatch, name: str, path) -> None:
+    monkeypatch.setattr(QtWidgets.QFileDialog, name, lambda *a, **k: (str(path), ""))
+
+
+def test_save_and_reopen(small, monkeypatch, tmp_path, dialogs):
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    assert w.windowTitle().startswith("test graph (not saved)")
+    w.push(__import__("nodeeditor.ui.commands", fromlist=["x"]).AttributeCommand(w.graph, "g", "axis", 1))
+    assert w.isWindowModified()
+    target = tmp_path / "saved"
+    _inject(monkeypatch, "getSaveFileName", target)
+    w.save_action.trigger()
+    path = tmp_path / "saved.ifg.json"
+    assert path.is_file()
+    assert not w.isWindowModified() and w.windowTitle().startswith("saved.ifg.json")
+    assert S.recent_files()[0] == str(path.resolve())
+    assert S.last_directory() == str(tmp_path)
+    # a change marks the title, undo back to the saved state clears the mark
+    w.undo_stack.undo()
+    assert w.isWindowModified()
+    w.undo_stack.redo()
+    assert not w.isWindowModified()
+    # reopen through File > Open
+    w.set_document(load_graph(path).__class__(), None)          # something else is open now
+    _inject(monkeypatch, "getOpenFileName", path)
+    w.open_action.trigger()
+    assert w.files.current_path == path
+    assert w.graph.node("g").attributes == {"axis": 1}
+    assert w.graph.edge_into("g", "data").src == "data"
+    assert set(w.scene._nodes) == set(w.graph.node_ids)
+    assert w.recent_menu.actions()[0].text() == str(path.resolve())
+
+
+def test_corrupt_file_is_refused_and_graph_untouched(small, monkeypatch, tmp_path, dialogs):
+    w = small
+    bad = tmp_path / "broken.ifg.json"
+    bad.write_text('{"format": "indexflow-graph", "version": 1, "nodes": [', encoding="utf-8")
+    graph = w.graph
+    ids = graph.node_ids
+    _inject(monkeypatch, "getOpenFileName", bad)
+    w.open_action.trigger()
+    assert w.graph is graph and w.graph.node_ids == ids
+    assert dialogs.calls and dialogs.calls[-1][0] == "warning"
+    assert "broken.ifg.json" in dialogs.calls[-1][2] and "not valid JSON" in dialogs.calls[-1][2]
+    assert "not valid JSON" in w.statusBar().currentMessage()
+
+
+def test_unsaved_changes_are_asked_about(small, dialogs):
+    w = small
+    w.add_block("output", QtCore.QPointF(0, 0))
+    dialogs.answer = MB.StandardButton.Cancel
+    assert not w.files.new()
+    assert dialogs.calls[-1][0] == "question" and "unsaved changes" in dialogs.calls[-1][2]
+    assert len(w.graph.nodes) == 5
+    dialogs.answer = MB.StandardButton.Discard
+    assert w.files.new()
+    assert len(w.graph.nodes) == 0 and not w.isWindowModified()
+
+
+def test_examples_menu_opens_every_example(window, dialogs):
+    w = window
+    actions = [a for a in w.examples_menu.actions() if a.data()]
+    assert len(actions) >= 10
+    for action in actions:
+        action.trigger()
+        assert w.graph.node_ids, action.data()
+        assert w.files.current_path is None                 # Save asks for a new file
+    w.runner.wait()
+    assert not dialogs.calls
+
+
+def _scatter_max_graph():
+    from nodeeditor.graph import Graph
+
+    g = Graph(name="scatter max", opset=18)
+    g.add_literal(np.zeros((3, 3), np.float32), node_id="d", name="data")
+    g.add_literal(np.array([[1, 0, 2]]), node_id="i", name="indices")
+    g.add_literal(np.ones((1, 3), np.float32), node_id="u", name="updates")
+    g.add_operator("ScatterElements", {"reduction": "max"}, node_id="s", position=(300, 0))
+    g.add_output("y", node_id="y", position=(600, 0))
+    for src, port in (("d", "data"), ("i", "indices"), ("u", "updates")):
+        g.connect(src, "output", "s", port)
+    g.connect("s", "output", "y", "value")
+    return g
+
+
+def test_export_dialog_refuses_with_reason_then_exports_and_import_reads_it(window, monkeypatch, tmp_path, dialogs):
+    pytest.importorskip("onnx")
+    w = window
+    w.set_document(_scatter_max_graph(), None)
+    target = tmp_path / "model.onnx"
+    w.export_action.trigger()
+    dialog = w.export_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.opset_box.value() == 18                    # the graph's opset by default
+    _inject(monkeypatch, "getSaveFileName", tmp_path / "model")
+    dialog.browse_button.click()
+    assert dialog.path_edit.text() == str(target)
+    # reduction='max' needs opset 18: refused with the exporter's exact words and a suggestion
+    dialog.opset_box.setValue(16)
+    dialog.export_button.click()
+    assert dialog.ok is False and dialog.result.text().startswith("Not exported:")
+    assert "reduction='max' is not allowed at opset 16" in dialog.result.text()
+    assert not target.exists()
+    assert dialog.suggest_button.isVisible() and dialog.suggest_button.text() == "Use opset 18"
+    dialog.suggest_button.click()
+    assert dialog.opset_box.value() == 18
+    dialog.sources_combo.setCurrentIndex(dialog.sources_combo.findData("inputs"))
+    dialog.export_button.click()
+    assert dialog.ok, dialog.result.text()
+    assert target.is_file() and "Exported to" in dialog.result.text()
+    dialog.close()
+    # File > Import ONNX reads it back as an editable graph
+    _inject(monkeypatch, "getOpenFileName", target)
+    w.import_action.trigger()
+    ops_ = [n for n in w.graph.nodes if n.kind == "op"]
+    assert [(n.op, n.attributes.get("reduction")) for n in ops_] == [("ScatterElements", "max")]
+    assert w.files.current_path is None and w.isWindowModified()
+
+
+def test_open_onnx_on_the_command_line_path(qtbot, tmp_path, dialogs):
+    pytest.importorskip("onnx")
+    from nodeeditor.graph import default_example
+    from nodeeditor.onnx_io import save_model
+
+    path = tmp_path / "m.onnx"
+    save_model(default_example(), path)
+    w = create_main_window(path)
+    qtbot.addWidget(w)
+    assert any(n.kind == "op" for n in w.graph.nodes)
+    w.runner.wait()
+    w._forced_modified = False
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    graph = w.graph
+    assert not w.files.open_path(bad, ask=False)
+    assert w.graph is graph and "bad.onnx" in dialogs.texts("warning")[-1]
+
+
+def test_recovery_file_written_and_offered_after_crash(small, dialogs, tmp_path):
+    w = small
+    assert w.files.write_recovery() is None                     # nothing unsaved yet
+    w.add_block("op:GatherND", QtCore.QPointF(0, 0))
+    written = w.files.write_recovery()
+    assert written is not None and written.is_file()
+    assert w.files.current_path is None and w.graph.file_path is None   # the copy did not re-point the graph
+    assert w.files.pending_recoveries() == []                   # this process is alive: not a crash
+    # pretend the file was left by a process that died
+    graph_path, meta_path = w.files.recovery_paths()
+    dead = 2 ** 22 + 12345
+    dead_graph, dead_meta = w.files.recovery_paths(dead)
+    os.replace(graph_path, dead_graph)
+    meta = json.loads(meta_path.read_text())
+    meta["pid"] = dead
+    dead_meta.write_text(json.dumps(meta))
+    meta_path.unlink()
+    w.set_document(load_graph(dead_graph).__class__(), None)
+    dialogs.answer = MB.StandardButton.Yes
+    assert w.files.offer_recovery()
+    assert "did not close properly" in dialogs.texts("question")[-1]
+    assert any(n.kind == "op" and n.op == "GatherND" for n in w.graph.nodes)
+    assert w.isWindowModified()
+    assert not dead_graph.exists() and w.files.pending_recoveries() == []
+
+
+def test_window_layout_persists(window, qtbot):
+    window.set_previews(True)
+    window.viewer_dock.hide()
+    window.save_layout()
+    second = create_main_window()
+    qtbot.addWidget(second)
+    assert second.previews_action.isChecked()
+    assert second.viewer_dock.isHidden()

@@ -1,0 +1,153 @@
+"""The property panel: widgets from the ops schema at the graph's opset, edits as undo
+commands, the canvas following (the port types change)."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtTest import QTest
+
+from .helpers import keys
+
+
+def _wire(w):
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+    w.undo_stack.clear()
+
+
+def _type_in(box: QtWidgets.QAbstractSpinBox, text: str) -> None:
+    box.setFocus()
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box, text)
+    QTest.keyClick(box, QtCore.Qt.Key.Key_Return)
+
+
+def test_axis_spin_box_changes_port_type_undo_redo(small):
+    w = small
+    _wire(w)
+    w.scene.select_nodes(["g"])
+    box = w.properties.widgets["attr:axis"]
+    assert isinstance(box, QtWidgets.QSpinBox)
+    assert (box.minimum(), box.maximum()) == (-2, 1)           # rank-2 data
+    item = w.scene.node_item("g")
+    assert item.port_label("output", True)[0] == "float32[2, 4]"
+    _type_in(box, "1")
+    assert w.graph.node("g").attributes["axis"] == 1
+    assert item.port_label("output", True)[0] == "float32[3, 2]"
+    assert w.scene.node_item("out").port_label("value", False)[0] == "float32[3, 2]"
+    assert "float32[3, 2]" in w.properties.widgets["types"].text()
+    assert w.undo_action.text() == "Undo Change axis"
+    w.runner.wait()
+    assert w.runner.value("out").shape == (3, 2)
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.node("g").attributes["axis"] == 0
+    assert box.value() == 0                                     # the panel follows undo
+    assert item.port_label("output", True)[0] == "float32[2, 4]"
+    keys(w.view, "Ctrl+Y")
+    assert box.value() == 1 and item.port_label("output", True)[0] == "float32[3, 2]"
+    # a wider tensor widens the range
+    w.graph.set_source("data", value=np.zeros((2, 3, 4), np.float32))
+    assert (box.minimum(), box.maximum()) == (-3, 2)
+
+
+def test_reduction_offers_only_what_the_opset_allows(small):
+    w = small
+    nid = w.add_block("op:ScatterElements", QtCore.QPointF(300, 400))
+    combo = w.properties.widgets["attr:reduction"]
+    assert [combo.itemText(i) for i in range(combo.count())] == ["none", "add", "mul", "max", "min"]
+    combo.setCurrentIndex(combo.findText("max"))
+    assert w.graph.node(nid).attributes["reduction"] == "max"
+    w.scene.clearSelection()
+    opset = w.properties.widgets["opset"]
+    _type_in(opset, "16")
+    assert w.graph.opset == 16 and w.undo_action.text() == "Undo Change Opset"
+    w.scene.select_nodes([nid])
+    combo = w.properties.widgets["attr:reduction"]
+    texts = [combo.itemText(i) for i in range(combo.count())]
+    assert texts[:3] == ["none", "add", "mul"] and "max (not allowed at opset 16)" in texts
+    assert "max" in (w.graph.node_info(nid).error or "")       # shown as an error on the node
+    assert w.scene.node_state(nid)[0] == "error"
+    w.scene.clearSelection()
+    _type_in(w.properties.widgets["opset"], "13")
+    w.scene.select_nodes([nid])
+    assert "attr:reduction" not in w.properties.widgets        # no such attribute before 16
+
+
+def test_gathernd_batch_dims_range(small):
+    w = small
+    nid = w.add_block("op:GatherND", QtCore.QPointF(300, 400))
+    box = w.properties.widgets["attr:batch_dims"]
+    assert box.maximum() == 31                                 # unknown ranks: loose
+    w.graph.connect("data", "output", nid, "data")
+    w.graph.connect("idx", "output", nid, "indices")
+    assert (box.minimum(), box.maximum()) == (0, 0)            # indices has rank 1
+
+
+def test_literal_value_table_dtype_and_shape(small):
+    w = small
+    w.scene.select_nodes(["idx"])
+    table = w.properties.widgets["table"]
+    assert (table.rowCount(), table.columnCount()) == (1, 2)
+    table.item(0, 1).setText("1")
+    assert w.graph.node("idx").value.tolist() == [2, 1]
+    assert w.undo_action.text() == "Undo Edit Value"
+    table.item(0, 0).setText("oops")                            # refused, value unchanged
+    assert w.graph.node("idx").value.tolist() == [2, 1]
+    assert "oops" in w.statusBar().currentMessage()
+    assert table.item(0, 0).text() == "2"
+    shape = w.properties.widgets["shape"]
+    shape.setText("2, 2")
+    shape.editingFinished.emit()
+    assert w.graph.node("idx").value.tolist() == [[2, 1], [0, 0]]
+    dtype = w.properties.widgets["dtype"]
+    dtype.setCurrentText("int32")
+    assert w.graph.node("idx").value.dtype == np.int32
+    w.undo_stack.undo()
+    w.undo_stack.undo()
+    w.undo_stack.undo()
+    assert w.graph.node("idx").value.tolist() == [2, 0]
+    assert table.item(0, 1).text() == "0"
+
+
+def test_generator_params_and_seed(small):
+    w = small
+    nid = w.add_block("gen:uniform", QtCore.QPointF(300, 400))
+    w.runner.wait()
+    first = w.runner.value(nid).copy()
+    seed = w.properties.widgets["param:seed:box"]
+    _type_in(seed, "7")
+    assert w.graph.node(nid).params["seed"] == 7
+    w.runner.wait()
+    assert not np.array_equal(first, w.runner.value(nid))
+    shape = w.properties.widgets["param:shape"]
+    shape.setText("4, 5")
+    shape.editingFinished.emit()
+    assert str(w.graph.output_type(nid)) == "float32[4, 5]"
+    w.properties.widgets["generator"].setCurrentText("arange")
+    assert w.graph.node(nid).generator == "arange"
+    assert "param:stop" in w.properties.widgets
+
+
+def test_file_source_browse(small, tmp_path, monkeypatch):
+    w = small
+    path = tmp_path / "t.npy"
+    np.save(path, np.ones((3, 2), np.float64))
+    nid = w.add_block("file", QtCore.QPointF(300, 400))
+    assert w.scene.node_state(nid)[0] == "error"                # no file chosen yet
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    w.properties.widgets["browse"].click()
+    assert w.graph.node(nid).path == str(path)
+    assert str(w.graph.output_type(nid)) == "float64[3, 2]"
+
+
+def test_nothing_selected_shows_graph_settings(small):
+    w = small
+    w.scene.clearSelection()
+    name = w.properties.widgets["graph_name"]
+    assert name.text() == "test graph"
+    name.setText("renamed")
+    name.editingFinished.emit()
+    assert w.graph.name == "renamed"
+    assert "renamed" in w.windowTitle()
