@@ -150,8 +150,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    from nodeeditor.graph.checks import static_duplicate_warnings
+
     graph = _load(args.graph)
     print(_describe(graph))
+    duplicates = static_duplicate_warnings(graph)
     errors = 0
     for node_id in graph.topological_order():
         node = graph.node(node_id)
@@ -166,6 +169,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"  blocked: {info.error}")
         for warning in info.warnings:
             print(f"  warning: {warning}")
+        if node_id in duplicates:
+            print(f"  warning: {duplicates[node_id]}")
         if node.kind != "output" and not graph.consumers(node_id):
             print("  warning: its result is not used by any node")
     if not graph.output_nodes():

@@ -194,3 +194,16 @@ def test_outputs_sharing_a_name_are_an_error_for_check(tmp_path, capsys):
     path = save_graph(g, tmp_path / "clash.ifg.json")
     assert cli.main(["check", str(path)]) == 1
     assert "error: 2 outputs are called 'y' (y1, y2)" in capsys.readouterr().out
+
+
+def test_check_warns_about_duplicate_scatter_targets_fed_by_sources(tmp_path, capsys):
+    g = Graph()
+    g.add_literal(np.zeros(4, np.float32), node_id="d")
+    g.add_literal(np.array([[2], [2], [0]], np.int64), node_id="i")  # cell 2 is written twice
+    g.add_literal(np.array([1.0, 2.0, 3.0], np.float32), node_id="u")
+    g.add_operator("ScatterND", node_id="s")
+    for port, src in (("data", "d"), ("indices", "i"), ("updates", "u")):
+        g.connect(src, "output", "s", port)
+    path = save_graph(g, tmp_path / "dup.ifg.json")
+    assert cli.main(["check", str(path)]) == 0
+    assert "warning: s: 1 target cell(s) are written more than once" in capsys.readouterr().out

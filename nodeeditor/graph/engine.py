@@ -39,6 +39,7 @@ import numpy as np
 import ops
 
 from . import nodes as N
+from .checks import duplicate_warning
 from .document import Graph
 from .inference import resolve_path
 from .sources import SourceError, file_stamp, generate, load_file
@@ -47,7 +48,6 @@ OK, ERROR, BLOCKED, CANCELLED = "ok", "error", "blocked", "cancelled"
 
 Kernel = Callable[[str, list, Mapping[str, Any]], np.ndarray]
 Progress = Callable[[int, int, str], None]
-DUPLICATE_CHECKED = ("Scatter", "ScatterElements", "ScatterND", "TensorScatter")
 
 
 @dataclass(frozen=True)
@@ -321,18 +321,10 @@ class Engine:
         return _Entry(key, version, OK, value=value, has_value=True, warnings=warnings)
 
     def _duplicate_warning(self, step: Step, values: list) -> tuple[str, ...]:
-        if step.op not in DUPLICATE_CHECKED or (step.attrs or {}).get("reduction", "none") != "none":
+        if step.op is None:
             return ()
-        try:
-            imap = ops.index_map(step.op, values, step.attrs)
-            if not imap.has_duplicates():
-                return ()
-            cells = int(np.count_nonzero(imap.target_counts() > 1))
-        except Exception:  # the kernel already succeeded; a failing check only loses the warning
-            return ()
-        return (f"{step.label}: {cells} target cell(s) are written more than once with "
-                f"reduction='none'; the spec leaves the order open (IndexFlow: the last update "
-                f"in row-major order wins)",)
+        warning = duplicate_warning(step.op, values, step.attrs, step.label)
+        return (warning,) if warning else ()
 
 
 def _cancel_check(cancel: threading.Event | Callable[[], bool] | None) -> Callable[[], bool]:
