@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import buffers, parallel
 from .dtypes import COMPLEX_NAMES, dtype_name
 from .errors import OpError
 from .index_map import IndexMap
@@ -14,12 +15,28 @@ REDUCTIONS = ("none", "add", "mul", "max", "min")
 
 
 def take_rows(data: np.ndarray, imap: IndexMap) -> np.ndarray:
-    """The gather result: ``out[e] = data.flat[imap.flat_offsets()[e]]``, as a new array."""
-    out = np.empty(imap.element_shape, dtype=data.dtype)
+    """The gather result: ``out[e] = data.flat[imap.flat_offsets()[e]]``, as a new array.
+
+    One ``np.take`` of whole rows of the ``(-1, block)`` table. ``mode="clip"`` because the map's
+    rows are already in range (``mode="raise"`` with ``out=`` would buffer the whole output).
+    Numeric dtypes split the output rows across threads (:mod:`ops.parallel`); the output comes
+    from :mod:`ops.buffers`, so a repeated large gather does not page-fault a fresh array.
+    """
+    out = buffers.empty(imap.element_shape, data.dtype)
     if out.size == 0:
         return out
-    table = np.ascontiguousarray(data).reshape(-1, imap.block)
-    np.take(table, imap.rows.reshape(-1), axis=0, out=out.reshape(-1, imap.block))
+    block = imap.block
+    table = np.ascontiguousarray(data).reshape(-1, block)
+    rows = imap.rows.reshape(-1)
+    dest = out.reshape(-1, block)
+
+    def part(a: int, b: int) -> None:
+        np.take(table, rows[a:b], axis=0, out=dest[a:b], mode="clip")
+
+    if data.dtype.hasobject:
+        part(0, rows.size)
+    else:
+        parallel.run_parts(part, rows.size, work=out.size)
     return out
 
 

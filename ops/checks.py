@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import parallel
 from .errors import IndexOutOfRangeError, OpError
 
 
@@ -46,26 +47,47 @@ def _position(shape, flat_index: int) -> str:
     return "[" + ", ".join(str(int(p)) for p in pos) + "]"
 
 
+def _unsigned_max(indices: np.ndarray) -> int:
+    """Largest value of ``indices`` read as unsigned (negatives become huge), so a single pass
+    tells whether every index is in ``[0, size)``. Large contiguous arrays split across threads."""
+    view = indices.view(np.dtype(f"u{indices.dtype.itemsize}")) if indices.dtype.kind == "i" else indices
+    if view.flags.c_contiguous and view.size >= 2 * parallel.MIN_PART:
+        flat = view.reshape(-1)
+        return int(max(parallel.map_parts(lambda a, b: flat[a:b].max(), flat.size)))
+    return int(view.max())
+
+
+def all_in_range(indices: np.ndarray, size: int) -> bool:
+    """True when every element of the integer array ``indices`` lies in ``[0, size)`` (one pass)."""
+    return indices.size == 0 or _unsigned_max(indices) < size
+
+
 def normalize_indices(op: str, name: str, indices: np.ndarray, size: int, axis: int, what: str = "data") -> np.ndarray:
     """Indices in ``[-size, size-1]`` made non-negative (int64 or the input's own integer type).
 
     Raises IndexOutOfRangeError naming the first bad element (row-major) by position and value.
-    Costs two reductions when every index is already non-negative and in range.
+    Costs one pass (an unsigned max) when every index is already non-negative and in range;
+    then the input itself is returned (callers only read it).
     """
     require_integer_indices(op, name, indices)
     if indices.size == 0:
         return indices.astype(np.int64)
-    lo, hi = indices.min(), indices.max()
-    if lo >= 0 and hi < size:
+    if all_in_range(indices, size):
         return indices
+    lo, hi = indices.min(), indices.max()
     if lo >= -size and hi < size:
         idx = indices.astype(np.int64)
         idx[idx < 0] += size
         return idx
-    bad = (indices < -size) | (indices >= size)
+    raise _out_of_range(op, name, indices, (indices < -size) | (indices >= size), lambda first: size, axis, what)
+
+
+def _out_of_range(op, name, indices, bad, size_of, axis_of, what="data") -> IndexOutOfRangeError:
     first = int(np.argmax(bad.ravel()))
     value = int(indices.ravel()[first])
-    raise IndexOutOfRangeError(
+    size = int(size_of(first))
+    axis = axis_of(first) if callable(axis_of) else axis_of
+    return IndexOutOfRangeError(
         f"{op}: {name}{_position(indices.shape, first)} = {value} is out of range for {what} axis {axis} "
         f"of size {size} (valid {-size}..{size - 1})"
     )
@@ -73,24 +95,22 @@ def normalize_indices(op: str, name: str, indices: np.ndarray, size: int, axis: 
 
 def normalize_index_tuples(op: str, name: str, indices: np.ndarray, sizes: tuple, first_axis: int) -> np.ndarray:
     """The last dimension of ``indices`` holds tuples indexing ``sizes`` (data axes from
-    ``first_axis``). Returns them non-negative as int64; IndexOutOfRangeError names the first bad
+    ``first_axis``). Returns them non-negative as int64 (the input itself when it is int64 and
+    already in range: one unsigned max per column); IndexOutOfRangeError names the first bad
     element and the data axis it indexes."""
     require_integer_indices(op, name, indices)
-    idx = indices.astype(np.int64, copy=True)
-    if idx.size == 0:
-        return idx
+    k = len(sizes)
+    if indices.size == 0:
+        return indices.astype(np.int64, copy=True)
     limits = np.asarray(sizes, dtype=np.int64)
+    if k and all(all_in_range(indices[..., c], int(sizes[c])) for c in range(k)):
+        return indices.astype(np.int64, copy=False)
+    idx = indices.astype(np.int64, copy=True)
     neg = idx < 0
     if neg.any():
         idx += neg * limits
     bad = (idx < 0) | (idx >= limits)
     if bad.any():
-        first = int(np.argmax(bad.ravel()))
-        column = first % len(sizes)
-        value = int(indices.ravel()[first])
-        size = int(sizes[column])
-        raise IndexOutOfRangeError(
-            f"{op}: {name}{_position(indices.shape, first)} = {value} is out of range for data axis "
-            f"{first_axis + column} of size {size} (valid {-size}..{size - 1})"
-        )
+        raise _out_of_range(op, name, indices, bad, lambda first: sizes[first % k],
+                            lambda first: first_axis + first % k)
     return idx

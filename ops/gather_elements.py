@@ -12,7 +12,7 @@ from .apply import take_rows
 from .checks import fmt_shape, normalize_axis, normalize_indices, require_rank_at_least
 from .dtypes import as_tensor
 from .errors import OpError
-from .index_map import IndexMap
+from .index_map import IndexMap, elementwise_offsets
 
 OP = "GatherElements"
 
@@ -39,17 +39,7 @@ def elementwise_rows(op: str, data_shape: tuple, indices: np.ndarray, axis: int)
     """Flat offsets into data for each element of ``indices`` (the index replaces the axis coordinate)."""
     a = normalize_axis(op, axis, len(data_shape))
     idx = normalize_indices(op, "indices", indices, data_shape[a], a)
-    strides = np.ones(len(data_shape), dtype=np.int64)
-    for d in range(len(data_shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * data_shape[d + 1]
-    rows = idx.astype(np.int64) * strides[a]
-    for d, n in enumerate(indices.shape):
-        if d == a or n == 1:
-            continue
-        shape = [1] * indices.ndim
-        shape[d] = n
-        rows += (np.arange(n, dtype=np.int64) * strides[d]).reshape(shape)
-    return rows
+    return elementwise_offsets(idx, tuple(data_shape), a)
 
 
 def gather_elements_index_map(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> IndexMap:

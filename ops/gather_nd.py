@@ -19,7 +19,7 @@ from .apply import take_rows
 from .checks import dims_equal, fmt_shape, normalize_index_tuples, require_rank_at_least
 from .dtypes import as_tensor
 from .errors import OpError
-from .index_map import IndexMap
+from .index_map import IndexMap, tuple_rows
 
 OP = "GatherND"
 
@@ -61,10 +61,7 @@ def nd_rows(op: str, data_shape: tuple, indices: np.ndarray, batch_dims: int) ->
     k = indices.shape[-1]
     indexed = tuple(data_shape[b:b + k])
     idx = normalize_index_tuples(op, "indices", indices, indexed, b)
-    strides = np.ones(k, dtype=np.int64)
-    for c in range(k - 2, -1, -1):
-        strides[c] = strides[c + 1] * indexed[c + 1]
-    rows = idx @ strides if k else np.zeros(indices.shape[:-1], dtype=np.int64)
+    rows = tuple_rows(idx, indexed)
     if b:
         per_batch = prod(indexed)
         batch = (np.arange(prod(data_shape[:b]), dtype=np.int64) * per_batch)

@@ -15,6 +15,8 @@ from math import prod
 
 import numpy as np
 
+from . import parallel
+
 
 @dataclass(frozen=True)
 class IndexMap:
@@ -95,3 +97,63 @@ class IndexMap:
             col_pos = np.unravel_index(col, self.block_shape) if self.block_shape else ()
             positions.append(tuple(int(i) for i in (*row_pos, *col_pos)))
         return positions
+
+
+def row_major_strides(shape) -> list[int]:
+    """Element strides of a C-ordered array of ``shape``."""
+    strides, step = [0] * len(shape), 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = step
+        step *= shape[d]
+    return strides
+
+
+def elementwise_offsets(idx: np.ndarray, data_shape: tuple, axis: int) -> np.ndarray:
+    """Flat offsets into a C-ordered ``data_shape`` array for GatherElements/ScatterElements:
+    element ``p`` of ``idx`` (non-negative, in range) addresses ``p`` with coordinate ``axis``
+    replaced by ``idx[p]``. int64, shape ``idx.shape``.
+
+    ``offset = idx * stride[axis] + base`` where ``base`` (the other coordinates, broadcast with
+    length 1 on ``axis``) is small; large inputs are split along their first axis across threads.
+    """
+    strides = row_major_strides(data_shape)
+    base = np.zeros((1,) * idx.ndim, dtype=np.int64)
+    for d, n in enumerate(idx.shape):
+        if d != axis and n > 1:
+            shape = [1] * idx.ndim
+            shape[d] = n
+            base = base + (np.arange(n, dtype=np.int64) * strides[d]).reshape(shape)
+    rows = np.empty(idx.shape, dtype=np.int64)
+    if rows.size == 0:
+        return rows
+    step = strides[axis]
+
+    def part(a: int, b: int) -> None:
+        r = rows[a:b]
+        src = base[a:b] if base.shape[0] > 1 else base
+        if step == 1:
+            np.add(idx[a:b], src, out=r, dtype=np.int64, casting="unsafe")
+        else:
+            np.multiply(idx[a:b], step, out=r, dtype=np.int64, casting="unsafe")
+            np.add(r, src, out=r)
+
+    parallel.run_parts(part, idx.shape[0], work=idx.size)
+    return rows
+
+
+def tuple_rows(idx: np.ndarray, indexed_shape: tuple) -> np.ndarray:
+    """Row-major row numbers within ``indexed_shape`` of the index tuples in the last dimension
+    of ``idx`` (non-negative, in range): ``sum(idx[..., c] * stride[c])``. int64, shape
+    ``idx.shape[:-1]``."""
+    k = idx.shape[-1]
+    if k == 0:
+        return np.zeros(idx.shape[:-1], dtype=np.int64)
+    strides = row_major_strides(indexed_shape)
+    rows = np.empty(idx.shape[:-1], dtype=np.int64)
+    np.multiply(idx[..., 0], strides[0], out=rows, dtype=np.int64, casting="unsafe")
+    for c in range(1, k):
+        if strides[c] == 1:
+            np.add(rows, idx[..., c], out=rows, dtype=np.int64, casting="unsafe")
+        else:
+            np.add(rows, np.multiply(idx[..., c], strides[c], dtype=np.int64, casting="unsafe"), out=rows)
+    return rows

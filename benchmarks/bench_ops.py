@@ -1,0 +1,147 @@
+"""Speed of the ops core against onnxruntime and a plain memory copy.
+
+Run as a script (not part of the test suite):
+
+    .venv/bin/python benchmarks/bench_ops.py [--repeat 7] [--only SUBSTRING]
+
+For each case it prints the median wall time of ``ops``, onnxruntime with its default threads,
+onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output), all
+measured in this process, then the ratio ops / best correct onnxruntime and ops / copy. Where
+multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate indices loses
+updates), its time is shown but the ratio uses the one-thread time.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import ops  # noqa: E402
+
+
+@dataclass
+class Case:
+    name: str
+    op: str
+    inputs: list
+    attrs: dict = field(default_factory=dict)
+    ort_multithread_wrong: bool = False
+
+
+def make_cases(rng: np.random.Generator) -> list[Case]:
+    f32 = np.float32
+    cases = []
+    data = rng.standard_normal((100_000, 64)).astype(f32)
+    cases.append(Case("Gather axis0 (1e5,64) x 1e6 idx", "Gather", [data, rng.integers(0, 100_000, 1_000_000)], {"axis": 0}))
+    data = rng.standard_normal((1000, 1000)).astype(f32)
+    cases.append(Case("Gather axis1 (1000,1000) x 500 idx", "Gather", [data, rng.integers(0, 1000, 500)], {"axis": 1}))
+    data = rng.standard_normal((2000, 2000)).astype(f32)
+    cases.append(Case("GatherElements axis1 (2000,2000)", "GatherElements",
+                      [data, rng.integers(0, 2000, (2000, 2000))], {"axis": 1}))
+    data = rng.standard_normal((1000, 1000, 16)).astype(f32)
+    cases.append(Case("GatherND (1000,1000,16) x (2e5,2)", "GatherND", [data, rng.integers(0, 1000, (200_000, 2))]))
+    data = rng.standard_normal((2000, 2000)).astype(f32)
+    unique_cols = np.argsort(rng.random((2000, 2000)), axis=0)[:1000]
+    cases.append(Case("ScatterElements axis0 none, unique", "ScatterElements",
+                      [data, unique_cols, rng.standard_normal((1000, 2000)).astype(f32)], {"axis": 0}))
+    dup = rng.integers(0, 2000, (2000, 2000))
+    upd = rng.standard_normal((2000, 2000)).astype(f32)
+    cases.append(Case("ScatterElements axis0 add, dups", "ScatterElements", [data, dup, upd], {"axis": 0, "reduction": "add"}))
+    cases.append(Case("ScatterElements axis1 max, dups", "ScatterElements", [data, dup, upd], {"axis": 1, "reduction": "max"}))
+    data = rng.standard_normal(1_000_000).astype(f32)
+    cases.append(Case("ScatterND none (1e6,) x 1e5 unique", "ScatterND",
+                      [data, rng.permutation(1_000_000)[:100_000, None], rng.standard_normal(100_000).astype(f32)]))
+    data = rng.standard_normal((1000, 1000, 16)).astype(f32)
+    idx = rng.integers(0, 1000, (200_000, 2))
+    upd = rng.standard_normal((200_000, 16)).astype(f32)
+    cases.append(Case("ScatterND add (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd], {"reduction": "add"},
+                      ort_multithread_wrong=True))
+    cases.append(Case("ScatterND mul (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd], {"reduction": "mul"},
+                      ort_multithread_wrong=True))
+    return cases
+
+
+STAT = statistics.median
+
+
+def median_time(fn: Callable[[], object], repeat: int) -> float:
+    """Median (or, with ``--stat min``, the best) wall time of ``repeat`` calls after one warm-up."""
+    fn()  # warm up (page faults of first use, lazy init)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return STAT(times)
+
+
+def ort_session(case: Case, threads: int | None):
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper, numpy_helper  # noqa: F401
+
+    names = [p.name for p in ops.get_schema(case.op).inputs][: len(case.inputs)]
+    elem = {np.dtype(np.float32): onnx.TensorProto.FLOAT, np.dtype(np.int64): onnx.TensorProto.INT64}
+    graph_inputs = [helper.make_tensor_value_info(n, elem[np.asarray(a).dtype], list(np.shape(a)))
+                    for n, a in zip(names, case.inputs)]
+    out = helper.make_tensor_value_info("output", onnx.TensorProto.FLOAT, None)
+    node = helper.make_node(case.op, names, ["output"], **case.attrs)
+    model = helper.make_model(helper.make_graph([node], "bench", graph_inputs, [out]),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    so = ort.SessionOptions()
+    if threads is not None:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = threads
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    feed = dict(zip(names, case.inputs))
+    return lambda: sess.run(None, feed)[0]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--stat", choices=("median", "min"), default="median",
+                        help="median (default) or min: the best run, less sensitive to other load on the machine")
+    parser.add_argument("--no-ort", action="store_true", help="skip onnxruntime (ops and copy only)")
+    args = parser.parse_args(argv)
+    global STAT
+    STAT = min if args.stat == "min" else statistics.median
+    rng = np.random.default_rng(0)
+    header = f"{'case':46} {'ops ms':>8} {'ort ms':>8} {'ort1 ms':>8} {'copy ms':>8} {'ops/ort':>8} {'ops/copy':>8}"
+    print(header)
+    print("-" * len(header))
+    for case in make_cases(rng):
+        if args.only and args.only.lower() not in case.name.lower():
+            continue
+        run = lambda c=case: ops.run_op(c.op, c.inputs, c.attrs)  # noqa: E731
+        expected = run()
+        t_ops = median_time(run, args.repeat)
+        largest = max([np.asarray(a) for a in case.inputs] + [expected], key=lambda a: a.nbytes)
+        scratch = np.empty_like(largest)
+        t_copy = median_time(lambda: np.copyto(scratch, largest), args.repeat)
+        t_ort = t_ort1 = float("nan")
+        if not args.no_ort:
+            ort_default, ort_one = ort_session(case, None), ort_session(case, 1)
+            if case.attrs.get("reduction", "none") in ("none", "max", "min"):
+                np.testing.assert_array_equal(ort_one(), expected)
+            else:
+                np.testing.assert_allclose(ort_one(), expected, rtol=1e-4, atol=1e-4)
+            t_ort, t_ort1 = median_time(ort_default, args.repeat), median_time(ort_one, args.repeat)
+        best = t_ort1 if case.ort_multithread_wrong else min(t_ort, t_ort1)
+        mark = "*" if case.ort_multithread_wrong else " "
+        print(f"{case.name:46} {t_ops*1e3:8.2f} {t_ort*1e3:8.2f}{mark}{t_ort1*1e3:8.2f} {t_copy*1e3:8.2f} "
+              f"{t_ops/best:8.2f} {t_ops/t_copy:8.2f}", flush=True)
+    print("\n* multi-threaded onnxruntime loses updates on duplicate ScatterND indices; ratio uses one thread.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

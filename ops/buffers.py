@@ -1,0 +1,76 @@
+"""Output buffers that are reused once the caller lets go of them.
+
+A fresh large numpy array costs a page fault per 4 KiB page the first time it is written; on a
+256 MB gather output that costs more than the gather itself. onnxruntime avoids it with an
+arena. :func:`empty` does the same for outputs of at least ``MIN_POOLED_BYTES``: it keeps a few
+recently used raw buffers and hands one out again when nothing refers to it any more (every
+array made from it is a view whose ``base`` is the raw buffer, so CPython's reference count
+says whether any result is still alive). A buffer still referenced is never reused, so results
+never alias each other or an input.
+
+Limits: at most ``MAX_ENTRIES`` buffers and ``INDEXFLOW_BUFFER_POOL_MB`` (default 512) MiB are
+kept; the oldest are dropped first (dropping only forgets them: arrays still using one keep it
+alive). :func:`clear` forgets them all. Object (string) dtypes and small arrays always come from
+``np.empty``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from math import prod
+
+import numpy as np
+
+MIN_POOLED_BYTES = 4 << 20
+MAX_ENTRIES = 4
+_GRAIN = 1 << 16
+_cap_bytes = int(float(os.environ.get("INDEXFLOW_BUFFER_POOL_MB", "512")) * (1 << 20))
+_lock = threading.Lock()
+_pool: list[np.ndarray] = []
+
+
+def _refs(raw: np.ndarray) -> int:
+    return sys.getrefcount(raw)
+
+
+def _baseline() -> int:
+    holder = [np.empty(_GRAIN, dtype=np.uint8)]
+    for raw in holder:
+        return _refs(raw)
+    raise AssertionError
+
+
+_FREE_REFS = _baseline()  # references a pooled buffer has when no result uses it
+
+
+def empty(shape, dtype) -> np.ndarray:
+    """Like ``np.empty(shape, dtype)`` (C order), possibly backed by a reused buffer."""
+    dtype = np.dtype(dtype)
+    shape = tuple(shape)
+    nbytes = prod(shape) * dtype.itemsize
+    if nbytes < MIN_POOLED_BYTES or dtype.hasobject or nbytes > _cap_bytes:
+        return np.empty(shape, dtype)
+    size = -(-nbytes // _GRAIN) * _GRAIN
+    with _lock:
+        for raw in _pool:
+            if raw.nbytes == size and _refs(raw) == _FREE_REFS:
+                return raw[:nbytes].view(dtype).reshape(shape)
+        raw = np.empty(size, dtype=np.uint8)
+        out = raw[:nbytes].view(dtype).reshape(shape)
+        _pool.insert(0, raw)
+        while len(_pool) > MAX_ENTRIES or sum(r.nbytes for r in _pool) > _cap_bytes:
+            _pool.pop()
+        return out
+
+
+def clear() -> None:
+    """Forget every pooled buffer (memory is returned once no result uses it)."""
+    with _lock:
+        _pool.clear()
+
+
+def pooled_bytes() -> int:
+    """Bytes currently held by the pool (in use or free)."""
+    with _lock:
+        return sum(r.nbytes for r in _pool)

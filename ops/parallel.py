@@ -1,0 +1,117 @@
+"""Splitting numpy work across a few threads.
+
+numpy releases the GIL inside ``take``, ``copyto``, ``put``-style assignment and ufunc loops
+on numeric (non-object) dtypes, so running disjoint slices of one big operation on two or more
+threads uses more cores. The caller decides what a part is; the contract here is only:
+
+* :func:`run_parts` calls ``fn(start, stop)`` for consecutive, disjoint ranges that cover
+  ``0..n`` and returns when every call has finished (re-raising the first exception).
+* Work smaller than ``min_part`` per thread runs inline in the calling thread, so small tensors
+  pay no thread hand-off.
+* Callers must make parts independent: each part writes only cells no other part writes
+  (gathers: disjoint output rows; reductions: disjoint destination ranges).
+
+``INDEXFLOW_THREADS`` (environment) or :func:`set_threads` caps the thread count; 1 disables
+threading. The default is the number of CPUs this process may run on.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+#: Below this many elements of work per thread, threading costs more than it saves.
+MIN_PART = 1 << 16
+
+
+def _default_threads() -> int:
+    env = os.environ.get("INDEXFLOW_THREADS")
+    if env:
+        return max(1, int(env))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_threads = _default_threads()
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def set_threads(n: int) -> None:
+    """Use at most ``n`` threads (>= 1) from now on."""
+    global _threads, _pool
+    with _pool_lock:
+        _threads = max(1, int(n))
+        if _pool is not None:
+            _pool.shutdown(wait=False)
+            _pool = None
+
+
+def threads() -> int:
+    """The current thread cap."""
+    return _threads
+
+
+def _get_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(1, _threads - 1), thread_name_prefix="indexflow")
+        return _pool
+
+
+def split(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` consecutive ranges covering ``0..n`` whose lengths differ by at most one."""
+    parts = max(1, min(parts, n)) if n else 1
+    q, r = divmod(n, parts)
+    bounds, start = [], 0
+    for p in range(parts):
+        stop = start + q + (p < r)
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
+def part_count(work: int, min_part: int = MIN_PART) -> int:
+    """How many parts ``work`` elements are worth: 1 up to ``threads()``."""
+    return max(1, min(_threads, work // max(min_part, 1)))
+
+
+def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> None:
+    """Call ``fn(start, stop)`` over disjoint ranges covering ``0..n``, in parallel when the
+    total ``work`` (elements touched; default ``n``) is worth it. The calling thread runs the
+    first range itself."""
+    map_parts(fn, n, work, min_part)
+
+
+def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> list:
+    """Like :func:`run_parts` but returns ``[fn(start, stop), ...]`` in range order (an empty
+    list when ``n == 0``)."""
+    parts = part_count(n if work is None else work, min_part)
+    if n == 0:
+        return []
+    if parts <= 1 or n <= 1:
+        return [fn(0, n)]
+    ranges = split(n, parts)
+    results: list = [None] * len(ranges)
+
+    def run(i: int) -> None:
+        results[i] = fn(*ranges[i])
+
+    futures = [_get_pool().submit(run, i) for i in range(1, len(ranges))]
+    error = None
+    try:
+        run(0)
+    except BaseException as exc:
+        error = exc
+    for f in futures:
+        try:
+            f.result()
+        except BaseException as exc:
+            error = error or exc
+    if error is not None:
+        raise error
+    return results

@@ -1,0 +1,123 @@
+"""The fast paths of the ops core (threads, reused buffers, one-pass index checks, segment
+reductions) against simple numpy references: fancy indexing for gathers, fancy assignment
+(last write wins) and ``ufunc.at`` (sequential fold) for scatters.
+
+Sizes are chosen to cross the thresholds where the fast paths switch on (``parallel.MIN_PART``
+elements per thread, ``buffers.MIN_POOLED_BYTES``) and to put duplicates on both sides of a
+thread boundary.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ops
+from ops import buffers, parallel
+
+BIG = 2 * parallel.MIN_PART + 7  # enough work for two threads, not a multiple of anything
+
+NUMERIC = ["bool", "int8", "int32", "int64", "uint8", "uint64", "float16", "bfloat16", "float32", "float64",
+           "complex64", "complex128"]
+ALL = NUMERIC + ["string"]
+
+
+@pytest.fixture(params=[1, 2, 3], ids=lambda n: f"threads{n}")
+def threads(request):
+    old = parallel.threads()
+    parallel.set_threads(request.param)
+    yield request.param
+    parallel.set_threads(old)
+
+
+def make(dtype: str, shape, rng) -> np.ndarray:
+    """Values of ``dtype`` with many repeats (so reductions see ties) and, for floats, a NaN."""
+    raw = rng.integers(-50, 50, size=shape)
+    if dtype == "string":
+        return np.array([f"s{v}" for v in raw.ravel()], dtype=object).reshape(shape)
+    if dtype == "bool":
+        return raw > 0
+    out = raw.astype(ops.dtype_of(dtype)) if not dtype.startswith("complex") else (raw + 1j * raw[::-1]).astype(dtype)
+    return out
+
+
+# ---------------------------------------------------------------- gathers
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_gather_axis0_big_matches_fancy_indexing(dtype, threads):
+    rng = np.random.default_rng(1)
+    data = make(dtype, (300, 5), rng)
+    idx = rng.integers(-300, 300, size=BIG // 5)
+    np.testing.assert_array_equal(ops.gather(data, idx, 0), data[idx])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "string", "complex128"])
+def test_gather_inner_axis_and_elements_and_nd(dtype, threads):
+    rng = np.random.default_rng(2)
+    data = make(dtype, (40, 31, 9), rng)
+    idx = rng.integers(-31, 31, size=(7, 3))
+    np.testing.assert_array_equal(ops.gather(data, idx, 1), data[:, idx])
+    big = make(dtype, (40, 400, 9), rng)
+    el = rng.integers(-400, 400, size=big.shape)
+    np.testing.assert_array_equal(ops.gather_elements(big, el, 1), np.take_along_axis(big, el % 400, 1))
+    tup = np.stack([rng.integers(-40, 40, BIG // 9), rng.integers(-400, 400, BIG // 9)], axis=-1)
+    np.testing.assert_array_equal(ops.gather_nd(big, tup), big[tup[:, 0], tup[:, 1]])
+
+
+def test_gather_elements_every_axis_and_index_dtype(threads):
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((61, 47, 53)).astype(np.float32)
+    for axis in range(3):
+        for idt in (np.int32, np.int64, np.uint16, np.uint64):
+            n = data.shape[axis]
+            shape = list(data.shape)
+            shape[axis] = 29
+            idx = rng.integers(0, n, size=shape).astype(idt)
+            np.testing.assert_array_equal(ops.gather_elements(data, idx, axis), np.take_along_axis(data, idx.astype(np.int64), axis))
+
+
+def test_out_of_range_is_still_reported_on_the_fast_path():
+    data = np.zeros((10, 3), np.float32)
+    idx = np.zeros(BIG, np.int64)
+    idx[BIG - 3] = 10
+    with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[{BIG - 3}\] = 10 .*size 10"):
+        ops.gather(data, idx)
+    idx[BIG - 3] = -11
+    with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[{BIG - 3}\] = -11"):
+        ops.gather(data, idx)
+    tup = np.zeros((BIG, 2), np.int64)
+    tup[5, 1] = 3
+    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[5, 1\] = 3 .*axis 1 of size 3"):
+        ops.gather_nd(data, tup)
+
+
+# ---------------------------------------------------------------- buffers
+
+
+def test_reused_buffers_never_alias_live_results():
+    rng = np.random.default_rng(4)
+    data = rng.standard_normal((1000, 64)).astype(np.float32)
+    idx = rng.integers(0, 1000, size=(buffers.MIN_POOLED_BYTES // 256) + 10)
+    first = ops.gather(data, idx)
+    second = ops.gather(data, idx[::-1].copy())
+    assert not np.shares_memory(first, second)
+    view = second[3:5]
+    del second
+    third = ops.gather(data, idx)
+    assert not np.shares_memory(third, view) and not np.shares_memory(third, first)
+    np.testing.assert_array_equal(view, data[idx[::-1]][3:5])
+    np.testing.assert_array_equal(third, data[idx])
+    del first
+    fourth = ops.gather(data, idx[::-1].copy())  # may reuse first's buffer: third must not change
+    np.testing.assert_array_equal(third, data[idx])
+    np.testing.assert_array_equal(fourth, data[idx[::-1]])
+    assert not np.shares_memory(fourth, data) and not np.shares_memory(fourth, idx)
+
+
+def test_scatter_output_is_a_copy_even_when_pooled():
+    data = np.arange(buffers.MIN_POOLED_BYTES // 4 + 5, dtype=np.float32)
+    before = data.copy()
+    out = ops.scatter_nd(data, np.array([[0], [7]]), np.array([-1, -2], np.float32))
+    np.testing.assert_array_equal(data, before)
+    assert out[0] == -1 and out[7] == -2 and not np.shares_memory(out, data)
