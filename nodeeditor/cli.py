@@ -63,19 +63,13 @@ def _load_plugins() -> None:
 
 # ---------------------------------------------------------------------- helpers
 def _load(spec: str | None):
-    """A graph from a file path or an example name (default example for None)."""
-    from nodeeditor.graph import default_example, example_path, load_example, load_graph
+    """A graph from a file path or an example name (default example for None); a name that
+    is neither is a usage error. (Other layers should use ``nodeeditor.graph.open_graph``.)"""
+    from nodeeditor.graph import is_example, open_graph
 
-    if spec is None:
-        return default_example()
-    path = Path(spec)
-    if path.exists():
-        return load_graph(path)
-    try:
-        example_path(spec)
-    except KeyError:
-        raise UsageError(f"no such graph file or example: {spec}") from None
-    return load_example(spec)
+    if spec is not None and not Path(spec).exists() and not is_example(spec):
+        raise UsageError(f"no such graph file or example: {spec}")
+    return open_graph(spec)
 
 
 def _describe(graph) -> str:

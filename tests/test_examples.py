@@ -157,3 +157,14 @@ def test_example_files_are_what_the_build_script_writes(tmp_path):
     spec.loader.exec_module(module)
     for path in module.build(tmp_path):
         assert filecmp.cmp(path, EXAMPLES_DIR / path.name, shallow=False), f"{path.name} is out of date"
+
+
+def test_open_graph_takes_a_file_an_example_name_or_nothing(tmp_path):
+    from nodeeditor.graph import GraphFileError, open_graph, save_graph
+
+    assert open_graph(None).name == default_example().name
+    assert open_graph("one_hot").name == "One-hot encoding"
+    path = save_graph(load_example("one_hot"), tmp_path / "mine.ifg.json")
+    assert open_graph(str(path)).file_path == path
+    with pytest.raises(GraphFileError, match="no bundled example"):
+        open_graph("definitely_not_an_example")

@@ -9,7 +9,9 @@ caching :class:`Engine`, the file format (:func:`load_graph`, :func:`save_graph`
 from .document import DEFAULT_OPSET, ConnectionRefused, Graph, RemovedNode
 from .engine import Engine, NodeResult, Plan, RunResult
 from .events import EVENT_KINDS, GraphEvent
-from .examples import DEFAULT_EXAMPLE, ExampleInfo, default_example, example_path, list_examples, load_example
+from .examples import (
+    DEFAULT_EXAMPLE, ExampleInfo, default_example, example_path, is_example, list_examples, load_example, open_graph,
+)
 from .fileformat import EXTENSION, GraphFileError, load_graph, loads_graph, save_graph
 from .inference import NodeInfo
 from .nodes import (
@@ -25,4 +27,5 @@ __all__ = [
     "Engine", "RunResult", "NodeResult", "Plan",
     "load_graph", "loads_graph", "save_graph", "GraphFileError", "EXTENSION",
     "list_examples", "load_example", "default_example", "example_path", "ExampleInfo", "DEFAULT_EXAMPLE",
+    "is_example", "open_graph",
 ]

@@ -59,3 +59,22 @@ def load_example(name: str) -> Graph:
 def default_example() -> Graph:
     """The graph the app and ``indexflow run`` open when given no file."""
     return load_example(DEFAULT_EXAMPLE)
+
+
+def is_example(name: str) -> bool:
+    """Whether ``name`` names a bundled example."""
+    return (EXAMPLES_DIR / f"{name}{EXTENSION}").is_file()
+
+
+def open_graph(spec: str | Path | None) -> Graph:
+    """What ``indexflow run SPEC`` opens: None -> the default example; an existing file ->
+    that file; otherwise the bundled example of that name. GraphFileError when it is
+    neither (or the file cannot be read)."""
+    if spec is None:
+        return default_example()
+    path = Path(spec)
+    if path.exists():
+        return load_graph(path)
+    if isinstance(spec, str) and is_example(spec):
+        return load_example(spec)
+    raise GraphFileError(path, "no such file, and no bundled example has that name")
