@@ -301,6 +301,9 @@ def nodes_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> tuple[li
     """Nodes and edges of plain data, checked for duplicate ids; not yet in any graph."""
     if not isinstance(data, Mapping):
         raise ValueError("the document must be a JSON object")
+    if data.get("format", FORMAT) != FORMAT or data.get("version", VERSION) != VERSION:
+        raise ValueError(f"expected {FORMAT} version {VERSION} data, got {data.get('format')!r} "
+                         f"version {data.get('version')!r} (files of other versions: use load_graph)")
     raw_nodes = data.get("nodes", [])
     raw_edges = data.get("edges", [])
     if not isinstance(raw_nodes, list) or not isinstance(raw_edges, list):

@@ -242,3 +242,11 @@ def test_literal_values_must_be_tensors():
         g.add_literal(np.array(["2020-01-01"], dtype="datetime64[D]"))
     n = g.add_literal(["a", "b"])
     assert g.output_type(n) == TensorType("string", (2,))
+
+
+def test_paste_refuses_data_of_another_format_version():
+    g = gather_graph()
+    clip = g.to_dict(["gather"])
+    with pytest.raises(ValueError, match="version 1"):
+        g.paste_dict({**clip, "version": 7})
+    assert g.node_ids == ("data", "indices", "gather", "y")
