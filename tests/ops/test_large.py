@@ -97,12 +97,14 @@ def test_scatter_elements_none_duplicates_large(threads):
     _check("ScatterElements", [data, idx, upd], {"axis": 0, "reduction": "none"})
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int8", "uint64"])
 @pytest.mark.parametrize("reduction, axis", [("add", 0), ("max", 1), ("min", 0), ("mul", 1)])
-def test_scatter_elements_reductions_large_int(threads, reduction, axis):
+def test_scatter_elements_reductions_large_int(threads, reduction, axis, dtype):
     rng = np.random.default_rng(RNG_SEED + 5)
-    data = rng.integers(-50, 50, (600, 600)).astype(np.int32)
+    info = np.iinfo(dtype)  # full range: add and mul wrap around
+    data = rng.integers(info.min, info.max, (600, 600), endpoint=True, dtype=dtype)
     idx = _idx(rng, (600, 600), 600)
-    upd = rng.integers(-50, 50, (600, 600)).astype(np.int32)
+    upd = rng.integers(info.min, info.max, (600, 600), endpoint=True, dtype=dtype)
     _check("ScatterElements", [data, idx, upd], {"axis": axis, "reduction": reduction})
 
 
@@ -232,3 +234,70 @@ def test_result_fed_back_as_input():
     np.testing.assert_array_equal(r2, w2)
     np.testing.assert_array_equal(r3, run_ort("Gather", [w2, idx[:1000] % r2.shape[0]],
                                               {"axis": 0}))
+
+
+@pytest.mark.parametrize("op", ["ScatterElements", "ScatterND"])
+@pytest.mark.parametrize("reduction", ["max", "min"])
+def test_nan_propagates_on_the_large_path(threads, op, reduction):
+    """Expected: onnxruntime's answer with each NaN update replaced by a value that never wins
+    (-inf for max, +inf for min), then NaN in every cell some NaN update hits (our rule)."""
+    rng = np.random.default_rng(RNG_SEED + 15)
+    data = rng.standard_normal((600, 600)).astype(np.float32)
+    if op == "ScatterElements":
+        idx = _idx(rng, (600, 600), 600, negative=False)
+        flat = idx * 600 + np.arange(600)  # axis 0
+        upd = rng.standard_normal((600, 600)).astype(np.float32)
+    else:
+        idx = _idx(rng, (300000, 2), 600, negative=False)
+        flat = idx[:, 0] * 600 + idx[:, 1]
+        upd = rng.standard_normal(300000).astype(np.float32)
+    nan_mask = rng.random(upd.shape) < 0.01
+    upd_nan = np.where(nan_mask, np.float32(np.nan), upd)
+    never_wins = np.float32(-np.inf if reduction == "max" else np.inf)
+    want = run_ort(op, [data, idx, np.where(nan_mask, never_wins, upd)],
+                   {"axis": 0, "reduction": reduction} if op == "ScatterElements"
+                   else {"reduction": reduction})
+    want = want.reshape(-1).copy()
+    want[flat[nan_mask]] = np.nan
+    attrs = {"reduction": reduction} | ({"axis": 0} if op == "ScatterElements" else {})
+    got = ops.run_op(op, [data, idx, upd_nan], attrs)
+    np.testing.assert_array_equal(got.reshape(-1), want)
+
+
+def test_concurrent_callers():
+    """The editor evaluates off the UI thread: concurrent calls must not disturb each other
+    (shared thread pool, shared output buffer pool)."""
+    import threading
+
+    rng = np.random.default_rng(RNG_SEED + 16)
+    jobs = []
+    for k in range(4):
+        data = rng.standard_normal((2000, 64)).astype(np.float32)
+        idx = _idx(rng, (30000,), 2000)
+        jobs.append(("Gather", [data, idx], {"axis": 0}))
+        sidx = np.stack([_idx(rng, (100000,), 300), _idx(rng, (100000,), 300)], axis=-1)
+        jobs.append(("ScatterND", [rng.integers(0, 9, (300, 300, 8)).astype(np.int64), sidx,
+                                   rng.integers(0, 9, (100000, 8)).astype(np.int64)],
+                     {"reduction": "add"}))
+    wants = [run_ort(op, ins, at) for op, ins, at in jobs]
+    results = {}
+    errors = []
+
+    def worker(t):
+        try:
+            for rep in range(3):
+                for j, (op, ins, at) in enumerate(jobs):
+                    if (j + t) % 2 == 0:
+                        results[(t, rep, j)] = ops.run_op(op, ins, at)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+    assert len(results) == 4 * 3 * len(jobs) // 2
+    for (t, rep, j), got in results.items():
+        np.testing.assert_array_equal(got, wants[j], err_msg=f"thread {t} rep {rep} job {j}")

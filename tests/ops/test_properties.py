@@ -244,6 +244,10 @@ def test_reduction_without_meaning_is_op_error(op, dtype, reduction):
                              np.zeros((0, 3))], {"axis": 0, "reduction": "add"}),
         ("ScatterND", [np.arange(6.0).reshape(2, 3), np.zeros((0, 1), np.int64),
                        np.zeros((0, 3))], {"reduction": "mul"}),
+        ("TensorScatter", [np.arange(6.0).reshape(1, 3, 2), np.zeros((1, 0, 2)),
+                           np.array([3], np.int64)], {"axis": 1, "mode": "linear"}),
+        ("TensorScatter", [np.zeros((0, 3, 2)), np.zeros((0, 1, 2)), None],
+         {"axis": -2, "mode": "circular"}),
     ],
 )
 def test_empty_tensors_match_reference(op, inputs, attrs):

@@ -64,6 +64,14 @@ def test_dtype_names():
         assert ops.dtype_name(np_dtype(name)) == name
 
 
+def test_dtype_name_ignores_byte_order():
+    """'>i2' is int16 and '>c16' is complex128: byte order is storage, not type."""
+    for name in CORE_DTYPES:
+        dt = np_dtype(name)
+        if dt.kind in "iufc" and dt.itemsize > 1 and name != "bfloat16":
+            assert ops.dtype_name(dt.newbyteorder("S")) == name
+
+
 @pytest.mark.parametrize("op", OP_NAMES)
 def test_versions_and_deprecation(op):
     s = ops.get_schema(op)

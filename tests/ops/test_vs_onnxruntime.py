@@ -188,3 +188,18 @@ def test_nan_in_max_onnxruntime_differs_by_design():
     assert np.isnan(got).all()
     assert_same(got, reference.scatter_elements(data, idx, upd, 0, "max"))
     assert np_dtype("float32") == got.dtype
+
+
+@pytest.mark.parametrize("write_index", [0, 3, 4, 5, 7, 13])
+@pytest.mark.parametrize("seq", [1, 2, 5])
+def test_tensor_scatter_circular_write_index_beyond_the_cache(write_index, seq):
+    """Circular mode: the write index is taken modulo max_sequence_length, even when it is
+    larger than the cache (onnxruntime agrees; negative ones it rejects, so not compared)."""
+    rng = np.random.default_rng(write_index * 10 + seq)
+    cache = rng.standard_normal((2, 3, 5, 2)).astype(np.float32)
+    update = rng.standard_normal((2, 3, seq, 2)).astype(np.float32)
+    wi = np.array([write_index, (write_index * 3) % 11], np.int64)
+    attrs = {"axis": 2, "mode": "circular"}
+    want = run_ort("TensorScatter", [cache, update, wi], attrs)
+    assert_same(ops.run_op("TensorScatter", [cache, update, wi], attrs), want)
+    assert_same(reference.tensor_scatter(cache, update, wi, 2, "circular"), want)
