@@ -301,3 +301,34 @@ def test_concurrent_callers():
     assert len(results) == 4 * 3 * len(jobs) // 2
     for (t, rep, j), got in results.items():
         np.testing.assert_array_equal(got, wants[j], err_msg=f"thread {t} rep {rep} job {j}")
+
+
+@pytest.mark.parametrize("op", ["ScatterElements", "ScatterND"])
+@pytest.mark.parametrize("reduction", ["add", "mul", "none"])
+def test_bool_scatter_large(threads, op, reduction):
+    """bool add/mul are or/and (onnxruntime implements them the same way)."""
+    rng = np.random.default_rng(RNG_SEED + 17)
+    data = rng.random((600, 600)) < 0.5
+    if op == "ScatterElements":
+        idx = _idx(rng, (600, 600), 600)
+        upd = rng.random((600, 600)) < (0.1 if reduction == "add" else 0.9)
+        attrs = {"axis": 1, "reduction": reduction}
+    else:
+        idx = _idx(rng, (200000, 2), 600)
+        upd = rng.random(200000) < (0.1 if reduction == "add" else 0.9)
+        attrs = {"reduction": reduction}
+    _check(op, [data, idx, upd], attrs)
+
+
+def test_strings_moderately_large():
+    rng = np.random.default_rng(RNG_SEED + 18)
+    words = np.array(["", "a", "bc", "déf", "日本", "x y"], dtype=object)
+    data = words[rng.integers(0, len(words), (300, 200))]
+    # Gather on the last axis only (onnxruntime's string Gather is wrong on inner dims)
+    _check("Gather", [data, _idx(rng, (50, 40), 200)], {"axis": 1})
+    _check("GatherElements", [data, _idx(rng, (300, 200), 300)], {"axis": 0})
+    idx = _idx(rng, (30000, 2), 200)
+    idx[:, 0] %= 300
+    upd = words[rng.integers(0, len(words), 30000)]
+    _check("ScatterND", [data, idx, upd], {"reduction": "add"})  # concatenation, in order
+    _check("ScatterND", [data, idx, upd], {"reduction": "none"})
