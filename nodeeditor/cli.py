@@ -211,6 +211,15 @@ for _name, _register in (("run", _register_run), ("check", _register_check), ("e
     register_subcommand(_name, _register)
 
 
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("indexflow")
+    except Exception:  # noqa: BLE001 - not installed (running from a checkout)
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand (plugins included)."""
     _load_plugins()
@@ -218,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="indexflow",
         description="IndexFlow: a node editor and headless engine for the ONNX indexing operators. "
                     "Without a subcommand, opens the editor (on GRAPH if given).")
+    parser.add_argument("--version", action="version", version=f"indexflow {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for _, register in SUBCOMMANDS:
         register(sub)

@@ -207,3 +207,8 @@ def test_check_warns_about_duplicate_scatter_targets_fed_by_sources(tmp_path, ca
     path = save_graph(g, tmp_path / "dup.ifg.json")
     assert cli.main(["check", str(path)]) == 0
     assert "warning: s: 1 target cell(s) are written more than once" in capsys.readouterr().out
+
+
+def test_version(capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("indexflow ")
