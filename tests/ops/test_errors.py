@@ -246,3 +246,49 @@ def test_direct_calls_raise_op_error_too():
         ops.scatter_nd(D23, np.zeros((1, 3), i64), np.zeros((1,), f32))
     with pytest.raises(ops.OpError):
         ops.tensor_scatter(np.zeros((2, 5, 3)), np.zeros((2, 2, 3)), mode="ring")
+
+
+# ---------------------------------------------------------------------------------------------
+# big index arrays: the bounds check has a fast path (one pass, split across threads) that
+# must still find the first bad element, at any position, too large or too negative
+
+
+@pytest.mark.parametrize("nthreads", [1, 2, 3])
+@pytest.mark.parametrize("where", [0, 70_000, 131_071, 199_999])
+@pytest.mark.parametrize("bad", [1000, -1001, 2**40, -(2**40)])
+@pytest.mark.parametrize("op", ["Gather", "GatherElements", "ScatterElements", "ScatterND",
+                                "GatherND"])
+def test_first_bad_index_found_in_big_index_arrays(op, bad, where, nthreads):
+    import ops.parallel
+
+    before = ops.parallel.threads()
+    ops.parallel.set_threads(nthreads)
+    try:
+        rng = np.random.default_rng(where)
+        n = 200_000
+        idx = rng.integers(-1000, 1000, n).astype(np.int64)
+        idx[where] = bad
+        if abs(bad) < 2**31 and op in ("Gather", "GatherElements", "ScatterElements"):
+            idx = idx.astype(np.int32)
+        second = min(where + 12345, n - 1)
+        if second != where:
+            idx[second] = 5000  # a later bad element must not be the one reported
+        data = np.arange(1000, dtype=f32)
+        if op in ("GatherND", "ScatterND"):
+            idx = idx[:, None]
+            pos = f"{where}, 0"
+        else:
+            pos = f"{where}"
+        inputs = {
+            "Gather": [data, idx],
+            "GatherElements": [data, idx],
+            "GatherND": [data, idx],
+            "ScatterElements": [data, idx, np.ones(n, f32)],
+            "ScatterND": [data, idx, np.ones(n, f32)],
+        }[op]
+        with pytest.raises(ops.IndexOutOfRangeError) as exc:
+            ops.run_op(op, inputs, {})
+        assert str(exc.value) == (f"{op}: indices[{pos}] = {bad} is out of range for data "
+                                  f"axis 0 of size 1000 (valid -1000..999)")
+    finally:
+        ops.parallel.set_threads(before)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 from hypothesis import HealthCheck, given, settings
