@@ -13,14 +13,16 @@ LAYER_WIDTH = 300.0
 ROW_GAP = 40.0
 
 
-def node_height(graph: Graph, node_id: str) -> float:
-    """Rough height of a node item (header plus one row per port)."""
+def node_height(graph: Graph, node_id: str, extra: float = 0.0) -> float:
+    """Rough height of a node item (header plus one row per port, plus ``extra``)."""
     node = graph.node(node_id)
-    return 52.0 + 20.0 * (len(node.input_ports()) + len(node.output_ports()))
+    return 52.0 + 20.0 * (len(node.input_ports()) + len(node.output_ports())) + extra
 
 
-def layered_layout(graph: Graph, origin: tuple[float, float] = (0.0, 0.0)) -> dict[str, tuple[float, float]]:
-    """node id -> position for the whole graph."""
+def layered_layout(graph: Graph, origin: tuple[float, float] = (0.0, 0.0),
+                   extra_height: float = 0.0) -> dict[str, tuple[float, float]]:
+    """node id -> position for the whole graph (``extra_height``: room added to every node,
+    e.g. for inline previews)."""
     order = graph.topological_order()
     layer: dict[str, int] = {}
     for nid in order:
@@ -60,9 +62,9 @@ def layered_layout(graph: Graph, origin: tuple[float, float] = (0.0, 0.0)) -> di
         y = origin[1]
         for nid in columns[index]:
             positions[nid] = (origin[0] + (index - min(columns)) * LAYER_WIDTH, y)
-            y += node_height(graph, nid) + ROW_GAP
+            y += node_height(graph, nid, extra_height) + ROW_GAP
     # centre each column vertically on the tallest one
-    heights = {i: sum(node_height(graph, n) + ROW_GAP for n in c) for i, c in columns.items()}
+    heights = {i: sum(node_height(graph, n, extra_height) + ROW_GAP for n in c) for i, c in columns.items()}
     tallest = max(heights.values(), default=0.0)
     for index, col in columns.items():
         shift = (tallest - heights[index]) / 2

@@ -72,7 +72,7 @@ class MainWindow(QtWidgets.QMainWindow):
         Dock = QtCore.Qt.DockWidgetArea
         self.palette = Palette()
         self.palette_dock = self._dock("Palette", "paletteDock", self.palette, Dock.LeftDockWidgetArea)
-        self.properties = PropertyPanel(self.push, self.show_status)
+        self.properties = PropertyPanel(self.push, self.show_status, state_of=lambda nid: self.scene.node_state(nid))
         self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, Dock.RightDockWidgetArea)
         self.viewer = TensorViewer()
         self.viewer_dock = self._dock("Tensor viewer", "viewerDock", self.viewer, Dock.RightDockWidgetArea)
@@ -327,7 +327,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if data is None:
             self.show_status("The clipboard holds no IndexFlow nodes")
             return []
-        if at is None and self.view.underMouse():
+        if at is None and self.view.cursor_inside():
             at = self.view.cursor_scene_pos()
         self._paste_count += 1
         return self._paste(data, clipboard.paste_offset(data, at, self._paste_count), "Paste")
@@ -349,7 +349,8 @@ class MainWindow(QtWidgets.QMainWindow):
         return command.new_ids
 
     def auto_layout(self) -> None:
-        positions = layered_layout(self.graph)
+        extra = (style.PREVIEW_HEIGHT + 4) if self.previews_action.isChecked() else 0.0
+        positions = layered_layout(self.graph, extra_height=extra)
         if positions:
             self.push(C.LayoutCommand(self.graph, positions))
             self.view.frame(False)
@@ -410,7 +411,9 @@ class MainWindow(QtWidgets.QMainWindow):
         state, message = self.scene.node_state(node_id)
         subtitle = style.STATE_LABELS[state] if state != style.OK else "output"
         if message and state != style.OK:
-            subtitle += f": {message.split(': ', 1)[-1]}"
+            # short: the full message is in the status bar, the node's tooltip and the panel
+            detail = message.split(": ", 1)[-1]
+            subtitle += f": {detail[:48]}…" if len(detail) > 48 else f": {detail}"
         name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
         return name, subtitle, self.runner.value(node_id)
 
@@ -457,6 +460,7 @@ class MainWindow(QtWidgets.QMainWindow):
             text += f" · {len(warnings)} warning(s)"
         self.run_label.setText(text)
         self.scene.refresh_all()
+        self.properties.refresh()
         self.update_viewer()
         self._update_selection_status()
 

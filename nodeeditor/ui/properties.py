@@ -89,10 +89,13 @@ class PropertyPanel(QtWidgets.QWidget):
     ``status(message)`` receives problems (a value that does not parse, ...)."""
 
     def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: Callable[[str], None] = print,
-                 parent: QtWidgets.QWidget | None = None) -> None:
+                 parent: QtWidgets.QWidget | None = None,
+                 state_of: Callable[[str], tuple[str, str]] | None = None) -> None:
         super().__init__(parent)
         self.push = push
         self.status = status
+        #: node id -> (state, message), e.g. the canvas's view of run results; None: static only
+        self.state_of = state_of
         self.graph: Graph | None = None
         self.node_id: str | None = None
         self.widgets: dict[str, QtWidgets.QWidget] = {}
@@ -382,6 +385,10 @@ class PropertyPanel(QtWidgets.QWidget):
         def refresh() -> None:
             info = self.graph.node_info(self.node_id)
             text = info.error or "\n".join(info.warnings)
+            if self.state_of is not None:
+                state, message = self.state_of(self.node_id)
+                text = message if state in ("error", "blocked", "warning") else ""
+            label.setStyleSheet("color: #d43c3c;" if "error" in text.lower() or info.error else "color: #a87400;")
             label.setText(text)
             label.setVisible(bool(text))
 
@@ -406,7 +413,6 @@ class PropertyPanel(QtWidgets.QWidget):
         shape_edit = QtWidgets.QLineEdit()
         shape_edit.setPlaceholderText("e.g. 2, 3 (empty: a scalar)")
         table = QtWidgets.QTableWidget()
-        table.setMinimumHeight(160)
         table.horizontalHeader().setDefaultSectionSize(64)
         table.verticalHeader().setDefaultSectionSize(22)
         too_big = _muted("")
@@ -485,6 +491,7 @@ class PropertyPanel(QtWidgets.QWidget):
                 for r in range(rows):
                     for c in range(cols):
                         table.setItem(r, c, QtWidgets.QTableWidgetItem(format_cell(grid[r, c])))
+                table.setFixedHeight(min(260, 30 + 22 * rows))
                 table.setVisible(True)
                 too_big.setVisible(False)
             else:

@@ -33,19 +33,19 @@ class QuickAddBox(QtWidgets.QFrame):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.field)
         layout.addWidget(self.list)
-        self.resize(260, 300)
+        self.setFixedWidth(280)
         self.scene_pos = QtCore.QPointF()
         self.hide()
 
     def popup(self, view_pos: QtCore.QPoint, scene_pos: QtCore.QPointF) -> None:
         """Show at ``view_pos`` (parent coordinates) for adding at ``scene_pos``."""
         self.scene_pos = QtCore.QPointF(scene_pos)
+        self.field.clear()
+        self._refill("")
         parent = self.parentWidget().rect()
         x = min(max(0, view_pos.x()), max(0, parent.width() - self.width()))
         y = min(max(0, view_pos.y()), max(0, parent.height() - self.height()))
         self.move(x, y)
-        self.field.clear()
-        self._refill("")
         self.show()
         self.raise_()
         self.field.setFocus()
@@ -62,6 +62,9 @@ class QuickAddBox(QtWidgets.QFrame):
             self.list.addItem(item)
         if self.list.count():
             self.list.setCurrentRow(0)
+        rows = max(1, min(self.list.count(), 14))
+        self.list.setFixedHeight(rows * self.list.sizeHintForRow(0) + 6 if self.list.count() else 24)
+        self.adjustSize()
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.field and event.type() == QtCore.QEvent.Type.KeyPress:

@@ -1,7 +1,7 @@
 """Copy, paste and duplicate with the real shortcuts; auto-layout; all undoable."""
 from __future__ import annotations
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from nodeeditor.ui import clipboard
 
@@ -24,6 +24,8 @@ def test_copy_paste_keeps_inner_edges_new_ids_offset_and_undo(small):
     assert [n["id"] for n in data["nodes"]] == ["data", "g"]
     assert len(data["edges"]) == 1                         # only the edge inside the selection
     before = set(w.graph.node_ids)
+    # the pointer leaves the canvas: paste lands offset
+    QtWidgets.QApplication.sendEvent(w.view.viewport(), QtCore.QEvent(QtCore.QEvent.Type.Leave))
     keys(w.view, "Ctrl+V")
     new = set(w.graph.node_ids) - before
     assert len(new) == 2 and not new & before
@@ -49,6 +51,13 @@ def test_paste_at_cursor(small):
     w.copy()
     ids = w.paste(at=QtCore.QPointF(500, 500))
     assert w.graph.node(ids[0]).position == (500, 500)
+    # with the pointer over the canvas, Ctrl+V pastes there
+    from PySide6.QtTest import QTest
+    QTest.mouseMove(w.view.viewport(), w.view.mapFromScene(QtCore.QPointF(100, 300)))
+    w.view.setFocus()
+    keys(w.view, "Ctrl+V")
+    x, y = w.graph.node(w.scene.selected_node_ids()[0]).position
+    assert abs(x - 100) <= 1.5 and abs(y - 300) <= 1.5
 
 
 def test_duplicate_ctrl_d(small):

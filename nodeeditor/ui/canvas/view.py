@@ -134,10 +134,23 @@ class GraphView(QtWidgets.QGraphicsView):
             return
         super().keyReleaseEvent(event)
 
+    def viewportEvent(self, event: QtCore.QEvent) -> bool:
+        kind = event.type()
+        if kind in (QtCore.QEvent.Type.MouseMove, QtCore.QEvent.Type.HoverMove, QtCore.QEvent.Type.Enter):
+            if hasattr(event, "position"):
+                self._hover_pos = event.position().toPoint()
+        elif kind == QtCore.QEvent.Type.Leave:
+            self._hover_pos = None
+        return super().viewportEvent(event)
+
+    def cursor_inside(self) -> bool:
+        """Whether the mouse pointer is over the canvas (from the last mouse events)."""
+        return getattr(self, "_hover_pos", None) is not None
+
     def cursor_scene_pos(self) -> QtCore.QPointF:
         """The scene point under the mouse, or the view centre when the mouse is elsewhere."""
-        pos = self.viewport().mapFromGlobal(QtGui.QCursor.pos())
-        if not self.viewport().rect().contains(pos):
+        pos = getattr(self, "_hover_pos", None)
+        if pos is None or not self.viewport().rect().contains(pos):
             pos = self.viewport().rect().center()
         return self.mapToScene(pos)
 

@@ -1,0 +1,90 @@
+"""Render the editor to PNG (tmp_path, plus a copy in /tmp/editor_shots/ for people to look
+at): the main window on an example, property panels for an operator and a source, the
+quick-add box, the export dialog, an error state, inline previews."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+SHOTS = Path("/tmp/editor_shots")
+
+
+def _save(widget: QtWidgets.QWidget, tmp_path: Path, name: str) -> QtGui.QImage:
+    QtWidgets.QApplication.processEvents()
+    image = widget.grab().toImage()
+    path = tmp_path / f"{name}.png"
+    assert image.save(str(path))
+    SHOTS.mkdir(exist_ok=True)
+    shutil.copy(path, SHOTS / path.name)
+    return image
+
+
+def _distinct_colours(image: QtGui.QImage) -> int:
+    small = image.scaled(120, 80)
+    return len({small.pixel(x, y) for x in range(small.width()) for y in range(small.height())})
+
+
+def test_main_window_with_example(window, tmp_path):
+    w = window
+    w.files.open_example("scatterelements_examples")
+    w.runner.wait()
+    w.view.frame(False)
+    image = _save(w, tmp_path, "main_window")
+    assert image.width() >= 1000 and _distinct_colours(image) > 40
+    # the canvas draws every node of the example
+    assert len(w.scene.node_items()) == len(w.graph.nodes)
+
+
+def test_operator_and_source_panels(small, tmp_path):
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+    w.runner.wait()
+    w.scene.select_nodes(["g"])
+    _save(w.properties_dock, tmp_path, "properties_operator")
+    w.scene.select_nodes(["data"])
+    _save(w.properties_dock, tmp_path, "properties_literal")
+    nid = w.add_block("gen:integers", QtCore.QPointF(0, 420))
+    w.runner.wait()
+    _save(w.properties_dock, tmp_path, "properties_generator")
+    w.add_block("op:ScatterElements", QtCore.QPointF(300, 420))
+    image = _save(w.properties_dock, tmp_path, "properties_scatter")
+    assert _distinct_colours(image) > 5 and w.graph.has_node(nid)
+
+
+def test_quick_add_and_error_state(small, tmp_path):
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+    # an index out of range: a run-time error on g, blocked downstream
+    w.graph.set_source("idx", value=np.array([7, 0], np.int64))
+    w.runner.wait()
+    assert w.scene.node_state("g")[0] == "error" and w.scene.node_state("out")[0] == "blocked"
+    w.scene.select_nodes(["g"])
+    assert "out of range" in w.statusBar().currentMessage()
+    _save(w, tmp_path, "error_state")
+    w.open_quick_add_at(QtCore.QPointF(120, 300))
+    w.quick_add.field.setText("scat")
+    _save(w, tmp_path, "quick_add")
+    w.quick_add.close_box()
+
+
+def test_previews_and_export_dialog(window, tmp_path):
+    w = window
+    w.files.open_example("kv_cache_write")
+    w.runner.wait()
+    w.previews_action.trigger()
+    w.view.frame(False)
+    _save(w, tmp_path, "inline_previews")
+    w.export_action.trigger()
+    dialog = w.export_dialog
+    dialog.path_edit.setText(str(tmp_path / "kv.onnx"))
+    dialog.opset_box.setValue(18)
+    dialog.export_button.click()
+    _save(dialog, tmp_path, "export_dialog")
+    dialog.close()
