@@ -332,3 +332,35 @@ def test_strings_moderately_large():
     upd = words[rng.integers(0, len(words), 30000)]
     _check("ScatterND", [data, idx, upd], {"reduction": "add"})  # concatenation, in order
     _check("ScatterND", [data, idx, upd], {"reduction": "none"})
+
+
+@pytest.mark.parametrize("dtype, reduction", [("float16", "add"), ("bfloat16", "max"),
+                                              ("complex64", "add")])
+def test_large_reductions_onnxruntime_lacks_vs_reference(dtype, reduction):
+    """float16/bfloat16/complex reductions at a size past the threading threshold; onnxruntime
+    has none of them, so the (slow) reference is the oracle."""
+    from . import reference
+    from ._helpers import assert_same, np_dtype, random_values
+    from ._cases import Case
+    from .test_properties import assert_reduction_close
+
+    before = ops.parallel.threads()
+    ops.parallel.set_threads(2)
+    try:
+        rng = np.random.default_rng(RNG_SEED + 19)
+        dt = np_dtype(dtype)
+        # 160,000 cells and 180,000 updates: past 2 * MIN_PART either way it is split
+        data = random_values(rng, dtype, (400, 400), small=True)
+        idx = _idx(rng, (450, 400), 400)
+        upd = random_values(rng, dtype, (450, 400), small=True)
+        if reduction in ("max", "min"):
+            upd = np.where(rng.random(upd.shape) < 0.001, np.nan, upd.astype(np.float32)).astype(dt)
+        attrs = {"axis": 0, "reduction": reduction}
+        got = ops.scatter_elements(data, idx, upd, axis=0, reduction=reduction)
+        if reduction == "add":
+            assert got.dtype == dt
+            assert_reduction_close(Case("ScatterElements", [data, idx, upd], attrs), got)
+        else:
+            assert_same(got, reference.scatter_elements(data, idx, upd, 0, reduction))
+    finally:
+        ops.parallel.set_threads(before)
