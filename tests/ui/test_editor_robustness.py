@@ -1,0 +1,92 @@
+"""Unexpected errors become a dialog (message + details), a log line, and the app lives on.
+Also the pure helpers: fuzzy block search and the layered layout; and the app entry point."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from nodeeditor.graph import load_example
+from nodeeditor.ui import errors
+from nodeeditor.ui import settings as S
+from nodeeditor.ui.blocks import BLOCKS, search
+from nodeeditor.ui.layout import layered_layout
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    calls = []
+    monkeypatch.setattr(errors, "show_error", lambda parent, title, message, details: calls.append((message, details)))
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)   # restored afterwards
+    return calls
+
+
+@pytest.mark.qt_no_exception_capture
+def test_exception_in_a_slot_is_reported_and_app_keeps_running(window, qtbot, shown):
+    errors.install_excepthook(lambda: window, S.state_dir() / "indexflow.log")
+
+    def boom():
+        raise RuntimeError("kaboom from a slot")
+
+    QtCore.QTimer.singleShot(0, boom)
+    qtbot.waitUntil(lambda: bool(shown), timeout=2000)
+    message, details = shown[-1]
+    assert "RuntimeError: kaboom from a slot" in message
+    assert "Traceback" in details and "boom" in details
+    assert "kaboom" in (S.state_dir() / "indexflow.log").read_text()
+    # still alive and editable
+    window.add_block("output", QtCore.QPointF(0, 0))
+    assert window.isVisible()
+
+
+def test_real_error_dialog_is_not_modal_blocking(window, qtbot):
+    errors.show_error(window, "Unexpected error", "Something went wrong: X", "details here")
+    box = next(w for w in QtWidgets.QApplication.topLevelWidgets()
+               if isinstance(w, QtWidgets.QMessageBox) and w.isVisible())
+    assert box.text() == "Something went wrong: X" and box.detailedText() == "details here"
+    box.close()
+
+
+def test_fuzzy_search_finds_blocks():
+    assert search("gnd")[0].key == "op:GatherND"
+    assert search("scel")[0].key == "op:ScatterElements"
+    assert search("rand int")[0].key == "gen:integers"
+    assert search("zzzz") == []
+    assert len(search("")) == len(BLOCKS)
+
+
+def test_layered_layout_points_every_edge_right():
+    for name in ("kv_cache_write", "segment_sum", "scatterelements_examples"):
+        graph = load_example(name)
+        pos = layered_layout(graph)
+        assert set(pos) == set(graph.node_ids)
+        for e in graph.edges:
+            assert pos[e.src][0] < pos[e.dst][0], (name, str(e))
+        # no two nodes in a column overlap
+        columns = {}
+        for nid, (x, y) in pos.items():
+            columns.setdefault(x, []).append(y)
+        for ys in columns.values():
+            ys.sort()
+            assert all(b - a >= 60 for a, b in zip(ys, ys[1:]))
+
+
+def test_run_app_opens_default_example_and_exits(qtbot, dialogs, monkeypatch):
+    from nodeeditor.ui import app as app_module
+    from nodeeditor.ui.main_window import MainWindow
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    seen = {}
+
+    def quit_soon():
+        window = next(w for w in QtWidgets.QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        window.runner.wait()
+        seen["title"] = window.windowTitle()
+        seen["evaluated"] = window.runner.last_result is not None and window.runner.last_result.ok
+        window.close()
+        QtWidgets.QApplication.instance().quit()
+
+    QtCore.QTimer.singleShot(200, quit_soon)
+    assert app_module.run_app() == 0
+    assert seen == {"title": "Embedding look-up (not saved)[*] — IndexFlow", "evaluated": True}

@@ -1,0 +1,81 @@
+"""The background runner: results arrive off the UI thread, stale ones are dropped, long
+runs show progress and can be cancelled."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+import ops
+
+
+def _wire(w):
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+
+
+def _slow_kernel(seconds: float, threads: list):
+    def kernel(op, inputs, attrs):
+        threads.append(threading.current_thread().name)
+        time.sleep(seconds)
+        return ops.run_op(op, inputs, attrs)
+    return kernel
+
+
+def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
+    w = small
+    _wire(w)
+    w.runner.wait()
+    threads: list[str] = []
+    w.runner.engine.kernel = _slow_kernel(0.3, threads)
+    finished = []
+    w.runner.finished.connect(lambda r: finished.append((r.generation, w.graph.generation)))
+    started = []
+    w.runner.runStarted.connect(lambda: started.append(1))
+    w.graph.set_attribute("g", "axis", 1)
+    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=2000)
+    assert w.scene.node_state("g")[0] == "running"
+    w.graph.set_attribute("g", "axis", 0)          # while the first run is busy
+    assert w.runner.wait(10)
+    assert len(started) >= 2
+    assert finished and all(gen == now for gen, now in finished)
+    assert len(finished) == 1                      # the stale run's result never arrived
+    assert w.runner.value("out").shape == (2, 4)  # axis 0, the latest edit
+    assert threads and all(name.startswith("indexflow-run") for name in threads)
+    assert w.scene.node_state("g")[0] == "ok"
+
+
+def test_long_run_shows_progress_and_cancel(small, qtbot):
+    w = small
+    _wire(w)
+    w.runner.wait()
+    w.runner.engine.kernel = _slow_kernel(0.6, [])
+    w.graph.set_source("idx", value=np.array([1, 1], np.int64))
+    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=3000)
+    assert w.progress.isVisible()
+    w.cancel_button.click()
+    assert w.runner.wait(10)
+    assert not w.cancel_button.isVisible()
+    # g may have finished; the output after it was not evaluated
+    assert w.scene.node_state("out")[0] == "stale"
+    assert "cancelled" in w.statusBar().currentMessage()
+    w.runner.engine.kernel = ops.run_op
+    w.run_action.trigger()                         # F5 evaluates again
+    assert w.runner.wait(10)
+    assert w.scene.node_state("out")[0] == "ok"
+    assert w.runner.value("out").tolist() == [[4, 5, 6, 7], [4, 5, 6, 7]]
+
+
+def test_graph_replaced_while_running(small, qtbot):
+    w = small
+    _wire(w)
+    w.runner.wait()
+    w.runner.engine.kernel = _slow_kernel(0.3, [])
+    w.graph.set_attribute("g", "axis", 1)
+    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=2000)
+    w.files.open_example("embedding_lookup")
+    assert w.runner.wait(10)
+    assert w.runner.last_result is not None and w.runner.last_result.generation == w.graph.generation
+    assert w.runner.value("lookup") is not None
