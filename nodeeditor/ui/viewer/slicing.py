@@ -168,7 +168,7 @@ def to_display_float(values: np.ndarray) -> np.ndarray:
     kind = dtype_kind(values.dtype)
     if kind not in (BOOL, INT, FLOAT):
         raise TypeError(f"cannot draw dtype {values.dtype} as one picture")
-    return np.asarray(values, dtype=np.float32)
+    return np.ascontiguousarray(values, dtype=np.float32)
 
 
 def complex_parts(values: np.ndarray, mode: str = "real_imag") -> tuple[np.ndarray, np.ndarray]:
@@ -180,15 +180,28 @@ def complex_parts(values: np.ndarray, mode: str = "real_imag") -> tuple[np.ndarr
     raise ValueError(f"unknown complex mode {mode!r}; use one of {sorted(COMPLEX_PARTS)}")
 
 
+def finite_bounds(values: np.ndarray) -> tuple[float, float] | None:
+    """(min, max) of the finite values of a float array, or None when there are none."""
+    if values.size == 0:
+        return None
+    finite = np.isfinite(values)
+    if finite.all():
+        return float(values.min()), float(values.max())
+    if not finite.any():
+        return None
+    return (float(np.min(values, where=finite, initial=np.inf)),
+            float(np.max(values, where=finite, initial=-np.inf)))
+
+
 def finite_range(values: np.ndarray) -> tuple[float, float]:
-    """(min, max) of the finite values of a float array; (0, 1) when there are none.
+    """Colour levels: (min, max) of the finite values; (0, 1) when there are none.
 
     A constant picture gets a range of width 1 so colour levels are never degenerate.
     """
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
+    bounds = finite_bounds(values)
+    if bounds is None:
         return 0.0, 1.0
-    lo, hi = float(finite.min()), float(finite.max())
+    lo, hi = bounds
     if lo == hi:
         return lo - 0.5, hi + 0.5
     return lo, hi
@@ -197,12 +210,24 @@ def finite_range(values: np.ndarray) -> tuple[float, float]:
 # --------------------------------------------------------------------------- differences
 
 
-def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Element-wise equality where NaN equals NaN (a NaN left alone is not a change)."""
-    same = a == b
+def _differs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Element-wise "changed" where NaN equals NaN (a NaN left alone is not a change).
+
+    When few cells differ, NaN is only examined at those cells.
+    """
+    differs = np.asarray(a != b, dtype=bool)
     if dtype_kind(a.dtype) in (FLOAT, COMPLEX) and dtype_kind(b.dtype) in (FLOAT, COMPLEX):
-        same |= _isnan(a) & _isnan(b)
-    return np.asarray(same, dtype=bool)
+        changed = int(np.count_nonzero(differs))
+        if changed == 0:
+            return differs
+        if changed * 64 < differs.size:
+            where = np.unravel_index(np.flatnonzero(differs), differs.shape)
+            both_nan = _isnan(a[where]) & _isnan(b[where])
+            if both_nan.any():
+                differs[tuple(w[both_nan] for w in where)] = False
+        else:
+            differs &= ~(_isnan(a) & _isnan(b))
+    return differs
 
 
 def _isnan(values: np.ndarray) -> np.ndarray:
@@ -217,7 +242,7 @@ def changed_mask(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Boolean mask of the cells where two same-shape arrays differ (NaN == NaN)."""
     if a.shape != b.shape:
         raise ValueError(f"shapes differ: {a.shape} vs {b.shape}")
-    return ~_equal(a, b)
+    return _differs(np.asarray(a), np.asarray(b))
 
 
 def changed_blocks(a: np.ndarray, b: np.ndarray, max_size: int = MAX_DISPLAY) -> tuple[np.ndarray, tuple[int, int], int]:
@@ -241,12 +266,20 @@ def changed_blocks(a: np.ndarray, b: np.ndarray, max_size: int = MAX_DISPLAY) ->
     for first in range(0, out_r, bands):
         last = min(out_r, first + bands)
         part = changed_mask(a[first * step_r : last * step_r], b[first * step_r : last * step_r])
-        count += int(part.sum())
+        changed = int(np.count_nonzero(part))
+        count += changed
+        if changed == 0:
+            continue
+        if changed * 64 < part.size:  # sparse: mark the blocks of each change
+            rows_changed, cols_changed = np.divmod(np.flatnonzero(part), cols)
+            out[first + rows_changed // step_r, cols_changed // step_c] = True
+            continue
         pad_r = (last - first) * step_r - part.shape[0]
         pad_c = out_c * step_c - cols
         if pad_r or pad_c:
             part = np.pad(part, ((0, pad_r), (0, pad_c)))
-        out[first:last] = part.reshape(last - first, step_r, out_c, step_c).any(axis=(1, 3))
+        rows_any = part.reshape(last - first, step_r, out_c * step_c).any(axis=1)
+        out[first:last] = rows_any.reshape(last - first, out_c, step_c).any(axis=2)
     return out, (step_r, step_c), count
 
 

@@ -2,6 +2,11 @@
 
 Nothing is formatted up front: ``data()`` reads one element from the (view of the)
 tensor and formats it exactly, so a 1e8-element tensor costs only the visible cells.
+
+Qt's header views keep one record per section, which makes 1e8 rows unusable (Qt hangs
+laying them out). The model therefore shows a *window* of at most ``WINDOW`` rows and
+columns; ``TablePage`` puts "first row / first column" spin boxes above the table when a
+tensor is larger, and the headers always show the true indices.
 """
 from __future__ import annotations
 
@@ -14,6 +19,9 @@ from . import colors
 from .slicing import BOOL, COMPLEX, FLOAT, STRING, dtype_kind, format_value
 
 Qt = QtCore.Qt
+
+#: Most rows (and columns) the table model exposes at once.
+WINDOW = 1_000_000
 
 
 class TensorTableModel(QtCore.QAbstractTableModel):
@@ -32,6 +40,8 @@ class TensorTableModel(QtCore.QAbstractTableModel):
         self._reference: np.ndarray | None = None
         self._kind = FLOAT
         self._index_of: Callable[[int, int], tuple[int, ...]] | None = None
+        self.row_offset = 0
+        self.col_offset = 0
         self._brushes = {
             "false": QtGui.QBrush(QtGui.QColor(*colors.FALSE_RGB)),
             "true": QtGui.QBrush(QtGui.QColor(*colors.TRUE_RGB)),
@@ -51,7 +61,25 @@ class TensorTableModel(QtCore.QAbstractTableModel):
         self._reference = reference if reference is not None and reference.shape == values.shape else None
         self._kind = dtype_kind(values.dtype)
         self._index_of = index_of
+        self.row_offset = min(self.row_offset, max(0, self.total_rows() - 1))
+        self.col_offset = min(self.col_offset, max(0, self.total_columns() - 1))
         self.endResetModel()
+
+    def total_rows(self) -> int:
+        """Rows of the whole array (the model shows a window of them)."""
+        return 1 if self._values.ndim == 0 else int(self._values.shape[0])
+
+    def total_columns(self) -> int:
+        return int(self._values.shape[1]) if self._values.ndim == 2 else 1
+
+    def set_window(self, row_offset: int, col_offset: int = 0) -> None:
+        """Show rows/columns starting at these offsets (clamped to the array)."""
+        row_offset = max(0, min(int(row_offset), self.total_rows() - 1))
+        col_offset = max(0, min(int(col_offset), self.total_columns() - 1))
+        if (row_offset, col_offset) != (self.row_offset, self.col_offset):
+            self.beginResetModel()
+            self.row_offset, self.col_offset = row_offset, col_offset
+            self.endResetModel()
 
     @property
     def values(self) -> np.ndarray:
@@ -62,19 +90,22 @@ class TensorTableModel(QtCore.QAbstractTableModel):
     def rowCount(self, parent=QtCore.QModelIndex()) -> int:
         if parent.isValid():
             return 0
-        return 1 if self._values.ndim == 0 else int(self._values.shape[0])
+        return max(0, min(WINDOW, self.total_rows() - self.row_offset))
 
     def columnCount(self, parent=QtCore.QModelIndex()) -> int:
         if parent.isValid():
             return 0
-        return int(self._values.shape[1]) if self._values.ndim == 2 else 1
+        if self._values.size == 0 and self._values.ndim != 1:
+            return 0
+        return max(0, min(WINDOW, self.total_columns() - self.col_offset))
 
     def _key(self, row: int, col: int):
+        """Array index of model cell (row, col), i.e. including the window offsets."""
         if self._values.ndim == 0:
             return ()
         if self._values.ndim == 1:
-            return (row,)
-        return (row, col)
+            return (row + self.row_offset,)
+        return (row + self.row_offset, col + self.col_offset)
 
     def value(self, row: int, col: int):
         """The element shown at (row, col), as a numpy scalar."""
@@ -100,7 +131,9 @@ class TensorTableModel(QtCore.QAbstractTableModel):
                 return QtGui.QBrush(QtGui.QColor("black" if self._values[self._key(row, col)] else "white"))
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
-            where = self._index_of(row, col) if self._index_of else self._key(row, col)
+            key = self._key(row, col)
+            full = (key + (0, 0))[:2]
+            where = self._index_of(*full) if self._index_of else key
             text = f"{list(where)} = {format_value(self.value(row, col))}"
             if self._reference is not None and self._differs(self._key(row, col)):
                 text += f"  (pinned: {format_value(self._reference[self._key(row, col)])})"
@@ -112,7 +145,8 @@ class TensorTableModel(QtCore.QAbstractTableModel):
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole:
-            return str(section)
+            offset = self.row_offset if orientation == Qt.Orientation.Vertical else self.col_offset
+            return str(section + offset)
         return None
 
     def changed(self, row: int, col: int) -> bool:
@@ -161,3 +195,53 @@ class TensorTableView(QtWidgets.QTableView):
             for c in range(cols):
                 widest = max(widest, metrics.horizontalAdvance(model.data(model.index(r, c))))
         self.horizontalHeader().setDefaultSectionSize(min(360, max(48, widest + 18)))
+
+
+class TablePage(QtWidgets.QWidget):
+    """The Table tab: a pager row (only for tensors larger than the window) and the table."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.view = TensorTableView()
+        self.model = self.view.table_model
+        self.pager = QtWidgets.QWidget()
+        pager_layout = QtWidgets.QHBoxLayout(self.pager)
+        pager_layout.setContentsMargins(0, 0, 0, 0)
+        self.row_spin = QtWidgets.QSpinBox()
+        self.col_spin = QtWidgets.QSpinBox()
+        self.pager_label = QtWidgets.QLabel()
+        for spin in (self.row_spin, self.col_spin):
+            spin.setKeyboardTracking(False)
+            spin.setMaximum(0)
+            spin.valueChanged.connect(self._on_spin)
+        pager_layout.addWidget(QtWidgets.QLabel("first row:"))
+        pager_layout.addWidget(self.row_spin)
+        pager_layout.addWidget(QtWidgets.QLabel("first column:"))
+        pager_layout.addWidget(self.col_spin)
+        pager_layout.addWidget(self.pager_label, 1)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.pager)
+        layout.addWidget(self.view, 1)
+        self.model.modelReset.connect(self._sync)
+        self._sync()
+
+    def _sync(self) -> None:
+        rows, cols = self.model.total_rows(), self.model.total_columns()
+        big = rows > WINDOW or cols > WINDOW
+        self.pager.setVisible(big)
+        for spin, total, offset in ((self.row_spin, rows, self.model.row_offset),
+                                    (self.col_spin, cols, self.model.col_offset)):
+            spin.blockSignals(True)
+            spin.setMaximum(max(0, total - 1))
+            spin.setValue(offset)
+            spin.setEnabled(total > WINDOW)
+            spin.blockSignals(False)
+        if big:
+            self.pager_label.setText(
+                f"showing rows {self.model.row_offset:,}–{self.model.row_offset + self.model.rowCount() - 1:,} "
+                f"of {rows:,}" + (f", columns from {self.model.col_offset:,} of {cols:,}" if cols > WINDOW else ""))
+
+    def _on_spin(self, _value: int) -> None:
+        self.model.set_window(self.row_spin.value(), self.col_spin.value())

@@ -33,7 +33,7 @@ from .slicing import (
     downsample_1d,
     downsample_2d,
     dtype_kind,
-    finite_range,
+    finite_bounds,
     format_short,
     format_value,
     full_index,
@@ -42,7 +42,7 @@ from .slicing import (
     to_display_float,
 )
 from .stats_worker import StatsComputer
-from .table import TensorTableView
+from .table import TablePage
 
 #: 1-D vectors up to this length are drawn as bars, longer ones as a line.
 BAR_LIMIT = 64
@@ -146,11 +146,12 @@ class TensorViewer(QtWidgets.QWidget):
         picture_layout.addWidget(self.picture, 1)
         picture_layout.addWidget(self.hover_label)
 
-        self.table_view = TensorTableView()
-        self.table_model = self.table_view.table_model
+        self.table_page = TablePage()
+        self.table_view = self.table_page.view
+        self.table_model = self.table_page.model
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(picture_page, "Picture")
-        self.tabs.addTab(self.table_view, "Table")
+        self.tabs.addTab(self.table_page, "Table")
 
         buttons = QtWidgets.QHBoxLayout()
         buttons.addWidget(self.complex_combo)
@@ -200,6 +201,7 @@ class TensorViewer(QtWidgets.QWidget):
         self.controls.blockSignals(False)
         self.controls.setVisible(array is not None and array.ndim >= 3)
         self._update_buttons()
+        self.table_model.row_offset = self.table_model.col_offset = 0  # a new tensor starts at the top
         drawable = array is None or is_drawable(array.dtype)
         self.tabs.setTabEnabled(0, drawable)
         if not drawable:
@@ -382,10 +384,14 @@ class TensorViewer(QtWidgets.QWidget):
         small, steps = downsample_2d(view, self.max_display)
         values = self._display_values(small, part_index)
         rows, cols = view.shape
+        bounds = None
         if kind == BOOL:
             levels, cmap, ticks = (0.0, 1.0), colors.bool_colormap(), [(0.25, "False"), (0.75, "True")]
         else:
-            levels, cmap, ticks = finite_range(values), colors.colormap(), None
+            bounds = finite_bounds(values)
+            lo, hi = bounds if bounds is not None else (0.0, 1.0)
+            levels = (lo, hi) if lo != hi else (lo - 0.5, hi + 0.5)
+            cmap, ticks = colors.colormap(), None
         texts = None
         if rows <= CELL_TEXT_LIMIT and cols <= CELL_TEXT_LIMIT:
             source = small if part_index is None else values
@@ -396,8 +402,7 @@ class TensorViewer(QtWidgets.QWidget):
             shown += f"  (every {steps[0]}th row, {steps[1]}th column)"
         extra = {"steps": steps}
         if kind != BOOL:
-            finite = values[np.isfinite(values)]
-            extra["finite_range"] = (float(finite.min()), float(finite.max())) if finite.size else levels
+            extra["finite_range"] = bounds if bounds is not None else levels
             extra["shares_levels"] = "part%s" % part_index
         return PanelSpec("heat", shown, values=values, levels=levels, cmap=cmap, extent=(cols, rows),
                          cell_texts=texts, colorbar_ticks=ticks, extra=extra,
