@@ -216,6 +216,10 @@ ATTR_AND_DTYPE_ERRORS = [
     ("TensorScatter", [np.zeros((2, 5, 3), f32), np.zeros((2, 2, 3), np.float64), None],
      {"axis": 1, "mode": "linear"}),
     ("Gather", [D23, np.array([0])], {"axes": 0}),  # unknown attribute
+    ("Scatter", [D23, np.zeros((1, 3), i64), np.zeros((1, 3), f32)],
+     {"reduction": "add"}),  # Scatter-9 has no reduction
+    ("GatherND", [D23, np.zeros((2, 1), i64)], {"axis": 1}),  # GatherND has no axis
+    ("ScatterND", [D23, np.zeros((1, 1), i64), np.zeros((1, 3), f32)], {"axis": 0}),
 ]
 
 
