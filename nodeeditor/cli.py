@@ -115,19 +115,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ops import dtype_name
 
     graph = _load(args.graph)
-    print(_describe(graph))
-    progress = _TerminalProgress(sys.stderr)
-    try:
-        result = Engine(graph).run(progress=progress)
-    finally:
-        progress.finish()
-    for node_id, message in result.errors():
-        print(f"error: {message}")
-    for node_id, message in result.warnings():
-        print(f"warning: {message}")
+    print(_describe(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
+    if args.engine == "onnxruntime":
+        outcome = _run_in_onnxruntime(graph)
+        if isinstance(outcome, int):
+            return outcome
+        outputs, ok = outcome, True
+    else:
+        progress = _TerminalProgress(sys.stderr)
+        try:
+            result = Engine(graph).run(progress=progress)
+        finally:
+            progress.finish()
+        for node_id, message in result.errors():
+            print(f"error: {message}")
+        for node_id, message in result.warnings():
+            print(f"warning: {message}")
+        outputs, ok = result.outputs, result.ok
     for clash in graph.name_clashes():
         print(f"warning: {clash}; only the last one's value is kept")
-    for name, value in result.outputs.items():
+    for name, value in outputs.items():
         dims = ", ".join(map(str, value.shape))
         print(f"{name}: {dtype_name(value)}[{dims}]")
         if args.print or value.size <= SMALL:
@@ -136,11 +143,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 print(textwrap.indent(np.array2string(value) if value.ndim else repr(value.item()), "  "))
     if args.output:
         target = Path(args.output)
-        np.savez(target, **{name: _savable(v) for name, v in result.outputs.items()})
-        print(f"wrote {len(result.outputs)} output(s) to {target if target.suffix == '.npz' else str(target) + '.npz'}")
+        np.savez(target, **{name: _savable(v) for name, v in outputs.items()})
+        print(f"wrote {len(outputs)} output(s) to {target if target.suffix == '.npz' else str(target) + '.npz'}")
     if not graph.output_nodes():
         print("warning: the graph has no output nodes; nothing to write")
-    return EXIT_OK if result.ok else EXIT_GRAPH_ERROR
+    return EXIT_OK if ok else EXIT_GRAPH_ERROR
+
+
+def _run_in_onnxruntime(graph) -> dict | int:
+    """Outputs of the graph exported in memory and run in onnxruntime (one thread), or an exit
+    code after printing why that is not possible."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        print("error: --engine onnxruntime needs onnxruntime, which is not installed; install it with:\n"
+              "  pip install onnxruntime", file=sys.stderr)
+        return EXIT_USAGE
+    from nodeeditor.onnx_io import ExportError
+    from nodeeditor.onnx_io.runtime import run_in_onnxruntime
+
+    try:
+        return run_in_onnxruntime(graph)
+    except ExportError as exc:
+        print(f"error: the graph cannot be exported for onnxruntime: {exc}")
+        return EXIT_GRAPH_ERROR
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -193,6 +219,9 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
     p.add_argument("--output", "-o", metavar="FILE.npz", help="write the outputs to an .npz under their output names")
     p.add_argument("--print", action="store_true", help="print every output's values in full")
+    p.add_argument("--engine", choices=("numpy", "onnxruntime"), default="numpy",
+                   help="numpy: IndexFlow's own engine (default); onnxruntime: export in memory and run the "
+                        "model in onnxruntime (optional dependency)")
     p.set_defaults(handler=_cmd_run)
 
 

@@ -16,14 +16,13 @@ EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from nodeeditor.cli import _load
-    from nodeeditor.graph import GraphFileError
+    from nodeeditor.graph import GraphFileError, open_graph
 
     from .errors import ExportError
     from .export import save_model
 
     try:
-        graph = _load(args.graph)
+        graph = open_graph(args.graph)
     except GraphFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRAPH_ERROR

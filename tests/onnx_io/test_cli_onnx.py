@@ -62,3 +62,29 @@ def test_export_usage_error_exits_2():
     completed = subprocess.run([sys.executable, "-m", "nodeeditor", "export", "one_hot"],
                                capture_output=True, text=True)
     assert completed.returncode == 2 and "--output" in completed.stderr
+
+
+def test_run_with_the_onnxruntime_engine_gives_the_engine_outputs(tmp_path, capsys):
+    ours, theirs = tmp_path / "ours.npz", tmp_path / "theirs.npz"
+    assert main(["run", "kv_cache_write", "-o", str(ours)]) == 0
+    assert main(["run", "kv_cache_write", "--engine", "onnxruntime", "-o", str(theirs)]) == 0
+    assert "engine onnxruntime" in capsys.readouterr().out
+    a, b = np.load(ours), np.load(theirs)
+    assert sorted(a.files) == sorted(b.files) and a.files
+    for name in a.files:
+        np.testing.assert_array_equal(a[name], b[name])
+
+
+def test_run_with_onnxruntime_missing_says_how_to_install_it(monkeypatch, capsys):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_onnxruntime(name, *args, **kwargs):
+        if name == "onnxruntime" or name.startswith("onnxruntime."):
+            raise ImportError("No module named 'onnxruntime'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_onnxruntime)
+    assert main(["run", "one_hot", "--engine", "onnxruntime"]) == 2
+    assert "pip install onnxruntime" in capsys.readouterr().err
