@@ -364,3 +364,28 @@ def test_large_reductions_onnxruntime_lacks_vs_reference(dtype, reduction):
             assert_same(got, reference.scatter_elements(data, idx, upd, 0, reduction))
     finally:
         ops.parallel.set_threads(before)
+
+
+@pytest.mark.parametrize("n_updates", [50, 300_000])
+@pytest.mark.parametrize("op", ["ScatterElements", "ScatterND"])
+def test_add_keeps_each_cell_separate(threads, op, n_updates):
+    """Huge and infinite values in some cells must not leak into other cells (as they would in
+    a prefix-sum segment reduction). Integer-valued floats: every cell's sum is exact in any
+    order, so the comparison with onnxruntime is exact."""
+    rng = np.random.default_rng(RNG_SEED + 20 + n_updates)
+    cells = 1000
+    data = rng.integers(-5, 5, cells).astype(np.float32)
+    targets = rng.integers(0, cells, n_updates)
+    upd = rng.integers(-5, 5, n_updates).astype(np.float32)
+    # cell 3 only gets +1e30, cell 7 only -1e30, cell 11 only +inf, cell 13 +inf and -inf
+    for cell, values in ((3, [1e30]), (7, [-1e30]), (11, [np.inf]), (13, [np.inf, -np.inf])):
+        hits = np.flatnonzero(targets == cell)
+        for j, h in enumerate(hits):
+            upd[h] = values[j % len(values)]
+        if len(values) == 2 and len(hits) < 2:
+            targets[:2], upd[:2] = cell, values
+    if op == "ScatterElements":
+        inputs, attrs = [data, targets.astype(np.int64), upd], {"axis": 0, "reduction": "add"}
+    else:
+        inputs, attrs = [data, targets.astype(np.int64)[:, None], upd], {"reduction": "add"}
+    _check(op, inputs, attrs)
