@@ -62,6 +62,8 @@ def dtype_name(value) -> str:
     dt = value.dtype if hasattr(value, "dtype") else np.dtype(value)
     if dt.kind in "OUS":
         return "string"
+    if not dt.isnative:
+        dt = dt.newbyteorder("=")
     try:
         return _NAME_BY_DTYPE[dt]
     except KeyError:
@@ -69,12 +71,15 @@ def dtype_name(value) -> str:
 
 
 def as_tensor(value, name_for_errors: str = "input") -> np.ndarray:
-    """``value`` as an ndarray; fixed-width str/bytes arrays become object arrays of ``str``.
+    """``value`` as an ndarray; fixed-width str/bytes arrays become object arrays of ``str``,
+    and non-native byte order (a big-endian ``.npy`` file) becomes native.
 
     Fixed-width unicode arrays would silently truncate longer strings written into them, so
     strings are always handled as object arrays.
     """
     arr = np.asarray(value)
+    if not arr.dtype.isnative and arr.dtype.kind not in "OUS":
+        return arr.astype(arr.dtype.newbyteorder("="))
     if arr.dtype.kind in "US":
         if arr.dtype.kind == "S":
             arr = np.char.decode(arr, "utf-8")
