@@ -76,6 +76,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, Dock.RightDockWidgetArea)
         self.viewer = TensorViewer()
         self.viewer_dock = self._dock("Tensor viewer", "viewerDock", self.viewer, Dock.RightDockWidgetArea)
+        self.viewer_dock.visibilityChanged.connect(lambda visible: visible and self.update_viewer())
         explainer = QtWidgets.QLabel(
             "<b>Explainer — not built yet.</b><br><br>This dock is a placeholder. The step-by-step "
             "view of how each index moves each value (built on the ops index maps) is a later issue; "
@@ -418,6 +419,8 @@ class MainWindow(QtWidgets.QMainWindow):
         return name, subtitle, self.runner.value(node_id)
 
     def update_viewer(self) -> None:
+        if self.viewer_dock.isHidden():
+            return   # a closed viewer costs nothing; it catches up when shown again
         name, subtitle, array = self.viewer_source()
         key = (name, id(array) if array is not None else None)
         if key == self._shown_array_id:

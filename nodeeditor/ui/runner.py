@@ -23,6 +23,13 @@ RUNNING = "running"
 STALE = "stale"
 
 
+def _emit(signal, *args) -> None:
+    try:
+        signal.emit(*args)
+    except RuntimeError:  # the bridge is gone (the app is closing)
+        pass
+
+
 class _Bridge(QtCore.QObject):
     progress = QtCore.Signal(int, int, int, str)   # token, done, total, node id
     done = QtCore.Signal(int, object)              # token, RunResult or exception
@@ -152,11 +159,14 @@ class EvaluationRunner(QtCore.QObject):
 
         def work() -> None:
             try:
-                result = engine.execute(plan, cancel=cancel,
-                                        progress=lambda done, total, nid: bridge.progress.emit(token, done, total, nid))
+                result = engine.execute(plan, cancel=cancel, progress=lambda done, total, nid: _emit(
+                    bridge.progress, token, done, total, nid))
             except BaseException as exc:  # noqa: BLE001 - reported on the UI thread
                 result = exc
-            bridge.done.emit(token, result)
+            try:
+                bridge.done.emit(token, result)
+            except RuntimeError:  # the runner was deleted meanwhile (the app is closing)
+                pass
 
         self._thread = threading.Thread(target=work, name=f"indexflow-run-{token}", daemon=True)
         self.runStarted.emit()

@@ -35,7 +35,7 @@ def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     started = []
     w.runner.runStarted.connect(lambda: started.append(1))
     w.graph.set_attribute("g", "axis", 1)
-    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=2000)
+    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=10000)
     assert w.scene.node_state("g")[0] == "running"
     w.graph.set_attribute("g", "axis", 0)          # while the first run is busy
     assert w.runner.wait(10)
@@ -51,9 +51,9 @@ def test_long_run_shows_progress_and_cancel(small, qtbot):
     w = small
     _wire(w)
     w.runner.wait()
-    w.runner.engine.kernel = _slow_kernel(0.6, [])
+    w.runner.engine.kernel = _slow_kernel(1.5, [])
     w.graph.set_source("idx", value=np.array([1, 1], np.int64))
-    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=10000)
     assert w.progress.isVisible()
     w.cancel_button.click()
     assert w.runner.wait(10)
@@ -74,7 +74,7 @@ def test_graph_replaced_while_running(small, qtbot):
     w.runner.wait()
     w.runner.engine.kernel = _slow_kernel(0.3, [])
     w.graph.set_attribute("g", "axis", 1)
-    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=2000)
+    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=10000)
     w.files.open_example("embedding_lookup")
     assert w.runner.wait(10)
     assert w.runner.last_result is not None and w.runner.last_result.generation == w.graph.generation

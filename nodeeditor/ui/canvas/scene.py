@@ -48,6 +48,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.show_previews = False
         self._nodes: dict[str, NodeItem] = {}
         self._edges: dict[tuple[str, str], EdgeItem] = {}
+        self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[int, QtGui.QImage]] = {}
         self._unsubscribe = None
         self._drag: dict | None = None
@@ -64,6 +65,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.clear()
         self._nodes.clear()
         self._edges.clear()
+        self._node_edges.clear()
         self._previews.clear()
         self.graph = graph
         for node in graph.nodes:
@@ -115,7 +117,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def _add_edge_item(self, edge: N.Edge) -> EdgeItem:
         item = EdgeItem(edge)
         self.addItem(item)
-        self._edges[(edge.dst, edge.dst_port)] = item
+        key = (edge.dst, edge.dst_port)
+        self._edges[key] = item
+        self._node_edges.setdefault(edge.src, set()).add(key)
+        self._node_edges.setdefault(edge.dst, set()).add(key)
         self._place_edge(item)
         return item
 
@@ -126,7 +131,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         item.set_ends(a, b)
 
     def _edges_of(self, node_id: str) -> list[EdgeItem]:
-        return [i for (dst, _), i in self._edges.items() if dst == node_id or i.edge.src == node_id]
+        return [self._edges[key] for key in self._node_edges.get(node_id, ()) if key in self._edges]
 
     def node_item_moved(self, node_id: str) -> None:
         """Called by a NodeItem whose position changed: keep its edges attached."""
@@ -140,6 +145,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         elif kind == E.NODE_REMOVED:
             item = self._nodes.pop(event["node_id"], None)
             self._previews.pop(event["node_id"], None)
+            self._node_edges.pop(event["node_id"], None)
             if item is not None:
                 self.removeItem(item)
         elif kind == E.EDGE_ADDED:
@@ -148,7 +154,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self._refresh_ports(edge)
         elif kind == E.EDGE_REMOVED:
             edge = event["edge"]
-            item = self._edges.pop((edge.dst, edge.dst_port), None)
+            key = (edge.dst, edge.dst_port)
+            item = self._edges.pop(key, None)
+            for nid in (edge.src, edge.dst):
+                self._node_edges.get(nid, set()).discard(key)
             if item is not None:
                 self.removeItem(item)
             self._refresh_ports(edge)
@@ -203,13 +212,16 @@ class GraphScene(QtWidgets.QGraphicsScene):
             item.set_preview(True, self._preview_image(node_id))
         item.refresh()
         state, _ = self.node_state(node_id)
+        used: set[tuple[str, bool]] = set()
         for edge_item in self._edges_of(node_id):
-            if edge_item.edge.src == node_id:
+            e = edge_item.edge
+            if e.src == node_id:
                 edge_item.set_state(state if state != style.WARNING else style.OK)
-        for (port, is_output), port_item in item.ports.items():
-            connected = (self.graph.edge_into(node_id, port) is not None) if not is_output else \
-                any(e.src == node_id and e.src_port == port for e in self.graph.edges_of(node_id))
-            port_item.set_connected(connected, style.EDGE_COLOURS[style.OK])
+                used.add((e.src_port, True))
+            if e.dst == node_id:
+                used.add((e.dst_port, False))
+        for key, port_item in item.ports.items():
+            port_item.set_connected(key in used, style.EDGE_COLOURS[style.OK])
 
     def refresh_all(self) -> None:
         for nid in list(self._nodes):
@@ -217,6 +229,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     # ------------------------------------------------------------------ previews
     def set_show_previews(self, show: bool) -> None:
+        if show == self.show_previews and not show:
+            return
         self.show_previews = show
         for nid, item in self._nodes.items():
             item.set_preview(show, self._preview_image(nid) if show else None)
