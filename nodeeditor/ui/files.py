@@ -21,7 +21,7 @@ from nodeeditor.graph.document import Graph
 from . import settings as S
 
 GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
-RECOVERY_INTERVAL_MS = int(os.environ.get("INDEXFLOW_RECOVERY_MS", "60000"))
+RECOVERY_INTERVAL_MS = 60_000   # INDEXFLOW_RECOVERY_MS overrides it (read when a window is made)
 MB = QtWidgets.QMessageBox
 
 
@@ -43,7 +43,7 @@ class FileController(QtCore.QObject):
         self.window = window
         self.current_path: Path | None = None
         self.recovery_timer = QtCore.QTimer(self)
-        self.recovery_timer.setInterval(RECOVERY_INTERVAL_MS)
+        self.recovery_timer.setInterval(int(os.environ.get("INDEXFLOW_RECOVERY_MS", RECOVERY_INTERVAL_MS)))
         self.recovery_timer.timeout.connect(self.write_recovery)
         self.recovery_timer.start()
 

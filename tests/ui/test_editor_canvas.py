@@ -206,3 +206,65 @@ def test_tab_quick_add_fuzzy_search_adds_at_cursor(small):
     node = w.graph.nodes[-1]
     assert node.op == "GatherElements"
     assert w.scene.node_item(node.id).sceneBoundingRect().contains(box.scene_pos)
+
+
+def test_states_warning_error_blocked_and_edge_colours(small):
+    import numpy as np
+
+    w = small
+    g = w.graph
+    # duplicate targets with reduction none: a warning, not an error
+    g.add_literal(np.zeros((4,), np.float32), node_id="d4")
+    g.add_literal(np.array([1, 1], np.int64), node_id="i2")
+    g.add_literal(np.array([5.0, 6.0], np.float32), node_id="u2")
+    g.add_operator("ScatterElements", node_id="sc")
+    for src, port in (("d4", "data"), ("i2", "indices"), ("u2", "updates")):
+        g.connect(src, "output", "sc", port)
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+    w.runner.wait()
+    state, message = w.scene.node_state("sc")
+    assert state == "warning" and "more than once" in message
+    assert "more than once" in w.scene.node_item("sc").toolTip()
+    assert w.scene.edge_item("out", "value").state == "ok"
+    g.set_source("idx", value=np.array([9, 0], np.int64))
+    w.runner.wait()
+    assert w.scene.node_state("g")[0] == "error"
+    assert w.scene.node_state("out")[0] == "blocked"
+    assert w.scene.edge_item("out", "value").state == "error"      # the wire carries no value
+    assert "out of range" in w.scene.node_item("g").toolTip()
+    w.scene.select_nodes(["g"])
+    assert "out of range" in w.properties.widgets["problem"].text()
+
+
+def test_clicking_a_port_shows_its_tensor_in_the_viewer(small):
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+    w.runner.wait()
+    QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, port_point(w, "g", "indices", False))
+    assert w.viewer.current.name == "g.indices"
+    assert w.viewer.current.array.tolist() == [2, 0]
+    QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, port_point(w, "g", "output", True))
+    assert w.viewer.current.name == "g.output" and w.viewer.current.array.shape == (2, 4)
+    # selecting a node shows its output
+    w.scene.select_nodes(["data"])
+    assert w.viewer.current.name == "data.output" and w.viewer.current.array.shape == (3, 4)
+    assert w.graph.edges and w.undo_stack.count() == 0             # clicks changed nothing
+
+
+def test_inline_previews_toggle(small):
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.runner.wait()
+    item = w.scene.node_item("g")
+    short = item.boundingRect().height()
+    w.previews_action.trigger()
+    assert w.previews_action.isChecked()
+    assert item._preview is not None and item._preview.width() > 0
+    assert item.boundingRect().height() > short
+    w.previews_action.trigger()
+    assert item.boundingRect().height() == short

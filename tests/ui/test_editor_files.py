@@ -191,3 +191,26 @@ def test_window_layout_persists(window, qtbot):
     qtbot.addWidget(second)
     assert second.previews_action.isChecked()
     assert second.viewer_dock.isHidden()
+
+
+def test_recovery_timer_writes_periodically(qtbot, monkeypatch, dialogs):
+    monkeypatch.setenv("INDEXFLOW_RECOVERY_MS", "50")
+    w = create_main_window()
+    qtbot.addWidget(w)
+    graph_path, _ = w.files.recovery_paths()
+    w.add_block("output", QtCore.QPointF(0, 0))
+    qtbot.waitUntil(graph_path.exists, timeout=5000)
+    assert any(n.id == "output1" for n in load_graph(graph_path).nodes)
+    w.files.save_as = lambda: True       # pretend "Save" succeeds; closing clears the file
+    w.mark_saved()
+    assert not graph_path.exists()
+
+
+def test_closing_with_unsaved_changes_asks(window, dialogs):
+    w = window
+    w.add_block("output", QtCore.QPointF(0, 0))
+    dialogs.answer = MB.StandardButton.Cancel
+    assert not w.close()
+    assert w.isVisible() and "unsaved changes" in dialogs.texts("question")[-1]
+    dialogs.answer = MB.StandardButton.Discard
+    assert w.close()

@@ -29,11 +29,17 @@ def _distinct_colours(image: QtGui.QImage) -> int:
 
 def test_main_window_with_example(window, tmp_path):
     w = window
+    w.files.open_example("embedding_lookup")
+    w.runner.wait()
+    w.view.frame(False)
+    w.scene.select_nodes(["lookup"])
+    image = _save(w, tmp_path, "main_window")
+    assert image.width() >= 1000 and _distinct_colours(image) > 40
+    assert w.viewer.current.name == "look up rows.output"
     w.files.open_example("scatterelements_examples")
     w.runner.wait()
     w.view.frame(False)
-    image = _save(w, tmp_path, "main_window")
-    assert image.width() >= 1000 and _distinct_colours(image) > 40
+    _save(w, tmp_path, "main_window_large_example")
     # the canvas draws every node of the example
     assert len(w.scene.node_items()) == len(w.graph.nodes)
 
