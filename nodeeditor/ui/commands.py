@@ -149,6 +149,8 @@ class AttributeCommand(QtGui.QUndoCommand):
         if not isinstance(other, AttributeCommand) or (other.node_id, other.name) != (self.node_id, self.name):
             return False
         self.value = other.value
+        if hasattr(self, "_have_old") and self.value == self.old:
+            self.setObsolete(True)   # edited back to where it started: nothing to undo
         return True
 
     def redo(self) -> None:

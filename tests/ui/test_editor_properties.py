@@ -151,3 +151,17 @@ def test_nothing_selected_shows_graph_settings(small):
     name.editingFinished.emit()
     assert w.graph.name == "renamed"
     assert "renamed" in w.windowTitle()
+
+
+def test_spin_box_steps_merge_into_one_undo_step(small):
+    w = small
+    _wire(w)
+    w.scene.select_nodes(["g"])
+    box = w.properties.widgets["attr:axis"]
+    box.stepUp()
+    box.stepDown()
+    box.stepDown()
+    assert w.graph.node("g").attributes["axis"] == -1
+    assert w.undo_stack.count() == 1 and w.undo_action.text() == "Undo Change axis"
+    box.stepUp()                                   # back to where it started: nothing to undo
+    assert w.undo_stack.count() == 0
