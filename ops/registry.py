@@ -103,6 +103,7 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
             raise OpError(f"{op_name}: {port.name} dtype {ttype.dtype} differs from {first} dtype {bound[port.type_param]}")
         bound.setdefault(port.type_param, ttype.dtype)
     shapes = [None if t is None else tuple(t.shape) for t in input_types]
+    attrs = {**schema.defaults(), **attrs}  # the semantics of attributes the opset lacks: their defaults
     out_shape = _SHAPES[op_name](*shapes, **attrs)
     if op_name in ("ScatterElements", "ScatterND") and attrs.get("reduction", "none") != "none":
         _check_reduction_dtype(op_name, attrs["reduction"], input_types[0].dtype)

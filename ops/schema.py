@@ -113,14 +113,15 @@ class OpSchema:
         return {a.name: a.default for a in self.attributes}
 
     def check_attributes(self, attrs: Mapping[str, Any] | None, opset: int | None = None) -> dict[str, Any]:
-        """``attrs`` completed with defaults and checked.
+        """``attrs`` completed with defaults and checked. With an ``opset``, the result holds only
+        the attributes that exist at that opset (what an exporter may write there).
 
         Raises OpError for an unknown attribute, a value of the wrong kind, and (when ``opset`` is
         given) an attribute the opset lacks set to a non-default value, or a value the opset does
         not allow.
         """
         attrs = dict(attrs or {})
-        out = self.defaults()
+        out = self.defaults() if opset is None else {a.name: a.default for a in self.attributes_at(opset)}
         for name, value in attrs.items():
             spec = self.attribute(name)
             value = _coerce(self.name, spec, value)
@@ -143,7 +144,8 @@ class OpSchema:
                     raise OpError(
                         f"{self.name}: {name}={value!r} is not one of {', '.join(map(repr, sorted(everything)))}"
                     )
-            out[name] = value
+            if opset is None or spec.since <= opset:
+                out[name] = value
         return out
 
 
