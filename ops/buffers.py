@@ -47,7 +47,7 @@ _FREE_REFS = _baseline()  # references a pooled buffer has when no result uses i
 def empty(shape, dtype) -> np.ndarray:
     """Like ``np.empty(shape, dtype)`` (C order), possibly backed by a reused buffer."""
     dtype = np.dtype(dtype)
-    shape = tuple(shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     nbytes = prod(shape) * dtype.itemsize
     if nbytes < MIN_POOLED_BYTES or dtype.hasobject or nbytes > _cap_bytes:
         return np.empty(shape, dtype)

@@ -121,3 +121,80 @@ def test_scatter_output_is_a_copy_even_when_pooled():
     out = ops.scatter_nd(data, np.array([[0], [7]]), np.array([-1, -2], np.float32))
     np.testing.assert_array_equal(data, before)
     assert out[0] == -1 and out[7] == -2 and not np.shares_memory(out, data)
+
+
+# ---------------------------------------------------------------- scatters
+
+UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+BOOL_UFUNCS = {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    """Raw bytes, so -0.0 != 0.0 and NaN == NaN: 'bit-identical' comparisons."""
+    return np.ascontiguousarray(a).view(np.uint8)
+
+
+def reference_scatter_nd(data, rows, updates, reduction):
+    """ufunc.at / fancy assignment on the (-1, block) table: the sequential row-major fold."""
+    block = int(np.prod(data.shape[1:]))
+    out = data.copy().reshape(-1, block)
+    values = updates.reshape(-1, block)
+    if reduction == "none":
+        out[rows] = values
+    else:
+        table = (BOOL_UFUNCS if data.dtype == bool else UFUNCS)[reduction]
+        table.at(out, rows, values)
+    return out.reshape(data.shape)
+
+
+def with_nans(a: np.ndarray, rng) -> np.ndarray:
+    if a.dtype.kind == "f" or a.dtype in (np.dtype(ml_dtypes.bfloat16),):
+        a = a.copy()
+        a.reshape(-1)[rng.integers(0, a.size, 5)] = np.nan
+        a.reshape(-1)[rng.integers(0, a.size, 5)] = -0.0
+    return a
+
+
+@pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
+@pytest.mark.parametrize("dtype", NUMERIC)
+@pytest.mark.parametrize("dups", ["few", "many"])
+def test_scatter_nd_blocks_match_sequential_fold_bit_for_bit(dtype, reduction, dups, threads):
+    if dtype.startswith("complex") and reduction in ("max", "min"):
+        pytest.skip("no ordering")
+    rng = np.random.default_rng(5)
+    n_rows = 30000 if dups == "few" else 7  # 'many': a round would leave most updates -> ufunc.at fallback
+    data = with_nans(make(dtype, (n_rows, 6, 4), rng), rng)
+    rows = rng.integers(0, n_rows, size=BIG // 24)
+    rows[: BIG // 48] = rows[BIG // 48: 2 * (BIG // 48)]  # duplicates across the thread boundary
+    updates = with_nans(make(dtype, (rows.size, 6, 4), rng), rng)
+    if dtype not in ("bool",) and reduction == "mul":
+        updates = updates if dtype.startswith(("int", "uint")) else (updates / 40).astype(updates.dtype)
+    got = ops.scatter_nd(data, rows[:, None], updates, reduction)
+    want = reference_scatter_nd(data, rows, updates, reduction)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("reduction", ["none", "add", "max"])
+def test_scatter_nd_strings_keep_the_generic_path(reduction):
+    rng = np.random.default_rng(6)
+    data = make("string", (50, 3), rng)
+    rows = rng.integers(0, 50, size=200)
+    updates = make("string", (200, 3), rng)
+    np.testing.assert_array_equal(ops.scatter_nd(data, rows[:, None], updates, reduction),
+                                  reference_scatter_nd(data, rows, updates, reduction))
+
+
+@pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
+@pytest.mark.parametrize("dtype", ["float32", "int16", "bool", "bfloat16", "float16"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_scatter_elements_big_matches_ufunc_at(dtype, reduction, axis, threads):
+    rng = np.random.default_rng(7)
+    data = with_nans(make(dtype, (300, 700), rng), rng)
+    idx = rng.integers(-data.shape[axis], data.shape[axis], size=data.shape)
+    updates = with_nans(make(dtype, data.shape, rng), rng)
+    got = ops.scatter_elements(data, idx, updates, axis, reduction)
+    flat = (idx % data.shape[axis]) * (700 if axis == 0 else 1) + (
+        np.arange(700) if axis == 0 else (np.arange(300) * 700)[:, None])
+    want = reference_scatter_nd(data.reshape(-1, 1), flat.reshape(-1), updates.reshape(-1, 1), reduction).reshape(data.shape)
+    np.testing.assert_array_equal(bits(got), bits(want))
