@@ -72,21 +72,43 @@ def test_layered_layout_points_every_edge_right():
             assert all(b - a >= 60 for a, b in zip(ys, ys[1:]))
 
 
-def test_run_app_opens_default_example_and_exits(qtbot, dialogs, monkeypatch):
-    from nodeeditor.ui import app as app_module
-    from nodeeditor.ui.main_window import MainWindow
+RUN_APP_SCRIPT = """
+import sys
+from PySide6 import QtCore, QtWidgets
+from nodeeditor.ui import app as A
+from nodeeditor.ui.main_window import MainWindow
 
-    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
-    seen = {}
+def quit_soon():
+    window = next(w for w in QtWidgets.QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+    window.runner.wait()
+    print("TITLE", window.windowTitle())
+    print("EVALUATED", window.runner.last_result is not None and window.runner.last_result.ok)
+    print("NODES", len(window.scene.node_items()))
+    window.close()
+    QtWidgets.QApplication.instance().quit()
 
-    def quit_soon():
-        window = next(w for w in QtWidgets.QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
-        window.runner.wait()
-        seen["title"] = window.windowTitle()
-        seen["evaluated"] = window.runner.last_result is not None and window.runner.last_result.ok
-        window.close()
-        QtWidgets.QApplication.instance().quit()
+A.ensure_application()
+QtCore.QTimer.singleShot(300, quit_soon)
+sys.exit(A.run_app(sys.argv[1] if len(sys.argv) > 1 else None))
+"""
 
-    QtCore.QTimer.singleShot(200, quit_soon)
-    assert app_module.run_app() == 0
-    assert seen == {"title": "Embedding look-up (not saved)[*] — IndexFlow", "evaluated": True}
+
+@pytest.mark.parametrize("arg", [None, "segment_sum"])
+def test_run_app_opens_a_graph_evaluated_and_exits(arg, tmp_path):
+    """In a subprocess: quitting the QApplication would stop timers for the rest of the session."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from nodeeditor.graph import example_path
+
+    root = Path(__file__).resolve().parents[2]
+    args = [sys.executable, "-c", RUN_APP_SCRIPT] + ([str(example_path(arg))] if arg else [])
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", INDEXFLOW_STATE_DIR=str(tmp_path / "state"),
+               PYTHONPATH=str(root))
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=root, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    expected = "Embedding look-up (not saved)[*] — IndexFlow" if arg is None else "segment_sum.ifg.json[*] — IndexFlow"
+    assert lines["TITLE"] == expected
+    assert lines["EVALUATED"] == "True" and int(lines["NODES"]) > 2
