@@ -268,3 +268,20 @@ def test_inline_previews_toggle(small):
     assert item.boundingRect().height() > short
     w.previews_action.trigger()
     assert item.boundingRect().height() == short
+
+
+def test_click_edge_then_delete_disconnects(small):
+    w = small
+    w.graph.connect("idx", "output", "g", "indices")
+    w.undo_stack.clear()
+    edge_item = w.scene.edge_item("g", "indices")
+    middle = edge_item.path().pointAtPercent(0.5)
+    QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, w.view.mapFromScene(middle))
+    assert w.scene.selected_edges() == [edge_item.edge]
+    w.view.setFocus()
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_Delete)
+    assert w.graph.edge_into("g", "indices") is None
+    assert w.undo_action.text() == "Undo Delete 1 Edge"
+    w.undo_stack.undo()
+    assert w.graph.edge_into("g", "indices").src == "idx"
+    assert "int64[2]" in w.scene.node_item("g").port("indices", False).toolTip()

@@ -165,3 +165,20 @@ def test_spin_box_steps_merge_into_one_undo_step(small):
     assert w.undo_stack.count() == 1 and w.undo_action.text() == "Undo Change axis"
     box.stepUp()                                   # back to where it started: nothing to undo
     assert w.undo_stack.count() == 0
+
+
+def test_tensor_scatter_mode_and_axis(small):
+    import numpy as np
+
+    w = small
+    w.scene.clearSelection()
+    _type_in(w.properties.widgets["opset"], "24")
+    nid = w.add_block("op:TensorScatter", QtCore.QPointF(300, 400))
+    mode = w.properties.widgets["attr:mode"]
+    assert [mode.itemText(i) for i in range(mode.count())] == ["linear", "circular"]
+    mode.setCurrentText("circular")
+    assert w.graph.node(nid).attributes["mode"] == "circular"
+    cache = w.graph.add_literal(np.zeros((2, 3, 8, 4), np.float32))
+    w.graph.connect(cache, "output", nid, "past_cache")
+    axis = w.properties.widgets["attr:axis"]
+    assert (axis.minimum(), axis.maximum(), axis.value()) == (-4, 3, -2)

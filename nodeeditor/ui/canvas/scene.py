@@ -222,6 +222,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 used.add((e.dst_port, False))
         for key, port_item in item.ports.items():
             port_item.set_connected(key in used, style.EDGE_COLOURS[style.OK])
+            text, _known = item.port_label(*key)
+            port_item.setToolTip(f"{'output' if key[1] else 'input'} <b>{key[0]}</b>: {text}<br>"
+                                 + ("drag to an input to connect; click to view" if key[1] else
+                                    "drag from an output here; drag the wire end away to disconnect"))
 
     def refresh_all(self) -> None:
         for nid in list(self._nodes):
