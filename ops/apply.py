@@ -12,6 +12,8 @@ from .errors import OpError
 from .index_map import IndexMap
 
 REDUCTIONS = ("none", "add", "mul", "max", "min")
+#: A plain copy is memory-bound; below this many elements per thread, splitting it costs more.
+COPY_MIN_PART = 1 << 20
 
 
 def take_rows(data: np.ndarray, imap: IndexMap) -> np.ndarray:
@@ -72,7 +74,8 @@ def copy_of(data: np.ndarray) -> np.ndarray:
     if data.dtype.hasobject or out.ndim == 0 or out.shape[0] < 2:
         np.copyto(out, data)
         return out
-    parallel.run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=out.size)
+    parallel.run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=out.size,
+                       min_part=COPY_MIN_PART)
     return out
 
 

@@ -15,7 +15,7 @@ from math import prod
 
 import numpy as np
 
-from . import parallel
+from . import buffers, parallel
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def elementwise_offsets(idx: np.ndarray, data_shape: tuple, axis: int) -> np.nda
             shape = [1] * idx.ndim
             shape[d] = n
             base = base + (np.arange(n, dtype=np.int64) * strides[d]).reshape(shape)
-    rows = np.empty(idx.shape, dtype=np.int64)
+    rows = buffers.empty(idx.shape, np.int64)  # reused once the map is dropped (kernels drop it)
     if rows.size == 0:
         return rows
     step = strides[axis]
