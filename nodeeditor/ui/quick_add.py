@@ -67,6 +67,10 @@ class QuickAddBox(QtWidgets.QFrame):
         self.adjustSize()
 
     def eventFilter(self, obj, event) -> bool:
+        if (obj is self.field and event.type() == QtCore.QEvent.Type.ShortcutOverride
+                and event.key() in (QtCore.Qt.Key.Key_Escape, QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)):
+            event.accept()   # these keys are the box's, not the window's shortcuts (Esc cancels runs)
+            return False
         if obj is self.field and event.type() == QtCore.QEvent.Type.KeyPress:
             key = event.key()
             if key in (QtCore.Qt.Key.Key_Down, QtCore.Qt.Key.Key_Up):

@@ -285,3 +285,14 @@ def test_click_edge_then_delete_disconnects(small):
     w.undo_stack.undo()
     assert w.graph.edge_into("g", "indices").src == "idx"
     assert "int64[2]" in w.scene.node_item("g").port("indices", False).toolTip()
+
+
+def test_quick_add_escape_closes_without_adding(small):
+    w = small
+    w.view.setFocus()
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_Tab)
+    assert w.quick_add.isVisible()
+    QTest.keyClicks(w.quick_add.field, "gath")
+    QTest.keyClick(w.quick_add.field, QtCore.Qt.Key.Key_Escape)
+    assert not w.quick_add.isVisible()
+    assert len(w.graph.nodes) == 4 and w.undo_stack.count() == 0
