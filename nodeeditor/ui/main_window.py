@@ -222,6 +222,8 @@ class MainWindow(QtWidgets.QMainWindow):
         sc.connectionRefused.connect(self._on_refused)
         sc.nodesMoved.connect(lambda moves: self.push(C.MoveCommand(self.graph, moves)))
         sc.portClicked.connect(self._on_port_clicked)
+        sc.wireHint.connect(lambda reason: self.show_status(f"Cannot connect here: {reason}", error=True)
+                            if reason else self.statusBar().clearMessage())
         sc.selectionChanged.connect(self._on_selection_changed)
         self.view.blockDropped.connect(self.add_block)
         self.view.quickAddRequested.connect(self.open_quick_add_at)

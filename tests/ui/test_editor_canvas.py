@@ -296,3 +296,20 @@ def test_quick_add_escape_closes_without_adding(small):
     QTest.keyClick(w.quick_add.field, QtCore.Qt.Key.Key_Escape)
     assert not w.quick_add.isVisible()
     assert len(w.graph.nodes) == 4 and w.undo_stack.count() == 0
+
+
+def test_wire_turns_red_over_a_refusing_port_with_the_reason(small):
+    w = small
+    vp = w.view.viewport()
+    start = port_point(w, "data", "output", True)
+    over = port_point(w, "g", "indices", False)
+    QTest.mousePress(vp, LEFT, NOMOD, start)
+    QTest.mouseMove(vp, (start + over) / 2)
+    QTest.mouseMove(vp, over)
+    draft = w.scene._drag["draft"]
+    reason = w.graph.can_connect("data", "output", "g", "indices")
+    assert draft.refusal == reason and reason in w.statusBar().currentMessage()
+    QTest.mouseMove(vp, port_point(w, "g", "data", False))
+    assert draft.refusal is None
+    QTest.mouseRelease(vp, LEFT, NOMOD, port_point(w, "g", "data", False))
+    assert w.graph.edge_into("g", "data").src == "data"

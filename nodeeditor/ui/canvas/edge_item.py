@@ -75,3 +75,10 @@ class DraftEdgeItem(QtWidgets.QGraphicsPathItem):
 
     def set_ends(self, a: QtCore.QPointF, b: QtCore.QPointF) -> None:
         self.setPath(curve(a, b))
+
+    def set_refused(self, reason: str | None) -> None:
+        """Red with the reason as tooltip over a port that would refuse the wire."""
+        pen = QtGui.QPen(style.STATE_COLOURS[style.ERROR] if reason else style.SELECTION, 2.0)
+        pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+        self.setPen(pen)
+        self.refusal = reason

@@ -11,7 +11,8 @@ signals for the main window to turn into undo commands:
   on empty canvas;
 - ``connectionRefused(reason)``: the document's reason for refusing a wire;
 - ``nodesMoved(moves)``: node id -> (old, new) position after a drag;
-- ``portClicked(node_id, port, is_output)``: for the tensor viewer.
+- ``portClicked(node_id, port, is_output)``: for the tensor viewer;
+- ``wireHint(reason)``: while a wire is drawn, why the port under the pointer would refuse it.
 
 Node states come from the graph's static info and the runner's results (see ``node_state``).
 """
@@ -39,6 +40,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
     connectionRefused = QtCore.Signal(str)
     nodesMoved = QtCore.Signal(object)
     portClicked = QtCore.Signal(str, str, bool)
+    wireHint = QtCore.Signal(str)   # while drawing: why the port under the pointer refuses ('' = fine)
 
     def __init__(self, graph: Graph, runner: Any = None, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -302,6 +304,11 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def mouseMoveEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         if self._drag is not None:
             self._update_draft(event.scenePos())
+            reason = self.wire_refusal(self._drag, self.port_at(event.scenePos()))
+            self._drag["draft"].set_refused(reason)
+            if reason != self._drag.get("hint"):
+                self._drag["hint"] = reason
+                self.wireHint.emit(reason or "")
             event.accept()
             return
         super().mouseMoveEvent(event)
@@ -325,6 +332,20 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._press_positions = {}
         if moves:
             self.nodesMoved.emit(moves)
+
+    def wire_refusal(self, drag: dict, target: PortItem | None) -> str | None:
+        """While a wire is drawn: the document's reason to refuse it at ``target`` (None when
+        it would be accepted or the pointer is not over a port of the other kind)."""
+        if target is None or target.is_output == drag["from_output"]:
+            return None
+        if drag["from_output"]:
+            (src, src_port), (dst, dst_port) = drag["anchor"], (target.node_id, target.port)
+        else:
+            (src, src_port), (dst, dst_port) = (target.node_id, target.port), drag["anchor"]
+        replaced = drag["replaced"]
+        if replaced is not None and (replaced.dst, replaced.dst_port) == (dst, dst_port):
+            return None
+        return self.graph.can_connect(src, src_port, dst, dst_port)
 
     def _finish_wire(self, drag: dict, target: PortItem | None) -> None:
         replaced = drag["replaced"]
