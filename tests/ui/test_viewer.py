@@ -22,7 +22,7 @@ def viewer(qtbot):
     widget.show()
     qtbot.waitExposed(widget)
     yield widget
-    widget.wait_for_stats()
+    widget.wait_for_background()
 
 
 def show(viewer, qtbot, name, array, subtitle=""):
@@ -384,3 +384,21 @@ def test_pyside_refcount_guard_survives_many_void_calls_and_emits(qtbot):
         label.windowTitleChanged.emit("x")
     if sys.version_info < (3, 12):
         assert sys.getrefcount(None) > 1 << 39 and sys.getrefcount(True) > 1 << 39
+
+
+def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):
+    data = np.zeros((10000, 10000), np.float32)
+    out = data.copy()
+    out[[0, 4321, 9999], [9999, 1234, 0]] = [1.0, 2.0, np.nan]
+    show(viewer, qtbot, "data", data)
+    viewer.pin()
+    with qtbot.waitSignal(viewer.differenceReady, timeout=30000) as blocker:
+        viewer.set_tensor("out", out)
+        assert viewer.picture.panels[-1].spec.title == "difference: computing…"
+    assert blocker.args == [3]
+    diff = viewer.picture.panels[-1]
+    image = diff.image_item.image
+    assert image.shape == (2000, 2000)
+    assert np.argwhere(image > 0).tolist() == [[0, 1999], [864, 246], [1999, 0]]  # (r//5, c//5)
+    assert "3 of 100,000,000" in diff.spec.title
+    assert viewer.table_model.changed(4321, 1234) and not viewer.table_model.changed(4321, 1233)

@@ -116,7 +116,7 @@ def test_render_mode(qtbot, tmp_path, mode):
     viewer.show()
     qtbot.waitExposed(viewer)
     MODES[mode](viewer)
-    viewer.wait_for_stats()
+    viewer.wait_for_background()
     qtbot.wait(30)
     image = viewer.grab().toImage()
     path = tmp_path / f"{mode}.png"

@@ -30,6 +30,7 @@ from .slicing import (
     TensorStats,
     changed_blocks,
     complex_parts,
+    display_step,
     downsample_1d,
     downsample_2d,
     dtype_kind,
@@ -41,6 +42,7 @@ from .slicing import (
     slice_2d,
     to_display_float,
 )
+from .background import BackgroundCall
 from .stats_worker import StatsComputer
 from .table import TablePage
 
@@ -48,6 +50,8 @@ from .table import TablePage
 BAR_LIMIT = 64
 #: 2-D slices up to this many rows and columns get their values written in the cells.
 CELL_TEXT_LIMIT = 32
+#: Differences of slices with more elements than this are computed off the UI thread.
+ASYNC_DIFF_LIMIT = 1 << 22
 
 
 def _legend(*entries: tuple[str, tuple[int, int, int]]) -> str:
@@ -91,10 +95,13 @@ class TensorViewer(QtWidgets.QWidget):
         statsReady(object): the ``TensorStats`` of the current tensor, once computed.
         hoverChanged(str): the hover label's new text (index and exact value).
         pinChanged(bool): True after ``pin()``, False after ``unpin()``.
+        differenceReady(int): a large difference view (computed in the background) is
+            now shown; carries the number of changed cells in the slice.
     """
 
     tensorChanged = QtCore.Signal(str)
     statsReady = QtCore.Signal(object)
+    differenceReady = QtCore.Signal(int)
     hoverChanged = QtCore.Signal(str)
     pinChanged = QtCore.Signal(bool)
 
@@ -173,6 +180,10 @@ class TensorViewer(QtWidgets.QWidget):
 
         self._stats = StatsComputer(self)
         self._stats.ready.connect(self._on_stats)
+        self._diff_job = BackgroundCall(self)
+        self._diff_job.finished.connect(self._on_difference)
+        self._diff_key: tuple | None = None  # what the running/finished job compares
+        self._diff_result: tuple | None = None  # (blocks, steps, count) for _diff_key
         self.set_tensor("", None)
 
     # ------------------------------------------------------------------ public API
@@ -324,6 +335,9 @@ class TensorViewer(QtWidgets.QWidget):
                 specs.append(self._diff_spec(reference, view))
         else:
             specs.append(PanelSpec("text", current.name, text="strings are shown in the Table tab"))
+        if not any(s.title.startswith("difference") for s in specs) and self._diff_key is not None:
+            self._diff_job.cancel()  # nothing to compare any more: drop a pending result
+            self._diff_key = self._diff_result = None
         _share_levels(specs)
         if len(specs) > 3 and self.pinned is not None:  # too many for one row: pinned above
             for spec in specs[pinned_count:]:
@@ -422,14 +436,28 @@ class TensorViewer(QtWidgets.QWidget):
             if bars:
                 y = np.ones_like(y)
             legend = _legend(("changed", colors.CHANGED_RGB), ("same", colors.SAME_RGB))
-            spec = PanelSpec("line", f"difference: {count} of {view.size} changed  {legend}", values=y, x=x,
+            spec = PanelSpec("line", f"difference: {count:,} of {view.size:,} changed  {legend}", values=y, x=x,
                              bars=bars, bar_colours=colours, hover=self._diff_hover(reference, view),
                              extra={"categorical": True})
             spec.extra["mask"] = blocks[0]
             return spec
-        blocks, steps, count = changed_blocks(reference, view, self.max_display)
         rows, cols = view.shape
-        return PanelSpec("heat", f"difference: {count} of {view.size} cells changed",
+        if view.size > ASYNC_DIFF_LIMIT:
+            key = (id(self.pinned.array), id(self.current.array), self.controls.axes, tuple(self.controls.indices))
+            if self._diff_key == key and self._diff_result is not None:
+                blocks, steps, count = self._diff_result
+            else:
+                if self._diff_key != key:
+                    self._diff_key, self._diff_result = key, None
+                    self._diff_job.submit(changed_blocks, reference, view, self.max_display)
+                steps = (display_step(rows, self.max_display), display_step(cols, self.max_display))
+                blocks = np.zeros((math.ceil(rows / steps[0]), math.ceil(cols / steps[1])), bool)
+                return PanelSpec("heat", "difference: computing…", values=blocks.astype(np.float32),
+                                 levels=(0.0, 1.0), cmap=colors.diff_colormap(), extent=(cols, rows),
+                                 colorbar_ticks=ticks, extra={"pending": True, "steps": steps})
+        else:
+            blocks, steps, count = changed_blocks(reference, view, self.max_display)
+        return PanelSpec("heat", f"difference: {count:,} of {view.size:,} cells changed",
                          values=blocks.astype(np.float32), levels=(0.0, 1.0), cmap=colors.diff_colormap(),
                          extent=(cols, rows), colorbar_ticks=ticks, extra={"mask": blocks, "steps": steps},
                          hover=self._diff_hover(reference, view))
@@ -481,6 +509,18 @@ class TensorViewer(QtWidgets.QWidget):
         self.hover_label.setText(text)
         self.hoverChanged.emit(text)
 
+    def _on_difference(self, generation: int, result) -> None:
+        if isinstance(result, Exception):
+            self.hover_label.setText(f"difference failed: {result}")
+            return
+        self._diff_result = result
+        self._refresh_views()
+        self.differenceReady.emit(int(result[2]))
+
+    def wait_for_background(self, msecs: int = 30000) -> bool:
+        """Block until statistics and difference jobs are done (tests and scripts)."""
+        return self._stats.wait(msecs) and self._diff_job.wait(msecs)
+
     def _on_stats(self, generation: int, stats) -> None:
         if generation != self._stats.generation:  # a newer tensor has been set since
             return
@@ -518,5 +558,7 @@ class TensorViewer(QtWidgets.QWidget):
 
     def closeEvent(self, event) -> None:
         self._stats.cancel()
+        self._diff_job.cancel()
         self._stats.wait(5000)
+        self._diff_job.wait(5000)
         super().closeEvent(event)
