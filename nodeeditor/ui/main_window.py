@@ -50,7 +50,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.last_refusal = ""
 
         self.undo_stack = QtGui.QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.runner = EvaluationRunner(self.graph, self)
         self.scene = GraphScene(self.graph, self.runner, self)
         self.view = GraphView(self.scene)
@@ -267,6 +267,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.files.clear_recovery()
         self.update_title()
 
+    def _on_clean_changed(self, _clean: bool) -> None:
+        self.update_title()
+
     def update_title(self) -> None:
         path = self.files.current_path
         name = path.name if path else f"{self.graph.name} (not saved)"
@@ -313,8 +316,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.push(C.DeleteCommand(self.graph, ids, edges))
 
     def select_all(self) -> None:
-        for item in self.scene.node_items():
-            item.setSelected(True)
+        self.scene.select_nodes(self.graph.node_ids)
 
     def copy(self) -> bool:
         data = clipboard.selection_data(self.graph, self.scene.selected_node_ids())

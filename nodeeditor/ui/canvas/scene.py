@@ -98,11 +98,17 @@ class GraphScene(QtWidgets.QGraphicsScene):
         return [i.edge for i in self.selectedItems() if isinstance(i, EdgeItem)]
 
     def select_nodes(self, node_ids) -> None:
+        """Select exactly these nodes (one ``selectionChanged``, not one per node)."""
         wanted = set(node_ids)
-        self.clearSelection()
-        for nid in wanted:
-            if nid in self._nodes:
-                self._nodes[nid].setSelected(True)
+        blocked = self.blockSignals(True)
+        try:
+            self.clearSelection()
+            for nid in wanted:
+                if nid in self._nodes:
+                    self._nodes[nid].setSelected(True)
+        finally:
+            self.blockSignals(blocked)
+        self.selectionChanged.emit()
 
     def _add_node_item(self, node_id: str) -> NodeItem:
         node = self.graph.node(node_id)
