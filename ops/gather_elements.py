@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .apply import take_rows
+from .apply import take_elements, take_rows
 from .checks import fmt_shape, normalize_axis, normalize_indices, require_rank_at_least
 from .dtypes import as_tensor
 from .errors import OpError
@@ -50,6 +50,14 @@ def gather_elements_index_map(data: np.ndarray, indices: np.ndarray, axis: int =
 
 
 def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
-    """ONNX GatherElements: output has the shape of ``indices``; each index picks along ``axis``."""
-    data = as_tensor(data)
-    return take_rows(data, gather_elements_index_map(data, np.asarray(indices), axis))
+    """ONNX GatherElements: output has the shape of ``indices``; each index picks along ``axis``.
+
+    Numeric data with ``axis > 0`` uses :func:`ops.apply.take_elements` (the index map's formula
+    applied slab by slab, without materialising it); otherwise the index map and ``take_rows``.
+    """
+    data, indices = as_tensor(data), np.asarray(indices)
+    elementwise_output_shape(OP, data.shape, indices.shape, axis)
+    a = normalize_axis(OP, axis, data.ndim)
+    if a > 0 and not data.dtype.hasobject:
+        return take_elements(data, normalize_indices(OP, "indices", indices, data.shape[a], a), a)
+    return take_rows(data, gather_elements_index_map(data, indices, axis))

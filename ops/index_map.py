@@ -108,34 +108,44 @@ def row_major_strides(shape) -> list[int]:
     return strides
 
 
+def element_base(idx_shape: tuple, strides: list, axis: int) -> np.ndarray:
+    """The part of an elementwise offset that does not depend on the index: ``sum(p[d] *
+    strides[d] for d != axis)`` for each position ``p`` of ``idx_shape``, as a small broadcastable
+    int64 array (length 1 on ``axis``)."""
+    base = np.zeros((1,) * len(idx_shape), dtype=np.int64)
+    for d, n in enumerate(idx_shape):
+        if d != axis and n > 1:
+            shape = [1] * len(idx_shape)
+            shape[d] = n
+            base = base + (np.arange(n, dtype=np.int64) * strides[d]).reshape(shape)
+    return base
+
+
+def write_offsets(out: np.ndarray, idx: np.ndarray, base: np.ndarray, step: int) -> None:
+    """``out[...] = idx * step + base`` in int64, in place (one pass when ``step == 1``)."""
+    if step == 1:
+        np.add(idx, base, out=out, dtype=np.int64, casting="unsafe")
+    else:
+        np.multiply(idx, step, out=out, dtype=np.int64, casting="unsafe")
+        np.add(out, base, out=out)
+
+
 def elementwise_offsets(idx: np.ndarray, data_shape: tuple, axis: int) -> np.ndarray:
     """Flat offsets into a C-ordered ``data_shape`` array for GatherElements/ScatterElements:
     element ``p`` of ``idx`` (non-negative, in range) addresses ``p`` with coordinate ``axis``
     replaced by ``idx[p]``. int64, shape ``idx.shape``.
 
-    ``offset = idx * stride[axis] + base`` where ``base`` (the other coordinates, broadcast with
-    length 1 on ``axis``) is small; large inputs are split along their first axis across threads.
+    ``offset = idx * stride[axis] + base`` (:func:`element_base`, :func:`write_offsets`); large
+    inputs are split along their first axis across threads.
     """
     strides = row_major_strides(data_shape)
-    base = np.zeros((1,) * idx.ndim, dtype=np.int64)
-    for d, n in enumerate(idx.shape):
-        if d != axis and n > 1:
-            shape = [1] * idx.ndim
-            shape[d] = n
-            base = base + (np.arange(n, dtype=np.int64) * strides[d]).reshape(shape)
+    base = element_base(idx.shape, strides, axis)
     rows = buffers.empty(idx.shape, np.int64)  # reused once the map is dropped (kernels drop it)
     if rows.size == 0:
         return rows
-    step = strides[axis]
 
     def part(a: int, b: int) -> None:
-        r = rows[a:b]
-        src = base[a:b] if base.shape[0] > 1 else base
-        if step == 1:
-            np.add(idx[a:b], src, out=r, dtype=np.int64, casting="unsafe")
-        else:
-            np.multiply(idx[a:b], step, out=r, dtype=np.int64, casting="unsafe")
-            np.add(r, src, out=r)
+        write_offsets(rows[a:b], idx[a:b], base[a:b] if base.shape[0] > 1 else base, strides[axis])
 
     parallel.run_parts(part, idx.shape[0], work=idx.size)
     return rows

@@ -198,3 +198,24 @@ def test_scatter_elements_big_matches_ufunc_at(dtype, reduction, axis, threads):
         np.arange(700) if axis == 0 else (np.arange(300) * 700)[:, None])
     want = reference_scatter_nd(data.reshape(-1, 1), flat.reshape(-1), updates.reshape(-1, 1), reduction).reshape(data.shape)
     np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "bfloat16", "complex64", "uint64"])
+@pytest.mark.parametrize("shape, idx_shape, axis", [
+    ((300, 900), (300, 900), 1),          # many leading rows per staged run
+    ((301, 900), (77, 1500 // 2), 1),     # indices smaller than data on the leading axis
+    ((3, 70000), (3, 65000), 1),          # one leading row bigger than a staged run
+    ((40, 50, 60), (39, 17, 60), 1),      # rank 3, middle axis
+    ((40, 50, 60), (40, 50, 33), -1),     # rank 3, last axis, indices narrower
+    ((2, 3, 4, 5), (2, 3, 4, 9), 3),
+])
+def test_gather_elements_staged_runs_match_take_along_axis(dtype, shape, idx_shape, axis, threads, monkeypatch):
+    from ops import apply
+    monkeypatch.setattr(apply, "STAGE_BYTES", 4096)  # many runs even on small tensors
+    rng = np.random.default_rng(8)
+    data = make(dtype, shape, rng)
+    n = shape[axis]
+    idx = rng.integers(-n, n, size=idx_shape)
+    region = tuple(slice(0, s) if d != axis % len(shape) else slice(None) for d, s in enumerate(idx_shape))
+    want = np.take_along_axis(data[region], idx % n, axis)
+    np.testing.assert_array_equal(ops.gather_elements(data, idx, axis), want)
