@@ -302,6 +302,18 @@ def test_save_bfloat16_npy_and_vector_csv(viewer, qtbot, tmp_path):
     assert [np.array(float(x), ml_dtypes.bfloat16) for x in lines] == list(b)
 
 
+def test_save_button_asks_for_a_path_and_adds_the_chosen_suffix(viewer, qtbot, tmp_path, monkeypatch):
+    from PySide6 import QtWidgets
+
+    a = np.arange(6, dtype=np.int64).reshape(2, 3)
+    show(viewer, qtbot, "t", a)
+    target = tmp_path / "picked"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *args, **kw: (str(target), "CSV values (*.csv)")))
+    qtbot.mouseClick(viewer.save_button, QtCore.Qt.MouseButton.LeftButton)
+    assert (tmp_path / "picked.csv").read_text() == "0,1,2\n3,4,5\n"
+
+
 # ---------------------------------------------------------------------------- thumbnail
 
 

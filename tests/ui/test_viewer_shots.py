@@ -130,6 +130,23 @@ def test_render_mode(qtbot, tmp_path, mode):
     assert len(colours) > 10
 
 
+@pytest.mark.parametrize("mode", ["nd_sliders", "compare_2d", "complex_real_imag"])
+def test_render_dock_size(qtbot, tmp_path, mode):
+    """The size the editor's dock gives the viewer (about 420 x 470): nothing cut off."""
+    viewer = TensorViewer()
+    qtbot.addWidget(viewer)
+    viewer.resize(420, 470)
+    viewer.show()
+    qtbot.waitExposed(viewer)
+    MODES[mode](viewer)
+    viewer.wait_for_background()
+    qtbot.wait(30)
+    image = viewer.grab().toImage()
+    assert image.save(str(tmp_path / f"dock_{mode}.png"))
+    image.save(str(SHOTS / f"viewer_dock_{mode}.png"))
+    assert viewer.minimumSizeHint().width() <= 420
+
+
 def test_render_1e8(qtbot, tmp_path):
     viewer = TensorViewer()
     qtbot.addWidget(viewer)

@@ -288,15 +288,23 @@ _PANEL_TYPES = {"heat": HeatPanel, "line": LinePanel, "text": TextPanel}
 
 
 class PictureArea(pg.GraphicsLayoutWidget):
-    """A row of panels. ``hovered`` carries the text for the hover label."""
+    """Panels laid out in rows. ``hovered`` carries the text for the hover label.
+
+    Panels flow left to right. When they do not all fit side by side (about
+    ``MIN_PANEL_WIDTH`` pixels each), each group (``PanelSpec.row``: pinned = 0, current and
+    difference = 1) starts a new row and wraps; the layout follows the widget's width.
+    """
 
     hovered = QtCore.Signal(str)
+    #: Narrowest useful width of each kind of panel, in pixels (heat maps include the bar).
+    MIN_WIDTH = {"heat": 280, "line": 220, "text": 160}
 
     def __init__(self, parent=None):
         super().__init__(parent=parent)
         self.setBackground("#1e1e24")
         self.panels: list[HeatPanel | LinePanel | TextPanel] = []
         self._signature: tuple = ()
+        self._arrangement: tuple = ()
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
     def show_panels(self, specs: list[PanelSpec]) -> None:
@@ -306,16 +314,46 @@ class PictureArea(pg.GraphicsLayoutWidget):
                 panel.update(spec)
             return
         self.ci.clear()
-        self.panels = []
-        next_col: dict[int, int] = {}
-        for spec in specs:
-            panel = _PANEL_TYPES[spec.kind](spec)
-            for item in panel.items():
-                col = next_col.get(spec.row, 0)
-                self.ci.addItem(item, row=spec.row, col=col)
-                next_col[spec.row] = col + 1
-            self.panels.append(panel)
+        self.panels = [_PANEL_TYPES[spec.kind](spec) for spec in specs]
         self._signature = signature
+        self._arrangement = ()
+        self._place()
+
+    def arrangement(self) -> tuple[tuple[int, ...], ...]:
+        """Rows of panel indices for the current width (see the class docstring)."""
+        width = max(1, self.width())
+        needs = [self.MIN_WIDTH.get(p.spec.kind, 200) for p in self.panels]
+        if sum(needs) <= width:
+            return (tuple(range(len(self.panels))),)
+        rows: list[list[int]] = []
+        group = None
+        used = 0
+        for i, panel in enumerate(self.panels):
+            if panel.spec.row != group or (rows and used + needs[i] > width):
+                rows.append([])
+                group, used = panel.spec.row, 0
+            rows[-1].append(i)
+            used += needs[i]
+        return tuple(tuple(r) for r in rows)
+
+    def _place(self) -> None:
+        arrangement = self.arrangement()
+        if arrangement == self._arrangement:
+            return
+        for item in [item for panel in self.panels for item in panel.items() if item in self.ci.items]:
+            self.ci.removeItem(item)
+        self._arrangement = arrangement
+        for row, members in enumerate(arrangement):
+            col = 0
+            for i in members:
+                for item in self.panels[i].items():
+                    self.ci.addItem(item, row=row, col=col)
+                    col += 1
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if getattr(self, "panels", None):
+            self._place()
 
     def heat_panels(self) -> list[HeatPanel]:
         return [p for p in self.panels if isinstance(p, HeatPanel)]

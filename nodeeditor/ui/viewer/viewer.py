@@ -339,9 +339,8 @@ class TensorViewer(QtWidgets.QWidget):
             self._diff_job.cancel()  # nothing to compare any more: drop a pending result
             self._diff_key = self._diff_result = None
         _share_levels(specs)
-        if len(specs) > 3 and self.pinned is not None:  # too many for one row: pinned above
-            for spec in specs[pinned_count:]:
-                spec.row = 1
+        for spec in specs[pinned_count:]:  # the picture area wraps groups when narrow
+            spec.row = 1 if pinned_count else 0
         self.picture.show_panels(specs)
         self.table_model.set_values(view, reference=reference,
                                     index_of=self.current_index if current is not None else None)
