@@ -334,3 +334,46 @@ def test_updates_may_differ_from_data_in_byte_order_only():
     out = ops.scatter_elements(np.zeros(3, "<i4"), np.array([2], np.int64),
                                np.array([7], ">i4"))
     np.testing.assert_array_equal(out, [0, 0, 7])
+
+
+# ---------------------------------------------------------------------------------------------
+# documented float semantics (NaN propagates, float16 overflows to inf) must not depend on the
+# caller's numpy error state or warning filters: never a bare numpy error
+
+FLOAT_EDGE_CASES = [
+    ("ScatterElements", "max", "float32"), ("ScatterElements", "min", "float64"),
+    ("ScatterND", "max", "float16"), ("ScatterND", "min", "bfloat16"),
+    ("ScatterElements", "add", "float16"), ("ScatterND", "mul", "float32"),
+]
+
+
+def _float_edge_inputs(op, dtype):
+    dt = np_dtype(dtype)
+    data = np.array([np.nan, 1.0, 2.0, 60000.0, -1.0], dtype=np.float32).astype(dt)
+    idx = np.array([0, 1, 1, 3, 3, 4], np.int64)
+    upd = np.array([5.0, np.nan, np.inf, 60000.0, 60000.0, np.inf], np.float32).astype(dt)
+    if op == "ScatterND":
+        idx = idx[:, None]
+    return [data, idx, upd]
+
+
+@pytest.mark.parametrize("op, reduction, dtype", FLOAT_EDGE_CASES)
+def test_float_edge_cases_under_numpy_errstate_raise(op, reduction, dtype):
+    inputs = _float_edge_inputs(op, dtype)
+    attrs = {"reduction": reduction} | ({"axis": 0} if op == "ScatterElements" else {})
+    with np.errstate(all="ignore"):
+        want = reference.run(op, inputs, attrs)
+    with np.errstate(all="raise"):
+        got = ops.run_op(op, inputs, attrs)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("op, reduction, dtype", FLOAT_EDGE_CASES)
+def test_float_edge_cases_emit_no_runtime_warning(op, reduction, dtype):
+    import warnings
+
+    inputs = _float_edge_inputs(op, dtype)
+    attrs = {"reduction": reduction} | ({"axis": 0} if op == "ScatterElements" else {})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        ops.run_op(op, inputs, attrs)
