@@ -414,3 +414,17 @@ def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):
     assert np.argwhere(image > 0).tolist() == [[0, 1999], [864, 246], [1999, 0]]  # (r//5, c//5)
     assert "3 of 100,000,000" in diff.spec.title
     assert viewer.table_model.changed(4321, 1234) and not viewer.table_model.changed(4321, 1233)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 4), (2, 0, 3)])
+def test_empty_tensors_show_a_message_and_an_empty_table(viewer, qtbot, shape):
+    a = np.zeros(shape, np.float32)
+    show(viewer, qtbot, "empty", a)
+    (panel,) = panels(viewer, TextPanel)
+    assert "empty" in panel.label.text
+    assert viewer.table_model.rowCount() == 0
+    assert f"shape {shape}" in viewer.info_label.text()
+    viewer.pin()
+    show(viewer, qtbot, "empty2", a)
+    assert len(panels(viewer, TextPanel)) == 2 and not panels(viewer, HeatPanel)
+    assert not thumbnail(a, 8, 8).isNull()

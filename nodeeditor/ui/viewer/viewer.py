@@ -26,7 +26,6 @@ from .slicing import (
     BOOL,
     COMPLEX,
     MAX_DISPLAY,
-    STRING,
     TensorStats,
     changed_blocks,
     complex_parts,
@@ -254,9 +253,11 @@ class TensorViewer(QtWidgets.QWidget):
 
     def current_view(self) -> np.ndarray | None:
         """The part of the current tensor on screen at full resolution: the 2-D slice
-        (a view), or the whole 1-D / 0-D tensor."""
+        (a view), or the whole 1-D / 0-D tensor. An empty tensor gives an empty array."""
         if self.current is None:
             return None
+        if self.current.array.size == 0:
+            return self.current.array.reshape(0) if self.current.array.ndim < 2 else np.zeros((0, 0), self.current.array.dtype)
         return self._view(self.current.array)
 
     def current_index(self, row: int, col: int = 0) -> tuple[int, ...]:
@@ -299,6 +300,8 @@ class TensorViewer(QtWidgets.QWidget):
     def _pinned_view(self) -> tuple[np.ndarray, tuple | None]:
         """The pinned tensor's slice: the same axes/indices when they fit, else its first slice."""
         array = self.pinned.array
+        if array.size == 0:
+            return np.zeros((0, 0), array.dtype), None
         if array.ndim < 2:
             return array, None
         current = self.current.array if self.current is not None else None
@@ -323,7 +326,7 @@ class TensorViewer(QtWidgets.QWidget):
                 specs += self._specs_for(f"pinned: {self.pinned.name}", pinned_view, index_of)
             else:
                 specs.append(PanelSpec("text", f"pinned: {self.pinned.name}", text="strings: see the table"))
-            if current is not None and pinned_view.shape == view.shape:
+            if current is not None and view.size and pinned_view.shape == view.shape:
                 reference = pinned_view
         pinned_count = len(specs)
         if current is None:
@@ -354,6 +357,8 @@ class TensorViewer(QtWidgets.QWidget):
 
     def _specs_for(self, title: str, view: np.ndarray, index_of) -> list[PanelSpec]:
         kind = dtype_kind(view.dtype)
+        if view.size == 0:
+            return [PanelSpec("text", title, text="empty tensor")]
         if view.ndim == 0:
             return [PanelSpec("text", title, text=format_value(view[()]))]
         if kind == COMPLEX:
