@@ -40,6 +40,17 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
+def _forget_pool_in_child() -> None:
+    """A forked child inherits the pool object but not its threads: start a fresh one there."""
+    global _pool, _pool_lock
+    _pool = None
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
+
+
 def set_threads(n: int) -> None:
     """Use at most ``n`` threads (>= 1) from now on."""
     global _threads, _pool

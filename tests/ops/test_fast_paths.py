@@ -219,3 +219,27 @@ def test_gather_elements_staged_runs_match_take_along_axis(dtype, shape, idx_sha
     region = tuple(slice(0, s) if d != axis % len(shape) else slice(None) for d, s in enumerate(idx_shape))
     want = np.take_along_axis(data[region], idx % n, axis)
     np.testing.assert_array_equal(ops.gather_elements(data, idx, axis), want)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_threads_work_in_a_forked_child():
+    import os
+    parallel.set_threads(2)
+    data = np.arange(4 * BIG, dtype=np.float32).reshape(-1, 4)
+    idx = np.arange(data.shape[0])[::-1].copy()
+    ops.gather(data, idx)  # the pool exists in the parent now
+    pid = os.fork()
+    if pid == 0:  # child: must not wait forever on the parent's (absent) worker threads
+        try:
+            ok = np.array_equal(ops.gather(data, idx), data[idx])
+        finally:
+            os._exit(0 if ok else 1)
+    import time
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung waiting for the parent's worker threads")
+    assert os.waitstatus_to_exitcode(done[1]) == 0
