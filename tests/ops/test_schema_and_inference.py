@@ -349,6 +349,18 @@ INFER_ERRORS = [
     ("TensorScatter", [T("float32", (2, 5, 3)), T("float32", (2, 6, 3)), None], {}, 24),
     ("TensorScatter", [T("float32", (2, 5, 3)), T("float32", (2, 2, 3)), T("int64", (3,))],
      {}, 24),
+    ("TensorScatter", [T("float32", (2, 5, 3)), T("float32", (2, 2, 3)), T("int32", (2,))],
+     {}, 24),  # write_indices int64 only
+    ("TensorScatter", [T("float32", (2, 5, 3)), T("float32", (2, 5, 3)), None],
+     {"axis": 0}, 24),  # the batch axis
+    ("TensorScatter", [T("float32", (2, 5, 3)), T("float32", (2, 2, 3)), None],
+     {"mode": "ring"}, 24),
+    ("Scatter", [T("bfloat16", (2, 3)), T("int64", (2, 3)), T("bfloat16", (2, 3))], {}, 10),
+    ("GatherElements", [T("bfloat16", (2, 3)), T("int64", (2, 3))], {}, 12),
+    ("Gather", [T("float8e4m3fn", (2, 3)), T("int64", (2,))], {}, 24),  # TensorScatter only
+    ("Gather", [T("float32", (2, 3)), T("uint64", (2,))], {}, 18),
+    ("Gather", [T("float32", (2, 3)), T("int64", (2,))], {"axes": 0}, 18),
+    ("NoSuchOp", [T("float32", (2, 3)), T("int64", (2,))], {}, 18),
 ]
 
 
@@ -371,6 +383,14 @@ def test_infer_types_accepts_what_opsets_allow():
     assert ops.infer_types("ScatterElements", [T("float32", (2, 3)), T("int64", (2, 3)),
                                                T("float32", (2, 3))], {"reduction": "min"},
                            opset=18) == (T("float32", (2, 3)),)
+    assert ops.infer_types("GatherElements", [T("bfloat16", (2, 3)), T("int32", (2, 3))],
+                           {}, opset=13) == (T("bfloat16", (2, 3)),)
+    assert ops.infer_types("TensorScatter", [T("float8e4m3fn", (2, 5, 3)),
+                                             T("float8e4m3fn", (2, 2, 3)), T("int64", (2,))],
+                           {"mode": "circular"}, opset=24) == (T("float8e4m3fn", (2, 5, 3)),)
+    # attributes omitted take the schema defaults (GatherND batch_dims 0 at opset 11)
+    assert ops.infer_types("GatherND", [T("float32", (2, 3, 4)), T("int64", (5, 2))], {},
+                           opset=11) == (T("float32", (5, 4)),)
 
 
 # ---------------------------------------------------------------------------------------------
