@@ -6,13 +6,15 @@ Run as a script (not part of the test suite):
 
 For each case it prints the median wall time of ``ops``, onnxruntime with its default threads,
 onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output), all
-measured in this process, then the ratio ops / best correct onnxruntime and ops / copy. Where
+measured in this process and timed in turns (so other load on the machine hits all alike),
+then the ratio ops / best correct onnxruntime and ops / copy. Where
 multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate indices loses
 updates), its time is shown but the ratio uses the one-thread time.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -71,15 +73,19 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
 STAT = statistics.median
 
 
-def median_time(fn: Callable[[], object], repeat: int) -> float:
-    """Median (or, with ``--stat min``, the best) wall time of ``repeat`` calls after one warm-up."""
-    fn()  # warm up (page faults of first use, lazy init)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def interleaved_times(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median (or best, ``--stat min``) time of each function, timed in turns (ops, copy, ort,
+    ort1, ops, ...) after one warm-up each, so a burst of other load on the machine hits every
+    contender alike instead of whichever happened to be running."""
+    for fn in fns.values():
         fn()
-        times.append(time.perf_counter() - t0)
-    return STAT(times)
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: STAT(ts) for name, ts in times.items()}
 
 
 def ort_session(case: Case, threads: int | None):
@@ -116,6 +122,8 @@ def main(argv=None) -> int:
     STAT = min if args.stat == "min" else statistics.median
     rng = np.random.default_rng(0)
     header = f"{'case':46} {'ops ms':>8} {'ort ms':>8} {'ort1 ms':>8} {'copy ms':>8} {'ops/ort':>8} {'ops/copy':>8}"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"# {os.cpu_count()} CPUs, load average {load:.2f} at start; {args.stat} of {args.repeat} interleaved runs")
     print(header)
     print("-" * len(header))
     for case in make_cases(rng):
@@ -123,18 +131,19 @@ def main(argv=None) -> int:
             continue
         run = lambda c=case: ops.run_op(c.op, c.inputs, c.attrs)  # noqa: E731
         expected = run()
-        t_ops = median_time(run, args.repeat)
         largest = max([np.asarray(a) for a in case.inputs] + [expected], key=lambda a: a.nbytes)
         scratch = np.empty_like(largest)
-        t_copy = median_time(lambda: np.copyto(scratch, largest), args.repeat)
-        t_ort = t_ort1 = float("nan")
+        fns = {"ops": run, "copy": lambda: np.copyto(scratch, largest)}
         if not args.no_ort:
             ort_default, ort_one = ort_session(case, None), ort_session(case, 1)
             if case.attrs.get("reduction", "none") in ("none", "max", "min"):
                 np.testing.assert_array_equal(ort_one(), expected)
             else:
                 np.testing.assert_allclose(ort_one(), expected, rtol=1e-4, atol=1e-4)
-            t_ort, t_ort1 = median_time(ort_default, args.repeat), median_time(ort_one, args.repeat)
+            fns.update(ort=ort_default, ort1=ort_one)
+        times = interleaved_times(fns, args.repeat)
+        t_ops, t_copy = times["ops"], times["copy"]
+        t_ort, t_ort1 = times.get("ort", float("nan")), times.get("ort1", float("nan"))
         best = t_ort1 if case.ort_multithread_wrong else min(t_ort, t_ort1)
         mark = "*" if case.ort_multithread_wrong else " "
         print(f"{case.name:46} {t_ops*1e3:8.2f} {t_ort*1e3:8.2f}{mark}{t_ort1*1e3:8.2f} {t_copy*1e3:8.2f} "
