@@ -29,13 +29,14 @@ def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     _wire(w)
     w.runner.wait()
     threads: list[str] = []
-    w.runner.engine.kernel = _slow_kernel(0.3, threads)
+    w.runner.engine.kernel = _slow_kernel(0.5, threads)
     finished = []
     w.runner.finished.connect(lambda r: finished.append((r.generation, w.graph.generation)))
     started = []
     w.runner.runStarted.connect(lambda: started.append(1))
-    w.graph.set_attribute("g", "axis", 1)
-    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=10000)
+    with qtbot.waitSignal(w.runner.runStarted, timeout=10000):
+        w.graph.set_attribute("g", "axis", 1)
+    assert w.runner._thread is not None
     assert w.scene.node_state("g")[0] == "running"
     w.graph.set_attribute("g", "axis", 0)          # while the first run is busy
     assert w.runner.wait(10)
@@ -73,8 +74,8 @@ def test_graph_replaced_while_running(small, qtbot):
     _wire(w)
     w.runner.wait()
     w.runner.engine.kernel = _slow_kernel(0.3, [])
-    w.graph.set_attribute("g", "axis", 1)
-    qtbot.waitUntil(lambda: w.runner._thread is not None, timeout=10000)
+    with qtbot.waitSignal(w.runner.runStarted, timeout=10000):
+        w.graph.set_attribute("g", "axis", 1)
     w.files.open_example("embedding_lookup")
     assert w.runner.wait(10)
     assert w.runner.last_result is not None and w.runner.last_result.generation == w.graph.generation

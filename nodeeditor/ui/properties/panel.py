@@ -1,0 +1,233 @@
+"""The property panel: widgets for the selected node, built from the ``ops`` schema at the
+graph's opset (operators) or from the source kind (sources); with nothing selected, the
+graph's name, description and opset.
+
+Every edit becomes an undo command handed to ``push``; the panel then follows the graph's
+events (``on_event``) and updates its widgets in place, so undo/redo show up here too.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.graph import events as E
+from nodeeditor.graph import nodes as N
+from nodeeditor.graph.document import Graph
+
+from .. import commands as C
+from .values import MAX_OPSET, muted
+from .file_form import FileForm
+from .generator_form import GeneratorForm
+from .operator_form import OperatorForm
+from .value_form import ValueForm
+
+
+class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.QWidget):
+    """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
+    ``status(message)`` receives problems (a value that does not parse, ...)."""
+
+    def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: Callable[[str], None] = print,
+                 parent: QtWidgets.QWidget | None = None,
+                 state_of: Callable[[str], tuple[str, str]] | None = None) -> None:
+        super().__init__(parent)
+        self.push = push
+        self.status = status
+        #: node id -> (state, message), e.g. the canvas's view of run results; None: static only
+        self.state_of = state_of
+        self.graph: Graph | None = None
+        self.node_id: str | None = None
+        self.widgets: dict[str, QtWidgets.QWidget] = {}
+        self._refreshers: list[Callable[[], None]] = []
+        self._scroll = QtWidgets.QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self._scroll)
+        self.title = QtWidgets.QLabel()
+
+    # ------------------------------------------------------------------ public
+    def set_graph(self, graph: Graph) -> None:
+        self.graph = graph
+        self.show_node(None)
+
+    def show_node(self, node_id: str | None) -> None:
+        self.node_id = node_id if node_id and self.graph is not None and self.graph.has_node(node_id) else None
+        self._rebuild()
+
+    def on_event(self, event: E.GraphEvent) -> None:
+        """Follow a graph change (called by the main window for every event)."""
+        if self.graph is None:
+            return
+        nid = self.node_id
+        kind = event.kind
+        if nid is not None and not self.graph.has_node(nid):
+            self.show_node(None)
+            return
+        if kind == E.SETTING_CHANGED and event["name"] == "opset":
+            self._rebuild()
+        elif kind == E.SOURCE_CHANGED and event["node_id"] == nid and event["field"] in ("generator",):
+            self._rebuild()
+        elif kind == E.TYPES_CHANGED or kind == E.SETTING_CHANGED or (
+                kind in (E.ATTRIBUTE_CHANGED, E.SOURCE_CHANGED, E.NODE_RENAMED) and event["node_id"] == nid) or (
+                kind in (E.EDGE_ADDED, E.EDGE_REMOVED) and nid in (event["edge"].src, event["edge"].dst)):
+            self.refresh()
+        elif nid is None and kind in (E.NODE_ADDED, E.NODE_REMOVED, E.EDGE_ADDED, E.EDGE_REMOVED):
+            self.refresh()
+
+    def refresh(self) -> None:
+        for refresh in self._refreshers:
+            refresh()
+
+    # ------------------------------------------------------------------ building
+    def _rebuild(self) -> None:
+        self.widgets = {}
+        self._refreshers = []
+        page = QtWidgets.QWidget()
+        self._form = QtWidgets.QFormLayout(page)
+        self._form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self._form.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
+        if self.graph is not None:
+            if self.node_id is None:
+                self._build_graph()
+            else:
+                node = self.graph.node(self.node_id)
+                self._heading(node.name, self._kind_text(node))
+                self._name_row(node)
+                if isinstance(node, N.OperatorNode):
+                    self._build_operator(node)
+                elif isinstance(node, (N.LiteralSource, N.InputSource)):
+                    self._build_value(node)
+                elif isinstance(node, N.GeneratorSource):
+                    self._build_generator(node)
+                elif isinstance(node, N.FileSource):
+                    self._build_file(node)
+                self._types_rows(node)
+                self._problem_row()
+        old = self._scroll.takeWidget()
+        if old is not None:
+            # the edit that caused this rebuild may still be running inside an old widget
+            # (a spin box's Enter, a combo's signal): delete the old page later, not now
+            old.hide()
+            old.deleteLater()
+        self._scroll.setWidget(page)
+        self.refresh()
+
+    def _kind_text(self, node: N.Node) -> str:
+        if isinstance(node, N.OperatorNode):
+            version = node.schema.version_for(self.graph.opset)
+            where = f"version {version} at opset {self.graph.opset}" if version else f"not in opset {self.graph.opset}"
+            return f"{node.op} — {where}"
+        return {"literal": "Literal tensor", "generator": "Generated tensor", "file": "Tensor from a file",
+                "input": "Graph input (its name is the model input's name)", "output": "Graph output"}[node.kind]
+
+    def _heading(self, title: str, subtitle: str) -> None:
+        label = QtWidgets.QLabel(f"<b style='font-size:12pt'>{title}</b><br><span style='color:#6a7285'>{subtitle}</span>")
+        label.setWordWrap(True)
+        self.title = label
+        self._form.addRow(label)
+
+    def _add(self, label: str, key: str, widget: QtWidgets.QWidget, refresh: Callable[[], None] | None = None) -> None:
+        self.widgets[key] = widget
+        self._form.addRow(label, widget)
+        if refresh is not None:
+            self._refreshers.append(refresh)
+
+    def _name_row(self, node: N.Node) -> None:
+        edit = QtWidgets.QLineEdit()
+
+        def commit() -> None:
+            text = edit.text().strip()
+            if text and text != self.graph.node(self.node_id).name:
+                self.push(C.RenameCommand(self.graph, self.node_id, text))
+
+        def refresh() -> None:
+            if not edit.hasFocus():
+                edit.setText(self.graph.node(self.node_id).name)
+
+        edit.editingFinished.connect(commit)
+        self._add("Name", "name", edit, refresh)
+
+    # ------------------------------------------------------------------ graph
+    def _build_graph(self) -> None:
+        g = self.graph
+        self._heading("Graph", "nothing selected — these are the document's settings")
+        name = QtWidgets.QLineEdit()
+        name.editingFinished.connect(lambda: name.text().strip() and name.text() != g.name and
+                                     self.push(C.SettingCommand(g, "name", name.text().strip())))
+        description = QtWidgets.QLineEdit()
+        description.editingFinished.connect(lambda: description.text() != g.settings["description"] and
+                                            self.push(C.SettingCommand(g, "description", description.text())))
+        opset = QtWidgets.QSpinBox()
+        opset.setRange(1, MAX_OPSET)
+        opset.setKeyboardTracking(False)
+        opset.setToolTip("The ONNX opset the graph targets: it decides which op versions, attributes "
+                         "and attribute values are allowed.")
+        opset.valueChanged.connect(lambda v: v != g.opset and self.push(C.SettingCommand(g, "opset", v)))
+        summary = muted("")
+
+        def refresh() -> None:
+            if not name.hasFocus():
+                name.setText(g.name)
+            if not description.hasFocus():
+                description.setText(g.settings["description"])
+            opset.blockSignals(True)
+            opset.setValue(g.opset)
+            opset.blockSignals(False)
+            problems = g.problems()
+            text = f"{len(g.nodes)} nodes, {len(g.edges)} edges"
+            if problems:
+                text += "<br><span style='color:#d43c3c'>" + "<br>".join(
+                    f"{g.node(n).label}: {m}" for n, m in problems[:8]) + "</span>"
+            summary.setText(text)
+
+        self._add("Name", "graph_name", name, refresh)
+        self._add("Description", "description", description)
+        self._add("Opset", "opset", opset)
+        self._form.addRow(summary)
+
+    # ------------------------------------------------------------------ types and problems
+    def _types_rows(self, node: N.Node) -> None:
+        label = QtWidgets.QLabel()
+        label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        g = self.graph
+
+        def refresh() -> None:
+            n = g.node(self.node_id)
+            info = g.node_info(self.node_id)
+            rows = []
+            for port in n.input_ports():
+                edge = g.edge_into(n.id, port)
+                t = g.node_info(edge.src).outputs.get(edge.src_port) if edge else None
+                src = g.node(edge.src).name if edge else ("optional" if port in n.optional_inputs() else "not connected")
+                rows.append(f"in <b>{port}</b>: <tt>{t if t else '—'}</tt> <span style='color:#6a7285'>({src})</span>")
+            for port in n.output_ports():
+                t = info.outputs.get(port)
+                rows.append(f"out <b>{port}</b>: <tt>{t if t else '?'}</tt>")
+            label.setText("<br>".join(rows))
+
+        self.widgets["types"] = label
+        self._form.addRow("Ports", label)
+        self._refreshers.append(refresh)
+
+    def _problem_row(self) -> None:
+        label = QtWidgets.QLabel()
+        label.setWordWrap(True)
+        label.setStyleSheet("color: #d43c3c;")
+        label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        def refresh() -> None:
+            info = self.graph.node_info(self.node_id)
+            text = info.error or "\n".join(info.warnings)
+            if self.state_of is not None:
+                state, message = self.state_of(self.node_id)
+                text = message if state in ("error", "blocked", "warning") else ""
+            label.setStyleSheet("color: #d43c3c;" if "error" in text.lower() or info.error else "color: #a87400;")
+            label.setText(text)
+            label.setVisible(bool(text))
+
+        self.widgets["problem"] = label
+        self._form.addRow(label)
+        self._refreshers.append(refresh)
