@@ -23,6 +23,9 @@ from .operator_form import OperatorForm
 from .value_form import ValueForm
 
 
+PROBLEM_COLOURS = {"error": "#d43c3c", "blocked": "#8a6d3b", "warning": "#a87400"}
+
+
 class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
     ``status(message)`` receives problems (a value that does not parse, ...)."""
@@ -220,11 +223,12 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
 
         def refresh() -> None:
             info = self.graph.node_info(self.node_id)
+            state = "error" if info.error and not info.blocked else "blocked" if info.blocked else "warning"
             text = info.error or "\n".join(info.warnings)
             if self.state_of is not None:
                 state, message = self.state_of(self.node_id)
-                text = message if state in ("error", "blocked", "warning") else ""
-            label.setStyleSheet("color: #d43c3c;" if "error" in text.lower() or info.error else "color: #a87400;")
+                text = message if state in PROBLEM_COLOURS else ""
+            label.setStyleSheet(f"color: {PROBLEM_COLOURS.get(state, PROBLEM_COLOURS['warning'])};")
             label.setText(text)
             label.setVisible(bool(text))
 
