@@ -313,3 +313,24 @@ def test_wire_turns_red_over_a_refusing_port_with_the_reason(small):
     assert draft.refusal is None
     QTest.mouseRelease(vp, LEFT, NOMOD, port_point(w, "g", "data", False))
     assert w.graph.edge_into("g", "data").src == "data"
+
+
+def test_drag_moves_the_whole_selection_and_select_all_delete(small):
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.undo_stack.clear()
+    w.scene.select_nodes(["data", "idx"])
+    start = w.view.mapFromScene(w.scene.node_item("data").mapToScene(QtCore.QPointF(60, 10)))
+    drag(w.view.viewport(), start, start + QtCore.QPoint(-30, 20))
+    assert w.graph.node("data").position == pytest.approx((-30, 20), abs=1.5)
+    assert w.graph.node("idx").position == pytest.approx((-30, 180), abs=1.5)
+    assert w.undo_action.text() == "Undo Move 2 Nodes"
+    w.view.setFocus()
+    keys(w.view, "Ctrl+A")
+    assert len(w.scene.selected_node_ids()) == 4
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_Delete)
+    assert not w.graph.nodes and not w.scene.items()
+    w.undo_stack.undo()
+    assert len(w.graph.nodes) == 4 and len(w.graph.edges) == 2
+    assert len(w.scene.edge_items()) == 2
