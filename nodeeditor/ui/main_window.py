@@ -251,6 +251,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.scene.set_show_previews(self.previews_action.isChecked())
         self._unsubscribe = graph.events.subscribe(self._on_graph_event)
         self.properties.set_graph(graph)
+        self.palette.set_opset(graph.opset)
         self.files.current_path = Path(path) if path else None
         self.viewer.set_tensor("", None)
         self._shown_array_id = None
@@ -283,6 +284,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.properties.on_event(event)
         if event.kind == E.SETTING_CHANGED and event["name"] == "name":
             self.update_title()
+        if event.kind == E.SETTING_CHANGED and event["name"] == "opset":
+            self.palette.set_opset(event["new"])
         if event.kind in (E.TYPES_CHANGED, E.NODE_REMOVED):
             self._update_selection_status()
 

@@ -2,7 +2,7 @@
 carries its key as ``blocks.MIME_TYPE``; double-click (or Enter) emits ``blockActivated``."""
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from .blocks import BLOCKS, CATEGORIES, MIME_TYPE, search
 
@@ -51,6 +51,7 @@ class Palette(QtWidgets.QWidget):
         hint.setStyleSheet("color: #6a7285; font-size: 8pt;")
         layout.addWidget(hint)
         self._items: dict[str, QtWidgets.QTreeWidgetItem] = {}
+        self._blocks = {b.key: b for b in BLOCKS}
         self._categories: dict[str, QtWidgets.QTreeWidgetItem] = {}
         for category in CATEGORIES:
             top = QtWidgets.QTreeWidgetItem([category])
@@ -69,6 +70,25 @@ class Palette(QtWidgets.QWidget):
             self._categories[b.category].addChild(item)
             self._items[b.key] = item
         self.tree.expandAll()
+
+    def set_opset(self, opset: int) -> None:
+        """Grey out operators that do not exist at ``opset`` (they can still be added: the
+        node then says which opset it needs)."""
+        import ops
+
+        for key, item in self._items.items():
+            b = self._blocks[key]
+            if not key.startswith("op:"):
+                continue
+            schema = ops.get_schema(key[3:])
+            missing = schema.version_for(opset) is None
+            item.setForeground(0, QtGui.QBrush(QtGui.QColor("#9aa1b1" if missing else "#1d2330")))
+            note = ""
+            if missing:
+                note = (f"\n\nNot in opset {opset}: " + (f"replaced from opset {schema.deprecated_since}"
+                        if schema.deprecated_since is not None and opset >= schema.deprecated_since
+                        else f"needs opset {schema.versions[0]}"))
+            item.setToolTip(0, b.description + note)
 
     def item(self, key: str) -> QtWidgets.QTreeWidgetItem:
         return self._items[key]

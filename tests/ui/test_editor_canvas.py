@@ -334,3 +334,13 @@ def test_drag_moves_the_whole_selection_and_select_all_delete(small):
     w.undo_stack.undo()
     assert len(w.graph.nodes) == 4 and len(w.graph.edges) == 2
     assert len(w.scene.edge_items()) == 2
+
+
+def test_palette_greys_out_ops_missing_at_the_opset(small):
+    w = small
+    grey = lambda key: w.palette.item(key).foreground(0).color().name()  # noqa: E731
+    assert grey("op:Scatter") == "#9aa1b1" and "replaced from opset 11" in w.palette.item("op:Scatter").toolTip(0)
+    assert grey("op:TensorScatter") == "#9aa1b1" and "needs opset 24" in w.palette.item("op:TensorScatter").toolTip(0)
+    assert grey("op:Gather") == "#1d2330"
+    w.graph.set_setting("opset", 24)
+    assert grey("op:TensorScatter") == "#1d2330"
