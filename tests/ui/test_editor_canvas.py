@@ -266,6 +266,10 @@ def test_inline_previews_toggle(small):
     assert w.previews_action.isChecked()
     assert item._preview is not None and item._preview.width() > 0
     assert item.boundingRect().height() > short
+    before = item._preview
+    w.graph.set_attribute("g", "axis", 1)          # a new value: a new thumbnail
+    w.runner.wait()
+    assert item._preview is not before and item._preview.size() == before.size()
     w.previews_action.trigger()
     assert item.boundingRect().height() == short
 

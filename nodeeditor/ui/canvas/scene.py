@@ -18,6 +18,7 @@ Node states come from the graph's static info and the runner's results (see ``no
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -51,7 +52,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._nodes: dict[str, NodeItem] = {}
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
-        self._previews: dict[str, tuple[int, QtGui.QImage]] = {}
+        self._previews: dict[str, tuple[weakref.ref, QtGui.QImage]] = {}
         self._unsubscribe = None
         self._drag: dict | None = None
         self._press_positions: dict[str, QtCore.QPointF] = {}
@@ -254,12 +255,13 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self._previews.pop(node_id, None)
             return None
         cached = self._previews.get(node_id)
-        if cached is not None and cached[0] == id(value):
+        if cached is not None and cached[0]() is value:
             return cached[1]
         from nodeeditor.ui.viewer import thumbnail
 
         image = thumbnail(value, *PREVIEW_SIZE)
-        self._previews[node_id] = (id(value), image)
+        # a weak reference, not id(): a new array may reuse a freed one's id
+        self._previews[node_id] = (weakref.ref(value), image)
         return image
 
     # ------------------------------------------------------------------ mouse: wires and moves
