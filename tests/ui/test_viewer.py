@@ -428,3 +428,16 @@ def test_empty_tensors_show_a_message_and_an_empty_table(viewer, qtbot, shape):
     show(viewer, qtbot, "empty2", a)
     assert len(panels(viewer, TextPanel)) == 2 and not panels(viewer, HeatPanel)
     assert not thumbnail(a, 8, 8).isNull()
+
+
+def test_huge_vector_is_sampled_first_then_envelope_from_the_background(viewer, qtbot):
+    v = np.zeros(10**8, np.float32)
+    v[77_777_777] = 9.0  # a single spike that stride sampling would miss
+    viewer.set_tensor("v", v)
+    (panel,) = panels(viewer, LinePanel)
+    assert "computing" in panel.spec.title
+    qtbot.waitUntil(lambda: "computing" not in panels(viewer, LinePanel)[0].spec.title, timeout=30000)
+    x, y = panels(viewer, LinePanel)[0].curve.getData()
+    assert len(y) <= 4096 and y.max() == 9.0 and y.min() == 0.0
+    spike = x[np.argmax(y)]
+    assert spike <= 77_777_777 < spike + 10**8 / 2048 + 1  # the block holding the spike

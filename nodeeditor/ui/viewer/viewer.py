@@ -183,6 +183,13 @@ class TensorViewer(QtWidgets.QWidget):
         self._diff_job.finished.connect(self._on_difference)
         self._diff_key: tuple | None = None  # what the running/finished job compares
         self._diff_result: tuple | None = None  # (blocks, steps, count) for _diff_key
+        self._diff_arrays: tuple | None = None  # the two arrays of _diff_key, kept alive
+        self._envelope_job = BackgroundCall(self)
+        self._envelope_job.finished.connect(self._on_envelopes)
+        # id(vector) -> (vector, x, y); holding the vector keeps its id from being reused
+        self._envelopes: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._pending_envelopes: dict[int, np.ndarray] = {}
+        self._envelopes_in_flight: frozenset[int] = frozenset()
         self.set_tensor("", None)
 
     # ------------------------------------------------------------------ public API
@@ -340,11 +347,12 @@ class TensorViewer(QtWidgets.QWidget):
             specs.append(PanelSpec("text", current.name, text="strings are shown in the Table tab"))
         if not any(s.title.startswith("difference") for s in specs) and self._diff_key is not None:
             self._diff_job.cancel()  # nothing to compare any more: drop a pending result
-            self._diff_key = self._diff_result = None
+            self._diff_key = self._diff_result = self._diff_arrays = None
         _share_levels(specs)
         for spec in specs[pinned_count:]:  # the picture area wraps groups when narrow
             spec.row = 1 if pinned_count else 0
         self.picture.show_panels(specs)
+        self._submit_envelopes()
         self.table_model.set_values(view, reference=reference,
                                     index_of=self.current_index if current is not None else None)
         self.hover_label.setText(" ")
@@ -385,8 +393,20 @@ class TensorViewer(QtWidgets.QWidget):
             step = max(1, math.ceil(n / 4096))
             y = self._display_values(vector[::step], part_index)
             x = np.arange(len(y), dtype=np.float64) * step
-        else:
-            x, y = (np.arange(n, dtype=np.float64), to_display_float(vector)) if bars else downsample_1d(vector)
+        elif bars:
+            x, y = np.arange(n, dtype=np.float64), to_display_float(vector)
+        elif n <= ASYNC_DIFF_LIMIT:
+            x, y = downsample_1d(vector)
+        else:  # a huge vector: stride sample now, the min/max envelope from the background
+            envelope = self._envelopes.get(id(vector))
+            if envelope is None:
+                self._pending_envelopes[id(vector)] = vector
+                step = math.ceil(n / 8192)
+                y = to_display_float(vector[::step])
+                x = np.arange(len(y), dtype=np.float64) * step
+                title += " (sampled; envelope computing…)"
+            else:
+                _, x, y = envelope
         colours = None
         categorical = kind == BOOL and bars
         shown = f"{title}  [{n}]"
@@ -453,6 +473,7 @@ class TensorViewer(QtWidgets.QWidget):
             else:
                 if self._diff_key != key:
                     self._diff_key, self._diff_result = key, None
+                    self._diff_arrays = (self.pinned.array, self.current.array)  # keep the ids unique
                     self._diff_job.submit(changed_blocks, reference, view, self.max_display)
                 steps = (display_step(rows, self.max_display), display_step(cols, self.max_display))
                 blocks = np.zeros((math.ceil(rows / steps[0]), math.ceil(cols / steps[1])), bool)
@@ -513,6 +534,27 @@ class TensorViewer(QtWidgets.QWidget):
         self.hover_label.setText(text)
         self.hoverChanged.emit(text)
 
+    def _on_envelopes(self, generation: int, result) -> None:
+        if isinstance(result, Exception):
+            self.hover_label.setText(f"plot failed: {result}")
+            return
+        self._envelopes_in_flight = frozenset()
+        self._envelopes.update(result)
+        self._refresh_views()
+
+    def _submit_envelopes(self) -> None:
+        """Start (or restart) the background envelopes for the vectors now on screen."""
+        shown = {id(t.array) for t in (self.current, self.pinned) if t is not None}
+        self._envelopes = {k: v for k, v in self._envelopes.items() if k in shown}
+        pending = {k: v for k, v in self._pending_envelopes.items() if k in shown and k not in self._envelopes}
+        self._pending_envelopes = {}
+        if pending and not set(pending) <= self._envelopes_in_flight:
+            self._envelopes_in_flight = frozenset(pending)
+            self._envelope_job.submit(lambda: {k: (v,) + downsample_1d(v) for k, v in pending.items()})
+        elif not pending and self._envelopes_in_flight:
+            self._envelope_job.cancel()
+            self._envelopes_in_flight = frozenset()
+
     def _on_difference(self, generation: int, result) -> None:
         if isinstance(result, Exception):
             self.hover_label.setText(f"difference failed: {result}")
@@ -522,8 +564,8 @@ class TensorViewer(QtWidgets.QWidget):
         self.differenceReady.emit(int(result[2]))
 
     def wait_for_background(self, msecs: int = 30000) -> bool:
-        """Block until statistics and difference jobs are done (tests and scripts)."""
-        return self._stats.wait(msecs) and self._diff_job.wait(msecs)
+        """Block until statistics, difference and plot jobs are done (tests and scripts)."""
+        return self._stats.wait(msecs) and self._diff_job.wait(msecs) and self._envelope_job.wait(msecs)
 
     def _on_stats(self, generation: int, stats) -> None:
         if generation != self._stats.generation:  # a newer tensor has been set since
@@ -561,8 +603,8 @@ class TensorViewer(QtWidgets.QWidget):
             QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{exc}")
 
     def closeEvent(self, event) -> None:
-        self._stats.cancel()
-        self._diff_job.cancel()
-        self._stats.wait(5000)
-        self._diff_job.wait(5000)
+        for job in (self._stats, self._diff_job, self._envelope_job):
+            job.cancel()
+        for job in (self._stats, self._diff_job, self._envelope_job):
+            job.wait(5000)
         super().closeEvent(event)
