@@ -115,7 +115,8 @@ class ExportDialog(QtWidgets.QDialog):
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
         self._show(True, f"Exported to {path} (opset {self.opset_box.value()}, sources as "
-                         f"{self.sources_combo.currentData()}). The model passed the ONNX checker.")
+                         f"{self.sources_combo.currentData()}). The model passed onnx.checker (full check) "
+                         "and strict shape inference.")
         self.exported.emit(path)
         return True
 
