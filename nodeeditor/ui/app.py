@@ -26,13 +26,25 @@ def ensure_application() -> QtWidgets.QApplication:
 
 
 def create_main_window(path: str | Path | None = None) -> MainWindow:
-    """A main window showing ``path`` (graph file or ``.onnx``) or the default example.
-    A file that cannot be opened leaves the default example and shows why."""
+    """A main window showing ``path`` (a graph file, an ``.onnx`` model, or the name of a
+    bundled example, like ``indexflow run``) or the default example. A file that cannot be
+    opened leaves the default example and shows why."""
     ensure_application()
     window = MainWindow(default_example())
     if path is not None:
-        window.files.open_path(path, ask=False)
+        if not Path(path).exists() and isinstance(path, str) and _is_example(path):
+            window.files.open_example(path)
+        else:
+            window.files.open_path(path, ask=False)
     return window
+
+
+def _is_example(name: str) -> bool:
+    try:
+        from nodeeditor.graph.examples import is_example
+    except ImportError:  # an older graph layer
+        return False
+    return is_example(name)
 
 
 def run_app(path: str | None = None) -> int:

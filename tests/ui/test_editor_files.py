@@ -214,3 +214,15 @@ def test_closing_with_unsaved_changes_asks(window, dialogs):
     assert w.isVisible() and "unsaved changes" in dialogs.texts("question")[-1]
     dialogs.answer = MB.StandardButton.Discard
     assert w.close()
+
+
+def test_command_line_example_name_and_missing_file(qtbot, dialogs, tmp_path):
+    w = create_main_window("topk_mask")
+    qtbot.addWidget(w)
+    assert w.graph.name == "Top-k mask" and w.files.current_path is None
+    w2 = create_main_window(str(tmp_path / "nope.ifg.json"))
+    qtbot.addWidget(w2)
+    assert "file not found" in dialogs.texts("warning")[-1]
+    assert w2.graph.name == "Embedding look-up"          # the default example stays
+    for win in (w, w2):
+        win.runner.wait()
