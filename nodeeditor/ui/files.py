@@ -3,7 +3,7 @@ asking before unsaved changes are discarded, and the periodic recovery file.
 
 :class:`FileController` talks to the main window through a small surface:
 ``window.graph``, ``window.set_document(graph, path, modified=False)``, ``window.is_modified()``,
-``window.mark_saved()`` and ``window.statusBar()``. Dialogs go through QMessageBox and
+``window.mark_saved()`` and ``window.show_status(message, error=False)``. Dialogs go through QMessageBox and
 QFileDialog static functions so tests can replace them.
 """
 from __future__ import annotations
@@ -100,14 +100,14 @@ class FileController(QtCore.QObject):
         except Exception as exc:  # GraphFileError, OnnxImportError, ImportError, OSError...
             message = str(exc) if isinstance(exc, GraphFileError) else f"{path}: {exc}"
             self._warn("Cannot open file", message)
-            self.window.statusBar().showMessage(f"Not opened: {message}", 10000)
+            self.window.show_status(f"Not opened: {message}", error=True)
             return False
         is_graph_file = path.suffix.lower() != ".onnx"
         self.window.set_document(graph, path if is_graph_file else None, modified=not is_graph_file)
         S.add_recent_file(path)
         S.set_last_directory(path)
         self.window.update_recent_menu()
-        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        self.window.show_status(f"Opened {path}")
         return True
 
     def open_example(self, name: str) -> bool:
@@ -161,7 +161,7 @@ class FileController(QtCore.QObject):
         S.add_recent_file(path)
         S.set_last_directory(path)
         self.window.update_recent_menu()
-        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        self.window.show_status(f"Saved {path}")
         return True
 
     def export_onnx(self) -> None:
