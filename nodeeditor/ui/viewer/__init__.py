@@ -1,15 +1,19 @@
 """Tensor viewer: a reusable widget that shows any tensor as a picture and as exact numbers.
 
 Public API:
-- ``TensorViewer`` (QWidget): ``set_tensor(name, array, subtitle="")``, ``pin()``,
-  ``unpin()``, ``save_tensor(path)``, ``set_complex_mode(mode)``; signals
-  ``tensorChanged(str)``, ``statsReady(object)``, ``hoverChanged(str)``, ``pinChanged(bool)``.
+- ``TensorViewer(parent=None, max_display=2048)`` (QWidget):
+  ``set_tensor(name, array, subtitle="")``, ``pin()``, ``unpin()``, ``save_tensor(path)``,
+  ``set_complex_mode("real_imag" | "mag_phase")``, ``current_view()``,
+  ``current_index(row, col)``, ``wait_for_background()``; signals ``tensorChanged(str)``,
+  ``statsReady(object)``, ``hoverChanged(str)``, ``pinChanged(bool)``,
+  ``differenceReady(int)``.
 - ``thumbnail(array, width, height) -> QImage``: a small preview for canvas nodes.
 - ``TensorStats`` / ``tensor_stats``: chunked statistics (also usable without a widget).
 
-Module map: ``slicing`` (pure numpy: slices, downsampling, stats, exact text), ``colors``,
-``panels`` (pyqtgraph items), ``controls`` (axis/slider controls), ``table`` (lazy model),
-``stats_worker`` (background statistics), ``saving``, ``thumbnail``, ``viewer``.
+Module map: ``slicing`` (pure numpy: slices, downsampling, stats, differences, exact text),
+``colors``, ``panels`` (pyqtgraph items and the picture area), ``controls`` (axis/slider
+controls), ``table`` (lazy, windowed model), ``stats_worker`` and ``background`` (work off
+the UI thread, newest result wins), ``saving``, ``thumbnail``, ``viewer``.
 """
 from ._refcount_guard import immortalize_singletons
 
