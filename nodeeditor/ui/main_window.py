@@ -227,6 +227,7 @@ class MainWindow(QtWidgets.QMainWindow):
         sc.selectionChanged.connect(self._on_selection_changed)
         self.view.blockDropped.connect(self.add_block)
         self.view.quickAddRequested.connect(self.open_quick_add_at)
+        self.view.contextMenuRequested.connect(self.show_canvas_menu)
         self.palette.blockActivated.connect(lambda key: self.add_block(key, self.view.centre_scene_pos()))
         self.quick_add.chosen.connect(self.add_block)
         r = self.runner
@@ -368,6 +369,28 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def open_quick_add_at(self, scene_pos: QtCore.QPointF) -> None:
         self.quick_add.popup(self.view.mapFromScene(scene_pos), scene_pos)
+
+    def show_canvas_menu(self, scene_pos: QtCore.QPointF, global_pos: QtCore.QPoint) -> QtWidgets.QMenu:
+        """The right-click menu (non-blocking popup); returned for tests."""
+        menu = QtWidgets.QMenu(self.view)
+        menu.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        add = menu.addAction("Add Block Here…\tTab")
+        add.triggered.connect(lambda: self.open_quick_add_at(scene_pos))
+        menu.addSeparator()
+        has_selection = bool(self.scene.selected_node_ids() or self.scene.selected_edges())
+        for action in (self.copy_action, self.duplicate_action, self.delete_action):
+            menu.addAction(action)
+            action.setEnabled(has_selection if action is not self.delete_action else has_selection)
+        paste = menu.addAction("Paste Here")
+        paste.setEnabled(clipboard.clipboard_data() is not None)
+        paste.triggered.connect(lambda: self.paste(at=scene_pos))
+        menu.addSeparator()
+        menu.addActions([self.layout_action, self.frame_action])
+        menu.aboutToHide.connect(lambda: [a.setEnabled(True) for a in
+                                          (self.copy_action, self.duplicate_action, self.delete_action)])
+        self.canvas_menu = menu
+        menu.popup(global_pos)
+        return menu
 
     def set_previews(self, show: bool) -> None:
         self.previews_action.setChecked(show)

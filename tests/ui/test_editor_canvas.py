@@ -348,3 +348,18 @@ def test_palette_greys_out_ops_missing_at_the_opset(small):
     assert grey("op:Gather") == "#1d2330"
     w.graph.set_setting("opset", 24)
     assert grey("op:TensorScatter") == "#1d2330"
+
+
+def test_right_click_menu_selects_node_and_offers_actions(small):
+    w = small
+    at = w.view.mapFromScene(w.scene.node_item("g").mapToScene(QtCore.QPointF(60, 10)))
+    event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Mouse, at, w.view.viewport().mapToGlobal(at))
+    QtWidgets.QApplication.sendEvent(w.view.viewport(), event)
+    menu = w.canvas_menu
+    assert menu.isVisible()
+    assert w.scene.selected_node_ids() == ["g"]
+    texts = [a.text() for a in menu.actions() if a.text()]
+    assert texts[0].startswith("Add Block Here") and "&Duplicate" in texts and "Paste Here" in texts
+    w.duplicate_action.trigger()
+    assert len(w.graph.nodes) == 5
+    menu.close()

@@ -2,7 +2,8 @@
 a light grid, rubber-band selection, F frames everything (or the selection), Tab asks for
 the quick-add box, and palette blocks can be dropped on it.
 
-Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``.
+Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
+``contextMenuRequested(scene_pos, global_pos)``.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
 class GraphView(QtWidgets.QGraphicsView):
     blockDropped = QtCore.Signal(str, QtCore.QPointF)
     quickAddRequested = QtCore.Signal(QtCore.QPointF)
+    contextMenuRequested = QtCore.Signal(QtCore.QPointF, QtCore.QPoint)   # scene pos, global pos
 
     def __init__(self, scene: QtWidgets.QGraphicsScene, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -156,6 +158,19 @@ class GraphView(QtWidgets.QGraphicsView):
 
     def centre_scene_pos(self) -> QtCore.QPointF:
         return self.mapToScene(self.viewport().rect().center())
+
+    def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:
+        scene_pos = self.mapToScene(event.pos())
+        item = self.itemAt(event.pos())
+        # right-click on an unselected node selects it first, like other editors
+        while item is not None and item.parentItem() is not None:
+            item = item.parentItem()
+        if item is not None and item.flags() & QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable \
+                and not item.isSelected():
+            self.scene().clearSelection()
+            item.setSelected(True)
+        self.contextMenuRequested.emit(scene_pos, event.globalPos())
+        event.accept()
 
     # ------------------------------------------------------------------ drops from the palette
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
