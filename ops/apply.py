@@ -44,6 +44,38 @@ def take_rows(data: np.ndarray, imap: IndexMap) -> np.ndarray:
     return out
 
 
+def take_axis(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+    """Gather: ``np.take(data, idx, axis)`` for normalised ``idx``, as a new array.
+
+    The same map as :func:`ops.gather.gather_index_map` (row ``outer * size + idx``, block
+    ``data.shape[axis+1:]``) applied in factored form, so the ``outer x indices`` grid of rows
+    is never built. ``axis == 0`` splits the indices across threads, ``axis > 0`` the leading
+    dimension (numeric dtypes only; strings run in one thread).
+    """
+    out = buffers.empty(data.shape[:axis] + idx.shape + data.shape[axis + 1:], data.dtype)
+    if out.size == 0:
+        return out
+    threads = not data.dtype.hasobject
+    if axis == 0:
+        flat_idx = idx.reshape(-1)
+        dest = out.reshape((flat_idx.size,) + data.shape[1:])
+
+        def part(a: int, b: int) -> None:
+            np.take(data, flat_idx[a:b], axis=0, out=dest[a:b], mode="clip")
+
+        n = flat_idx.size
+    else:
+        def part(a: int, b: int) -> None:
+            np.take(data[a:b], idx, axis=axis, out=out[a:b], mode="clip")
+
+        n = data.shape[0]
+    if threads:
+        parallel.run_parts(part, n, work=out.size)
+    else:
+        part(0, n)
+    return out
+
+
 def take_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     """GatherElements for ``axis > 0`` on a numeric dtype: the same result as
     ``take_rows(data, gather_elements_index_map(...))``, computed slab by slab.
@@ -150,10 +182,11 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
             np.put(table.view(record).reshape(-1), rows, values.view(record).reshape(-1), mode="clip")
         return out
     ufunc = _reduction_ufunc(op, reduction, data)
-    if block == 1:
-        ufunc.at(table.reshape(-1), rows, values.reshape(-1))
-    elif block >= fold.MIN_BLOCK and fold.supports(data.dtype):
-        fold.fold_rows(ufunc, table, rows, values)
-    else:
-        ufunc.at(table, rows, values)
+    with np.errstate(all="ignore"):  # NaN/inf/overflow are values here, not errors (IEEE results)
+        if block == 1:
+            ufunc.at(table.reshape(-1), rows, values.reshape(-1))
+        elif block >= fold.MIN_BLOCK and fold.supports(data.dtype):
+            fold.fold_rows(ufunc, table, rows, values)
+        else:
+            ufunc.at(table, rows, values)
     return out

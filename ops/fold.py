@@ -49,7 +49,8 @@ def _apply_distinct(ufunc: np.ufunc, table: np.ndarray, rows: np.ndarray, values
 
     def part(a: int, b: int) -> None:
         np.take(table, rows[a:b], axis=0, out=cur[a:b], mode="clip")
-        ufunc(cur[a:b], values[a:b], out=cur[a:b])
+        with np.errstate(all="ignore"):  # errstate is per thread: set it in the worker too
+            ufunc(cur[a:b], values[a:b], out=cur[a:b])
         np.put(table_rec, rows[a:b], cur_rec[a:b], mode="clip")
 
     parallel.run_parts(part, rows.size, work=values.size)

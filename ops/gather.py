@@ -10,7 +10,7 @@ from math import prod
 
 import numpy as np
 
-from .apply import take_rows
+from .apply import take_axis
 from .checks import normalize_axis, normalize_indices, require_rank_at_least
 from .dtypes import as_tensor
 from .index_map import IndexMap
@@ -42,6 +42,10 @@ def gather_index_map(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> In
 
 
 def gather(data, indices, axis: int = 0) -> np.ndarray:
-    """ONNX Gather: entries of ``data`` along ``axis`` picked by ``indices`` (negative allowed)."""
-    data = as_tensor(data)
-    return take_rows(data, gather_index_map(data, np.asarray(indices), axis))
+    """ONNX Gather: entries of ``data`` along ``axis`` picked by ``indices`` (negative allowed).
+
+    Applies the index map in factored form (:func:`ops.apply.take_axis`)."""
+    data, indices = as_tensor(data), np.asarray(indices)
+    gather_output_shape(data.shape, indices.shape, axis)
+    a = normalize_axis(OP, axis, data.ndim)
+    return take_axis(data, normalize_indices(OP, "indices", indices, data.shape[a], a), a)
