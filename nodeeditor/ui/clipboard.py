@@ -2,6 +2,7 @@
 data, on the system clipboard as JSON under ``MIME_TYPE`` (and as text)."""
 from __future__ import annotations
 
+import atexit
 import json
 from typing import Any
 
@@ -23,6 +24,29 @@ def copy_to_clipboard(data: dict[str, Any]) -> None:
     mime.setData(MIME_TYPE, QtCore.QByteArray(text.encode("utf-8")))
     mime.setText(text)
     QtGui.QGuiApplication.clipboard().setMimeData(mime)
+    _release_at_exit()
+
+
+_release_registered = False
+
+
+def _release_at_exit() -> None:
+    """Clear our data from the clipboard when the interpreter exits. A QMimeData still owned by
+    the clipboard when Python tears Qt down crashes the process (segfault at exit, seen with
+    PySide6 6.12 on the offscreen platform); the data dies with the app anyway."""
+    global _release_registered
+    if not _release_registered:
+        atexit.register(_clear_own_data)
+        _release_registered = True
+
+
+def _clear_own_data() -> None:
+    if QtGui.QGuiApplication.instance() is None:
+        return
+    board = QtGui.QGuiApplication.clipboard()
+    mime = board.mimeData()
+    if mime is not None and mime.hasFormat(MIME_TYPE):
+        board.clear()
 
 
 def clipboard_data() -> dict[str, Any] | None:
