@@ -142,8 +142,9 @@ def reference_scatter_nd(data, rows, updates, reduction):
     if reduction == "none":
         out[rows] = values
     else:
-        table = (BOOL_UFUNCS if data.dtype == bool else UFUNCS)[reduction]
-        table.at(out, rows, values)
+        ufunc = (BOOL_UFUNCS if data.dtype == bool else UFUNCS)[reduction]
+        with np.errstate(all="ignore"):
+            ufunc.at(out, rows, values)
     return out.reshape(data.shape)
 
 
