@@ -382,7 +382,8 @@ def test_stale_statistics_are_dropped(viewer, qtbot):
 
 def test_pyside_refcount_guard_survives_many_void_calls_and_emits(qtbot):
     """PySide6 6.12 on Python 3.11 drops a reference to None per void call and to True per
-    emit; without the guard this loop aborts the interpreter (none_dealloc/bool_dealloc)."""
+    emit; pyproject excludes it, and the guard covers a hand-installed 6.12. Without either,
+    this loop aborts the interpreter (none_dealloc/bool_dealloc)."""
     import sys
 
     from PySide6 import QtWidgets
@@ -391,11 +392,14 @@ def test_pyside_refcount_guard_survives_many_void_calls_and_emits(qtbot):
     qtbot.addWidget(widget)
     label = QtWidgets.QLabel()
     qtbot.addWidget(label)
+    none_before, true_before = sys.getrefcount(None), sys.getrefcount(True)
     for i in range(60_000):
         widget.setEnabled(i % 2 == 0)
         label.windowTitleChanged.emit("x")
-    if sys.version_info < (3, 12):
-        assert sys.getrefcount(None) > 1 << 39 and sys.getrefcount(True) > 1 << 39
+    # Either the installed PySide6 keeps the counts (6.11 and older), or the guard has raised
+    # them out of reach (6.12 on Python < 3.12); a leak of one per call would show here.
+    assert sys.getrefcount(None) > none_before - 1000 or sys.getrefcount(None) > 1 << 39
+    assert sys.getrefcount(True) > true_before - 1000 or sys.getrefcount(True) > 1 << 39
 
 
 def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):

@@ -26,10 +26,27 @@ _BOOST = 1 << 40
 _done = False
 
 
+def _affected_pyside() -> bool:
+    """True for the PySide6 releases known to drop the references (6.12.x). pyproject.toml
+    excludes them (``<6.12``; 6.10.3 and 6.11.3 were checked clean), so the guard only acts
+    where someone installed 6.12 by hand."""
+    try:
+        from importlib.metadata import version
+
+        release = version("PySide6-Essentials")
+    except Exception:  # noqa: BLE001 - the full PySide6 wheel, or no metadata: check the module
+        import PySide6
+
+        release = PySide6.__version__
+    return release.startswith("6.12")
+
+
 def immortalize_singletons() -> bool:
     """Raise the refcounts of None/True/False out of reach; returns True if applied."""
     global _done
     if _done or sys.version_info >= (3, 12) or platform.python_implementation() != "CPython":
+        return False
+    if not _affected_pyside():
         return False
     if hasattr(sys, "gettotalrefcount"):  # debug build: different object header layout
         return False
