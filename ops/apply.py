@@ -1,6 +1,22 @@
 """Applying an IndexMap: one ``take`` for gathers, one ``put`` or one ufunc reduction for scatters.
 
 No Python loop runs per element: the factored map lets numpy move whole contiguous blocks.
+Which path runs when (every path gives the result of the generic one; tests/ops/test_fast_paths.py
+checks them against fancy indexing and ``ufunc.at``):
+
+=====================  ==============================================================
+Gather                 :func:`take_axis`: ``np.take`` along the axis (the map in factored form)
+GatherElements axis>0  :func:`take_elements`: staged slabs, offsets per slab (numeric dtypes)
+other gathers          :func:`take_rows`: ``np.take`` of whole rows of the ``(-1, block)`` table
+scatter, none          one fancy assignment (block 1, strings) or ``np.put`` of row records
+scatter, reduction     block 1: ``ufunc.at`` on the flat output; real numeric blocks of
+                       ``fold.MIN_BLOCK`` or more: :func:`ops.fold.fold_rows`; else ``ufunc.at``
+=====================  ==============================================================
+
+Speed-ups shared by all paths: ``mode="clip"`` (indices are checked before; ``"raise"`` with
+``out=`` buffers the whole output), numeric work split across threads where numpy releases
+the GIL (:mod:`ops.parallel`; never for object/string arrays, never two threads writing one
+cell), and large outputs from reused buffers (:mod:`ops.buffers`).
 """
 from __future__ import annotations
 
