@@ -523,6 +523,12 @@ class Graph:
         self._out[edge.src].pop(edge, None)
         self._in[edge.dst].pop(edge, None)
 
+    def batch(self):
+        """Context manager: a series of changes whose type inference runs once, at the end
+        (events are still emitted per change; ``types_changed`` comes once when the outermost
+        batch closes). Undoing the deletion of many nodes uses it."""
+        return self._batch()
+
     @contextmanager
     def _batch(self):
         """Defer type inference to the end of a series of changes (loading, pasting)."""

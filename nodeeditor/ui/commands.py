@@ -53,17 +53,19 @@ class DeleteCommand(QtGui.QUndoCommand):
 
     def redo(self) -> None:
         self._edge_places = []
-        for edge in self.edges:
-            index = list(self.graph.edges).index(edge)
-            self.graph.disconnect(edge.dst, edge.dst_port)
-            self._edge_places.append((edge, index))
-        self._removed = [self.graph.remove_node(nid) for nid in self.node_ids]
+        with self.graph.batch():
+            for edge in self.edges:
+                index = list(self.graph.edges).index(edge)
+                self.graph.disconnect(edge.dst, edge.dst_port)
+                self._edge_places.append((edge, index))
+            self._removed = [self.graph.remove_node(nid) for nid in self.node_ids]
 
     def undo(self) -> None:
-        for removed in reversed(self._removed):
-            self.graph.restore_node(removed)
-        for edge, index in reversed(self._edge_places):
-            self.graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True, index=index)
+        with self.graph.batch():
+            for removed in reversed(self._removed):
+                self.graph.restore_node(removed)
+            for edge, index in reversed(self._edge_places):
+                self.graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True, index=index)
 
 
 class MoveCommand(QtGui.QUndoCommand):
@@ -220,9 +222,11 @@ class PasteCommand(QtGui.QUndoCommand):
         if not self._removed:
             self.new_ids = list(self.graph.paste_dict(self.data, self.offset).values())
         else:
-            for removed in reversed(self._removed):
-                self.graph.restore_node(removed)
+            with self.graph.batch():
+                for removed in reversed(self._removed):
+                    self.graph.restore_node(removed)
             self._removed = []
 
     def undo(self) -> None:
-        self._removed = [self.graph.remove_node(nid) for nid in self.new_ids]
+        with self.graph.batch():
+            self._removed = [self.graph.remove_node(nid) for nid in self.new_ids]
