@@ -389,3 +389,57 @@ def test_add_keeps_each_cell_separate(threads, op, n_updates):
     else:
         inputs, attrs = [data, targets.astype(np.int64)[:, None], upd], {"reduction": "add"}
     _check(op, inputs, attrs)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_gather_elements_rank3_large(threads, axis):
+    rng = np.random.default_rng(RNG_SEED + 21 + axis)
+    data = rng.standard_normal((60, 70, 80)).astype(np.float32)
+    ishape = [50, 60, 70]
+    ishape[axis] = 90  # the gathered axis may be longer than data's
+    _check("GatherElements", [data, _idx(rng, tuple(ishape), data.shape[axis])],
+           {"axis": axis})
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_gather_rank3_2d_indices_large(threads, axis):
+    rng = np.random.default_rng(RNG_SEED + 25 + axis)
+    data = rng.integers(-99, 99, (60, 70, 80)).astype(np.int16)
+    _check("Gather", [data, _idx(rng, (30, 20), data.shape[axis])], {"axis": axis})
+
+
+def test_forked_child_still_computes():
+    """A process forked after ops used its thread pool (multiprocessing on Linux) works."""
+    import os
+    import signal
+    import time
+
+    rng = np.random.default_rng(RNG_SEED + 30)
+    data = rng.standard_normal((3000, 64)).astype(np.float32)
+    idx = _idx(rng, (40000,), 3000)
+    want = run_ort("Gather", [data, idx], {"axis": 0})
+    before = ops.parallel.threads()
+    ops.parallel.set_threads(2)
+    try:
+        ops.gather(data, idx, axis=0)  # the pool exists now
+        pid = os.fork()
+        if pid == 0:  # child
+            code = 1
+            try:
+                got = ops.gather(data, idx, axis=0)
+                code = 0 if np.array_equal(got, want) else 2
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + 60
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                pytest.fail("forked child hung (thread pool inherited from the parent?)")
+            time.sleep(0.05)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        ops.parallel.set_threads(before)
