@@ -1,0 +1,180 @@
+"""Step-by-step explanations of what an op does, built on its IndexMap.
+
+The teaching view walks the elements of the output (gather ops) or of the updates (scatter
+ops) in row-major order. Step ``k`` says which index decided it, which data cell it reads or
+writes, the value that moves, and, for scatters, what happens in that cell: the update wins or
+is overwritten by a later one (reduction none), or how the running value is folded (add, mul,
+max, min). Everything comes from :func:`ops.index_map`, the same map the kernels apply, so an
+explanation cannot drift from the semantics.
+
+Cost: building an :class:`Explanation` builds the index map once; each :meth:`Explanation.move`
+is O(number of elements hitting the same target cell).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .registry import index_map
+from .schemas import get_schema
+
+_SYMBOL = {"add": "+", "mul": "×", "max": "max", "min": "min"}
+
+
+def position_text(pos: Sequence[int]) -> str:
+    """``[1, 2]``; ``[]`` for a scalar position."""
+    return "[" + ", ".join(str(int(p)) for p in pos) + "]"
+
+
+def value_text(value: Any) -> str:
+    """A short exact rendering of one element (repr-level for floats)."""
+    if isinstance(value, (np.floating, float)) or np.asarray(value).dtype.kind == "V" or \
+            type(value).__module__.startswith("ml_dtypes"):
+        try:
+            return np.format_float_positional(value, trim="-", unique=True)
+        except TypeError:  # ml_dtypes scalars (bfloat16, float8): shortest text of the float32 value
+            return np.format_float_positional(np.float32(value), trim="-", unique=True)
+    if isinstance(value, str):
+        return repr(value)
+    item = value.item() if hasattr(value, "item") else value
+    return str(item)
+
+
+@dataclass(frozen=True)
+class Move:
+    """One step: element ``element`` (of the output for gathers, of the updates for scatters)
+    reads/writes data cell ``target``; ``index_position`` is where in the index tensor the
+    deciding value ``index_value`` stands (None for TensorScatter without write_indices)."""
+
+    step: int
+    element: tuple[int, ...]
+    target: tuple[int, ...]
+    index_input: str
+    index_position: tuple[int, ...] | None
+    index_value: Any
+    value: Any
+    text: str
+
+
+class Explanation:
+    """The moves of one op application (see the module docstring)."""
+
+    def __init__(self, op: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> None:
+        self.op = op
+        self.schema = get_schema(op)
+        self.attrs = self.schema.check_attributes(attrs)
+        self.inputs = [None if x is None else np.asarray(x) for x in inputs]
+        self.map = index_map(op, self.inputs, self.attrs)
+        self.kind = self.map.kind
+        self.reduction = self.attrs.get("reduction", "none")
+        self._flat_rows = np.asarray(self.map.rows).reshape(-1)
+
+    @property
+    def count(self) -> int:
+        """Number of steps: elements of the output (gather) or of the updates (scatter)."""
+        return int(np.prod(self.map.element_shape, dtype=np.int64))
+
+    def _target_flat(self, k: int) -> int:
+        block = self.map.block
+        return int(self._flat_rows[k // block]) * block + k % block
+
+    def _element(self, k: int) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.unravel_index(k, self.map.element_shape)) if self.map.element_shape else ()
+
+    def _index_info(self, element: tuple[int, ...]) -> tuple[str, tuple | None, Any]:
+        op, data, idx = self.op, self.inputs[0], self.inputs[1]
+        if op == "Gather":
+            axis = self.attrs["axis"] % data.ndim
+            pos = element[axis:axis + idx.ndim]
+            return "indices", pos, idx[pos] if pos else idx[()]
+        if op in ("GatherElements", "ScatterElements", "Scatter"):
+            return "indices", element, idx[element]
+        if op in ("GatherND", "ScatterND"):
+            pos = element[: idx.ndim - 1]
+            return "indices", pos, tuple(int(v) for v in idx[pos])
+        if op == "TensorScatter":
+            writes = self.inputs[2] if len(self.inputs) > 2 else None
+            if writes is None:
+                return "write_indices", None, 0
+            return "write_indices", (element[0],), writes[element[0]]
+        raise AssertionError(op)
+
+    def contributors(self, target_flat: int) -> list[int]:
+        """Steps (row-major) whose element touches data cell ``target_flat``."""
+        block = self.map.block
+        row, col = divmod(int(target_flat), block)
+        hits = np.flatnonzero(self._flat_rows == row)
+        return [int(h) * block + col for h in hits]
+
+    def move(self, k: int) -> Move:
+        """Step ``k`` (0 <= k < count)."""
+        if not 0 <= k < self.count:
+            raise IndexError(f"step {k} is outside 0..{self.count - 1}")
+        element = self._element(k)
+        flat = self._target_flat(k)
+        target = tuple(int(i) for i in np.unravel_index(flat, self.map.target_shape))
+        index_input, index_pos, index_value = self._index_info(element)
+        data = self.inputs[0]
+        if self.kind == "gather":
+            value = data.reshape(-1)[flat]
+            text = (f"output{position_text(element)} = data{position_text(target)} = {value_text(value)}"
+                    f"   ({index_input}{position_text(index_pos)} = {_index_text(index_value)})")
+        else:
+            updates = self.inputs[1] if self.op == "TensorScatter" else self.inputs[2]
+            value = updates.reshape(-1)[k]
+            source = "update" if self.op == "TensorScatter" else "updates"
+            where = (f"{index_input}{position_text(index_pos)} = {_index_text(index_value)}"
+                     if index_pos is not None else "write_indices omitted: 0")
+            if self.op == "TensorScatter":
+                axis = self.attrs["axis"] % data.ndim
+                offset = element[axis]
+                wrapped = " (circular: wrapped)" if target[axis] != int(index_value) + offset else ""
+                where += f"; sequence position {int(index_value)} + {offset} = {target[axis]}{wrapped}"
+            head = f"{source}{position_text(element)} = {value_text(value)} → output{position_text(target)}   ({where})"
+            text = head + "\n" + self._fate(k, flat, source)
+        return Move(k, element, target, index_input, index_pos, index_value, value, text)
+
+    def _fate(self, k: int, flat: int, source: str) -> str:
+        steps = self.contributors(flat)
+        data = self.inputs[0].reshape(-1)
+        updates = (self.inputs[1] if self.op == "TensorScatter" else self.inputs[2]).reshape(-1)
+        pos = steps.index(k)
+        def name(step: int) -> str:
+            return f"{source}{position_text(self._element(step))}"
+        if self.reduction == "none":
+            if len(steps) == 1:
+                return f"Only this update writes output{position_text(self._target(flat))}: it replaces {value_text(data[flat])}."
+            later = steps[pos + 1:]
+            if later:
+                return (f"{len(steps)} updates hit this cell; this one is overwritten later by {name(later[-1])} "
+                        f"(the last in row-major order wins; the spec leaves the order open).")
+            return (f"{len(steps)} updates hit this cell; this one is the last in row-major order, so it stays "
+                    f"(IndexFlow's rule; the spec leaves the order open).")
+        fold = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[self.reduction]
+        if data.dtype == bool:
+            fold = {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}[self.reduction]
+        running = data[flat]
+        for s in steps[:pos]:
+            running = fold(running, updates[s])
+        after = fold(running, updates[k])
+        symbol = _SYMBOL[self.reduction]
+        expr = (f"{symbol}({value_text(running)}, {value_text(updates[k])})" if symbol in ("max", "min")
+                else f"{value_text(running)} {symbol} {value_text(updates[k])}")
+        return (f"Fold {pos + 1} of {len(steps)} into this cell: {expr} = {value_text(after)}"
+                + (" (final)" if pos == len(steps) - 1 else ""))
+
+    def _target(self, flat: int) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.unravel_index(flat, self.map.target_shape))
+
+
+def _index_text(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(str(int(v)) for v in value) + "]"
+    return str(int(value))
+
+
+def explain(op: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> Explanation:
+    """An :class:`Explanation` of ``op`` applied to ``inputs`` (raises like the kernel would)."""
+    return Explanation(op, inputs, attrs)
