@@ -1,0 +1,109 @@
+"""TensorGrid: a small tensor (0-D to 2-D) drawn as a grid of value cells with highlights."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ops.explain import value_text
+
+#: Highlight roles and their colours (fill, border).
+ROLE_COLOURS = {
+    "index": ("#ffe9a8", "#c99a00"),    # the index value that decided the step
+    "source": ("#cfe3ff", "#2f6fd6"),   # the cell read (gather) or the update written (scatter)
+    "target": ("#ffd6b8", "#d4650f"),   # the cell written (scatter) or the output element (gather)
+    "also": ("#f1e6ff", "#9a6dd7"),     # other elements touching the same cell
+}
+MAX_CELLS = 16  # per side; larger tensors are not drawn (the text still explains every step)
+
+
+class TensorGrid(QtWidgets.QWidget):
+    """Draws ``array`` (at most 2-D, at most MAX_CELLS per side) with a title; ``highlights``
+    maps a position tuple to a role of ROLE_COLOURS."""
+
+    def __init__(self, title: str = "", parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = title
+        self.name = title
+        self.full: np.ndarray | None = None   # the whole tensor; ``array`` is the 2-D part drawn
+        self.array: np.ndarray | None = None
+        self.highlights: dict[tuple, str] = {}
+        self.setMinimumSize(120, 60)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
+
+    @staticmethod
+    def drawable(array: np.ndarray | None) -> bool:
+        return array is not None and array.ndim <= 2 and all(n <= MAX_CELLS for n in array.shape) and array.size > 0
+
+    def set_tensor(self, title: str, array: np.ndarray | None) -> None:
+        self.name, self.full, self.highlights = title, array, {}
+        self._show_prefix(())
+
+    def _show_prefix(self, prefix: tuple) -> None:
+        """Draw ``full[prefix]`` (the 2-D slice through the leading ``prefix`` of an N-D tensor)."""
+        a = self.full
+        if a is not None and a.ndim > 2:
+            prefix = tuple(prefix[: a.ndim - 2]) + (0,) * max(0, a.ndim - 2 - len(prefix))
+            self.array = a[prefix]
+            self.title = f"{self.name}[{', '.join(map(str, prefix))}, :, :]"
+        else:
+            self.array, self.title = a, self.name
+        self.updateGeometry()
+        self.update()
+
+    def set_highlights(self, highlights: dict[tuple, str]) -> None:
+        """Highlight positions of the full tensor; an N-D tensor shows the slice holding the
+        first highlighted position."""
+        if self.full is not None and self.full.ndim > 2:
+            first = next(iter(highlights), ())
+            prefix = tuple(first[: self.full.ndim - 2])
+            self._show_prefix(prefix)
+            highlights = {p[-2:]: r for p, r in highlights.items() if tuple(p[: len(prefix)]) == prefix}
+        self.highlights = dict(highlights)
+        self.update()
+
+    def _grid(self) -> tuple[int, int]:
+        a = self.array
+        if not self.drawable(a) or a.ndim == 0:
+            return 1, 1
+        return (1, a.shape[0]) if a.ndim == 1 else a.shape
+
+    def sizeHint(self) -> QtCore.QSize:
+        rows, cols = self._grid()
+        return QtCore.QSize(max(160, 12 + cols * 46), 28 + rows * 24)
+
+    def cell_rect(self, pos: tuple) -> QtCore.QRectF:
+        """Where the cell at ``pos`` is drawn (widget coordinates)."""
+        rows, cols = self._grid()
+        r, c = (0, 0) if not pos else ((0, pos[0]) if len(pos) == 1 else pos)
+        w = max(24.0, min(58.0, (self.width() - 12) / max(cols, 1)))
+        h = 22.0
+        return QtCore.QRectF(6 + c * w, 24 + r * h, w, h)
+
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:  # noqa: N802 - Qt override
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setPen(QtGui.QColor("#30343f"))
+        font = p.font()
+        font.setBold(True)
+        p.setFont(font)
+        p.drawText(QtCore.QPointF(6, 16), self.title)
+        font.setBold(False)
+        p.setFont(font)
+        a = self.array
+        if not self.drawable(a):
+            if a is not None:
+                p.setPen(QtGui.QColor("#7a8090"))
+                p.drawText(QtCore.QPointF(6, 38), f"{a.dtype}{list(a.shape)}: too large to draw")
+            p.end()
+            return
+        for pos in np.ndindex(a.shape):
+            rect = self.cell_rect(pos)
+            fill, border = ROLE_COLOURS.get(self.highlights.get(pos), ("#ffffff", "#c9ccd3"))
+            p.setBrush(QtGui.QColor(fill))
+            p.setPen(QtGui.QPen(QtGui.QColor(border), 2 if pos in self.highlights else 1))
+            p.drawRect(rect.adjusted(1, 1, -1, -1))
+            p.setPen(QtGui.QColor("#1d2030"))
+            text = value_text(a[pos])
+            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter,
+                       p.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, int(rect.width()) - 4))
+        p.end()

@@ -1,0 +1,197 @@
+"""ExplainerWidget: steps through an op's index map, one element at a time.
+
+``set_operation(title, op, inputs, attrs)`` takes the node's input values; the widget builds
+an :class:`ops.explain.Explanation`, shows the step's sentence, and draws the small tensors
+with the deciding index, the moved value and the written cell highlighted. Prev/next, a slider
+and Play (one step every ``interval_ms``) move through the steps.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
+import ops
+from ops.explain import Explanation
+
+from .grid import ROLE_COLOURS, TensorGrid
+
+HINT = "Select an operator node (with its inputs computed) to step through which index sends which value where."
+
+
+class ExplainerWidget(QtWidgets.QWidget):
+    """The teaching view (see the module docstring). ``stepChanged(int)`` follows the step."""
+
+    stepChanged = QtCore.Signal(int)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None, interval_ms: int = 700) -> None:
+        super().__init__(parent)
+        self.explanation: Explanation | None = None
+        self._output: np.ndarray | None = None
+        self.title = QtWidgets.QLabel(HINT)
+        self.title.setWordWrap(True)
+        self.prev_button = QtWidgets.QToolButton(text="◀")
+        self.next_button = QtWidgets.QToolButton(text="▶")
+        self.play_button = QtWidgets.QToolButton(text="Play")
+        self.play_button.setCheckable(True)
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.counter = QtWidgets.QLabel("")
+        self.sentence = QtWidgets.QLabel("")
+        self.sentence.setWordWrap(True)
+        self.sentence.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sentence.setStyleSheet("font-family: monospace;")
+        self.grids = [TensorGrid() for _ in range(3)]
+        legend = " ".join(f'<span style="background:{fill}; border:1px solid {edge}">&nbsp;{role}&nbsp;</span>'
+                          for role, (fill, edge) in ROLE_COLOURS.items())
+        self.legend = QtWidgets.QLabel(legend)
+
+        controls = QtWidgets.QHBoxLayout()
+        for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.counter):
+            controls.addWidget(w)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addLayout(controls)
+        layout.addWidget(self.sentence)
+        grids = QtWidgets.QHBoxLayout()
+        for g in self.grids:
+            grids.addWidget(g)
+        layout.addLayout(grids)
+        layout.addWidget(self.legend)
+        layout.addStretch(1)
+
+        self.timer = QtCore.QTimer(self, interval=interval_ms)
+        self.timer.timeout.connect(self._advance)
+        self.prev_button.clicked.connect(lambda: self.set_step(self.step - 1))
+        self.next_button.clicked.connect(lambda: self.set_step(self.step + 1))
+        self.play_button.toggled.connect(self._play)
+        self.slider.valueChanged.connect(self._show)
+        self.clear()
+
+    # ------------------------------------------------------------------ public
+    @property
+    def step(self) -> int:
+        return self.slider.value()
+
+    @property
+    def count(self) -> int:
+        return 0 if self.explanation is None else self.explanation.count
+
+    def clear(self, message: str = HINT) -> None:
+        """Show ``message`` and nothing to step through."""
+        self.explanation, self._output = None, None
+        self.timer.stop()
+        self.play_button.setChecked(False)
+        self.title.setText(message)
+        self.sentence.setText("")
+        self.counter.setText("")
+        for g in self.grids:
+            g.set_tensor("", None)
+            g.hide()
+        self.legend.hide()
+        for w in (self.prev_button, self.next_button, self.play_button, self.slider):
+            w.setEnabled(False)
+
+    def set_operation(self, title: str, op: str, inputs: Sequence[np.ndarray | None],
+                      attrs: Mapping[str, Any] | None = None) -> bool:
+        """Explain ``op`` on ``inputs``; returns False (and shows why) when it cannot run."""
+        try:
+            explanation = Explanation(op, inputs, attrs)
+            output = ops.run_op(op, inputs, attrs)
+        except ops.OpError as exc:
+            self.clear(f"{title}: {exc}")
+            return False
+        if explanation.count == 0:
+            self.clear(f"{title}: nothing to step through (no elements)")
+            return False
+        self.explanation, self._output = explanation, output
+        what = "output element" if explanation.kind == "gather" else "update"
+        self.title.setText(f"<b>{title}</b> — {op}: {explanation.count} step{'s' * (explanation.count != 1)}, "
+                           f"one per {what}, in row-major order")
+        self._set_grids()
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, explanation.count - 1)
+        self.slider.setValue(0)
+        self.slider.blockSignals(False)
+        for w in (self.prev_button, self.next_button, self.play_button, self.slider):
+            w.setEnabled(True)
+        self._show(0)
+        return True
+
+    def set_step(self, k: int) -> None:
+        if self.explanation is not None:
+            self.slider.setValue(max(0, min(self.count - 1, k)))
+
+    # ------------------------------------------------------------------ internals
+    def _panels(self) -> list[tuple[str, np.ndarray | None]]:
+        e = self.explanation
+        data, idx = e.inputs[0], e.inputs[1]
+        if e.kind == "gather":
+            return [("data", data), ("indices", idx), ("output", self._output)]
+        if e.op == "TensorScatter":
+            writes = e.inputs[2] if len(e.inputs) > 2 else None
+            return [("update", e.inputs[1]), ("write_indices", writes), ("output", self._output)]
+        return [("indices", idx), ("updates", e.inputs[2]), ("output", self._output)]
+
+    def _set_grids(self) -> None:
+        any_drawn = False
+        for grid, (name, array) in zip(self.grids, self._panels()):
+            grid.set_tensor(name, None if array is None else np.asarray(array))
+            grid.setVisible(array is not None)
+            any_drawn |= TensorGrid.drawable(None if array is None else np.asarray(array))
+        self.legend.setVisible(any_drawn)
+
+    def _show(self, k: int) -> None:
+        e = self.explanation
+        if e is None:
+            return
+        move = e.move(k)
+        self.counter.setText(f"{k + 1} / {e.count}")
+        self.sentence.setText(move.text)
+        index_cell = {move.index_position: "index"} if move.index_position is not None else {}
+        if e.kind == "gather":
+            marks = [{move.target: "source"}, index_cell, {move.element: "target"}]
+        else:
+            flat = int(np.ravel_multi_index(move.target, e.map.target_shape)) if move.target else 0
+            others = {}
+            for s in e.contributors(flat):
+                if s != k:
+                    others[tuple(int(i) for i in np.unravel_index(s, e.map.element_shape))] = "also"
+            source = {**others, move.element: "source"}
+            marks = [source, index_cell, {move.target: "target"}] if e.op == "TensorScatter" else \
+                [index_cell, source, {move.target: "target"}]
+        for grid, mark in zip(self.grids, marks):
+            grid.set_highlights(self._fit(grid, mark))
+        self.prev_button.setEnabled(k > 0)
+        self.next_button.setEnabled(k < e.count - 1)
+        self.stepChanged.emit(k)
+
+    @staticmethod
+    def _fit(grid: TensorGrid, marks: dict) -> dict:
+        """Highlights for a GatherND/ScatterND index tuple cover its whole row of indices."""
+        if grid.full is None:
+            return {}
+        out = {}
+        for pos, role in marks.items():
+            if len(pos) == grid.full.ndim:
+                out[pos] = role
+            elif len(pos) == grid.full.ndim - 1:
+                for c in range(grid.full.shape[-1]):
+                    out[pos + (c,)] = role
+        return out
+
+    def _play(self, on: bool) -> None:
+        if on and self.explanation is not None:
+            if self.step >= self.count - 1:
+                self.set_step(0)
+            self.play_button.setText("Pause")
+            self.timer.start()
+        else:
+            self.play_button.setText("Play")
+            self.timer.stop()
+
+    def _advance(self) -> None:
+        if self.step >= self.count - 1:
+            self.play_button.setChecked(False)
+            return
+        self.set_step(self.step + 1)
