@@ -32,6 +32,9 @@ REDUCTIONS = ("none", "add", "mul", "max", "min")
 COPY_MIN_PART = 1 << 20
 #: take_elements stages this many bytes of data at a time (fits in L2 with its offsets).
 STAGE_BYTES = 1 << 18
+#: put_rows(columns_stay=True) applies bands of columns whose targets span about this many bytes.
+BAND_BYTES = 1 << 20
+MIN_BAND = 16
 
 
 def take_rows(data: np.ndarray, imap: IndexMap) -> np.ndarray:
@@ -168,7 +171,19 @@ def copy_of(data: np.ndarray) -> np.ndarray:
     return out
 
 
-def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, reduction: str = "none") -> np.ndarray:
+def _column_bands(imap: IndexMap, itemsize: int) -> list[tuple[int, int]]:
+    """Column ranges of the updates' last axis, each touching about ``BAND_BYTES`` of the target
+    (see :func:`put_rows`); one range when banding would not help."""
+    cols = imap.rows.shape[-1] if imap.rows.ndim else 1
+    target_rows = max(1, imap.target_rows // max(imap.target_shape[-1], 1))
+    width = max(MIN_BAND, BAND_BYTES // (target_rows * itemsize))
+    if imap.rows.ndim < 2 or width * 2 > cols:
+        return [(0, cols)]
+    return [(c, min(cols, c + width)) for c in range(0, cols, width)]
+
+
+def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, reduction: str = "none",
+             columns_stay: bool = False) -> np.ndarray:
     """A copy of ``data`` with ``updates`` written through ``imap``.
 
     ``none``: duplicate targets take the last update in row-major order (one fancy assignment,
@@ -181,6 +196,12 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
       float16/bfloat16): :func:`ops.fold.fold_rows`, rounds of distinct rows (bit-identical to
       ``ufunc.at``, several times faster, threaded);
     * other blocks (strings, complex, small blocks): ``ufunc.at`` on the ``(-1, block)`` table.
+
+    ``columns_stay`` (ScatterElements with an axis other than the last): an update in column
+    ``c`` of the last axis writes column ``c`` of the target, so block-1 updates are applied in
+    bands of columns, each band's targets fitting in cache (ScatterElements axis 0 on
+    (2000, 2000): ``add.at`` 29 -> 19 ms). Each target cell's updates all sit in one band, in
+    row-major order, so the result is unchanged.
     """
     check_reduction(op, reduction, data)
     out = copy_of(data)
@@ -188,8 +209,22 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
         return out
     block = imap.block
     table = out.reshape(-1, block)
+    values = np.ascontiguousarray(updates)
+    if reduction != "none":
+        ufunc = _reduction_ufunc(op, reduction, data)
+    if block == 1 and columns_stay:
+        flat = table.reshape(-1)
+        rows = imap.rows.reshape(values.shape)
+        with np.errstate(all="ignore"):
+            for a, b in _column_bands(imap, data.dtype.itemsize):
+                r, v = rows[..., a:b].reshape(-1), values[..., a:b].reshape(-1)
+                if reduction == "none":
+                    flat[r] = v
+                else:
+                    ufunc.at(flat, r, v)
+        return out
     rows = imap.rows.reshape(-1)
-    values = np.ascontiguousarray(updates).reshape(-1, block)
+    values = values.reshape(-1, block)
     if reduction == "none":
         if block == 1 or data.dtype.hasobject:
             table[rows] = values
@@ -197,7 +232,6 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
             record = np.dtype((np.void, block * data.dtype.itemsize))
             np.put(table.view(record).reshape(-1), rows, values.view(record).reshape(-1), mode="clip")
         return out
-    ufunc = _reduction_ufunc(op, reduction, data)
     with np.errstate(all="ignore"):  # NaN/inf/overflow are values here, not errors (IEEE results)
         if block == 1:
             ufunc.at(table.reshape(-1), rows, values.reshape(-1))

@@ -63,4 +63,5 @@ def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray
     data, updates, indices = as_tensor(data), as_tensor(updates), np.asarray(indices)
     check_same_dtype(op, data, updates)
     imap = scatter_elements_index_map(data, indices, updates.shape, axis, op)
-    return put_rows(op, data, imap, updates, reduction)
+    columns_stay = data.ndim >= 2 and axis % data.ndim != data.ndim - 1
+    return put_rows(op, data, imap, updates, reduction, columns_stay=columns_stay)
