@@ -275,3 +275,16 @@ def test_scatter_elements_column_bands_match_ufunc_at(dtype, reduction, shape, i
         np.testing.assert_array_equal(got, want)
     else:
         np.testing.assert_array_equal(bits(got), bits(want))
+
+
+@pytest.mark.parametrize("idt", [np.int8, np.uint8, np.int32, np.uint64, np.int64])
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_gather_any_axis_and_index_dtype_big(idt, axis, threads):
+    rng = np.random.default_rng(10)
+    data = rng.standard_normal((16, 50, 20)).astype(np.float32)
+    n = data.shape[axis]
+    idx = rng.integers(0, n, size=(30, 30)).astype(idt)  # output: > 2 * MIN_PART elements
+    if np.issubdtype(idt, np.signedinteger):
+        idx = np.where(rng.random(idx.shape) < 0.3, idx - n, idx).astype(idt)
+    want = np.take(data, idx.astype(np.int64) % n, axis=axis)
+    np.testing.assert_array_equal(ops.gather(data, idx, axis), want)
