@@ -443,3 +443,17 @@ def test_forked_child_still_computes():
         assert os.waitstatus_to_exitcode(status) == 0
     finally:
         ops.parallel.set_threads(before)
+
+
+@pytest.mark.parametrize("reduction", ["none", "add", "max", "mul"])
+@pytest.mark.parametrize("axis", [0, 1, -3])
+def test_scatter_elements_rank3_large(threads, axis, reduction):
+    """Axes other than the last (applied in column bands), duplicates across bands."""
+    rng = np.random.default_rng(RNG_SEED + 31 + axis)
+    data = rng.integers(-100, 100, (50, 60, 70)).astype(np.int64)
+    ishape = [40, 60, 70]
+    ishape[axis] = 80  # more updates than cells along the axis: duplicates everywhere
+    ishape[2] = 65  # indices narrower than data on the last axis
+    idx = _idx(rng, tuple(ishape), data.shape[axis])
+    upd = rng.integers(-100, 100, tuple(ishape)).astype(np.int64)
+    _check("ScatterElements", [data, idx, upd], {"axis": axis, "reduction": reduction})
