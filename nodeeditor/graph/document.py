@@ -34,7 +34,7 @@ import ops
 from . import events as E
 from . import nodes as N
 from .inference import NodeInfo, infer_node
-from .rules import connection_refusal, structural_refusal
+from .rules import connection_refusal, replacement_refusal, structural_refusal
 from .sources import SourceError, generator_params
 
 DEFAULT_OPSET = 18
@@ -237,6 +237,13 @@ class Graph:
     def can_connect(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
         """None when ``connect`` would accept the edge, otherwise the reason it would refuse."""
         return connection_refusal(self, src, src_port, dst, dst_port)
+
+    def can_replace(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+        """None when ``disconnect(dst, dst_port)`` (if that input is connected) followed by
+        ``connect(src, src_port, dst, dst_port)`` would be accepted, otherwise the reason the
+        connect would refuse. Changes nothing. For an input that is not connected it is
+        ``can_connect``."""
+        return replacement_refusal(self, src, src_port, dst, dst_port)
 
     def new_id(self, prefix: str) -> str:
         """An id not used in this graph: ``prefix`` + the smallest free number from 1."""

@@ -11,6 +11,10 @@ enforces when a person draws a wire, using the inferred types:
 
 Each returns None when the connection is fine, otherwise the reason as text.
 A rule that needs a type that is not known yet does not refuse.
+
+:func:`replacement_refusal` asks the same question for a wire that would *replace*
+the edge already feeding the input (an editor's drop on a connected input): the
+rules as if that edge were gone.
 """
 from __future__ import annotations
 
@@ -25,8 +29,10 @@ if TYPE_CHECKING:
 INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 
 
-def structural_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: str) -> str | None:
-    """Why the edge cannot exist at all, or None."""
+def structural_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: str, *,
+                       replacing: bool = False) -> str | None:
+    """Why the edge cannot exist at all, or None. ``replacing``: judge it as if the edge
+    now feeding ``dst.dst_port`` (if any) were removed first."""
     if not graph.has_node(src):
         return f"there is no node {src!r}"
     if not graph.has_node(dst):
@@ -39,7 +45,7 @@ def structural_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_po
         ports = ", ".join(d.input_ports()) or "none"
         return f"{d.label} has no input {dst_port!r} (inputs: {ports})"
     existing = graph.edge_into(dst, dst_port)
-    if existing is not None:
+    if existing is not None and not replacing:
         return f"input {dst_port!r} of {d.label} is already connected to {graph.node(existing.src).label}; disconnect it first"
     if src == dst or src in graph.downstream(dst):
         return f"connecting {s.label} to {d.label} would make a cycle"
@@ -76,9 +82,24 @@ def type_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: st
     return None
 
 
+def replacement_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+    """Why ``src.src_port`` may not feed ``dst.dst_port`` once the edge now feeding that
+    input (if any) is removed; None when disconnecting it and connecting this one would be
+    accepted. Equal to :func:`connection_refusal` on the graph without that edge:
+
+    - the one-edge-per-input rule is the only structural rule that edge can trip;
+    - it cannot be part of a cycle through ``dst``'s downstream, so the cycle test is the same;
+    - :func:`type_refusal` reads the source's type (not downstream of ``dst``, or the cycle
+      rule refuses first) and the edges into ``dst``'s *other* inputs, neither of which
+      depends on the edge into ``dst_port``.
+    """
+    return (structural_refusal(graph, src, src_port, dst, dst_port, replacing=True)
+            or type_refusal(graph, src, src_port, dst, dst_port))
+
+
 def connection_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: str) -> str | None:
     """Structural rules, then type rules; None when the wire may be drawn."""
     return structural_refusal(graph, src, src_port, dst, dst_port) or type_refusal(graph, src, src_port, dst, dst_port)
 
 
-__all__ = ["structural_refusal", "type_refusal", "connection_refusal", "INTEGER_DTYPES"]
+__all__ = ["structural_refusal", "type_refusal", "connection_refusal", "replacement_refusal", "INTEGER_DTYPES"]

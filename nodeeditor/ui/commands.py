@@ -93,29 +93,38 @@ class LayoutCommand(MoveCommand):
 
 
 class ConnectCommand(QtGui.QUndoCommand):
-    """Draw an edge (optionally after removing ``replaced``, e.g. when an edge end was
-    dragged from one input to another)."""
+    """Draw an edge, after removing the edges it takes the place of:
+
+    - ``replaced``: the edge whose input end was dragged to this input ("Reconnect");
+    - ``displaced``: the edge already feeding this input, which the new wire replaces
+      ("Replace Connection"; check with ``Graph.can_replace``, not ``can_connect``).
+
+    One undo step: undo removes the new edge and puts the removed ones back at their old
+    places in the edge order, so the document is exactly as before."""
 
     def __init__(self, graph: Graph, src: str, src_port: str, dst: str, dst_port: str,
-                 replaced: N.Edge | None = None) -> None:
-        super().__init__("Reconnect" if replaced is not None else "Connect")
+                 replaced: N.Edge | None = None, displaced: N.Edge | None = None) -> None:
+        text = "Replace Connection" if displaced is not None else "Reconnect" if replaced is not None else "Connect"
+        super().__init__(text)
         self.graph = graph
         self.edge = N.Edge(src, src_port, dst, dst_port)
         self.replaced = replaced
-        self._replaced_index = -1
+        self.displaced = displaced
+        self._removed: list[tuple[N.Edge, int]] = []
 
     def redo(self) -> None:
-        if self.replaced is not None:
-            self._replaced_index = list(self.graph.edges).index(self.replaced)
-            self.graph.disconnect(self.replaced.dst, self.replaced.dst_port)
+        self._removed = []
+        for old in (self.replaced, self.displaced):
+            if old is not None:
+                self._removed.append((old, self.graph.edge_index(old)))
+                self.graph.disconnect(old.dst, old.dst_port)
         e = self.edge
         self.graph.connect(e.src, e.src_port, e.dst, e.dst_port, force=True)
 
     def undo(self) -> None:
         self.graph.disconnect(self.edge.dst, self.edge.dst_port)
-        if self.replaced is not None:
-            r = self.replaced
-            self.graph.connect(r.src, r.src_port, r.dst, r.dst_port, force=True, index=self._replaced_index)
+        for old, index in reversed(self._removed):
+            self.graph.connect(old.src, old.src_port, old.dst, old.dst_port, force=True, index=index)
 
 
 class DisconnectCommand(QtGui.QUndoCommand):

@@ -305,8 +305,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.scene.select_nodes([command.node_id])
         return command.node_id
 
-    def _on_connect_requested(self, src: str, src_port: str, dst: str, dst_port: str, replaced) -> None:
-        self.push(C.ConnectCommand(self.graph, src, src_port, dst, dst_port, replaced))
+    def _on_connect_requested(self, src: str, src_port: str, dst: str, dst_port: str, replaced, displaced) -> None:
+        self.push(C.ConnectCommand(self.graph, src, src_port, dst, dst_port, replaced, displaced))
 
     def _on_refused(self, reason: str) -> None:
         self.last_refusal = reason

@@ -363,3 +363,90 @@ def test_right_click_menu_selects_node_and_offers_actions(small):
     w.duplicate_action.trigger()
     assert len(w.graph.nodes) == 5
     menu.close()
+
+
+def _wired(w):
+    """small graph fully wired by hand, plus a spare int64 literal idx2 = [1, 1]."""
+    import numpy as np
+
+    g = w.graph
+    g.connect("data", "output", "g", "data")
+    g.connect("idx", "output", "g", "indices")
+    g.connect("g", "output", "out", "value")
+    g.add_literal(np.array([1, 1], np.int64), name="idx2", node_id="idx2", position=(0, 300))
+    w.undo_stack.clear()
+    w.runner.wait()
+    return ["data.output -> g.data", "idx.output -> g.indices", "g.output -> out.value"]
+
+
+def test_drop_on_a_connected_input_replaces_its_wire_in_one_undo_step(small):
+    w = small
+    before = _wired(w)
+    vp = w.view.viewport()
+    start, over = port_point(w, "idx2", "output", True), port_point(w, "g", "indices", False)
+    QTest.mousePress(vp, LEFT, NOMOD, start)
+    QTest.mouseMove(vp, (start + over) / 2)
+    QTest.mouseMove(vp, over)
+    # preview: the wire is not red, and the wire it would replace is drawn faded
+    assert w.scene._drag["draft"].refusal is None
+    assert w.scene.edge_item("g", "indices").opacity() == pytest.approx(0.25)
+    QTest.mouseRelease(vp, LEFT, NOMOD, over)
+    assert [str(e) for e in w.graph.edges] == \
+        ["data.output -> g.data", "g.output -> out.value", "idx2.output -> g.indices"]
+    assert w.undo_action.text() == "Undo Replace Connection"
+    assert w.undo_stack.count() == 1
+    w.runner.wait()
+    assert w.runner.value("out").tolist() == [[4, 5, 6, 7], [4, 5, 6, 7]]    # rows 1 and 1 of arange(12)
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Z")
+    assert [str(e) for e in w.graph.edges] == before          # the old wire, at its old place
+    assert w.scene.edge_item("g", "indices").edge.src == "idx"
+    assert w.scene.edge_item("g", "indices").opacity() == 1.0
+    w.runner.wait()
+    assert w.runner.value("out").tolist() == [[8, 9, 10, 11], [0, 1, 2, 3]]  # rows 2 and 0
+    keys(w.view, "Ctrl+Shift+Z")
+    assert w.graph.edge_into("g", "indices").src == "idx2"
+
+
+def test_drop_on_a_connected_input_still_refuses_for_type_reasons(small):
+    w = small
+    before = _wired(w)
+    vp = w.view.viewport()
+    # float32 'data' onto the connected integer-only 'indices': red while hovering, refused on drop
+    start, over = port_point(w, "data", "output", True), port_point(w, "g", "indices", False)
+    QTest.mousePress(vp, LEFT, NOMOD, start)
+    QTest.mouseMove(vp, (start + over) / 2)
+    QTest.mouseMove(vp, over)
+    refusal = w.scene._drag["draft"].refusal
+    assert refusal and "integer" in refusal and "float32" in refusal
+    assert "already connected" not in refusal
+    assert w.scene.edge_item("g", "indices").opacity() == 1.0    # nothing would be replaced
+    QTest.mouseRelease(vp, LEFT, NOMOD, over)
+    assert [str(e) for e in w.graph.edges] == before
+    assert w.last_refusal == refusal and w.undo_stack.count() == 0
+    # a cycle is refused too: out's source g may not feed g itself
+    drag(vp, port_point(w, "g", "output", True), port_point(w, "g", "data", False))
+    assert "cycle" in w.last_refusal and [str(e) for e in w.graph.edges] == before
+    # dropping the same wire again changes nothing
+    drag(vp, port_point(w, "idx", "output", True), port_point(w, "g", "indices", False))
+    assert [str(e) for e in w.graph.edges] == before and w.undo_stack.count() == 0
+
+
+def test_dragged_wire_end_onto_a_connected_input_replaces_it(small):
+    w = small
+    _wired(w)
+    g = w.graph
+    g.add_operator("Gather", {"axis": 1}, node_id="g2", position=(320, 300))
+    g.connect("data", "output", "g2", "data")
+    g.connect("idx2", "output", "g2", "indices")
+    w.undo_stack.clear()
+    before = [str(e) for e in g.edges]
+    # pick up the end of idx -> g.indices and drop it on g2.indices (fed by idx2)
+    drag(w.view.viewport(), port_point(w, "g", "indices", False), port_point(w, "g2", "indices", False))
+    assert g.edge_into("g", "indices") is None
+    assert g.edge_into("g2", "indices").src == "idx"
+    assert len(g.edges) == len(before) - 1
+    assert w.undo_action.text() == "Undo Replace Connection"
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Z")
+    assert [str(e) for e in g.edges] == before

@@ -4,9 +4,12 @@ by the graph's events. Items hold nothing the graph lacks but their position.
 The scene never changes the graph. What a person does on the canvas comes out as
 signals for the main window to turn into undo commands:
 
-- ``connectRequested(src, src_port, dst, dst_port, replaced)``: a wire was drawn from an
-  output port to an input port and ``Graph.can_connect`` accepts it (``replaced`` is the
-  Edge whose end was dragged to the new input, or None);
+- ``connectRequested(src, src_port, dst, dst_port, replaced, displaced)``: a wire was drawn
+  from an output port to an input port and ``Graph.can_replace`` accepts it (``replaced``
+  is the Edge whose end was dragged to the new input, or None; ``displaced`` is the Edge
+  already feeding that input, which the new wire replaces, or None). Dropping a wire on a
+  connected input replaces its edge, as in other node editors; while the pointer is over
+  such an input the old edge is drawn faded;
 - ``disconnectRequested(dst, dst_port)``: an edge end was dragged off its input and dropped
   on empty canvas;
 - ``connectionRefused(reason)``: the document's reason for refusing a wire;
@@ -36,7 +39,7 @@ PREVIEW_SIZE = (212, 72)
 
 
 class GraphScene(QtWidgets.QGraphicsScene):
-    connectRequested = QtCore.Signal(str, str, str, str, object)
+    connectRequested = QtCore.Signal(str, str, str, str, object, object)
     disconnectRequested = QtCore.Signal(str, str)
     connectionRefused = QtCore.Signal(str)
     nodesMoved = QtCore.Signal(object)
@@ -312,7 +315,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def mouseMoveEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         if self._drag is not None:
             self._update_draft(event.scenePos())
-            reason = self.wire_refusal(self._drag, self.port_at(event.scenePos()))
+            plan = self.wire_plan(self._drag, self.port_at(event.scenePos()))
+            reason = plan["reason"] if plan is not None else None
+            self._fade_displaced(self._drag, plan["displaced"] if plan is not None and not reason else None)
             self._drag["draft"].set_refused(reason)
             if reason != self._drag.get("hint"):
                 self._drag["hint"] = reason
@@ -325,6 +330,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self._drag is not None:
             drag, self._drag = self._drag, None
             self.removeItem(drag["draft"])
+            self._fade_displaced(drag, None)
             replaced = drag["replaced"]
             if replaced is not None and (replaced.dst, replaced.dst_port) in self._edges:
                 self._edges[(replaced.dst, replaced.dst_port)].setOpacity(1.0)
@@ -341,41 +347,66 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if moves:
             self.nodesMoved.emit(moves)
 
-    def wire_refusal(self, drag: dict, target: PortItem | None) -> str | None:
-        """While a wire is drawn: the document's reason to refuse it at ``target`` (None when
-        it would be accepted or the pointer is not over a port of the other kind)."""
+    def wire_plan(self, drag: dict, target: PortItem | None) -> dict | None:
+        """What dropping the wire on ``target`` would do: None when the pointer is not over a
+        port of the other kind, else a dict with ``ends`` (src, src_port, dst, dst_port),
+        ``displaced`` (the edge now feeding that input, which the wire would replace, or
+        None), ``reason`` (the document's refusal, ``Graph.can_replace``; None: accepted)
+        and ``action``: "connect", "none" (dropped back where it was, or that exact edge
+        already exists) or "disconnect" (a picked-up wire end dropped on an input its
+        source already feeds: the two wires merge)."""
         if target is None or target.is_output == drag["from_output"]:
             return None
         if drag["from_output"]:
             (src, src_port), (dst, dst_port) = drag["anchor"], (target.node_id, target.port)
         else:
             (src, src_port), (dst, dst_port) = (target.node_id, target.port), drag["anchor"]
+        plan = {"ends": (src, src_port, dst, dst_port), "displaced": None, "reason": None, "action": "connect"}
         replaced = drag["replaced"]
         if replaced is not None and (replaced.dst, replaced.dst_port) == (dst, dst_port):
-            return None
-        return self.graph.can_connect(src, src_port, dst, dst_port)
+            plan["action"] = "none"
+            return plan
+        existing = self.graph.edge_into(dst, dst_port) if self.graph.has_node(dst) else None
+        if existing == N.Edge(src, src_port, dst, dst_port):
+            plan["action"] = "none" if replaced is None else "disconnect"
+            return plan
+        plan["displaced"] = existing
+        plan["reason"] = self.graph.can_replace(src, src_port, dst, dst_port)
+        return plan
+
+    def wire_refusal(self, drag: dict, target: PortItem | None) -> str | None:
+        """While a wire is drawn: the document's reason to refuse it at ``target`` (None when
+        it would be accepted or the pointer is not over a port of the other kind)."""
+        plan = self.wire_plan(drag, target)
+        return plan["reason"] if plan is not None else None
+
+    def _fade_displaced(self, drag: dict, edge: N.Edge | None) -> None:
+        """Draw the edge a drop would replace faded (and the previous one solid again)."""
+        old = drag.get("faded")
+        if old == edge:
+            return
+        if old is not None and (old.dst, old.dst_port) in self._edges:
+            self._edges[(old.dst, old.dst_port)].setOpacity(1.0)
+        if edge is not None and (edge.dst, edge.dst_port) in self._edges:
+            self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
+        drag["faded"] = edge
 
     def _finish_wire(self, drag: dict, target: PortItem | None) -> None:
         replaced = drag["replaced"]
-        if drag["from_output"]:
-            src, src_port = drag["anchor"]
-            if target is None or target.is_output:
-                if replaced is not None and target is None:
-                    self.disconnectRequested.emit(replaced.dst, replaced.dst_port)
-                return
-            dst, dst_port = target.node_id, target.port
-        else:
-            dst, dst_port = drag["anchor"]
-            if target is None or not target.is_output:
-                return
-            src, src_port = target.node_id, target.port
-        if replaced is not None and (replaced.dst, replaced.dst_port) == (dst, dst_port):
-            return  # dropped back where it was
-        reason = self.graph.can_connect(src, src_port, dst, dst_port)
-        if reason is not None:
-            self.connectionRefused.emit(reason)
+        plan = self.wire_plan(drag, target)
+        if plan is None:
+            if replaced is not None and target is None:
+                self.disconnectRequested.emit(replaced.dst, replaced.dst_port)
             return
-        self.connectRequested.emit(src, src_port, dst, dst_port, replaced)
+        if plan["action"] == "none":
+            return
+        if plan["action"] == "disconnect":
+            self.disconnectRequested.emit(replaced.dst, replaced.dst_port)
+            return
+        if plan["reason"] is not None:
+            self.connectionRefused.emit(plan["reason"])
+            return
+        self.connectRequested.emit(*plan["ends"], replaced, plan["displaced"])
 
     # ------------------------------------------------------------------ misc
     def nodes_rect(self, node_ids=None) -> QtCore.QRectF:
