@@ -1,5 +1,6 @@
 """The canvas view: wheel zoom around the cursor, pan with the middle button or Space+drag,
-a light grid, rubber-band selection, F frames everything (or the selection), Tab asks for
+a light grid, rubber-band selection, F frames everything (or the selection; never below
+READABLE_ZOOM: a tall graph is shown from its top-left), Tab asks for
 the quick-add box, and palette blocks can be dropped on it.
 
 Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
@@ -16,6 +17,8 @@ from nodeeditor.ui.blocks import MIME_TYPE
 from . import style
 
 MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
+READABLE_ZOOM = 0.45   # framing never zooms out further: below it node text cannot be read
+FRAME_MARGIN = 40.0    # scene units kept around framed nodes
 
 
 class GraphView(QtWidgets.QGraphicsView):
@@ -65,19 +68,30 @@ class GraphView(QtWidgets.QGraphicsView):
         v.setValue(v.value() - round(delta.y() * self.transform().m22()))
 
     def frame(self, selection_only: bool = True) -> None:
-        """Fit the selection (or everything when nothing is selected) in the view."""
+        """Fit the selection (or everything when nothing is selected, or ``selection_only``
+        is False) in the view, at most at 1.25x.
+
+        When fitting would need a zoom below :data:`READABLE_ZOOM` (a tall or wide graph),
+        the view zooms to :data:`READABLE_ZOOM` instead and shows the start of the framed
+        nodes' bounding box: along each axis that does not fit, its top (or left) edge is
+        at the view's edge, with a small margin; along an axis that fits, it is centred. So
+        the nodes stay readable and the rest is a pan (middle button, Space+drag) away."""
         scene = self.scene()
         ids = scene.selected_node_ids() if selection_only else []
         rect = scene.nodes_rect(set(ids) if ids else None)
         if rect.isNull():
             return
-        rect = rect.adjusted(-40, -40, 40, 40)
+        rect = rect.adjusted(-FRAME_MARGIN, -FRAME_MARGIN, FRAME_MARGIN, FRAME_MARGIN)
         self.resetTransform()
         view = self.viewport().rect()
         s = min(view.width() / rect.width(), view.height() / rect.height(), 1.25)
-        s = max(MIN_ZOOM, s)
+        s = max(READABLE_ZOOM, s)
         self.scale(s, s)
-        self.centerOn(rect.center())
+        visible_w, visible_h = view.width() / s, view.height() / s
+        centre = rect.center()
+        x = centre.x() if rect.width() <= visible_w + 0.5 else rect.left() + visible_w / 2
+        y = centre.y() if rect.height() <= visible_h + 0.5 else rect.top() + visible_h / 2
+        self.centerOn(QtCore.QPointF(x, y))
 
     # ------------------------------------------------------------------ panning
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:

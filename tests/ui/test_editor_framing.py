@@ -1,0 +1,98 @@
+"""Framing (F, Ctrl+0, opening a file) on graphs too tall or wide to fit at a readable
+zoom: the view stops at 0.45x and shows the top-left of the nodes instead of shrinking
+them to dots. Keys are real key presses on the view."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+from nodeeditor.graph import Graph, save_graph
+from nodeeditor.ui.app import create_main_window
+
+from .helpers import keys
+
+READABLE = 0.45     # the documented minimum framing zoom
+MARGIN = 40         # scene units framed around the nodes
+
+
+def column(n: int, step: float = 200.0, x: float = 0.0) -> Graph:
+    """n literals stacked downwards from (x, 0), ``step`` apart: far too tall to fit."""
+    g = Graph(name="tall")
+    for i in range(n):
+        g.add_literal(np.array([i], np.int64), name=f"n{i}", node_id=f"n{i}", position=(x, i * step))
+    return g
+
+
+def row(n: int, step: float = 400.0) -> Graph:
+    g = Graph(name="wide")
+    for i in range(n):
+        g.add_literal(np.array([i], np.int64), name=f"n{i}", node_id=f"n{i}", position=(i * step, 0))
+    return g
+
+
+def _viewport_point(w, x, y) -> QtCore.QPoint:
+    return w.view.mapFromScene(QtCore.QPointF(x, y))
+
+
+def test_f_on_a_tall_graph_frames_its_top_at_the_readable_zoom(small):
+    w = small
+    w.set_document(column(30), None)          # 30 * 200 = 6000 scene units tall
+    w.view.resetTransform()
+    w.view.centerOn(2000, 2000)               # somewhere else entirely
+    w.view.setFocus()
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_F)
+    assert w.view.zoom == pytest.approx(READABLE)
+    vp = w.view.viewport().rect()
+    top = _viewport_point(w, 0, 0)            # the first node's top-left corner
+    # the first node sits at the top, one margin (plus the item's 4 px outline) below the edge
+    assert top.y() == pytest.approx((MARGIN + 4) * READABLE, abs=2)
+    # the column fits across, so it is centred horizontally (nodes are 230 wide)
+    assert _viewport_point(w, 115, 0).x() == pytest.approx(vp.center().x(), abs=3)
+    # and the nodes further down are a pan away, not squeezed in
+    assert _viewport_point(w, 0, 29 * 200).y() > vp.bottom()
+
+
+def test_ctrl_0_on_a_wide_graph_frames_its_left_end(small):
+    w = small
+    w.set_document(row(20), None)             # 20 * 400 = 8000 scene units wide
+    w.view.setFocus()
+    keys(w.view, "Ctrl+0")
+    assert w.view.zoom == pytest.approx(READABLE)
+    vp = w.view.viewport().rect()
+    assert _viewport_point(w, 0, 0).x() == pytest.approx((MARGIN + 4) * READABLE, abs=2)
+    node_h = w.scene.node_item("n0").sceneBoundingRect().height()
+    assert _viewport_point(w, 0, node_h / 2 - 4).y() == pytest.approx(vp.center().y(), abs=3)
+
+
+def test_f_with_a_small_selection_of_a_tall_graph_zooms_in_on_it(small):
+    w = small
+    w.set_document(column(30), None)
+    w.scene.select_nodes(["n10", "n11"])
+    w.view.setFocus()
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_F)
+    assert w.view.zoom > READABLE
+    vp = w.view.viewport().rect()
+    for nid in ("n10", "n11"):
+        rect = w.view.mapFromScene(w.scene.node_item(nid).sceneBoundingRect()).boundingRect()
+        assert vp.contains(rect)
+    # a short graph that fits keeps the old behaviour: everything visible, centred
+    w.set_document(column(3), None)
+    w.scene.clearSelection()
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_F)
+    assert w.view.zoom > READABLE
+    for nid in ("n0", "n2"):
+        assert vp.contains(w.view.mapFromScene(w.scene.node_item(nid).sceneBoundingRect()).boundingRect())
+
+
+def test_opening_a_tall_file_shows_its_top_readable(qtbot, dialogs, tmp_path):
+    path = tmp_path / "tall.ifg.json"
+    save_graph(column(40, x=500), path)
+    w = create_main_window(path)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.view.zoom == pytest.approx(READABLE), timeout=3000)
+    assert _viewport_point(w, 500, 0).y() == pytest.approx((MARGIN + 4) * READABLE, abs=2)
+    w.runner.wait()
