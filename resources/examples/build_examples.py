@@ -21,12 +21,15 @@ from nodeeditor.graph.fileformat import EXTENSION, save_graph  # noqa: E402
 
 SRC_X, OP_X, OUT_X = 0.0, 300.0, 560.0
 ROW = 120.0
+COLUMN = OUT_X + 230.0 + 130.0   # one worked example (sources, op, output 230 wide) and a gap
+MAX_COLUMNS = 3
+ASPECT = 16 / 9                  # the shape a page of worked examples aims for
 
 
 def chain(g: Graph, prefix: str, top: float, op: str, inputs: dict, attrs: dict | None = None,
-          output: str = "output", op_name: str | None = None) -> float:
+          output: str = "output", op_name: str | None = None, left: float = 0.0) -> float:
     """Sources (one per op input, in schema order) on the left, the op in the middle, an
-    output on the right; returns the y below this chain."""
+    output on the right, starting at (``left``, ``top``); returns the y below this chain."""
     ports = [p.name for p in __import__("ops").get_schema(op).inputs]
     y = top
     ids = {}
@@ -36,18 +39,46 @@ def chain(g: Graph, prefix: str, top: float, op: str, inputs: dict, attrs: dict 
         value = inputs[port]
         if isinstance(value, tuple) and value and value[0] == "gen":
             _, gen, params = value
-            ids[port] = g.add_generator(gen, params, name=f"{port}", position=(SRC_X, y), node_id=f"{prefix}_{port}")
+            ids[port] = g.add_generator(gen, params, name=f"{port}", position=(left + SRC_X, y),
+                                        node_id=f"{prefix}_{port}")
         else:
-            ids[port] = g.add_literal(value, name=port, position=(SRC_X, y), node_id=f"{prefix}_{port}")
+            ids[port] = g.add_literal(value, name=port, position=(left + SRC_X, y), node_id=f"{prefix}_{port}")
         y += ROW
     middle = top + (y - top - ROW) / 2
-    op_id = g.add_operator(op, attrs or {}, name=op_name or op, position=(OP_X, middle), node_id=f"{prefix}_op")
+    op_id = g.add_operator(op, attrs or {}, name=op_name or op, position=(left + OP_X, middle),
+                           node_id=f"{prefix}_op")
     for port, src in ids.items():
         g.connect(src, "output", op_id, port)
     out_port = __import__("ops").get_schema(op).outputs[0].name
-    out = g.add_output(output, position=(OUT_X, middle), node_id=f"{prefix}_out")
+    out = g.add_output(output, position=(left + OUT_X, middle), node_id=f"{prefix}_out")
     g.connect(op_id, out_port, out, "value")
     return y + ROW / 2
+
+
+def chain_height(inputs: dict) -> float:
+    """The height :func:`chain` uses for these inputs (with the gap below)."""
+    return len(inputs) * ROW + ROW / 2
+
+
+def grid(g: Graph, examples: list[dict]) -> None:
+    """Add worked examples (each the keyword arguments of :func:`chain` but ``top``) in a
+    grid read row by row, left to right. The number of columns (1 to MAX_COLUMNS) is the one
+    whose bounding box is closest to ASPECT, so a page fits a wide view instead of being one
+    tall column; each row is as tall as its tallest example."""
+    def rows(columns: int) -> list[list[dict]]:
+        return [examples[i:i + columns] for i in range(0, len(examples), columns)]
+
+    def misfit(columns: int) -> float:
+        width = min(columns, len(examples)) * COLUMN
+        height = sum(max(chain_height(e["inputs"]) for e in r) for r in rows(columns))
+        return abs(np.log(width / height / ASPECT))
+
+    columns = min(range(1, MAX_COLUMNS + 1), key=misfit)
+    top = 0.0
+    for r in rows(columns):
+        for i, example in enumerate(r):
+            chain(g, top=top, left=i * COLUMN, **example)
+        top += max(chain_height(e["inputs"]) for e in r)
 
 
 f32 = lambda v: np.array(v, dtype=np.float32)  # noqa: E731
@@ -57,47 +88,55 @@ i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
 # ---------------------------------------------------------------------- worked examples
 def scatter9() -> Graph:
     g = Graph("Scatter-9: worked examples", 9, "Both examples of the ONNX Scatter (opset 9) page: axis 0 and axis 1.")
-    y = chain(g, "ex1", 0, "Scatter", {
-        "data": f32(np.zeros((3, 3))), "indices": i64([[1, 0, 2], [0, 2, 1]]),
-        "updates": f32([[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]])}, output="example1")
-    chain(g, "ex2", y, "Scatter", {
-        "data": f32([[1.0, 2.0, 3.0, 4.0, 5.0]]), "indices": i64([[1, 3]]), "updates": f32([[1.1, 2.1]])},
-        {"axis": 1}, output="example2")
+    grid(g, [
+        dict(prefix="ex1", op="Scatter", inputs={
+            "data": f32(np.zeros((3, 3))), "indices": i64([[1, 0, 2], [0, 2, 1]]),
+            "updates": f32([[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]])}, output="example1"),
+        dict(prefix="ex2", op="Scatter", inputs={
+            "data": f32([[1.0, 2.0, 3.0, 4.0, 5.0]]), "indices": i64([[1, 3]]), "updates": f32([[1.1, 2.1]])},
+            attrs={"axis": 1}, output="example2"),
+    ])
     return g
 
 
 def scatternd13() -> Graph:
     g = Graph("ScatterND-13: worked examples", 13,
               "Both examples of the ONNX ScatterND (opset 13) page: single elements, then whole slices.")
-    y = chain(g, "ex1", 0, "ScatterND", {
-        "data": i64([1, 2, 3, 4, 5, 6, 7, 8]), "indices": i64([[4], [3], [1], [7]]),
-        "updates": i64([9, 10, 11, 12])}, output="example1")
     block = [[1, 2, 3, 4], [5, 6, 7, 8], [8, 7, 6, 5], [4, 3, 2, 1]]
     flip = [[8, 7, 6, 5], [4, 3, 2, 1], [1, 2, 3, 4], [5, 6, 7, 8]]
-    chain(g, "ex2", y, "ScatterND", {
-        "data": i64([block, block, flip, flip]), "indices": i64([[0], [2]]),
-        "updates": i64([[[5] * 4, [6] * 4, [7] * 4, [8] * 4], [[1] * 4, [2] * 4, [3] * 4, [4] * 4]])},
-        output="example2")
+    grid(g, [
+        dict(prefix="ex1", op="ScatterND", inputs={
+            "data": i64([1, 2, 3, 4, 5, 6, 7, 8]), "indices": i64([[4], [3], [1], [7]]),
+            "updates": i64([9, 10, 11, 12])}, output="example1"),
+        dict(prefix="ex2", op="ScatterND", inputs={
+            "data": i64([block, block, flip, flip]), "indices": i64([[0], [2]]),
+            "updates": i64([[[5] * 4, [6] * 4, [7] * 4, [8] * 4], [[1] * 4, [2] * 4, [3] * 4, [4] * 4]])},
+            output="example2"),
+    ])
     return g
 
 
 def gather11() -> Graph:
     g = Graph("Gather-11: worked examples", 11, "Both examples of the ONNX Gather (opset 11) page: axis 0 and axis 1.")
-    y = chain(g, "axis0", 0, "Gather", {
-        "data": f32([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]]), "indices": i64([[0, 1], [1, 2]])}, output="axis0")
-    chain(g, "axis1", y, "Gather", {
-        "data": f32([[1.0, 1.2, 1.9], [2.3, 3.4, 3.9], [4.5, 5.7, 5.9]]), "indices": i64([[0, 2]])},
-        {"axis": 1}, output="axis1")
+    grid(g, [
+        dict(prefix="axis0", op="Gather", inputs={
+            "data": f32([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]]), "indices": i64([[0, 1], [1, 2]])}, output="axis0"),
+        dict(prefix="axis1", op="Gather", inputs={
+            "data": f32([[1.0, 1.2, 1.9], [2.3, 3.4, 3.9], [4.5, 5.7, 5.9]]), "indices": i64([[0, 2]])},
+            attrs={"axis": 1}, output="axis1"),
+    ])
     return g
 
 
 def gatherelements() -> Graph:
     g = Graph("GatherElements: worked examples", 18, "Both examples of the ONNX GatherElements page (axis 1, axis 0).")
-    y = chain(g, "ex1", 0, "GatherElements", {"data": i64([[1, 2], [3, 4]]), "indices": i64([[0, 0], [1, 0]])},
-              {"axis": 1}, output="example1")
-    chain(g, "ex2", y, "GatherElements", {
-        "data": i64([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), "indices": i64([[1, 2, 0], [2, 0, 0]])},
-        {"axis": 0}, output="example2")
+    grid(g, [
+        dict(prefix="ex1", op="GatherElements", inputs={"data": i64([[1, 2], [3, 4]]), "indices": i64([[0, 0], [1, 0]])},
+             attrs={"axis": 1}, output="example1"),
+        dict(prefix="ex2", op="GatherElements", inputs={
+            "data": i64([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), "indices": i64([[1, 2, 0], [2, 0, 0]])},
+            attrs={"axis": 0}, output="example2"),
+    ])
     return g
 
 
@@ -111,10 +150,9 @@ def gathernd() -> Graph:
         (cube, i64([[[0, 1]], [[1, 0]]]), 0),
         (cube, i64([[1], [0]]), 1),
     ]
-    y = 0.0
-    for n, (data, indices, batch_dims) in enumerate(cases, 1):
-        attrs = {"batch_dims": batch_dims} if batch_dims else {}
-        y = chain(g, f"ex{n}", y, "GatherND", {"data": data, "indices": indices}, attrs, output=f"example{n}")
+    grid(g, [dict(prefix=f"ex{n}", op="GatherND", inputs={"data": data, "indices": indices},
+                  attrs={"batch_dims": batch_dims} if batch_dims else {}, output=f"example{n}")
+             for n, (data, indices, batch_dims) in enumerate(cases, 1)])
     return g
 
 
@@ -122,18 +160,23 @@ def scatterelements() -> Graph:
     g = Graph("ScatterElements: worked examples", 18,
               "The ONNX ScatterElements examples: without and with axis, negative indices, "
               "and duplicate indices with each reduction (add, mul, max, min).")
-    y = chain(g, "ex1", 0, "ScatterElements", {
-        "data": f32(np.zeros((3, 3))), "indices": i64([[1, 0, 2], [0, 2, 1]]),
-        "updates": f32([[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]])}, output="without_axis")
     row = f32([[1.0, 2.0, 3.0, 4.0, 5.0]])
-    y = chain(g, "ex2", y, "ScatterElements", {"data": row, "indices": i64([[1, 3]]), "updates": f32([[1.1, 2.1]])},
-              {"axis": 1}, output="with_axis")
-    y = chain(g, "neg", y, "ScatterElements", {"data": row, "indices": i64([[1, -3]]), "updates": f32([[1.1, 2.1]])},
-              {"axis": 1}, output="negative_indices")
-    for reduction in ("add", "mul", "max", "min"):
-        y = chain(g, reduction, y, "ScatterElements",
-                  {"data": row, "indices": i64([[1, 1]]), "updates": f32([[1.1, 2.1]])},
-                  {"axis": 1, "reduction": reduction}, output=f"reduction_{reduction}")
+    examples = [
+        dict(prefix="ex1", op="ScatterElements", inputs={
+            "data": f32(np.zeros((3, 3))), "indices": i64([[1, 0, 2], [0, 2, 1]]),
+            "updates": f32([[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]])}, output="without_axis"),
+        dict(prefix="ex2", op="ScatterElements", inputs={
+            "data": row, "indices": i64([[1, 3]]), "updates": f32([[1.1, 2.1]])},
+            attrs={"axis": 1}, output="with_axis"),
+        dict(prefix="neg", op="ScatterElements", inputs={
+            "data": row, "indices": i64([[1, -3]]), "updates": f32([[1.1, 2.1]])},
+            attrs={"axis": 1}, output="negative_indices"),
+    ]
+    examples += [dict(prefix=reduction, op="ScatterElements",
+                      inputs={"data": row, "indices": i64([[1, 1]]), "updates": f32([[1.1, 2.1]])},
+                      attrs={"axis": 1, "reduction": reduction}, output=f"reduction_{reduction}")
+                 for reduction in ("add", "mul", "max", "min")]
+    grid(g, examples)
     return g
 
 
@@ -141,16 +184,18 @@ def tensorscatter() -> Graph:
     g = Graph("TensorScatter: worked examples", 24,
               "The ONNX TensorScatter examples: a linear write, a circular write that wraps, and a 3-D cache.")
     cache4 = f32([[[[1, 2, 3, 4, 5], [5, 6, 7, 8, 9], [8, 7, 6, 5, 4], [4, 3, 2, 1, 0]]]] * 2)
-    y = chain(g, "linear", 0, "TensorScatter", {
-        "past_cache": cache4, "update": f32([[[[5] * 5]], [[[1] * 5]]]), "write_indices": i64([1, 2])},
-        {"mode": "linear"}, output="linear")
-    y = chain(g, "circular", y, "TensorScatter", {
-        "past_cache": cache4, "update": f32([[[[5] * 5, [6] * 5]], [[[1] * 5, [2] * 5]]]),
-        "write_indices": i64([1, 3])}, {"mode": "circular"}, output="circular")
     cache3 = f32([[[1, 2, 3, 4, 5], [5, 6, 7, 8, 9], [8, 7, 6, 5, 4], [5, 4, 3, 2, 1]]] * 3)
-    chain(g, "cube", y, "TensorScatter", {
-        "past_cache": cache3, "update": f32([[[4] * 5, [5] * 5], [[6] * 5, [7] * 5], [[2] * 5, [3] * 5]]),
-        "write_indices": i64([1, 2, 0])}, output="three_d")
+    grid(g, [
+        dict(prefix="linear", op="TensorScatter", inputs={
+            "past_cache": cache4, "update": f32([[[[5] * 5]], [[[1] * 5]]]), "write_indices": i64([1, 2])},
+            attrs={"mode": "linear"}, output="linear"),
+        dict(prefix="circular", op="TensorScatter", inputs={
+            "past_cache": cache4, "update": f32([[[[5] * 5, [6] * 5]], [[[1] * 5, [2] * 5]]]),
+            "write_indices": i64([1, 3])}, attrs={"mode": "circular"}, output="circular"),
+        dict(prefix="cube", op="TensorScatter", inputs={
+            "past_cache": cache3, "update": f32([[[4] * 5, [5] * 5], [[6] * 5, [7] * 5], [[2] * 5, [3] * 5]]),
+            "write_indices": i64([1, 2, 0])}, output="three_d"),
+    ])
     return g
 
 

@@ -1,6 +1,6 @@
 """The canvas view: wheel zoom around the cursor, pan with the middle button or Space+drag,
 a light grid, rubber-band selection, F frames everything (or the selection; never below
-READABLE_ZOOM: a tall graph is shown from its top-left), Tab asks for
+READABLE_ZOOM: a graph too big for it is shown from its top-left), Tab asks for
 the quick-add box, and palette blocks can be dropped on it.
 
 Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
@@ -72,10 +72,11 @@ class GraphView(QtWidgets.QGraphicsView):
         is False) in the view, at most at 1.25x.
 
         When fitting would need a zoom below :data:`READABLE_ZOOM` (a tall or wide graph),
-        the view zooms to :data:`READABLE_ZOOM` instead and shows the start of the framed
-        nodes' bounding box: along each axis that does not fit, its top (or left) edge is
-        at the view's edge, with a small margin; along an axis that fits, it is centred. So
-        the nodes stay readable and the rest is a pan (middle button, Space+drag) away."""
+        the view zooms to :data:`READABLE_ZOOM` instead and puts the top-left corner of the
+        framed nodes' bounding box at the view's top-left (a :data:`FRAME_MARGIN` inside),
+        so nodes stay readable, reading starts where the graph starts, and the rest is a
+        pan (middle button, Space+drag) away.
+        """
         scene = self.scene()
         ids = scene.selected_node_ids() if selection_only else []
         rect = scene.nodes_rect(set(ids) if ids else None)
@@ -87,10 +88,11 @@ class GraphView(QtWidgets.QGraphicsView):
         s = min(view.width() / rect.width(), view.height() / rect.height(), 1.25)
         s = max(READABLE_ZOOM, s)
         self.scale(s, s)
-        visible_w, visible_h = view.width() / s, view.height() / s
-        centre = rect.center()
-        x = centre.x() if rect.width() <= visible_w + 0.5 else rect.left() + visible_w / 2
-        y = centre.y() if rect.height() <= visible_h + 0.5 else rect.top() + visible_h / 2
+        if s > READABLE_ZOOM:
+            self.centerOn(rect.center())
+            return
+        x = rect.left() + view.width() / s / 2
+        y = rect.top() + view.height() / s / 2
         self.centerOn(QtCore.QPointF(x, y))
 
     # ------------------------------------------------------------------ panning
