@@ -1,5 +1,5 @@
-"""Entry points: ``run_app(path)`` for the ``indexflow`` command and ``create_main_window``
-for tests and scripts."""
+"""Entry points: ``run_app(path)`` for the ``indexflow`` command, ``start_window(path)`` for
+what it does before the event loop, and ``create_main_window`` for tests and scripts."""
 from __future__ import annotations
 
 import logging
@@ -47,13 +47,21 @@ def _is_example(name: str) -> bool:
     return is_example(name)
 
 
+def start_window(path: str | Path | None = None) -> MainWindow:
+    """The shown main window on ``path`` (see ``create_main_window``), after offering what a
+    crashed session left: with no path, the newest unsaved graph; with a path, only unsaved
+    work on that same file (``FileController.offer_recovery``)."""
+    window = create_main_window(path)
+    window.show()
+    window.files.offer_recovery(for_path=path)
+    return window
+
+
 def run_app(path: str | None = None) -> int:
     """Start the editor; returns the exit code."""
     app = ensure_application()
     logging.basicConfig(level=logging.INFO)
-    window = create_main_window(path)
+    window = None
     install_excepthook(lambda: window, S.state_dir() / "indexflow.log")
-    window.show()
-    if path is None:
-        window.files.offer_recovery()
+    window = start_window(path)
     return app.exec()

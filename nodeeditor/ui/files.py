@@ -207,8 +207,9 @@ class FileController(QtCore.QObject):
             if p.exists():
                 p.unlink()
 
-    def pending_recoveries(self) -> list[dict]:
-        """Recovery files left by processes that are gone (a crash), newest first."""
+    def pending_recoveries(self, for_path: str | os.PathLike | None = None) -> list[dict]:
+        """Recovery files left by processes that are gone (a crash), newest first; with
+        ``for_path``, only those whose graph had been opened from or saved to that file."""
         found = []
         for meta_path in (S.state_dir() / "recovery").glob("recovery-*.json"):
             try:
@@ -218,20 +219,34 @@ class FileController(QtCore.QObject):
                 continue
             if _pid_alive(pid):
                 continue
+            if for_path is not None and not _same_file(meta.get("original"), for_path):
+                continue
             meta["graph_path"] = str(self.recovery_paths(pid)[0])
             found.append(meta)
         found.sort(key=lambda m: m.get("time", ""), reverse=True)
         return found
 
-    def offer_recovery(self) -> bool:
-        """Ask to restore what a crashed session left; True when a graph was restored."""
-        pending = self.pending_recoveries()
+    def offer_recovery(self, for_path: str | os.PathLike | None = None) -> bool:
+        """Ask to restore what a crashed session left; True when a graph was restored.
+
+        Without ``for_path`` (the app started on no file): the newest leftover is offered
+        and every leftover is removed after the answer. With ``for_path`` (the app started
+        on that file): only the work on that same file is offered — restoring it shows the
+        recovered graph in place of the file's saved content, still pointing at the file and
+        marked unsaved — and only those leftovers are removed; work on other files or on
+        unsaved graphs stays for a later start, so opening one file never replaces it with
+        unrelated work."""
+        pending = self.pending_recoveries(for_path)
         if not pending:
             return False
         meta = pending[0]
-        answer = MB.question(self.window, "Recover unsaved work?",
-                             f"IndexFlow did not close properly. Restore the unsaved graph "
-                             f"“{meta.get('name')}” from {meta.get('time')}?",
+        if for_path is None:
+            text = (f"IndexFlow did not close properly. Restore the unsaved graph "
+                    f"“{meta.get('name')}” from {meta.get('time')}?")
+        else:
+            text = (f"IndexFlow did not close properly while “{Path(for_path).name}” had unsaved changes. "
+                    f"Restore them (from {meta.get('time')}) instead of the saved file?")
+        answer = MB.question(self.window, "Recover unsaved work?", text,
                              MB.StandardButton.Yes | MB.StandardButton.No, MB.StandardButton.Yes)
         restored = False
         if answer == MB.StandardButton.Yes:
@@ -243,7 +258,19 @@ class FileController(QtCore.QObject):
                 original = Path(meta["original"]) if meta.get("original") else None
                 graph.file_path = original
                 self.window.set_document(graph, original, modified=True)
+                where = f"; Save writes it to {original.name}" if original else ""
+                self.window.show_status(f"Restored the unsaved work from {meta.get('time')}{where}")
                 restored = True
         for m in pending:
             self.clear_recovery(int(m["pid"]))
         return restored
+
+
+def _same_file(a: str | os.PathLike | None, b: str | os.PathLike) -> bool:
+    """Whether two paths name the same file (the file need not exist any more)."""
+    if not a:
+        return False
+    try:
+        return Path(a).expanduser().resolve() == Path(b).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return False

@@ -14,6 +14,8 @@ from nodeeditor.graph import load_graph
 from nodeeditor.ui import settings as S
 from nodeeditor.ui.app import create_main_window
 
+from .helpers import keys
+
 MB = QtWidgets.QMessageBox
 
 
@@ -226,3 +228,110 @@ def test_command_line_example_name_and_missing_file(qtbot, dialogs, tmp_path):
     assert w2.graph.name == "Embedding look-up"          # the default example stays
     for win in (w, w2):
         win.runner.wait()
+
+
+DEAD_PID = 2 ** 22 + 12345     # above Linux's largest pid: never a live process
+
+
+def _crash_leaving_recovery(qtbot, path, drag_ports=None):
+    """Open ``path`` (or, for None, the default example unsaved) in a window, connect
+    data -> g.data with a real mouse drag when asked, write the recovery file, then make it
+    look left behind by a process that died. Returns the recovered graph's edges."""
+    from nodeeditor.ui.files import FileController
+
+    from .helpers import drag, port_point  # noqa: I001
+
+    w = create_main_window(path)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(1)
+    if drag_ports:
+        drag(w.view.viewport(), port_point(w, *drag_ports[0], True), port_point(w, *drag_ports[1], False))
+    else:
+        w.add_block("output", QtCore.QPointF(0, 0))
+    assert w.isWindowModified()
+    written = w.files.write_recovery()
+    assert written is not None
+    edges = sorted(str(e) for e in w.graph.edges)
+    graph_path, meta_path = FileController.recovery_paths()
+    dead_graph, dead_meta = FileController.recovery_paths(DEAD_PID if path else DEAD_PID + 1)
+    os.replace(graph_path, dead_graph)
+    meta = json.loads(meta_path.read_text())
+    meta["pid"] = DEAD_PID if path else DEAD_PID + 1
+    dead_meta.write_text(json.dumps(meta))
+    meta_path.unlink()
+    w.runner.wait()
+    w._forced_modified = False
+    w.undo_stack.setClean()
+    w.close()
+    return edges
+
+
+def _saved_small(tmp_path):
+    from nodeeditor.graph import save_graph
+
+    from .conftest import small_graph
+
+    return save_graph(small_graph(), tmp_path / "mine.ifg.json")
+
+
+def test_starting_on_a_file_offers_that_files_recovery(qtbot, dialogs, tmp_path):
+    from nodeeditor.ui.app import start_window
+
+    path = _saved_small(tmp_path)
+    edges = _crash_leaving_recovery(qtbot, path, (("data", "output"), ("g", "data")))
+    assert edges == ["data.output -> g.data"]
+    assert load_graph(path).edges == ()                      # the file itself never got the change
+    dialogs.answer = MB.StandardButton.Yes
+    w = start_window(path)
+    qtbot.addWidget(w)
+    question = dialogs.texts("question")[-1]
+    assert "did not close properly" in question and "mine.ifg.json" in question
+    assert sorted(str(e) for e in w.graph.edges) == ["data.output -> g.data"]
+    assert w.files.current_path == path and w.isWindowModified()
+    assert w.windowTitle().startswith("mine.ifg.json")
+    assert "Restored the unsaved work" in w.statusBar().currentMessage()
+    assert w.files.pending_recoveries() == []
+    # Ctrl+S writes the recovered work to the file
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=2000)
+    w.view.setFocus()
+    keys(w.view, "Ctrl+S")
+    assert [str(e) for e in load_graph(path).edges] == ["data.output -> g.data"]
+    assert not w.isWindowModified()
+    w.runner.wait()
+
+
+def test_declining_keeps_the_file_and_other_files_recoveries_wait(qtbot, dialogs, tmp_path):
+    from nodeeditor.ui.app import start_window
+
+    path = _saved_small(tmp_path)
+    _crash_leaving_recovery(qtbot, path, (("data", "output"), ("g", "data")))
+    _crash_leaving_recovery(qtbot, None)                     # unsaved work on no file at all
+    other = tmp_path / "other.ifg.json"
+    other.write_bytes(path.read_bytes())
+    # a different file: nothing asked, both leftovers stay
+    w = start_window(other)
+    qtbot.addWidget(w)
+    assert dialogs.texts("question") == []
+    assert len(w.files.pending_recoveries()) == 2
+    # the file itself, answered No: its saved content, and only its leftover removed
+    dialogs.answer = MB.StandardButton.No
+    w2 = start_window(path)
+    qtbot.addWidget(w2)
+    assert "mine.ifg.json" in dialogs.texts("question")[-1]
+    assert w2.graph.edges == () and not w2.isWindowModified()
+    remaining = w2.files.pending_recoveries()
+    assert [m["original"] for m in remaining] == [None]
+    # no file: the unsaved graph is offered, as before
+    dialogs.answer = MB.StandardButton.Yes
+    w3 = start_window()
+    qtbot.addWidget(w3)
+    assert "Restore the unsaved graph" in dialogs.texts("question")[-1]
+    assert any(n.kind == "output" and n.id == "output1" for n in w3.graph.nodes)
+    assert w3.files.pending_recoveries() == []
+    for win in (w, w2, w3):
+        win.runner.wait()
+        win._forced_modified = False
+        win.undo_stack.setClean()
