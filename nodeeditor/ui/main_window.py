@@ -14,6 +14,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import events as E
 from nodeeditor.graph.document import Graph
 
+from .explainer import ExplainerWidget
+from .explainer.dock import ExplainerController
 from . import blocks as B
 from . import clipboard
 from . import commands as C
@@ -63,6 +65,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_actions()
         self._build_menus()
         self._connect()
+        self.explainer_controller = ExplainerController(self, self.explainer, self.explainer_dock)
         self.resize(1480, 900)
         self.set_document(self.graph, path)
         self.restore_layout()
@@ -77,17 +80,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.viewer = TensorViewer()
         self.viewer_dock = self._dock("Tensor viewer", "viewerDock", self.viewer, Dock.RightDockWidgetArea)
         self.viewer_dock.visibilityChanged.connect(lambda visible: visible and self.update_viewer())
-        explainer = QtWidgets.QLabel(
-            "<b>Explainer — not built yet.</b><br><br>This dock is a placeholder. The step-by-step "
-            "view of how each index moves each value (built on the ops index maps) is a later issue; "
-            "nothing here is computed today.")
-        explainer.setWordWrap(True)
-        explainer.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
-        explainer.setMargin(10)
-        explainer.setStyleSheet("color: #6a7285;")
-        self.explainer_dock = self._dock("Explainer (placeholder)", "explainerDock", explainer, Dock.LeftDockWidgetArea)
-        self.splitDockWidget(self.palette_dock, self.explainer_dock, QtCore.Qt.Orientation.Vertical)
-        self.resizeDocks([self.palette_dock, self.explainer_dock], [600, 160], QtCore.Qt.Orientation.Vertical)
+        self.explainer = ExplainerWidget()
+        self.explainer_dock = self._dock("Explainer", "explainerDock", self.explainer, Dock.BottomDockWidgetArea)
+        self.resizeDocks([self.explainer_dock], [250], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.properties_dock, self.viewer_dock], [330, 470], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.palette_dock, self.properties_dock], [220, 420], QtCore.Qt.Orientation.Horizontal)
 
@@ -224,6 +219,7 @@ class MainWindow(QtWidgets.QMainWindow):
         sc.portClicked.connect(self._on_port_clicked)
         sc.wireHint.connect(lambda reason: self.show_status(f"Cannot connect here: {reason}", error=True)
                             if reason else self.statusBar().clearMessage())
+        sc.wireNote.connect(self.show_status)
         sc.selectionChanged.connect(self._on_selection_changed)
         self.view.blockDropped.connect(self.add_block)
         self.view.quickAddRequested.connect(self.open_quick_add_at)

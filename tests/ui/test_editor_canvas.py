@@ -390,6 +390,7 @@ def test_drop_on_a_connected_input_replaces_its_wire_in_one_undo_step(small):
     # preview: the wire is not red, and the wire it would replace is drawn faded
     assert w.scene._drag["draft"].refusal is None
     assert w.scene.edge_item("g", "indices").opacity() == pytest.approx(0.25)
+    assert w.statusBar().currentMessage() == "Release to replace the wire from idx"
     QTest.mouseRelease(vp, LEFT, NOMOD, over)
     assert [str(e) for e in w.graph.edges] == \
         ["data.output -> g.data", "g.output -> out.value", "idx2.output -> g.indices"]

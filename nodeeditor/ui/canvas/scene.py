@@ -15,7 +15,9 @@ signals for the main window to turn into undo commands:
 - ``connectionRefused(reason)``: the document's reason for refusing a wire;
 - ``nodesMoved(moves)``: node id -> (old, new) position after a drag;
 - ``portClicked(node_id, port, is_output)``: for the tensor viewer;
-- ``wireHint(reason)``: while a wire is drawn, why the port under the pointer would refuse it.
+- ``wireHint(reason)``: while a wire is drawn, why the port under the pointer would refuse it
+  ('' when it would not);
+- ``wireNote(text)``: right after ``wireHint('')``, when a drop there would replace a wire.
 
 Node states come from the graph's static info and the runner's results (see ``node_state``).
 """
@@ -45,6 +47,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
     nodesMoved = QtCore.Signal(object)
     portClicked = QtCore.Signal(str, str, bool)
     wireHint = QtCore.Signal(str)   # while drawing: why the port under the pointer refuses ('' = fine)
+    wireNote = QtCore.Signal(str)   # while drawing: a drop there replaces this wire
 
     def __init__(self, graph: Graph, runner: Any = None, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -319,9 +322,13 @@ class GraphScene(QtWidgets.QGraphicsScene):
             reason = plan["reason"] if plan is not None else None
             self._fade_displaced(self._drag, plan["displaced"] if plan is not None and not reason else None)
             self._drag["draft"].set_refused(reason)
-            if reason != self._drag.get("hint"):
-                self._drag["hint"] = reason
+            displaced = plan["displaced"] if plan is not None and not reason else None
+            status = (reason, displaced)
+            if status != self._drag.get("status"):
+                self._drag["status"] = status
                 self.wireHint.emit(reason or "")
+                if displaced is not None:
+                    self.wireNote.emit(f"Release to replace the wire from {self.graph.node(displaced.src).label}")
             event.accept()
             return
         super().mouseMoveEvent(event)
