@@ -107,10 +107,9 @@ def infer_node(graph: "Graph", node: N.Node, infos: Mapping[str, NodeInfo]) -> N
         types = ops.infer_types(node.op, input_types, attrs, opset=graph.opset)
     except ops.OpError as exc:
         return NodeInfo(error=str(exc))
-    warnings = ()
-    if schema.deprecated_since is not None:
-        warnings = (f"{node.op} is deprecated from opset {schema.deprecated_since}",)
-    return NodeInfo(dict(zip(node.output_ports(), types)), warnings=warnings)
+    # No warning for a deprecated op at an opset where it is current (Scatter at 9 and 10):
+    # it is the right op there, and the node would look amber for nothing.
+    return NodeInfo(dict(zip(node.output_ports(), types)))
 
 
 def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:
@@ -118,8 +117,9 @@ def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:
     schema = node.schema
     if schema.version_for(opset) is None:
         if schema.deprecated_since is not None and opset >= schema.deprecated_since:
+            instead = "use ScatterElements, which replaced it, or " if node.op == "Scatter" else ""
             return (f"{node.op} does not exist at opset {opset}: it was replaced from opset "
-                    f"{schema.deprecated_since} (set the graph's opset below {schema.deprecated_since})")
+                    f"{schema.deprecated_since} ({instead}set the graph's opset below {schema.deprecated_since})")
         return f"{node.op} does not exist at opset {opset}: it needs opset {schema.versions[0]} or later"
     try:
         schema.check_attributes(node.attributes, opset)

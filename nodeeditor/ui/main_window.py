@@ -82,7 +82,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.viewer_dock.visibilityChanged.connect(lambda visible: visible and self.update_viewer())
         self.explainer = ExplainerWidget()
         self.explainer_dock = self._dock("Explainer", "explainerDock", self.explainer, Dock.BottomDockWidgetArea)
-        self.resizeDocks([self.explainer_dock], [250], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([self.explainer_dock], [290], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.properties_dock, self.viewer_dock], [330, 470], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.palette_dock, self.properties_dock], [220, 420], QtCore.Qt.Orientation.Horizontal)
 

@@ -47,6 +47,7 @@ class TensorGrid(QtWidgets.QWidget):
             self.title = f"{self.name}[{', '.join(map(str, prefix))}, :, :]"
         else:
             self.array, self.title = a, self.name
+        self.setMinimumHeight(self.sizeHint().height())
         self.updateGeometry()
         self.update()
 

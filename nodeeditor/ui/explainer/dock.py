@@ -1,0 +1,71 @@
+"""Feeds the explainer dock: the selected operator node, its input values from the last run."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore
+from shiboken6 import isValid
+
+from nodeeditor.graph import nodes as N
+
+from .widget import HINT, ExplainerWidget
+
+#: Above this many steps (output or update elements) the dock explains nothing: the index map
+#: alone would cost 8 bytes per element, and nobody steps through a million moves.
+MAX_STEPS = 1_000_000
+
+
+class ExplainerController(QtCore.QObject):
+    """Keeps ``widget`` on the single selected operator node of ``window``: refreshed when the
+    selection changes, when a run finishes, and when the dock is shown; the step position is
+    kept while the node and its inputs stay the same."""
+
+    def __init__(self, window, widget: ExplainerWidget, dock) -> None:
+        super().__init__(window)
+        self.window, self.widget, self.dock = window, widget, dock
+        self._key = None
+        window.scene.selectionChanged.connect(self.refresh)
+        window.runner.finished.connect(lambda _result: self.refresh())
+        dock.visibilityChanged.connect(lambda visible: visible and self.refresh())
+
+    def refresh(self) -> None:
+        # Signals can still arrive while the window is being torn down.
+        if not (isValid(self.dock) and isValid(self.window.scene)) or self.dock.isHidden():
+            return
+        graph = self.window.graph
+        ids = [nid for nid in self.window.scene.selected_node_ids() if graph.has_node(nid)]
+        node = graph.node(ids[0]) if len(ids) == 1 else None
+        if not isinstance(node, N.OperatorNode):
+            self._show_message(HINT)
+            return
+        inputs = []
+        for port in node.input_ports():
+            edge = graph.edge_into(node.id, port)
+            value = None if edge is None else self.window.runner.value(edge.src)
+            if value is None and port not in node.optional_inputs():
+                self._show_message(f"{node.name}: input {port} has no value yet (connect it, or wait for the run)")
+                return
+            inputs.append(value)
+        key = (node.id, node.revision, tuple(id(v) for v in inputs))
+        if key == self._key:
+            return
+        out_type = graph.output_type(node.id)
+        steps = _steps(node.op, inputs, None if out_type is None else out_type.shape)
+        if steps > MAX_STEPS:
+            self._show_message(f"{node.name}: {steps:,} steps is too many to step through; "
+                               f"the explainer takes up to {MAX_STEPS:,} (try a smaller example)")
+            return
+        self._key = key
+        self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes))
+
+    def _show_message(self, message: str) -> None:
+        self._key = None
+        self.widget.clear(message)
+
+
+def _steps(op: str, inputs: list, output_shape) -> int:
+    """Elements of the updates (scatter ops) or of the output (gather ops)."""
+    if op in ("Scatter", "ScatterElements", "ScatterND"):
+        return int(inputs[2].size)
+    if op == "TensorScatter":
+        return int(inputs[1].size)
+    return int(np.prod(output_shape, dtype=np.int64)) if output_shape is not None else 0

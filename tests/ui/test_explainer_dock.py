@@ -1,0 +1,40 @@
+"""The explainer dock follows the selected operator node of the editor."""
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+from nodeeditor.graph import load_example
+
+
+def _click_node(window, node_id):
+    """A real left click on the node's title bar."""
+    rect = window.scene.node_item(node_id).sceneBoundingRect()
+    window.view.centerOn(rect.center())
+    point = window.view.mapFromScene(QtCore.QPointF(rect.center().x(), rect.top() + 8))
+    QTest.mouseClick(window.view.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                     QtCore.Qt.KeyboardModifier.NoModifier, point)
+
+
+def test_selecting_the_scatter_node_explains_it(window, qtbot):
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    op = next(n for n in window.graph.nodes if n.kind == "op")
+    _click_node(window, op.id)
+    qtbot.waitUntil(lambda: window.explainer.count > 0, timeout=3000)
+    assert window.explainer_dock.windowTitle() == "Explainer"
+    data = window.runner.value(window.graph.edge_into(op.id, "indices").src)
+    updates = window.runner.value(window.graph.edge_into(op.id, "updates").src)
+    assert window.explainer.count == updates.size
+    # step 0: updates[0, 0] goes to output[indices[0, 0], 0] for axis 0 (Scatter-9 example 1)
+    indices_grid, updates_grid, output_grid = window.explainer.grids
+    axis = op.attributes.get("axis", 0)
+    target = (data[0, 0], 0) if axis == 0 else (0, data[0, 0])
+    assert output_grid.highlights == {tuple(int(v) for v in target): "target"}
+
+
+def test_a_source_node_shows_the_hint(window, qtbot):
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    src = next(n for n in window.graph.nodes if n.kind == "literal")
+    window.scene.select_nodes([src.id])
+    qtbot.waitUntil(lambda: "Select an operator node" in window.explainer.title.text(), timeout=3000)
+    assert window.explainer.count == 0
