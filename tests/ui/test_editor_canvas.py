@@ -451,3 +451,7 @@ def test_dragged_wire_end_onto_a_connected_input_replaces_it(small):
     w.view.setFocus()
     keys(w.view, "Ctrl+Z")
     assert [str(e) for e in g.edges] == before
+    keys(w.view, "Ctrl+Shift+Z")
+    assert g.edge_into("g", "indices") is None and g.edge_into("g2", "indices").src == "idx"
+    keys(w.view, "Ctrl+Z")
+    assert [str(e) for e in g.edges] == before
