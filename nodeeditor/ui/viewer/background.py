@@ -3,7 +3,9 @@
 ``BackgroundCall.submit(fn, *args)`` returns a generation number; ``finished(generation,
 result)`` arrives on the UI thread only for the newest submission (older results are
 dropped, so a user who moves on never sees a stale picture). Exceptions come back as the
-result so the caller can report them.
+result so the caller can report them. ``submit(fn, *args, cancellable=True)`` also passes
+``cancelled=`` (a callable that turns True once a newer job or ``cancel()`` supersedes this
+one), so long functions can stop early.
 """
 from __future__ import annotations
 
@@ -17,17 +19,22 @@ class _Relay(QtCore.QObject):
 
 
 class _Task(QtCore.QRunnable):
-    def __init__(self, owner: "BackgroundCall", generation: int, fn, args):
+    def __init__(self, owner: "BackgroundCall", generation: int, fn, args, cancellable: bool = False):
         super().__init__()
         self.setAutoDelete(True)
         self._owner, self._generation, self._fn, self._args = owner, generation, fn, args
-        self._relay = owner._relay
+        self._cancellable = cancellable
+        self._relay = owner._relay  # keep the relay alive while the task runs
+
+    def _stale(self) -> bool:
+        return self._owner.generation != self._generation
 
     def run(self) -> None:
         if self._owner.generation != self._generation:
             return
+        kwargs = {"cancelled": self._stale} if self._cancellable else {}
         try:
-            result = self._fn(*self._args)
+            result = self._fn(*self._args, **kwargs)
         except Exception as exc:  # reported to the UI thread, never lost
             result = exc
         self._fn = self._args = None
@@ -49,16 +56,16 @@ class BackgroundCall(QtCore.QObject):
         self.pool = QtCore.QThreadPool()
         self.pool.setMaxThreadCount(1)
 
-    def submit(self, fn, *args) -> int:
-        with self._lock:
-            self.generation += 1
-            generation = self.generation
-        self.pool.start(_Task(self, generation, fn, args))
+    def submit(self, fn, *args, cancellable: bool = False) -> int:
+        generation = self.cancel()
+        self.pool.start(_Task(self, generation, fn, args, cancellable))
         return generation
 
-    def cancel(self) -> None:
+    def cancel(self) -> int:
+        """Supersede every job submitted so far; returns the new generation."""
         with self._lock:
             self.generation += 1
+            return self.generation
 
     def wait(self, msecs: int = 30000) -> bool:
         return self.pool.waitForDone(msecs)
