@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import buffers, fold, parallel
+from . import accel, buffers, fold, parallel
 from .dtypes import COMPLEX_NAMES, dtype_name
 from .errors import OpError
 from .index_map import IndexMap, element_base, row_major_strides, write_offsets
@@ -107,6 +107,8 @@ def take_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     go into another, and one ``take`` gathers from the cached copy: no full-size offset array,
     and no cache miss per element on the random reads. Runs split across threads.
     """
+    if accel.enabled() and accel.supports_gather_elements(data, idx, axis):
+        return accel.gather_elements(data, idx, axis)  # compiled, bit-identical (ops/accel.py)
     data = np.ascontiguousarray(data)
     out = buffers.empty(idx.shape, data.dtype)
     if out.size == 0:
@@ -212,6 +214,12 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
     values = np.ascontiguousarray(updates)
     if reduction != "none":
         ufunc = _reduction_ufunc(op, reduction, data)
+        if accel.enabled() and accel.supports_fold(data.dtype, reduction, updates.size):
+            if block == 1 and op in ("ScatterElements", "Scatter") and imap.rows.shape == values.shape:
+                accel.scatter_elements_fold(out, imap.rows, values, reduction, axis_is_last=not columns_stay)
+            else:
+                accel.scatter_rows_fold(table, imap.rows, values, reduction)
+            return out  # compiled fold, bit-identical to ufunc.at (ops/accel.py)
     if block == 1 and columns_stay:
         flat = table.reshape(-1)
         rows = imap.rows.reshape(values.shape)

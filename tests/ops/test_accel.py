@@ -1,0 +1,304 @@
+"""The optional compiled accelerator (ops/accel.py) against the numpy path it replaces.
+
+Every accelerated kernel and dtype must give the numpy path's result bit for bit: results are
+compared as raw bytes, so NaN payloads, NaN vs number and -0.0 vs 0.0 all count. Cases are
+random, ranks 1 to 4, with duplicates, negative indices, NaNs in data and in updates (both
+orders of a NaN meeting a number), signed zeros, and sizes on both sides of the thread split.
+The accelerator's size threshold is lowered so small cases reach the kernels too.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ops
+from ops import accel, parallel
+
+from . import reference
+
+pytestmark = pytest.mark.skipif(not accel.available(), reason="numba is not installed (extra 'fast')")
+
+FOLD_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
+REDUCTIONS = ["add", "mul", "max", "min"]
+GATHER_DTYPES = ["bool", "int8", "uint16", "int32", "uint64", "float16", "bfloat16", "float32", "float64", "complex64"]
+
+
+@pytest.fixture(autouse=True)
+def accel_state(monkeypatch):
+    """Restore the switch after each test; let small cases reach the kernels."""
+    previous = accel.set_enabled(True)
+    monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    yield
+    accel.set_enabled(previous)
+
+
+@pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
+def threads(request):
+    old = parallel.threads()
+    parallel.set_threads(request.param)
+    yield request.param
+    parallel.set_threads(old)
+
+
+def values(dtype: str, shape, rng, payloads: bool = True) -> np.ndarray:
+    """Small values with many ties; floats also get -0.0, 0.0 and NaNs: with ``payloads``,
+    NaNs of three bit patterns (both signs) and infinities, else only ``np.nan`` and no
+    infinities (so add/mul never make a NaN of another pattern, see :func:`fold_values`)."""
+    dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    if dt == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(bool)
+    raw = rng.integers(-6, 7, size=shape)
+    if dt.kind == "c":
+        return (raw + 1j * rng.integers(-3, 4, size=shape)).astype(dt)
+    out = raw.astype(dt)
+    if dt.kind == "f":
+        specials = np.array([np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf] if payloads else [np.nan, -0.0, 0.0],
+                            dtype=dt)
+        if payloads and dt in (np.float32, np.float64):  # a NaN with another payload
+            bits = np.array([0x7FC00001 if dt == np.float32 else 0x7FF8000000000001],
+                            dtype=np.uint32 if dt == np.float32 else np.uint64)
+            specials = np.concatenate([specials, bits.view(dt)])
+        mask = rng.random(shape) < 0.15
+        out[mask] = rng.choice(specials, size=int(mask.sum()))
+    return out
+
+
+def fold_payloads(reduction: str) -> bool:
+    """Which NaN patterns a reduction test may use. numpy's own add/mul loops do not agree on
+    which payload survives when two *different* NaNs meet (``ufunc.at`` and the scalar loop keep
+    the first operand's, the SIMD loop's tail the second's, so ScatterND's numpy fold depends on
+    the position in the block); the kernels keep the first, as ``ufunc.at`` does
+    (:func:`test_fold_kernels_match_ufunc_at_on_every_nan`). max/min agree everywhere."""
+    return reduction in ("max", "min")
+
+
+def elementwise_case(rng, rank: int, dtype: str, big: bool = False, axis: int | None = None,
+                     payloads: bool = True):
+    """data, indices (negative ones included, many duplicates), updates and axis for
+    GatherElements/ScatterElements: indices no larger than data off the axis."""
+    if big:
+        dshape = {1: (3000,), 2: (300, 260), 3: (40, 30, 50), 4: (12, 10, 9, 30)}[rank]
+    else:
+        dshape = tuple(int(n) for n in rng.integers(1, 6, size=rank))
+    axis = int(rng.integers(-rank, rank)) if axis is None else axis
+    a = axis % rank
+    ishape = tuple(int(rng.integers(1, n + 1)) if d != a else int(rng.integers(1, 2 * n + 2))
+                   for d, n in enumerate(dshape))
+    if big:
+        ishape = tuple(n if d != a else 2 * n for d, n in enumerate(dshape))
+    idx = rng.integers(-dshape[a], dshape[a], size=ishape)
+    return values(dtype, dshape, rng, payloads), idx, values(dtype, ishape, rng, payloads), axis
+
+
+def nd_case(rng, rank: int, dtype: str, big: bool = False, payloads: bool = True):
+    """data, indices (k index columns, negatives, duplicates), updates for ScatterND."""
+    dshape = (tuple(int(n) for n in rng.integers(1, 6, size=rank)) if not big
+              else {1: (3000,), 2: (300, 40), 3: (60, 50, 8), 4: (10, 12, 9, 16)}[rank])
+    k = int(rng.integers(1, rank + 1))
+    lead = (int(rng.integers(1, 12)),) if not big else (2000, 3)
+    idx = np.stack([rng.integers(-dshape[c], dshape[c], size=lead) for c in range(k)], axis=-1)
+    return values(dtype, dshape, rng, payloads), idx, values(dtype, lead + dshape[k:], rng, payloads)
+
+
+def both(fn):
+    """fn() with the accelerator on and off, as owned copies."""
+    accel.set_enabled(True)
+    fast = np.array(fn(), copy=True)
+    accel.set_enabled(False)
+    slow = np.array(fn(), copy=True)
+    accel.set_enabled(True)
+    return fast, slow
+
+
+def assert_same_bits(fast: np.ndarray, slow: np.ndarray) -> None:
+    assert fast.dtype == slow.dtype and fast.shape == slow.shape
+    if fast.tobytes() != slow.tobytes():
+        bad = [i for i in range(fast.size) if fast.reshape(-1)[i:i + 1].tobytes() != slow.reshape(-1)[i:i + 1].tobytes()]
+        raise AssertionError(f"{len(bad)} elements differ, first at flat {bad[0]}: "
+                             f"accelerated {fast.reshape(-1)[bad[0]]!r} vs numpy {slow.reshape(-1)[bad[0]]!r}")
+
+
+def count_calls(monkeypatch, name: str) -> list:
+    calls = []
+    original = getattr(accel, name)
+
+    def spy(*args, **kwargs):
+        calls.append(name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(accel, name, spy)
+    return calls
+
+
+# ---------------------------------------------------------------- ScatterElements
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("dtype", FOLD_DTYPES)
+def test_scatter_elements_bit_identical(dtype, reduction, monkeypatch):
+    calls = count_calls(monkeypatch, "scatter_elements_fold")
+    rng = np.random.default_rng([1, FOLD_DTYPES.index(dtype), REDUCTIONS.index(reduction)])
+    for trial in range(24):
+        data, idx, upd, axis = elementwise_case(rng, 1 + trial % 4, dtype, payloads=fold_payloads(reduction))
+        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis, reduction))
+        assert_same_bits(fast, slow)
+    assert len(calls) == 24
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype,reduction", [("float32", "max"), ("float64", "min"), ("float32", "add"),
+                                             ("int8", "mul"), ("uint64", "add"), ("int64", "max")])
+def test_scatter_elements_big_every_axis_threads(dtype, reduction, rank, threads):
+    rng = np.random.default_rng([2, rank, REDUCTIONS.index(reduction)])
+    for axis in range(-rank, rank):
+        data, idx, upd, _ = elementwise_case(rng, rank, dtype, big=True, axis=axis, payloads=fold_payloads(reduction))
+        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis, reduction))
+        assert_same_bits(fast, slow)
+
+
+# ---------------------------------------------------------------- ScatterND
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("dtype", FOLD_DTYPES)
+def test_scatter_nd_bit_identical(dtype, reduction, monkeypatch):
+    calls = count_calls(monkeypatch, "scatter_rows_fold")
+    rng = np.random.default_rng([3, FOLD_DTYPES.index(dtype), REDUCTIONS.index(reduction)])
+    for trial in range(24):
+        data, idx, upd = nd_case(rng, 1 + trial % 4, dtype, payloads=fold_payloads(reduction))
+        fast, slow = both(lambda: ops.scatter_nd(data, idx, upd, reduction))
+        assert_same_bits(fast, slow)
+    assert len(calls) == 24
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype,reduction", [("float32", "add"), ("float32", "mul"), ("float64", "max"),
+                                             ("float32", "min"), ("int16", "add")])
+def test_scatter_nd_big_threads(dtype, reduction, rank, threads):
+    rng = np.random.default_rng([4, rank, REDUCTIONS.index(reduction)])
+    data, idx, upd = nd_case(rng, rank, dtype, big=True, payloads=fold_payloads(reduction))
+    fast, slow = both(lambda: ops.scatter_nd(data, idx, upd, reduction))
+    assert_same_bits(fast, slow)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fold_kernels_match_ufunc_at_on_every_nan(dtype, reduction):
+    """Both kernels against ``ufunc.at``, the sequential fold they implement, with NaNs of
+    several payloads and signs, infinities (NaNs made by inf - inf, 0 * inf) and signed zeros."""
+    rng = np.random.default_rng([10, REDUCTIONS.index(reduction)])
+    ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[reduction]
+    data = values(dtype, (40, 6), rng)
+    upd = values(dtype, (300, 6), rng)
+    rows = rng.integers(0, 40, size=300)
+    want = data.copy()
+    with np.errstate(all="ignore"):
+        ufunc.at(want.reshape(-1), (rows[:, None] * 6 + np.arange(6)).reshape(-1), upd.reshape(-1))
+    got = data.copy()
+    accel.scatter_rows_fold(got, rows, upd, reduction)
+    assert_same_bits(got, want)
+    idx = rng.integers(0, 6, size=(40, 50))  # ScatterElements on the last axis: row i writes row i
+    flat = np.arange(40)[:, None] * 6 + idx
+    upd = values(dtype, (40, 50), rng)
+    want = data.copy()
+    with np.errstate(all="ignore"):
+        ufunc.at(want.reshape(-1), flat.reshape(-1), upd.reshape(-1))
+    got = data.copy()
+    accel.scatter_elements_fold(got, flat, upd, reduction, axis_is_last=True)
+    assert_same_bits(got, want)
+
+
+# ---------------------------------------------------------------- GatherElements
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32", "int16", "uint8"])
+@pytest.mark.parametrize("dtype", GATHER_DTYPES)
+def test_gather_elements_bit_identical(dtype, index_dtype, monkeypatch):
+    calls = count_calls(monkeypatch, "gather_elements")
+    rng = np.random.default_rng([5, GATHER_DTYPES.index(dtype), len(index_dtype)])
+    routed = 0
+    for trial in range(24):
+        rank = 1 + trial % 4
+        data, idx, _, axis = elementwise_case(rng, rank, dtype)
+        if index_dtype == "uint8":
+            idx = idx % data.shape[axis % rank]
+        idx = idx.astype(index_dtype)
+        fast, slow = both(lambda: ops.gather_elements(data, idx, axis))
+        assert_same_bits(fast, slow)
+        routed += axis % rank > 0
+    assert len(calls) == routed  # axis 0 stays on the index-map path
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64"])
+def test_gather_elements_big_every_axis_threads(dtype, rank, threads):
+    rng = np.random.default_rng([6, rank])
+    for axis in range(1, rank):
+        data, idx, _, _ = elementwise_case(rng, rank, dtype, big=True, axis=axis)
+        fast, slow = both(lambda: ops.gather_elements(data, idx, axis))
+        assert_same_bits(fast, slow)
+
+
+def test_unsupported_dtypes_stay_on_numpy(monkeypatch):
+    folds = count_calls(monkeypatch, "scatter_elements_fold")
+    gathers = count_calls(monkeypatch, "gather_elements")
+    rng = np.random.default_rng(7)
+    for dtype in ["bool", "float16", "bfloat16", "complex64"]:
+        data, idx, upd, axis = elementwise_case(rng, 2, dtype)
+        ops.scatter_elements(data, idx, upd, axis, "add")
+    data = np.arange(12, dtype=np.complex128).reshape(3, 4)
+    ops.gather_elements(data, np.zeros((3, 4), dtype=np.int64), 1)
+    strings = np.array([["a", "b"], ["c", "d"]], dtype=object)
+    ops.gather_elements(strings, np.array([[1, 0], [0, 0]]), 1)
+    assert folds == [] and gathers == []
+
+
+# ---------------------------------------------------------------- switch, errors, reference
+
+
+def test_switch_and_errors_unchanged():
+    data = np.zeros((3, 4), dtype=np.float32)
+    bad = np.array([[0, 4]], dtype=np.int64)
+    for flag in (True, False):
+        accel.set_enabled(flag)
+        assert accel.enabled() is flag
+        with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[0, 1\] = 4 is out of range"):
+            ops.scatter_elements(data, bad, np.ones((1, 2), np.float32), 1, "max")
+        with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[0, 1\] = 4 is out of range"):
+            ops.gather_elements(data, bad, 1)
+        with pytest.raises(ops.OpError, match="unknown reduction"):
+            ops.scatter_nd(data, np.array([[0]]), np.ones((1, 4), np.float32), "sum")
+
+
+def test_inputs_not_modified():
+    rng = np.random.default_rng(8)
+    data, idx, upd, axis = elementwise_case(rng, 3, "float32", big=True)
+    saved = data.copy(), idx.copy(), upd.copy()
+    out = ops.scatter_elements(data, idx, upd, axis, "add")
+    assert not np.shares_memory(out, data)
+    for a, b in zip((data, idx, upd), saved):
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_reference_catches_a_wrong_kernel(reduction, monkeypatch):
+    """The semantic tests would see an accelerator bug: both paths match the slow reference,
+    and a kernel with a swapped reduction does not."""
+    rng = np.random.default_rng(9)
+    cases = [elementwise_case(rng, 1 + t % 4, "float32") for t in range(12)]
+    cases = [(np.nan_to_num(d, nan=1.5), i, np.nan_to_num(u, nan=-2.5), a) for d, i, u, a in cases]
+    for flag in (True, False):
+        accel.set_enabled(flag)
+        for d, i, u, a in cases:
+            got = ops.scatter_elements(d, i, u, a, reduction)
+            want = reference.scatter_elements(d, i, u, a, reduction)
+            np.testing.assert_array_equal(got, want)
+    accel.set_enabled(True)
+    swapped = {"add": "mul", "mul": "add", "max": "min", "min": "max"}
+    monkeypatch.setattr(accel, "OPS", {r: accel.OPS[swapped[r]] for r in accel.OPS})
+    mismatches = 0
+    for d, i, u, a in cases:
+        got = ops.scatter_elements(d, i, u, a, reduction)
+        mismatches += not np.array_equal(got, reference.scatter_elements(d, i, u, a, reduction))
+    assert mismatches > 0
