@@ -4,10 +4,14 @@ Run as a script (not part of the test suite):
 
     .venv/bin/python benchmarks/bench_ops.py [--repeat 7] [--only SUBSTRING]
 
-For each case it prints the median wall time of ``ops``, onnxruntime with its default threads,
+For each case it prints the median wall time of ``ops`` (as shipped: with the optional numba
+accelerator of :mod:`ops.accel` when it is installed and not switched off), ``ops(numpy)`` (the
+same call with the accelerator off: the numpy reference path), onnxruntime with its default threads,
 onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output), all
 measured in this process and timed in turns (so other load on the machine hits all alike),
-then the ratio ops / best correct onnxruntime and ops / copy. Where
+then the ratio ops / best correct onnxruntime and ops / copy (both for the default ``ops``). The
+``1st ms`` column is the first call of each case in this process: it includes compiling the
+accelerator's kernels, or loading them from numba's on-disk cache (``cache=True``). Where
 multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate indices loses
 updates), its time is shown but the ratio uses the one-thread time.
 """
@@ -26,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ops  # noqa: E402
+from ops import accel  # noqa: E402
 
 
 @dataclass
@@ -121,19 +126,38 @@ def main(argv=None) -> int:
     global STAT
     STAT = min if args.stat == "min" else statistics.median
     rng = np.random.default_rng(0)
-    header = f"{'case':46} {'ops ms':>8} {'ort ms':>8} {'ort1 ms':>8} {'copy ms':>8} {'ops/ort':>8} {'ops/copy':>8}"
+    header = (f"{'case':46} {'ops ms':>8} {'numpy ms':>8} {'ort ms':>8} {'ort1 ms':>8} {'copy ms':>8} "
+              f"{'ops/ort':>8} {'ops/copy':>8} {'1st ms':>8}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# {os.cpu_count()} CPUs, load average {load:.2f} at start; {args.stat} of {args.repeat} interleaved runs")
+    t0 = time.perf_counter()
+    on = accel.enabled()  # imports numba (once per process)
+    print(f"# accelerator: {'on' if on else 'off'} ({'numba ' + __import__('numba').__version__ if accel.available() else 'numba not installed'}"
+          f"{'; INDEXFLOW_ACCEL=0' if accel.available() and not on else ''}), import {1e3 * (time.perf_counter() - t0):.0f} ms; "
+          f"ops = default path, numpy = ops(numpy), the accelerator off")
     print(header)
     print("-" * len(header))
     for case in make_cases(rng):
         if args.only and args.only.lower() not in case.name.lower():
             continue
         run = lambda c=case: ops.run_op(c.op, c.inputs, c.attrs)  # noqa: E731
+
+        def run_numpy(c=case):
+            previous = accel.set_enabled(False)
+            try:
+                return ops.run_op(c.op, c.inputs, c.attrs)
+            finally:
+                accel.set_enabled(previous)
+
+        t0 = time.perf_counter()
         expected = run()
+        t_first = time.perf_counter() - t0
+        reference = run_numpy()
+        assert expected.tobytes() == reference.tobytes(), f"{case.name}: accelerated result differs from the numpy path"
+        del reference
         largest = max([np.asarray(a) for a in case.inputs] + [expected], key=lambda a: a.nbytes)
         scratch = np.empty_like(largest)
-        fns = {"ops": run, "copy": lambda: np.copyto(scratch, largest)}
+        fns = {"ops": run, "numpy": run_numpy, "copy": lambda: np.copyto(scratch, largest)}
         if not args.no_ort:
             ort_default, ort_one = ort_session(case, None), ort_session(case, 1)
             if case.attrs.get("reduction", "none") in ("none", "max", "min"):
@@ -146,8 +170,8 @@ def main(argv=None) -> int:
         t_ort, t_ort1 = times.get("ort", float("nan")), times.get("ort1", float("nan"))
         best = t_ort1 if case.ort_multithread_wrong else min(t_ort, t_ort1)
         mark = "*" if case.ort_multithread_wrong else " "
-        print(f"{case.name:46} {t_ops*1e3:8.2f} {t_ort*1e3:8.2f}{mark}{t_ort1*1e3:8.2f} {t_copy*1e3:8.2f} "
-              f"{t_ops/best:8.2f} {t_ops/t_copy:8.2f}", flush=True)
+        print(f"{case.name:46} {t_ops*1e3:8.2f} {times['numpy']*1e3:8.2f} {t_ort*1e3:8.2f}{mark}{t_ort1*1e3:8.2f} "
+              f"{t_copy*1e3:8.2f} {t_ops/best:8.2f} {t_ops/t_copy:8.2f} {t_first*1e3:8.1f}", flush=True)
     print("\n* multi-threaded onnxruntime loses updates on duplicate ScatterND indices; ratio uses one thread.")
     return 0
 

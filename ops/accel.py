@@ -31,6 +31,7 @@ after an install pays the compile time.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 
@@ -45,7 +46,7 @@ FOLD_DTYPES = frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
 _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 #: ScatterElements on an axis other than the last: columns per band (targets of a band stay in cache).
-BAND = 16
+BAND = 64
 #: Below this many elements the numpy path is as fast and avoids a kernel call.
 MIN_SIZE = 1 << 12
 
@@ -94,41 +95,36 @@ def _gather_elements_kernel(data, idx, out, shape, dstrides, axis, r0, r1):
             d -= 1
 
 
-def _scatter_elements_kernel(out, rows, vals, op, s0, s1, band):
-    """Fold vals[a, s, b] into out[rows[a, s, b]] for s in s0..s1, in row-major order of
-    (a, s, b) restricted to that range, in bands of ``band`` values of s (a cell's updates all
-    share its s, so banding keeps their order)."""
-    na, nb = rows.shape[0], rows.shape[2]
-    for sb in range(s0, s1, band):
-        se = min(s1, sb + band)
+def _scatter_elements_kernel(out, rows, vals, op, a0, a1, c0, c1, band):
+    """Fold vals[a, c] into out[rows[a, c]] for a in a0..a1, c in c0..c1, in row-major order
+    of (a, c) restricted to that block, column band by column band (``band`` columns at a
+    time; callers band only when a cell's updates all share one column, so order is kept)."""
+    for cb in range(c0, c1, band):
+        ce = min(c1, cb + band)
         if op == 0:
-            for a in range(na):
-                for s in range(sb, se):
-                    for b in range(nb):
-                        k = rows[a, s, b]
-                        out[k] = out[k] + vals[a, s, b]
+            for a in range(a0, a1):
+                for c in range(cb, ce):
+                    k = rows[a, c]
+                    out[k] = out[k] + vals[a, c]
         elif op == 1:
-            for a in range(na):
-                for s in range(sb, se):
-                    for b in range(nb):
-                        k = rows[a, s, b]
-                        out[k] = out[k] * vals[a, s, b]
+            for a in range(a0, a1):
+                for c in range(cb, ce):
+                    k = rows[a, c]
+                    out[k] = out[k] * vals[a, c]
         elif op == 2:
-            for a in range(na):
-                for s in range(sb, se):
-                    for b in range(nb):
-                        k = rows[a, s, b]
-                        c = out[k]
-                        v = vals[a, s, b]
-                        out[k] = c if (c > v or c != c) else v
+            for a in range(a0, a1):
+                for c in range(cb, ce):
+                    k = rows[a, c]
+                    x = out[k]
+                    v = vals[a, c]
+                    out[k] = x if (x > v or x != x) else v
         else:
-            for a in range(na):
-                for s in range(sb, se):
-                    for b in range(nb):
-                        k = rows[a, s, b]
-                        c = out[k]
-                        v = vals[a, s, b]
-                        out[k] = c if (c < v or c != c) else v
+            for a in range(a0, a1):
+                for c in range(cb, ce):
+                    k = rows[a, c]
+                    x = out[k]
+                    v = vals[a, c]
+                    out[k] = x if (x < v or x != x) else v
 
 
 def _scatter_rows_kernel(out, rows, vals, op, r0, r1):
@@ -154,6 +150,40 @@ def _scatter_rows_kernel(out, rows, vals, op, r0, r1):
                 c = out[r, b]
                 v = vals[i, b]
                 out[r, b] = c if (c < v or c != c) else v
+
+
+# --------------------------------------------------------------------------------------------
+# threads
+
+
+#: Parts per thread for :func:`_run_chunks`: a thread slowed by other load on the machine takes
+#: fewer of them instead of holding up the whole call.
+CHUNKS_PER_THREAD = 4
+#: ScatterND: each part scans every row number, so one part per thread (more measured slower).
+ND_CHUNKS_PER_THREAD = 1
+
+
+def _run_chunks(fn, n: int, work: int, chunks_per_thread: int = CHUNKS_PER_THREAD, align: int = 1) -> None:
+    """Call ``fn(start, stop)`` over disjoint ranges covering ``0..n`` (multiples of ``align``
+    long, except the last), handed out one at a time to the threads :mod:`ops.parallel` would
+    use for ``work`` elements. Each range runs in exactly one thread, so the caller's
+    destination partition holds as with :func:`ops.parallel.run_parts`."""
+    threads = parallel.part_count(work)
+    if threads <= 1 or n <= 1:
+        fn(0, n)
+        return
+    chunk = -(-n // (threads * chunks_per_thread))
+    chunk = max(align, -(-chunk // align) * align)
+    counter = itertools.count()  # next() is atomic under the GIL
+
+    def worker(_a: int, _b: int) -> None:
+        while True:
+            start = next(counter) * chunk
+            if start >= n:
+                return
+            fn(start, min(n, start + chunk))
+
+    parallel.run_parts(worker, threads, work=work)
 
 
 # --------------------------------------------------------------------------------------------
@@ -227,7 +257,7 @@ def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     dstrides = np.ones(data.ndim, dtype=np.int64)
     for d in range(data.ndim - 2, -1, -1):
         dstrides[d] = dstrides[d + 1] * data.shape[d + 1]
-    parallel.run_parts(lambda a, b: k(flat, idx2, out2, shape, dstrides, axis, a, b), idx2.shape[0], work=idx.size)
+    _run_chunks(lambda a, b: k(flat, idx2, out2, shape, dstrides, axis, a, b), idx2.shape[0], idx.size)
     return out
 
 
@@ -255,16 +285,17 @@ def scatter_elements_fold(out: np.ndarray, rows: np.ndarray, values: np.ndarray,
     shape = rows.shape
     code = OPS[reduction]
     if rows.ndim < 2:  # one dimension: destinations anywhere, one thread
-        r3, v3 = rows.reshape(1, -1, 1), values.reshape(1, -1, 1)
-        k(flat, r3, v3, code, 0, r3.shape[1], r3.shape[1])
+        r2, v2 = rows.reshape(1, -1), values.reshape(1, -1)
+        k(flat, r2, v2, code, 0, 1, 0, r2.shape[1], max(1, r2.shape[1]))
         return
-    if axis_is_last:
-        r3, v3 = rows.reshape(1, shape[0], -1), values.reshape(1, shape[0], -1)
-        band = max(1, shape[0])
-    else:
-        r3, v3 = rows.reshape(-1, shape[-1], 1), values.reshape(-1, shape[-1], 1)
-        band = BAND
-    parallel.run_parts(lambda a, b: k(flat, r3, v3, code, a, b, band), r3.shape[1], work=rows.size)
+    if axis_is_last:  # rows of the updates write distinct rows of out: split the rows
+        r2, v2 = rows.reshape(shape[0], -1), values.reshape(shape[0], -1)
+        cols = r2.shape[1]
+        _run_chunks(lambda a, b: k(flat, r2, v2, code, a, b, 0, cols, max(1, cols)), shape[0], rows.size)
+    else:  # column c of the updates writes column c of out: split the columns, fold in bands
+        r2, v2 = rows.reshape(-1, shape[-1]), values.reshape(-1, shape[-1])
+        n = r2.shape[0]
+        _run_chunks(lambda a, b: k(flat, r2, v2, code, 0, n, a, b, BAND), shape[-1], rows.size, align=BAND)
 
 
 def scatter_rows_fold(table: np.ndarray, rows: np.ndarray, values: np.ndarray, reduction: str) -> None:
@@ -275,4 +306,4 @@ def scatter_rows_fold(table: np.ndarray, rows: np.ndarray, values: np.ndarray, r
     rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1)
     values = np.ascontiguousarray(values, dtype=table.dtype).reshape(rows.size, table.shape[1])
     code = OPS[reduction]
-    parallel.run_parts(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], work=values.size)
+    _run_chunks(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], values.size, chunks_per_thread=ND_CHUNKS_PER_THREAD)
