@@ -47,7 +47,8 @@ FOLD_DTYPES = frozenset(np.dtype(t) for t in (
 _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 #: ScatterElements on an axis other than the last: columns per band (targets of a band stay in cache).
 BAND = 64
-#: Below this many elements the numpy path is as fast and avoids a kernel call.
+#: Below this many elements the numpy path is as fast; small calls (the editor's) also never
+#: import numba (callers test ``supports_*`` before :func:`enabled`).
 MIN_SIZE = 1 << 12
 
 _state = {"enabled": os.environ.get("INDEXFLOW_ACCEL", "1").strip().lower() not in ("0", "false", "no", "off")}

@@ -13,6 +13,11 @@ scatter, reduction     block 1: ``ufunc.at`` on the flat output; real numeric bl
                        ``fold.MIN_BLOCK`` or more: :func:`ops.fold.fold_rows`; else ``ufunc.at``
 =====================  ==============================================================
 
+With the optional accelerator on (:mod:`ops.accel`, numba), GatherElements with axis > 0 and
+the add/mul/max/min scatters on int/uint/float32/float64 run compiled kernels instead,
+bit-identical to the paths above (tests/ops/test_accel.py); everything before (validation,
+index normalisation, the index map) is unchanged.
+
 Speed-ups shared by all paths: ``mode="clip"`` (indices are checked before; ``"raise"`` with
 ``out=`` buffers the whole output), numeric work split across threads where numpy releases
 the GIL (:mod:`ops.parallel`; never for object/string arrays, never two threads writing one
@@ -107,7 +112,7 @@ def take_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     go into another, and one ``take`` gathers from the cached copy: no full-size offset array,
     and no cache miss per element on the random reads. Runs split across threads.
     """
-    if accel.enabled() and accel.supports_gather_elements(data, idx, axis):
+    if accel.supports_gather_elements(data, idx, axis) and accel.enabled():
         return accel.gather_elements(data, idx, axis)  # compiled, bit-identical (ops/accel.py)
     data = np.ascontiguousarray(data)
     out = buffers.empty(idx.shape, data.dtype)
@@ -214,7 +219,7 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
     values = np.ascontiguousarray(updates)
     if reduction != "none":
         ufunc = _reduction_ufunc(op, reduction, data)
-        if accel.enabled() and accel.supports_fold(data.dtype, reduction, updates.size):
+        if accel.supports_fold(data.dtype, reduction, updates.size) and accel.enabled():
             if block == 1 and op in ("ScatterElements", "Scatter") and imap.rows.shape == values.shape:
                 accel.scatter_elements_fold(out, imap.rows, values, reduction, axis_is_last=not columns_stay)
             else:

@@ -8,6 +8,11 @@ The accelerator's size threshold is lowered so small cases reach the kernels too
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -269,6 +274,46 @@ def test_switch_and_errors_unchanged():
             ops.gather_elements(data, bad, 1)
         with pytest.raises(ops.OpError, match="unknown reduction"):
             ops.scatter_nd(data, np.array([[0]]), np.ones((1, 4), np.float32), "sum")
+
+
+def test_env_switch_and_missing_numba_turn_it_off():
+    """INDEXFLOW_ACCEL=0 switches it off; without numba it is off, silently, and ops still works."""
+    script = (
+        "import sys\n"
+        "if sys.argv[1] == 'hide': sys.modules['numba'] = None  # import numba raises ImportError\n"
+        "import numpy as np, ops\n"
+        "from ops import accel\n"
+        "d = np.arange(20000, dtype=np.float32).reshape(100, 200)\n"
+        "out = ops.scatter_elements(d, np.zeros((100, 200), np.int64), d, 1, 'add')\n"
+        "print(accel.enabled(), accel.available(), float(out[1, 0]))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    results = {}
+    for mode, accel_env in (("env", "0"), ("hide", "1"), ("on", "1")):
+        env = dict(os.environ, INDEXFLOW_ACCEL=accel_env, PYTHONPATH=str(root))
+        done = subprocess.run([sys.executable, "-c", script, mode], env=env, cwd=root, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+        results[mode] = done.stdout.split()
+    assert results["env"] == ["False", "True", results["on"][2]]
+    assert results["hide"] == ["False", "False", results["on"][2]]
+    assert results["on"][:2] == ["True", "True"]
+
+
+def test_read_only_and_strided_inputs():
+    rng = np.random.default_rng(11)
+    data, idx, upd, _ = elementwise_case(rng, 3, "float32", big=True, axis=2)
+    for arr in (data, idx, upd):
+        arr.setflags(write=False)
+    t_data = np.ascontiguousarray(data.transpose(1, 0, 2)).transpose(1, 0, 2)  # same values, strided
+    be_idx = idx.astype(">i8")  # non-native byte order
+    for d, i in ((data, idx), (t_data, be_idx)):
+        fast, slow = both(lambda: ops.gather_elements(d, i[:, :, :50], 2))
+        assert_same_bits(fast, slow)
+        fast, slow = both(lambda: ops.scatter_elements(d, i, upd, 2, "max"))
+        assert_same_bits(fast, slow)
+        fast, slow = both(lambda: ops.scatter_nd(d, i[:3, :4, :2] % 30, upd[:3, :4, :50], "add"))
+        assert_same_bits(fast, slow)
 
 
 def test_inputs_not_modified():
