@@ -7,6 +7,7 @@ so moving a slider keeps the zoom.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -121,6 +122,70 @@ class IntegerAxis(pg.AxisItem):
         return levels
 
 
+def max_pool_2d(image: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Block maximum of a 2-D float picture over ``rows`` x ``cols`` blocks (edge blocks may
+    be smaller). NaN is ignored unless a whole block is NaN (``np.fmax``)."""
+    out = image
+    if rows > 1:
+        out = np.fmax.reduceat(out, np.arange(0, out.shape[0], rows), axis=0)
+    if cols > 1:
+        out = np.fmax.reduceat(out, np.arange(0, out.shape[1], cols), axis=1)
+    return out
+
+
+class PoolingImageItem(pg.ImageItem):
+    """An ImageItem whose automatic reduction to screen pixels can keep the block maximum.
+
+    pyqtgraph's ``autoDownsample`` averages blocks of pixels, so a single changed cell of a
+    1000 x 1000 difference mask shown 250 pixels wide becomes 1/16 of "changed" and is
+    drawn as "same". With ``pool = "max"`` a screen pixel is lit when any cell it covers
+    is lit (the change mask is max-pooled to the display grid). ``pool = "mean"`` is
+    pyqtgraph's own behaviour.
+    """
+
+    def __init__(self, *args, **kwargs):
+        self.pool = "mean"
+        super().__init__(*args, **kwargs)
+
+    def _computeDownsampleFactors(self):
+        """Whole cells per screen pixel. For max pooling the factor is rounded *up*, so the
+        pooled picture has at most one column (row) per screen pixel: Qt then only enlarges
+        it, and nearest-neighbour enlarging never drops a column, where shrinking would."""
+        if self.pool != "max":
+            return super()._computeDownsampleFactors()
+        o = self.mapToDevice(QtCore.QPointF(0, 0))
+        x = self.mapToDevice(QtCore.QPointF(1, 0))
+        y = self.mapToDevice(QtCore.QPointF(0, 1))
+        if o is None:
+            return 1, 1
+        w = math.hypot(x.x() - o.x(), x.y() - o.y())
+        h = math.hypot(y.x() - o.x(), y.y() - o.y())
+        if w == 0 or h == 0:
+            return 1, 1
+        return max(1, math.ceil(1.0 / w - 1e-6)), max(1, math.ceil(1.0 / h - 1e-6))
+
+    def render(self):
+        if self.pool != "max" or not self.autoDownsample or self.image is None or self.image.size == 0:
+            return super().render()
+        xds, yds = self._computeDownsampleFactors()
+        if xds is None or (xds, yds) == (1, 1):
+            return super().render()
+        full = self.image
+        row_axis, col_axis = (0, 1) if self.axisOrder == "row-major" else (1, 0)
+        factors = {row_axis: yds, col_axis: xds}
+        pooled = max_pool_2d(full, factors[0], factors[1])
+        # render the pooled picture with pyqtgraph's own code; paint() keeps drawing it over
+        # the full image's rectangle because self.image is restored before painting
+        self.image, self.autoDownsample = pooled, False
+        self._imageHasNans = None
+        try:
+            super().render()
+        finally:
+            self.image, self.autoDownsample = full, True
+            self._imageHasNans = None
+        self._lastDownsample = (xds, yds)
+
+
 def _index_plot() -> pg.PlotItem:
     return pg.PlotItem(axisItems={"left": IntegerAxis("left"), "bottom": IntegerAxis("bottom")})
 
@@ -138,7 +203,7 @@ class HeatPanel:
         self.plot.showGrid(False, False)
         # autoDownsample: the (<= 2048 px) picture is reduced again to the screen by pyqtgraph,
         # so one-pixel lines in a large tensor stay visible instead of aliasing away
-        self.image_item = pg.ImageItem(axisOrder="row-major", autoDownsample=True)
+        self.image_item = PoolingImageItem(axisOrder="row-major", autoDownsample=True)
         self.nan_item = pg.ImageItem(axisOrder="row-major")
         self.nan_item.setZValue(5)
         self.text_item = CellTextItem()
@@ -164,6 +229,7 @@ class HeatPanel:
         self.plot.setTitle(spec.title, size="10pt")
         values = spec.values
         cmap = spec.cmap or colors.colormap()
+        self.image_item.pool = spec.extra.get("pool", "mean")
         extent = spec.extent or (values.shape[1], values.shape[0])
         self.image_item.setImage(values, autoLevels=False, levels=spec.levels)
         self.image_item.setRect(QtCore.QRectF(-0.5, -0.5, extent[0], extent[1]))
@@ -298,6 +364,9 @@ class PictureArea(pg.GraphicsLayoutWidget):
     hovered = QtCore.Signal(str)
     #: Narrowest useful width of each kind of panel, in pixels (heat maps include the bar).
     MIN_WIDTH = {"heat": 280, "line": 220, "text": 160}
+    #: Room around and between the layout's items (pyqtgraph's margins and spacing), pixels.
+    LAYOUT_MARGIN = 24
+    ITEM_SPACING = 8
 
     def __init__(self, parent=None):
         super().__init__(parent=parent)
@@ -312,6 +381,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
         if signature == self._signature and len(self.panels) == len(specs):
             for panel, spec in zip(self.panels, specs):
                 panel.update(spec)
+            self._place()  # new titles can need more room
             return
         self.ci.clear()
         self.panels = [_PANEL_TYPES[spec.kind](spec) for spec in specs]
@@ -321,8 +391,8 @@ class PictureArea(pg.GraphicsLayoutWidget):
 
     def arrangement(self) -> tuple[tuple[int, ...], ...]:
         """Rows of panel indices for the current width (see the class docstring)."""
-        width = max(1, self.width())
-        needs = [self.MIN_WIDTH.get(p.spec.kind, 200) for p in self.panels]
+        width = max(1, self.width()) - self.LAYOUT_MARGIN
+        needs = [self.needed_width(p) for p in self.panels]
         if sum(needs) <= width:
             return (tuple(range(len(self.panels))),)
         rows: list[list[int]] = []
@@ -335,6 +405,13 @@ class PictureArea(pg.GraphicsLayoutWidget):
             rows[-1].append(i)
             used += needs[i]
         return tuple(tuple(r) for r in rows)
+
+    def needed_width(self, panel) -> float:
+        """Pixels one panel needs: its kind's ``MIN_WIDTH`` or, when more, what its items
+        ask for as a minimum (a long title, a colour bar with words) plus the spacing."""
+        measured = sum(item.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width() + self.ITEM_SPACING
+                       for item in panel.items())
+        return max(self.MIN_WIDTH.get(panel.spec.kind, 200), measured)
 
     def _place(self) -> None:
         arrangement = self.arrangement()

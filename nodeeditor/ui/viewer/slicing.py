@@ -12,7 +12,14 @@ Contracts
   real element whose exact value the hover label can show. Stride can skip isolated
   cells, so the *difference* picture instead uses a chunked **block-any**
   (``changed_blocks``): a block lights up if any cell inside it changed, so no change is
-  ever hidden by downsampling.
+  ever hidden by downsampling. On screen the difference picture is reduced once more, to
+  the panel's pixels, by block *maximum* (``panels.PoolingImageItem``), so a single
+  changed cell of a 1e8 tensor is still a lit pixel at any panel width.
+- Known limit: the plain heat map of a huge slice is a stride sample, so an isolated value
+  between the sampled rows/columns (e.g. one written cell in 1e8) is not drawn there; the
+  statistics line (min/max over every element), the difference view and the table show
+  it. Max-abs pooling would read the whole slice (~400 MB, >100 ms) on every refresh,
+  which is not cheap enough for the UI thread.
 - ``to_display_float`` converts only the (already downsampled) slice to float32; this is
   where float16, bfloat16 (ml_dtypes), ints and bools become drawable.
 - ``tensor_stats`` walks the tensor in chunks of at most ``chunk`` elements, so a 1e8

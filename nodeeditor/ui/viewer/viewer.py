@@ -437,7 +437,7 @@ class TensorViewer(QtWidgets.QWidget):
             texts = [[format_short(source[r, c], short_kind) for c in range(cols)] for r in range(rows)]
         shown = f"{title}  [{rows} × {cols}]"
         if steps != (1, 1):
-            shown += f"  (every {steps[0]}th row, {steps[1]}th column)"
+            shown += f"  (stride {steps[0]} × {steps[1]})"  # short: a long title widens the panel
         extra = {"steps": steps}
         if kind != BOOL:
             extra["finite_range"] = bounds if bounds is not None else levels
@@ -479,12 +479,12 @@ class TensorViewer(QtWidgets.QWidget):
                 blocks = np.zeros((math.ceil(rows / steps[0]), math.ceil(cols / steps[1])), bool)
                 return PanelSpec("heat", "difference: computing…", values=blocks.astype(np.float32),
                                  levels=(0.0, 1.0), cmap=colors.diff_colormap(), extent=(cols, rows),
-                                 colorbar_ticks=ticks, extra={"pending": True, "steps": steps})
+                                 colorbar_ticks=ticks, extra={"pending": True, "steps": steps, "pool": "max"})
         else:
             blocks, steps, count = changed_blocks(reference, view, self.max_display)
-        return PanelSpec("heat", f"difference: {count:,} of {view.size:,} cells changed",
+        return PanelSpec("heat", f"difference: {count:,} of {view.size:,} changed",
                          values=blocks.astype(np.float32), levels=(0.0, 1.0), cmap=colors.diff_colormap(),
-                         extent=(cols, rows), colorbar_ticks=ticks, extra={"mask": blocks, "steps": steps},
+                         extent=(cols, rows), colorbar_ticks=ticks, extra={"mask": blocks, "steps": steps, "pool": "max"},
                          hover=self._diff_hover(reference, view))
 
     # ------------------------------------------------------------------ hover texts
