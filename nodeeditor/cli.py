@@ -143,8 +143,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 print(textwrap.indent(np.array2string(value) if value.ndim else repr(value.item()), "  "))
     if args.output:
         target = Path(args.output)
-        np.savez(target, **{name: _savable(v) for name, v in outputs.items()})
+        try:
+            np.savez(target, **{name: _savable(v) for name, v in outputs.items()})
+        except OSError as exc:
+            print(f"error: cannot write {target}: {exc.strerror or exc}")
+            return EXIT_GRAPH_ERROR
         print(f"wrote {len(outputs)} output(s) to {target if target.suffix == '.npz' else str(target) + '.npz'}")
+        for name, value in outputs.items():
+            widened = _savable(value)
+            if value.dtype != object and widened.dtype != value.dtype:
+                print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: .npz cannot name {dtype_name(value)}")
     if not graph.output_nodes():
         print("warning: the graph has no output nodes; nothing to write")
     return EXIT_OK if ok else EXIT_GRAPH_ERROR
@@ -166,6 +174,10 @@ def _run_in_onnxruntime(graph) -> dict | int:
         return run_in_onnxruntime(graph)
     except ExportError as exc:
         print(f"error: the graph cannot be exported for onnxruntime: {exc}")
+        return EXIT_GRAPH_ERROR
+    except Exception as exc:  # onnxruntime's own errors (bad index values...) have many types
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: onnxruntime failed to run the model: {first_line}")
         return EXIT_GRAPH_ERROR
 
 

@@ -15,7 +15,10 @@ def fmt_shape(shape) -> str:
 
 
 def normalize_axis(op: str, axis: int, rank: int, what: str = "data") -> int:
-    """``axis`` in ``[-rank, rank-1]`` made non-negative; OpError otherwise."""
+    """``axis`` in ``[-rank, rank-1]`` made non-negative; OpError otherwise (also for a
+    non-integer axis)."""
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise OpError(f"{op}: axis must be an integer, got {axis!r}")
     if not -rank <= axis <= rank - 1:
         raise OpError(f"{op}: axis={axis} is out of range for {what} of rank {rank} (valid {-rank}..{rank - 1})")
     return axis % rank if rank else axis
@@ -105,6 +108,10 @@ def normalize_index_tuples(op: str, name: str, indices: np.ndarray, sizes: tuple
     limits = np.asarray(sizes, dtype=np.int64)
     if k and all(all_in_range(indices[..., c], int(sizes[c])) for c in range(k)):
         return indices.astype(np.int64, copy=False)
+    if indices.dtype.kind == "u":  # no negatives; compare before a cast could wrap 2**64-1 to -1
+        bad = indices >= limits.astype(np.uint64)
+        raise _out_of_range(op, name, indices, bad, lambda first: sizes[first % k],
+                            lambda first: first_axis + first % k)
     idx = indices.astype(np.int64, copy=True)
     neg = idx < 0
     if neg.any():

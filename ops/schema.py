@@ -127,8 +127,10 @@ class OpSchema:
             value = _coerce(self.name, spec, value)
             if opset is not None:
                 if spec.since > opset and value != spec.default:
+                    needs = [v for v, vals in (spec.allowed or {}).items() if value in vals]
+                    first = max(spec.since, min(needs)) if needs else spec.since
                     raise OpError(
-                        f"{self.name}: attribute {name}={value!r} needs opset {spec.since} or later (graph opset is {opset})"
+                        f"{self.name}: attribute {name}={value!r} needs opset {first} or later (this is opset {opset})"
                     )
                 allowed = spec.allowed_at(opset)
                 if allowed is not None and value not in allowed:

@@ -73,6 +73,11 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
     else:
         write_indices = np.asarray(write_indices)
         require_integer_indices(OP, "write_indices", write_indices)
+        if write_indices.dtype.kind == "u" and write_indices.size and write_indices.max() > np.iinfo(np.int64).max:
+            b = int(np.argmax(write_indices > np.iinfo(np.int64).max))
+            raise IndexOutOfRangeError(
+                f"{OP}: write_indices[{b}] = {int(write_indices[b])} is out of range for past_cache axis {a} "
+                f"of size {max_len}")
         starts = write_indices.astype(np.int64)
     positions = starts[:, None] + np.arange(seq_len, dtype=np.int64)  # (batch, seq)
     if mode == "circular":

@@ -16,11 +16,16 @@ EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from nodeeditor.graph import GraphFileError, open_graph
+    from pathlib import Path
+
+    from nodeeditor.graph import GraphFileError, is_example, open_graph
 
     from .errors import ExportError
     from .export import save_model
 
+    if args.graph is not None and not Path(args.graph).exists() and not is_example(args.graph):
+        print(f"error: no such graph file or example: {args.graph}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         graph = open_graph(args.graph)
     except GraphFileError as exc:
@@ -45,6 +50,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from .errors import OnnxImportError
     from .importer import import_model
 
+    from pathlib import Path
+
+    if not Path(args.model).exists():
+        print(f"error: no such file: {args.model}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         graph = import_model(args.model)
     except OnnxImportError as exc:

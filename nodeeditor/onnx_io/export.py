@@ -33,7 +33,7 @@ from nodeeditor.graph.engine import Engine
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
 from .names import NameTable
-from .opset_rules import MAX_OPSET, check_at, lowest_opset, onnx_op_type
+from .opset_rules import MAX_OPSET, MIN_EXPORT_OPSET, check_at, lowest_opset, onnx_op_type
 from .types import tensor_type_proto, value_info
 
 SOURCES_MODES = ("initializers", "inputs")
@@ -105,7 +105,12 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     if sources not in SOURCES_MODES:
         raise ExportError(f"sources must be one of {', '.join(SOURCES_MODES)}, got {sources!r}")
     opset = graph.opset if opset is None else int(opset)
+    if not MIN_EXPORT_OPSET <= opset <= MAX_OPSET:
+        raise ExportError(f"opset {opset} is outside what IndexFlow writes ({MIN_EXPORT_OPSET}..{MAX_OPSET})")
     _refuse_static_problems(graph)
+    clashes = graph.name_clashes()
+    if clashes:
+        raise ExportError("Output names must be unique in a model: " + "; ".join(clashes))
     if not graph.output_nodes():
         raise ExportError("the graph has no output node; add one so the model has something to return")
     analysis = _analyse(graph, opset)
@@ -121,12 +126,14 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
             "No single opset can express every node of this graph."
         raise ExportError(f"Cannot export at opset {opset}:\n" + "\n".join(lines) + "\n" + offer, suggested)
 
-    missing = [node.label for node in graph.nodes
+    missing = [_why_untyped(graph, node, analysis.types) for node in graph.nodes
                if isinstance(node, N.OperatorNode) and (node.id, node.output_ports()[0]) not in analysis.types]
     if missing:
-        raise ExportError("Cannot export: these nodes have unconnected inputs or depend on nodes that fail: "
-                          + ", ".join(missing))
-    model, feeds = _build(graph, opset, sources, analysis.types)
+        raise ExportError("Cannot export:\n" + "\n".join(f"- {m}" for m in missing))
+    values = _source_values(graph)
+    if sources == "initializers":
+        _refuse_failing_nodes(graph, values)
+    model, feeds = _build(graph, opset, sources, analysis.types, values)
     validate_model(model)
     return model, feeds
 
@@ -159,6 +166,43 @@ def validate_model(model: onnx.ModelProto) -> None:
 
 
 # ---------------------------------------------------------------------------------- internals
+def _why_untyped(graph: Graph, node: N.OperatorNode, types: Mapping) -> str:
+    """Why an operator node has no type at the export opset: its unconnected inputs, or the
+    upstream node it waits for."""
+    unconnected = [p for p in node.input_ports()
+                   if p not in node.optional_inputs() and graph.edge_into(node.id, p) is None]
+    if unconnected:
+        return f"{node.label}: input {', '.join(unconnected)} is not connected"
+    waiting = [graph.node(e.src).label for e in (graph.edge_into(node.id, p) for p in node.input_ports())
+               if e is not None and (e.src, e.src_port) not in types]
+    return f"{node.label}: depends on {', '.join(waiting)}, which cannot be exported"
+
+
+def _refuse_failing_nodes(graph: Graph, source_values: Mapping[str, np.ndarray]) -> None:
+    """With sources as initializers the model's values are fixed: a node that fails on them
+    (an index out of range in a literal, say) would fail in every runtime, so refuse. The
+    kernels run directly (no opset: that was checked already), in topological order."""
+    values = dict(source_values)
+    failures = []
+    for node_id in graph.topological_order():
+        node = graph.node(node_id)
+        if not isinstance(node, N.OperatorNode):
+            continue
+        edges = [graph.edge_into(node_id, port) for port in node.input_ports()]
+        if any(e is not None and e.src not in values for e in edges):
+            continue  # downstream of a failure (reported through it) or of a graph input
+        if any(isinstance(graph.node(e.src), N.InputSource) for e in edges if e is not None):
+            continue  # a graph input's example is only an example: the model may get other values
+        inputs = [None if e is None else values[e.src] for e in edges]
+        try:
+            values[node_id] = ops.run_op(node.op, inputs, node.attributes)
+        except ops.OpError as exc:
+            failures.append(f"{node.label}: {exc}")
+    if failures:
+        raise ExportError("These nodes fail on the graph's own values, so the model could never run:\n"
+                          + "\n".join(f"- {message}" for message in failures))
+
+
 def _refuse_static_problems(graph: Graph) -> None:
     """Errors on sources and outputs; operator nodes are judged at the export opset instead
     (a node invalid at the graph's opset may be fine at the one asked for)."""
@@ -181,10 +225,9 @@ def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
     return {nid: engine.value(nid) for nid in source_ids}
 
 
-def _build(graph: Graph, opset: int, sources: str, types: Mapping) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+def _build(graph: Graph, opset: int, sources: str, types: Mapping, values: Mapping) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     names = NameTable()
     order = graph.topological_order()
-    values = _source_values(graph)
     tensor_name: dict[tuple[str, str], str] = {}   # (node id, port) -> tensor name
     inputs, initializers, outputs, nodes, infos = [], [], [], [], []
     feeds: dict[str, np.ndarray] = {}
@@ -252,12 +295,14 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping) -> tuple[onnx
             nodes.append(helper.make_node("Identity", [source_name], [out_name], name=names.claim(f"{node.name}_identity")))
         outputs.append(value_info(out_name, types[(edge.src, edge.src_port)]))
 
+    if ir_version_for(opset) < 4:  # before IR 4 every initializer must also be a graph input
+        inputs += [value_info(t.name, ops.TensorType.of(numpy_helper.to_array(t))) for t in initializers]
     graph_proto = helper.make_graph(nodes, graph.name or "indexflow", inputs, outputs,
                                     initializer=initializers, value_info=infos,
                                     doc_string=graph.settings.get("description", ""))
     opset_ids = [helper.make_opsetid("", opset)]
     model = helper.make_model(graph_proto, opset_imports=opset_ids, producer_name=PRODUCER,
-                              ir_version=helper.find_min_ir_version_for(opset_ids))
+                              ir_version=ir_version_for(opset))
     for node in graph.nodes:
         if isinstance(node, N.InputSource):
             text = encode_example(values[node.id])
@@ -265,6 +310,15 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping) -> tuple[onnx
                 helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props},
                                                PREFIX + tensor_name[(node.id, N.SOURCE_PORT)]: text})
     return model, feeds
+
+
+def ir_version_for(opset: int) -> int:
+    """The lowest IR version whose ONNX release knows ``opset`` (onnx's own table skips some
+    opsets, e.g. 2, that no release was cut at)."""
+    candidates = [ir for _release, ir, ai_onnx, *_ in helper.VERSION_TABLE if ai_onnx >= opset]
+    if not candidates:
+        raise ExportError(f"this onnx package knows no IR version for opset {opset}")
+    return min(candidates)
 
 
 def _written_attributes(written_op: str, attrs: Mapping, opset: int) -> dict:

@@ -16,6 +16,8 @@ import ops
 #: The highest opset this exporter writes (TensorScatter needs 24).
 MAX_OPSET = 24
 MIN_OPSET = 1
+#: The lowest opset an exported model may declare (onnx's IR version table starts there).
+MIN_EXPORT_OPSET = 1
 
 
 def onnx_op_type(op: str, attrs: Mapping[str, Any], opset: int) -> str:

@@ -98,7 +98,7 @@ class FileController(QtCore.QObject):
         try:
             graph = self.read(path)
         except Exception as exc:  # GraphFileError, OnnxImportError, ImportError, OSError...
-            message = str(exc) if isinstance(exc, GraphFileError) else f"{path}: {exc}"
+            message = str(exc) if isinstance(exc, GraphFileError) or str(path) in str(exc) else f"{path}: {exc}"
             self._warn("Cannot open file", message)
             self.window.show_status(f"Not opened: {message}", error=True)
             return False

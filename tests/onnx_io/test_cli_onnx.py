@@ -88,3 +88,29 @@ def test_run_with_onnxruntime_missing_says_how_to_install_it(monkeypatch, capsys
     monkeypatch.setattr(builtins, "__import__", no_onnxruntime)
     assert main(["run", "one_hot", "--engine", "onnxruntime"]) == 2
     assert "pip install onnxruntime" in capsys.readouterr().err
+
+
+def test_onnxruntime_failing_at_run_time_is_an_error_line_not_a_traceback(tmp_path, capsys):
+    from nodeeditor.graph import Graph, save_graph
+
+    g = Graph("bad example", opset=13)
+    d = g.add_literal(np.arange(6.0).reshape(3, 2), name="d")
+    i = g.add_input("idx", np.array([0, 9]))           # a graph input: export accepts it
+    n = g.add_operator("Gather", name="gather")
+    g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+    g.connect(n, "output", g.add_output("o"), "value")
+    path = tmp_path / "bad.ifg.json"
+    save_graph(g, path)
+    assert main(["run", str(path), "--engine", "onnxruntime"]) == 1
+    out = capsys.readouterr().out
+    assert "error: onnxruntime failed to run the model" in out and "Traceback" not in out
+
+
+def test_run_output_into_a_missing_folder_is_an_error_line(tmp_path, capsys):
+    assert main(["run", "one_hot", "--output", str(tmp_path / "no" / "such" / "x.npz")]) == 1
+    assert "error: cannot write" in capsys.readouterr().out
+
+
+def test_export_of_a_missing_graph_file_is_a_usage_error(tmp_path, capsys):
+    assert main(["export", str(tmp_path / "missing.ifg.json"), "-o", str(tmp_path / "m.onnx")]) == 2
+    assert "missing.ifg.json" in capsys.readouterr().err

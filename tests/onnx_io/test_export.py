@@ -175,3 +175,49 @@ def test_save_model_is_atomic_and_leaves_the_old_file_on_failure(tmp_path):
         save_model(_scatter_graph("max"), target, opset=16)
     assert target.read_bytes() == before
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_opsets_outside_the_writable_range_are_refused_and_old_ones_work():
+    g = _scatter_graph(op="Scatter", opset=9)
+    for bad in (0, 25, 99):
+        with pytest.raises(ExportError, match="outside"):
+            export_model(g, opset=bad)
+    model = export_model(_gather_graph(), opset=1)   # IR 3: initializers are also graph inputs
+    assert {i.name for i in model.graph.initializer} <= {i.name for i in model.graph.input}
+    (value,) = ort_run(model).values()
+    np.testing.assert_array_equal(value, np.arange(6.0).reshape(3, 2)[[2, 0]])
+
+
+def _gather_graph(indices=(2, 0)):
+    g = Graph("gather", opset=13)
+    d = g.add_literal(np.arange(6.0).reshape(3, 2), name="d")
+    i = g.add_literal(np.array(indices), name="i")
+    n = g.add_operator("Gather", name="gather")
+    g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+    g.connect(n, "output", g.add_output("o"), "value")
+    return g
+
+
+def test_a_node_failing_on_fixed_values_is_refused_but_inputs_mode_writes_it():
+    g = _gather_graph(indices=(2, 7))                  # 7 is out of range for 3 rows
+    with pytest.raises(ExportError, match="(?s)could never run.*indices\\[1\\] = 7"):
+        export_model(g)
+    model = export_model(g, sources="inputs")          # the values are only examples there
+    assert len(model.graph.input) == 2
+
+
+def test_unconnected_inputs_are_named():
+    g = Graph("open", opset=18)
+    d = g.add_literal(np.zeros(3), name="d")
+    n = g.add_operator("Gather", name="ga")
+    g.connect(d, "output", n, "data")
+    g.connect(n, "output", g.add_output("o"), "value")
+    with pytest.raises(ExportError, match="indices"):
+        export_model(g)
+
+
+def test_duplicate_output_names_are_refused():
+    g = _gather_graph()
+    g.connect(g.find("gather").id, "output", g.add_output("o"), "value")
+    with pytest.raises(ExportError, match="unique"):
+        export_model(g)
