@@ -457,3 +457,62 @@ def test_scatter_elements_rank3_large(threads, axis, reduction):
     idx = _idx(rng, tuple(ishape), data.shape[axis])
     upd = rng.integers(-100, 100, tuple(ishape)).astype(np.int64)
     _check("ScatterElements", [data, idx, upd], {"axis": axis, "reduction": reduction})
+
+
+# ---------------------------------------------------------------------------------------------
+# medium sizes (a few thousand updates): past the size where ops switches to its compiled or
+# banded paths, yet small enough for the slow reference, for every dtype and reduction
+
+import zlib  # noqa: E402
+
+from ._cases import Case  # noqa: E402
+from ._helpers import CORE_DTYPES, random_values  # noqa: E402
+
+MEDIUM_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def _medium_case(op, dtype, reduction, variant):
+    rng = np.random.default_rng(zlib.crc32(f"{op}-{dtype}-{reduction}-{variant}".encode()))
+    small = reduction in ("add", "mul")
+    nan = reduction in ("none", "max", "min")
+    if op == "ScatterElements":
+        shape, ishape, axis = [((64, 80), (72, 80), 0), ((40, 30, 8), (40, 30, 5), 2),
+                               ((30, 50, 6), (30, 25, 6), 1)][variant]
+        data = random_values(rng, dtype, shape, small=small, nan=nan)
+        idx = _idx(rng, ishape, shape[axis])
+        upd = random_values(rng, dtype, ishape, small=small, nan=nan)
+        return Case(op, [data, idx, upd], {"axis": axis, "reduction": reduction})
+    if op == "ScatterND":
+        shape, n, k = [((50, 40, 3), 2100, 2), ((700, 2), 2200, 1), ((20, 20, 20), 4200, 3)][
+            variant]
+        data = random_values(rng, dtype, shape, small=small, nan=nan)
+        idx = np.stack([_idx(rng, (n,), shape[j]) for j in range(k)], axis=-1)
+        upd = random_values(rng, dtype, (n,) + shape[k:], small=small, nan=nan)
+        return Case(op, [data, idx, upd], {"reduction": reduction})
+    shape, ishape, axis = [((64, 80), (64, 90), 1), ((20, 30, 40), (20, 30, 10), 2),
+                           ((20, 30, 40), (20, 12, 40), 1)][variant]
+    data = random_values(rng, dtype, shape, nan=True)
+    return Case(op, [data, _idx(rng, ishape, shape[axis])], {"axis": axis})
+
+
+# every variant for the dtypes the compiled folds handle, one variant for the others
+ALL_VARIANTS = ("int8", "uint64", "float32", "float64")
+MEDIUM_PARAMS = (
+    [("GatherElements", None, dt, v) for dt in CORE_DTYPES for v in range(3)
+     if v == 0 or dt in ("int8", "float32")]
+    + [(op, r, dt, v) for op in ("ScatterElements", "ScatterND") for r in MEDIUM_REDUCTIONS
+       for dt in CORE_DTYPES for v in range(3)
+       if v == 0 or (dt in ALL_VARIANTS and r != "none")]
+)
+
+
+@pytest.mark.parametrize("op, reduction, dtype, variant", MEDIUM_PARAMS)
+def test_medium_sizes_vs_reference(op, reduction, dtype, variant):
+    from .test_properties import check_case
+
+    before = ops.parallel.threads()
+    ops.parallel.set_threads(2)
+    try:
+        check_case(_medium_case(op, dtype, reduction, variant))
+    finally:
+        ops.parallel.set_threads(before)
