@@ -123,18 +123,64 @@ def _npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _write_temp(path: Path, data: bytes) -> str:
+    """``data`` written and synced to a temporary file beside ``path``; returns its name."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    return tmp
+
+
+def _atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write every file to a temporary first; only when all are complete (a full disk fails
+    here, with nothing replaced) replace them, last one last. The JSON goes last, so the
+    window in which a crash leaves a new sidecar beside the old JSON is two renames wide."""
+    temps: list[tuple[str, Path]] = []
+    try:
+        for path, data in files:
+            temps.append((_write_temp(path, data), path))
+        for tmp, path in temps:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in temps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    _atomic_write_all([(path, data)])
+
+
+def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:
+    """Relative file-source paths in ``doc`` rewritten for a file saved at ``target`` (they are
+    resolved against the graph's current file first; a graph never saved keeps them as typed). Returns node id -> new path for the
+    nodes whose path changed."""
+    changed = {}
+    if graph.file_path is None:
+        return changed  # never saved: relative paths were typed for wherever it is saved now
+    old_folder = Path(graph.file_path).parent
+    new_folder = target.parent
+    if old_folder.resolve() == new_folder.resolve():
+        return changed
+    for entry in doc.get("nodes", []):
+        rel = entry.get("path")
+        if entry.get("kind") != "file" or not rel or Path(rel).is_absolute():
+            continue
+        absolute = (old_folder / rel).resolve()
+        try:
+            new = os.path.relpath(absolute, new_folder.resolve())
+        except ValueError:  # another drive (Windows): keep it absolute
+            new = str(absolute)
+        entry["path"] = new
+        changed[entry["id"]] = new
+    return changed
 
 
 def _is_ml_dtype(dtype: np.dtype) -> bool:
@@ -165,16 +211,19 @@ def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
     path = Path(path)
     side = sidecar_path(path)
     doc, arrays = graph_document(graph, side.name)
+    rebased = _rebase_file_paths(graph, doc, path)
     text = dumps(doc) + "\n"
+    files = ([(side, _npz_bytes(arrays))] if arrays else []) + [(path, text.encode("utf-8"))]
     try:
-        if arrays:
-            _atomic_write(side, _npz_bytes(arrays))
-        _atomic_write(path, text.encode("utf-8"))
+        _atomic_write_all(files)
         if not arrays and side.exists():
             side.unlink()  # a stale sidecar of an earlier save
     except OSError as exc:
         raise GraphFileError(path, f"cannot write: {exc.strerror or exc}") from None
-    graph.file_path = path
+    with graph.batch():
+        graph.file_path = path
+        for node_id, new_path in rebased.items():
+            graph.set_source(node_id, path=new_path)
     return path
 
 

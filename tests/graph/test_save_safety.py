@@ -1,0 +1,51 @@
+"""Saving never leaves a file that cannot be loaded, and Save As elsewhere keeps file sources
+pointing at the same files."""
+import os
+
+import numpy as np
+import pytest
+
+from nodeeditor.graph import Engine, Graph, GraphFileError, load_graph, save_graph
+from nodeeditor.graph import fileformat
+
+
+def _big_graph(value):
+    g = Graph("big")
+    g.add_literal(np.full((100, 100), value, np.float32), name="big")  # > inline limit: sidecar
+    return g
+
+
+def test_a_failed_json_write_leaves_the_previous_pair_loadable(tmp_path, monkeypatch):
+    path = tmp_path / "g.ifg.json"
+    save_graph(_big_graph(1.0), path)
+    before = (path.read_bytes(), fileformat.sidecar_path(path).read_bytes())
+    real = fileformat._write_temp
+
+    def disk_full_on_json(target, data):
+        if target.suffix == ".json":
+            raise OSError(28, "No space left on device")
+        return real(target, data)
+
+    monkeypatch.setattr(fileformat, "_write_temp", disk_full_on_json)
+    with pytest.raises(GraphFileError, match="No space left"):
+        save_graph(_big_graph(2.0), path)
+    assert (path.read_bytes(), fileformat.sidecar_path(path).read_bytes()) == before
+    monkeypatch.undo()
+    assert float(load_graph(path).find("big").value[0, 0]) == 1.0
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_save_as_in_another_folder_rebases_relative_file_paths(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(); b.mkdir()
+    np.save(a / "data.npy", np.arange(5.0))
+    g = Graph("files")
+    src = g.add_file_source("data.npy", name="data")
+    g.connect(src, "output", g.add_output("out"), "value")
+    save_graph(g, a / "g.ifg.json")
+    loaded = load_graph(a / "g.ifg.json")
+    save_graph(loaded, b / "g.ifg.json")
+    assert loaded.find("data").path == os.path.join("..", "a", "data.npy")
+    np.testing.assert_array_equal(Engine(loaded).run().outputs["out"], np.arange(5.0))
+    again = load_graph(b / "g.ifg.json")          # and the file written there reads it too
+    np.testing.assert_array_equal(Engine(again).run().outputs["out"], np.arange(5.0))
