@@ -96,6 +96,8 @@ class TensorViewer(QtWidgets.QWidget):
         pinChanged(bool): True after ``pin()``, False after ``unpin()``.
         differenceReady(int): a large difference view (computed in the background) is
             now shown; carries the number of changed cells in the slice.
+        saved(str, object): a save started with ``background=True`` finished; carries
+            the path and None, or the exception that stopped it.
     """
 
     tensorChanged = QtCore.Signal(str)
@@ -103,6 +105,7 @@ class TensorViewer(QtWidgets.QWidget):
     differenceReady = QtCore.Signal(int)
     hoverChanged = QtCore.Signal(str)
     pinChanged = QtCore.Signal(bool)
+    saved = QtCore.Signal(str, object)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, max_display: int = MAX_DISPLAY):
         super().__init__(parent)
@@ -138,6 +141,11 @@ class TensorViewer(QtWidgets.QWidget):
         self.save_button.setToolTip("save the tensor as .npy, the slice as .csv, or the picture as .png")
         self.save_button.clicked.connect(self._save_dialog)
 
+        self.status_label = QtWidgets.QLabel()
+        self.status_label.setStyleSheet("color: #606060;")
+        # a long file name must not widen the viewer (the editor's dock is narrow)
+        self.status_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+
         self.controls = SliceControls()
         self.controls.changed.connect(self._refresh_views)
 
@@ -161,7 +169,7 @@ class TensorViewer(QtWidgets.QWidget):
 
         buttons = QtWidgets.QHBoxLayout()
         buttons.addWidget(self.complex_combo)
-        buttons.addStretch(1)
+        buttons.addWidget(self.status_label, 1)
         buttons.addWidget(self.pin_button)
         buttons.addWidget(self.unpin_button)
         buttons.addWidget(self.save_button)
@@ -184,6 +192,9 @@ class TensorViewer(QtWidgets.QWidget):
         self._diff_key: tuple | None = None  # what the running/finished job compares
         self._diff_result: tuple | None = None  # (blocks, steps, count) for _diff_key
         self._diff_arrays: tuple | None = None  # the two arrays of _diff_key, kept alive
+        self._save_job = BackgroundCall(self)
+        self._save_job.finished.connect(self._on_saved)
+        self._saving: Path | None = None  # the file a background save is writing
         self._envelope_job = BackgroundCall(self)
         self._envelope_job.finished.connect(self._on_envelopes)
         # id(vector) -> (vector, x, y); holding the vector keeps its id from being reused
@@ -276,9 +287,14 @@ class TensorViewer(QtWidgets.QWidget):
             return (row,)
         return full_index(self.controls.axes, self.controls.indices, row, col)
 
-    def save_tensor(self, path: str | os.PathLike) -> Path:
+    def save_tensor(self, path: str | os.PathLike, background: bool = False) -> Path:
         """Save by suffix: ``.npy`` the whole tensor, ``.csv`` the values on screen (the 2-D
-        slice, the vector or the scalar, exact), ``.png`` a picture of the Picture tab."""
+        slice, the vector or the scalar, exact), ``.png`` a picture of the Picture tab.
+
+        With ``background=True`` (the Save… button) a CSV of more than
+        ``saving.CSV_BACKGROUND_CELLS`` cells is written off the UI thread: the status line
+        says so, ``saved`` is emitted when it is done, and another save is refused until
+        then. Otherwise the file is written before this returns."""
         if self.current is None:
             raise ValueError("no tensor to save")
         path = Path(path)
@@ -286,7 +302,15 @@ class TensorViewer(QtWidgets.QWidget):
         if suffix == ".npy":
             return saving.save_npy(path, self.current.array)
         if suffix == ".csv":
-            return saving.save_csv(path, self.current_view())
+            view = self.current_view()
+            if background and view.size > saving.CSV_BACKGROUND_CELLS:
+                if self._saving is not None:
+                    raise RuntimeError(f"still saving {self._saving.name}; wait until it is done")
+                self._saving = path
+                self.status_label.setText(f"saving {path.name} ({view.size:,} values)…")
+                self._save_job.submit(saving.save_csv, path, view)
+                return path
+            return saving.save_csv(path, view)
         if suffix == ".png":
             return saving.save_png(path, self.picture)
         raise ValueError(f"unknown file type {suffix!r}; use one of {', '.join(saving.SUFFIXES)}")
@@ -564,8 +588,20 @@ class TensorViewer(QtWidgets.QWidget):
         self.differenceReady.emit(int(result[2]))
 
     def wait_for_background(self, msecs: int = 30000) -> bool:
-        """Block until statistics, difference and plot jobs are done (tests and scripts)."""
-        return self._stats.wait(msecs) and self._diff_job.wait(msecs) and self._envelope_job.wait(msecs)
+        """Block until statistics, difference, plot and save jobs are done (tests and scripts)."""
+        return (self._stats.wait(msecs) and self._diff_job.wait(msecs) and self._envelope_job.wait(msecs)
+                and self._save_job.wait(msecs))
+
+    def _on_saved(self, generation: int, result) -> None:
+        path, self._saving = self._saving, None
+        if isinstance(result, Exception):
+            self.status_label.setText(f"could not save {path.name}")
+            if self.isVisible():
+                QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{result}")
+            self.saved.emit(str(path), result)
+            return
+        self.status_label.setText(f"saved {path.name}")
+        self.saved.emit(str(path), None)
 
     def _on_stats(self, generation: int, stats) -> None:
         if generation != self._stats.generation:  # a newer tensor has been set since
@@ -598,7 +634,7 @@ class TensorViewer(QtWidgets.QWidget):
         if Path(path).suffix.lower() not in saving.SUFFIXES:
             path += "." + chosen.split("*.")[-1].rstrip(")")
         try:
-            self.save_tensor(path)
+            self.save_tensor(path, background=True)
         except Exception as exc:  # a failed save is reported, never a crash
             QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{exc}")
 
@@ -607,4 +643,5 @@ class TensorViewer(QtWidgets.QWidget):
             job.cancel()
         for job in (self._stats, self._diff_job, self._envelope_job):
             job.wait(5000)
+        self._save_job.wait(-1 if self._saving is not None else 5000)  # never leave a file half written
         super().closeEvent(event)
