@@ -57,8 +57,22 @@ def test_layout_puts_sources_left_of_the_ops_that_read_them():
     graph = import_model(export_model(load_example("segment_sum")))
     for edge in graph.edges:
         assert graph.node(edge.src).position[0] < graph.node(edge.dst).position[0]
-    xs = {n.position[0] for n in graph.nodes if n.is_source}
-    assert xs == {0.0}
+    assert min(n.position[0] for n in graph.nodes if n.is_source) == 0.0
+
+
+def test_layout_keeps_each_op_beside_its_own_sources_and_nodes_apart():
+    graph = import_model(export_model(load_example("scatterelements_examples")))
+    positions = [n.position for n in graph.nodes]
+    for i, (x1, y1) in enumerate(positions):       # no two nodes share a spot
+        for x2, y2 in positions[i + 1:]:
+            assert x1 != x2 or abs(y1 - y2) >= 150
+    for node in graph.nodes:
+        if node.kind != "op":
+            continue
+        sources = [graph.node(e.src) for e in graph.edges if e.dst == node.id]
+        for src in sources:                      # one column left, within the op's 3-row band
+            assert node.position[0] - src.position[0] == 260
+            assert abs(src.position[1] - node.position[1]) <= 150
 
 
 def _model(nodes, inputs=(), outputs=(), initializers=(), opset=18):
