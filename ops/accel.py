@@ -26,6 +26,14 @@ What is accelerated (float32, int64 indices, this 2-core machine; see benchmarks
   than the axis (every update there writes the same coordinate), ScatterND by ranges of target
   rows (each thread folds, in order, only the updates whose row is in its range).
 
+  One caveat on "bit-identical": when two NaNs with *different* bit patterns meet in add or
+  mul, the kernels keep the current value's NaN, as ``ufunc.at`` and numpy's scalar loop do;
+  numpy's own SIMD add/multiply loops (which :mod:`ops.fold` uses for ScatterND blocks) keep
+  the first operand's in the vector body and the second's in the tail, so there the numpy path
+  itself depends on the position within the block. While only one NaN pattern occurs (e.g.
+  ``np.nan`` and no ``inf - inf`` or ``0 * inf``, which make x86's negative default NaN) the
+  results are identical; max/min agree in every case.
+
 Kernels are compiled on first use and cached on disk (``cache=True``), so only the first run
 after an install pays the compile time.
 """
@@ -200,7 +208,7 @@ def _load() -> dict | None:
         if _kernels is None and not _load_failed:
             try:
                 import numba
-            except ImportError:
+            except Exception:  # ImportError, or a numba built for another numpy: numpy path only
                 _load_failed = True
                 return None
             jit = numba.njit(cache=True, nogil=True)
