@@ -72,3 +72,29 @@ def layered_layout(graph: Graph, origin: tuple[float, float] = (0.0, 0.0),
             x, y = positions[nid]
             positions[nid] = (x, y + shift)
     return positions
+
+
+def make_room(boxes: dict[str, tuple[float, float, float, float]], gap: float = 16.0) -> dict[str, tuple[float, float]]:
+    """New (x, y) positions for the nodes that must move down so that no two boxes overlap.
+
+    ``boxes`` maps node id -> (x, y, width, height) in scene units. Nodes are taken top to
+    bottom (ties by x); a node that overlaps one already placed above it in the same x-range
+    moves down to ``gap`` below it, and nothing else moves. The result holds only nodes that
+    moved, so an undo command restores exactly those.
+    """
+    placed: list[tuple[float, float, float, float]] = []
+    moved: dict[str, tuple[float, float]] = {}
+    for nid in sorted(boxes, key=lambda n: (boxes[n][1], boxes[n][0])):
+        x, y, w, h = boxes[nid]
+        top = y
+        changed = True
+        while changed:
+            changed = False
+            for px, py, pw, ph in placed:
+                if x < px + pw and px < x + w and top < py + ph + gap and py <= top:
+                    top = py + ph + gap
+                    changed = True
+        if top != y:
+            moved[nid] = (x, top)
+        placed.append((x, top, w, h))
+    return moved

@@ -25,7 +25,7 @@ from .canvas import style
 from .canvas.edge_item import EdgeItem
 from .canvas.node_item import NodeItem
 from .files import FileController
-from .layout import layered_layout
+from .layout import layered_layout, make_room
 from .palette import Palette
 from .properties import PropertyPanel
 from .quick_add import QuickAddBox
@@ -388,9 +388,23 @@ class MainWindow(QtWidgets.QMainWindow):
         menu.popup(global_pos)
         return menu
 
-    def set_previews(self, show: bool) -> None:
+    def set_previews(self, show: bool, make_room_for_them: bool = True) -> None:
+        """Show or hide inline previews. Previews make nodes taller; when the user turns them
+        on, nodes that would then overlap the one above them move down, as one undoable step
+        ("Make Room for Previews"). Restoring the setting at start-up moves nothing."""
         self.previews_action.setChecked(show)
         self.scene.set_show_previews(show)
+        if show and make_room_for_them:
+            boxes = {}
+            for item in self.scene.node_items():
+                rect = item.mapRectToScene(item.shape().boundingRect())
+                boxes[item.node_id] = (item.pos().x(), item.pos().y(), rect.width(), rect.height())
+            moved = make_room(boxes)
+            if moved:
+                command = C.LayoutCommand(self.graph, moved)
+                command.setText("Make Room for Previews")
+                self.push(command)
+                self.show_status(f"{len(moved)} node(s) moved down to make room for the previews (Ctrl+Z undoes it)")
 
     # ------------------------------------------------------------------ selection, viewer, status
     def show_status(self, message: str, error: bool = False) -> None:
@@ -511,7 +525,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
-        self.set_previews(str(s.value("view/previews", "false")).lower() == "true")
+        self.set_previews(str(s.value("view/previews", "false")).lower() == "true", make_room_for_them=False)
 
     def save_layout(self) -> None:
         s = S.settings()

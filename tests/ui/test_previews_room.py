@@ -1,0 +1,34 @@
+"""Turning inline previews on makes room: no two nodes overlap, and one undo puts them back."""
+from nodeeditor.graph import load_example
+from nodeeditor.ui.layout import make_room
+
+from .helpers import keys
+
+
+def _overlaps(window):
+    items = window.scene.node_items()
+    rects = {i.node_id: i.mapRectToScene(i.shape().boundingRect()) for i in items}
+    ids = sorted(rects)
+    return [(a, b) for k, a in enumerate(ids) for b in ids[k + 1:] if rects[a].intersects(rects[b])]
+
+
+def test_make_room_moves_only_the_nodes_that_collide():
+    boxes = {"a": (0, 0, 100, 80), "b": (0, 60, 100, 80), "c": (300, 60, 100, 80), "d": (0, 400, 100, 50)}
+    moved = make_room(boxes, gap=10)
+    assert moved == {"b": (0, 90)}                 # 80 + 10 below a; c (other column) and d stay
+
+
+def test_previews_push_overlapping_nodes_down_undoably(window, qtbot):
+    window.set_document(load_example("kv_cache_write"), None)
+    window.runner.wait()
+    before = {n.id: n.position for n in window.graph.nodes}
+    assert not _overlaps(window)
+    window.previews_action.trigger()               # View > Inline Previews, as a click does
+    qtbot.wait(10)
+    assert window.previews_action.isChecked()
+    assert not _overlaps(window)
+    moved = {n.id for n in window.graph.nodes if n.position != before[n.id]}
+    assert moved and window.undo_action.text() == "Undo Make Room for Previews"
+    window.view.setFocus()
+    keys(window.view, "Ctrl+Z")
+    assert {n.id: n.position for n in window.graph.nodes} == before
