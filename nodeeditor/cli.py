@@ -276,9 +276,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------- the editor
+def _no_display_reason() -> str | None:
+    """Why Qt cannot open a window here (Linux without X11/Wayland and no platform chosen), or
+    None. Qt itself would abort the process with a plugin message."""
+    import os
+
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the editor cannot open a "
+            "window. Run it on a desktop, or use the command line: indexflow run / check / export")
+
+
 def _open_editor(path: str | None) -> int:
     """Open the GUI editor (``nodeeditor.ui.app.run_app(path) -> int``). Until the UI exists,
     say so and run the graph headless instead."""
+    reason = _no_display_reason()
+    if reason is not None:
+        print(f"indexflow: {reason}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         from nodeeditor.ui.app import run_app
     except ModuleNotFoundError as exc:

@@ -212,3 +212,13 @@ def test_check_warns_about_duplicate_scatter_targets_fed_by_sources(tmp_path, ca
 def test_version(capsys):
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("indexflow ")
+
+
+def test_without_a_display_the_editor_explains_instead_of_aborting(monkeypatch, capsys):
+    import nodeeditor.cli as cli
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(cli.sys, "platform", "linux")
+    assert cli._open_editor(None) == 2
+    assert "no display found" in capsys.readouterr().err

@@ -7,13 +7,23 @@ or an editable install).
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .document import Graph
 from .fileformat import EXTENSION, GraphFileError, load_graph
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
+def _examples_dir() -> Path:
+    """``resources/examples`` of the source tree (a checkout or an editable install), else the
+    copy a regular install puts in ``<prefix>/share/indexflow/examples`` (pyproject data-files)."""
+    in_tree = Path(__file__).resolve().parents[2] / "resources" / "examples"
+    if in_tree.is_dir():
+        return in_tree
+    return Path(sys.prefix) / "share" / "indexflow" / "examples"
+
+
+EXAMPLES_DIR = _examples_dir()
 DEFAULT_EXAMPLE = "embedding_lookup"
 
 
