@@ -23,7 +23,7 @@ from ._helpers import (
 )
 
 SETTINGS = settings(
-    max_examples=30,
+    max_examples=25,
     deadline=None,
     derandomize=True,  # deterministic in CI
     database=None,

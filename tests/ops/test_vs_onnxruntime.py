@@ -35,7 +35,7 @@ from ._helpers import assert_same, eps, np_dtype
 
 ort.set_default_logger_severity(3)  # TensorScatter logs a warning per run
 
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
