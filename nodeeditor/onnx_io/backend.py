@@ -39,6 +39,12 @@ class IndexFlowRep(BackendRep):
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         values: Mapping[str, Any] = inputs if isinstance(inputs, Mapping) else dict(zip(self.input_names, inputs))
+        if not isinstance(inputs, Mapping) and len(inputs) != len(self.input_names):
+            raise ValueError(f"the model takes {len(self.input_names)} input(s) ({', '.join(self.input_names)}), "
+                             f"got {len(inputs)}")
+        missing = [name for name in self.input_names if name not in values]
+        if missing:
+            raise ValueError(f"missing input(s): {', '.join(missing)}")
         for name, value in values.items():
             if name not in self._input_nodes:
                 raise ValueError(f"the model has no input {name!r}; inputs: {', '.join(self.input_names)}")

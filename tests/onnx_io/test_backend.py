@@ -50,3 +50,20 @@ def test_run_node_runs_a_single_node():
     (out,) = indexflow_backend.run_node(node, [data, np.array([[4], [3], [1], [7]]),
                                               np.array([9, 10, 11, 12], dtype=np.float32)])
     np.testing.assert_array_equal(out, [1, 11, 3, 10, 9, 6, 7, 12])  # ScatterND-13 example 1
+
+
+def test_a_run_with_missing_inputs_is_refused_not_served_stale_values():
+    import numpy as np
+    from onnx import helper
+
+    node = helper.make_node("Gather", ["data", "indices"], ["out"])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("data", onnx.TensorProto.FLOAT, [3]),
+                                            helper.make_tensor_value_info("indices", onnx.TensorProto.INT64, [1])],
+                              [helper.make_tensor_value_info("out", onnx.TensorProto.FLOAT, [1])])
+    rep = indexflow_backend.prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+    (out,) = rep.run([np.array([1.0, 2.0, 3.0], np.float32), np.array([2])])
+    assert out.tolist() == [3.0]
+    with pytest.raises(ValueError, match="2 input"):
+        rep.run([np.array([4.0, 5.0, 6.0], np.float32)])
+    with pytest.raises(ValueError, match="missing input.*indices"):
+        rep.run({"data": np.array([4.0, 5.0, 6.0], np.float32)})
