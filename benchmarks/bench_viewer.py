@@ -42,6 +42,22 @@ def timed_then_background(label: str, fn, signal, app, timeout: float = 60.0) ->
     print(f"{'  ... until the background result is shown':55s} {done}")
 
 
+def median_set(label: str, viewer, tensors, app) -> float:
+    """Median UI-thread time of ``set_tensor`` over ``tensors`` (the first one only warms
+    up), each followed by painting; background work is waited for between the calls."""
+    times = []
+    for name, array in tensors:
+        viewer.wait_for_background()
+        app.processEvents()
+        start = time.perf_counter()
+        viewer.set_tensor(name, array)
+        app.processEvents()
+        times.append(time.perf_counter() - start)
+    median = float(np.median(times[1:]))
+    print(f"{label:55s} {median * 1000:8.1f} ms")
+    return median
+
+
 def main() -> None:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     viewer = TensorViewer()
@@ -52,6 +68,14 @@ def main() -> None:
     square = np.ones((10000, 10000), np.float32)
     timed_then_background("set_tensor 10000 x 10000 float32 (UI thread)",
                           lambda: viewer.set_tensor("square", square), viewer.statsReady, app)
+
+    other = np.full((10000, 10000), 2.0, np.float32)
+    median_set("set_tensor another 1e8 2-D tensor (same mode, median of 5)",
+               viewer, [("other", other), ("square", square)] * 3, app)
+    vector8 = np.ones(10**8, np.float32)
+    median_set("set_tensor 1e8 2-D <-> 1e8 1-D (mode change, median of 6)",
+               viewer, [("vector", vector8), ("square", square)] * 3 + [("vector", vector8)], app)
+    del other, vector8
 
     cube = np.ones((100, 1000, 1000), np.float32)
     timed("set_tensor 100 x 1000 x 1000 float32", lambda: viewer.set_tensor("cube", cube), app)

@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtGui
 
 from nodeeditor.ui.viewer import TensorViewer, colors, thumbnail
 from nodeeditor.ui.viewer.panels import HeatPanel, LinePanel, TextPanel
+from nodeeditor.ui.viewer.slicing import MAX_DISPLAY
 
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
 
@@ -354,8 +355,9 @@ def test_1e8_float32_is_downsampled_before_pyqtgraph(viewer, qtbot):
     assert (stats.count, stats.minimum, stats.maximum) == (100_000_000, -1.0, 7.0)
     (panel,) = panels(viewer, HeatPanel)
     image = panel.image_item.image
-    assert max(image.shape) <= 2048
-    np.testing.assert_array_equal(image, big[::5, ::5])
+    step = math.ceil(10000 / MAX_DISPLAY)  # every step-th row and column, from the input shape
+    assert max(image.shape) <= MAX_DISPLAY
+    np.testing.assert_array_equal(image, big[::step, ::step])
     assert np.shares_memory(viewer.current_view(), big)  # the table reads the tensor itself
     assert panel.text_item.texts == []
     model = viewer.table_model
@@ -414,8 +416,11 @@ def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):
     assert blocker.args == [3]
     diff = viewer.picture.panels[-1]
     image = diff.image_item.image
-    assert image.shape == (2000, 2000)
-    assert np.argwhere(image > 0).tolist() == [[0, 1999], [864, 246], [1999, 0]]  # (r//5, c//5)
+    step = math.ceil(10000 / MAX_DISPLAY)
+    blocks = math.ceil(10000 / step)
+    assert image.shape == (blocks, blocks)
+    changed = [[0, 9999], [4321, 1234], [9999, 0]]
+    assert np.argwhere(image > 0).tolist() == [[r // step, c // step] for r, c in changed]
     assert "3 of 100,000,000" in diff.spec.title
     assert viewer.table_model.changed(4321, 1234) and not viewer.table_model.changed(4321, 1233)
 

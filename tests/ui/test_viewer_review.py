@@ -229,3 +229,43 @@ def test_save_csv_cancelled_leaves_no_file(tmp_path):
     result = saving.save_csv(tmp_path / "c.csv", np.zeros((300_000, 1), np.float32),
                              cancelled=lambda: calls.append(1) or len(calls) > 1)
     assert result is None and not (tmp_path / "c.csv").exists()
+
+
+# ---------------------------------------------------------------------------- set_tensor cost
+
+
+def test_panels_are_reused_across_tensors_and_mode_changes(make_viewer, qtbot):
+    from nodeeditor.ui.viewer.panels import LinePanel
+    from nodeeditor.ui.viewer.slicing import MAX_DISPLAY
+
+    viewer = make_viewer(900)
+    a = np.arange(5000 * 3000, dtype=np.float32).reshape(5000, 3000)
+    b = -np.arange(40 * 70, dtype=np.float64).reshape(40, 70)
+    v = np.sin(np.arange(300)).astype(np.float32)
+    with qtbot.waitSignal(viewer.statsReady, timeout=20000):
+        viewer.set_tensor("a", a)
+    (heat,) = viewer.picture.panels
+    plot = heat.plot
+    heat.plot.vb.setRange(xRange=(10, 20), yRange=(10, 20), padding=0)  # zoomed in on a
+    with qtbot.waitSignal(viewer.statsReady, timeout=20000):
+        viewer.set_tensor("v", v)  # 1-D: another mode
+    (line,) = viewer.picture.panels
+    assert isinstance(line, LinePanel)
+    np.testing.assert_array_equal(line.curve.getData()[1], v)
+    with qtbot.waitSignal(viewer.statsReady, timeout=20000):
+        viewer.set_tensor("b", b)  # back to 2-D: the same panel and PlotItem, showing b
+    assert viewer.picture.panels == [heat] and heat.plot is plot
+    np.testing.assert_array_equal(heat.image_item.image, b.astype(np.float32))
+    x_range, y_range = heat.plot.vb.viewRange()
+    assert x_range[0] <= -0.5 and x_range[1] >= b.shape[1] - 0.5  # all of b, not a's zoom
+    assert y_range[0] <= -0.5 and y_range[1] >= b.shape[0] - 0.5
+    with qtbot.waitSignal(viewer.statsReady, timeout=20000):
+        viewer.set_tensor("v", v)
+    assert viewer.picture.panels == [line]
+    # a large slice is sampled to at most MAX_DISPLAY per side before the float32 copy
+    with qtbot.waitSignal(viewer.statsReady, timeout=20000):
+        viewer.set_tensor("a", a)
+    step = max(-(-a.shape[0] // MAX_DISPLAY), 1), max(-(-a.shape[1] // MAX_DISPLAY), 1)
+    assert viewer.picture.panels == [heat]
+    np.testing.assert_array_equal(heat.image_item.image, a[::step[0], ::step[1]])
+    viewer.grab().save(str(SHOTS / "reused_panel_5000x3000.png"))

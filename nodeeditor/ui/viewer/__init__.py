@@ -1,7 +1,7 @@
 """Tensor viewer: a reusable widget that shows any tensor as a picture and as exact numbers.
 
 Public API:
-- ``TensorViewer(parent=None, max_display=2048)`` (QWidget):
+- ``TensorViewer(parent=None, max_display=1024)`` (QWidget):
   ``set_tensor(name, array, subtitle="")``, ``pin()``, ``unpin()``, ``save_tensor(path)``,
   ``set_complex_mode("real_imag" | "mag_phase")``, ``current_view()``,
   ``current_index(row, col)``, ``wait_for_background()``; signals ``tensorChanged(str)``,

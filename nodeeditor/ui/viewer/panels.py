@@ -364,6 +364,8 @@ class PictureArea(pg.GraphicsLayoutWidget):
     hovered = QtCore.Signal(str)
     #: Narrowest useful width of each kind of panel, in pixels (heat maps include the bar).
     MIN_WIDTH = {"heat": 280, "line": 220, "text": 160}
+    #: Off-screen panels kept per signature (compare shows up to 6 heat maps of one kind).
+    MAX_SPARES = 6
     #: Room around and between the layout's items (pyqtgraph's margins and spacing), pixels.
     LAYOUT_MARGIN = 24
     ITEM_SPACING = 8
@@ -372,6 +374,8 @@ class PictureArea(pg.GraphicsLayoutWidget):
         super().__init__(parent=parent)
         self.setBackground("#1e1e24")
         self.panels: list[HeatPanel | LinePanel | TextPanel] = []
+        # panels taken off screen by a change of mode, kept for reuse (signature -> panels)
+        self._spares: dict[tuple, list] = {}
         self._signature: tuple = ()
         self._arrangement: tuple = ()
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
@@ -384,10 +388,25 @@ class PictureArea(pg.GraphicsLayoutWidget):
             self._place()  # new titles can need more room
             return
         self.ci.clear()
-        self.panels = [_PANEL_TYPES[spec.kind](spec) for spec in specs]
+        for panel in self.panels:  # keep the old panels: building PlotItems is the slow part
+            spares = self._spares.setdefault(panel.spec.signature(), [])
+            if len(spares) < self.MAX_SPARES:
+                spares.append(panel)
+        self.panels = [self._panel_for(spec) for spec in specs]
         self._signature = signature
         self._arrangement = ()
         self._place()
+
+    def _panel_for(self, spec: PanelSpec):
+        """A spare panel of the same kind updated to ``spec`` (its zoom reset), else a new one."""
+        spares = self._spares.get(spec.signature())
+        if not spares:
+            return _PANEL_TYPES[spec.kind](spec)
+        panel = spares.pop()
+        if isinstance(panel, HeatPanel):
+            panel._shape = None  # another tensor: show all of it
+        panel.update(spec)
+        return panel
 
     def arrangement(self) -> tuple[tuple[int, ...], ...]:
         """Rows of panel indices for the current width (see the class docstring)."""

@@ -33,8 +33,10 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-#: Largest number of displayed cells along one side of a picture.
-MAX_DISPLAY = 2048
+#: Largest number of displayed cells along one side of a picture. About a screen's worth:
+#: the picture is reduced again to the panel's pixels anyway, and the strided sample of a
+#: 10000 x 10000 slice costs ~4x less to copy at 1024 (stride 10) than at 2048 (stride 5).
+MAX_DISPLAY = 1024
 #: Elements processed at once by the chunked reductions.
 CHUNK = 1 << 21
 

@@ -211,6 +211,7 @@ class TensorViewer(QtWidgets.QWidget):
             array = np.asarray(array)
         self.current = None if array is None else ShownTensor(name, array, subtitle)
         self.stats = None
+        self._stats.cancel()  # the previous tensor's statistics stop between chunks
         if array is None:
             self.name_label.setText(name or "no tensor")
             self.info_label.setText(subtitle)
@@ -222,7 +223,6 @@ class TensorViewer(QtWidgets.QWidget):
             info = f"{array.dtype}   shape {tuple(array.shape)}   {count}"
             self.info_label.setText(info + (f"   ·   {subtitle}" if subtitle else ""))
             self.stats_label.setText("statistics: computing…")
-            self._stats.request(array)
         shape = () if array is None else array.shape
         self.controls.blockSignals(True)
         self.controls.set_shape(shape)
@@ -239,6 +239,10 @@ class TensorViewer(QtWidgets.QWidget):
             self.tabs.setCurrentIndex(0)
             self._table_forced = False
         self._refresh_views()
+        if array is not None:
+            # after the picture: the statistics thread streams the whole tensor and would
+            # compete with the UI thread's strided sample for memory bandwidth and the GIL
+            self._stats.request(array)
         self.tensorChanged.emit(name if array is not None else "")
 
     def pin(self) -> None:
