@@ -269,3 +269,22 @@ def test_panels_are_reused_across_tensors_and_mode_changes(make_viewer, qtbot):
     assert viewer.picture.panels == [heat]
     np.testing.assert_array_equal(heat.image_item.image, a[::step[0], ::step[1]])
     viewer.grab().save(str(SHOTS / "reused_panel_5000x3000.png"))
+
+
+def test_compare_after_unpin_reuses_all_three_heat_panels(make_viewer, qtbot):
+    viewer = make_viewer(900)
+    data = np.zeros((6, 7), np.float32)
+    out = data.copy()
+    out[2, 3] = 9.0
+    _compare(viewer, qtbot, data, out)
+    first = list(viewer.picture.panels)
+    assert len(first) == 3
+    viewer.unpin()
+    assert viewer.picture.panels[0] in first
+    _compare(viewer, qtbot, out, data)
+    assert {id(p) for p in viewer.picture.panels} == {id(p) for p in first}
+    pinned, current, diff = viewer.picture.panels
+    np.testing.assert_array_equal(pinned.image_item.image, out)
+    np.testing.assert_array_equal(current.image_item.image, data)
+    np.testing.assert_array_equal(diff.image_item.image, (out != data).astype(np.float32))
+    viewer.grab().save(str(SHOTS / "compare_reused_panels.png"))

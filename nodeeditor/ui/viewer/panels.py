@@ -53,6 +53,11 @@ class PanelSpec:
     def signature(self) -> tuple:
         return (self.kind, self.bars, self.colorbar, self.row)
 
+    def reuse_key(self) -> tuple:
+        """Panels built for specs with one key can show each other's specs (the row is
+        only where the panel is placed)."""
+        return (self.kind, self.bars, self.colorbar)
+
 
 class CellTextItem(pg.GraphicsObject):
     """Draws one string centred in each unit cell of a picture.
@@ -364,7 +369,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
     hovered = QtCore.Signal(str)
     #: Narrowest useful width of each kind of panel, in pixels (heat maps include the bar).
     MIN_WIDTH = {"heat": 280, "line": 220, "text": 160}
-    #: Off-screen panels kept per signature (compare shows up to 6 heat maps of one kind).
+    #: Off-screen panels kept per reuse key (compare shows up to 5 heat maps of one kind).
     MAX_SPARES = 6
     #: Room around and between the layout's items (pyqtgraph's margins and spacing), pixels.
     LAYOUT_MARGIN = 24
@@ -374,7 +379,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
         super().__init__(parent=parent)
         self.setBackground("#1e1e24")
         self.panels: list[HeatPanel | LinePanel | TextPanel] = []
-        # panels taken off screen by a change of mode, kept for reuse (signature -> panels)
+        # panels taken off screen by a change of mode, kept for reuse (reuse_key -> panels)
         self._spares: dict[tuple, list] = {}
         self._signature: tuple = ()
         self._arrangement: tuple = ()
@@ -389,7 +394,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
             return
         self.ci.clear()
         for panel in self.panels:  # keep the old panels: building PlotItems is the slow part
-            spares = self._spares.setdefault(panel.spec.signature(), [])
+            spares = self._spares.setdefault(panel.spec.reuse_key(), [])
             if len(spares) < self.MAX_SPARES:
                 spares.append(panel)
         self.panels = [self._panel_for(spec) for spec in specs]
@@ -399,7 +404,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
 
     def _panel_for(self, spec: PanelSpec):
         """A spare panel of the same kind updated to ``spec`` (its zoom reset), else a new one."""
-        spares = self._spares.get(spec.signature())
+        spares = self._spares.get(spec.reuse_key())
         if not spares:
             return _PANEL_TYPES[spec.kind](spec)
         panel = spares.pop()
