@@ -288,3 +288,24 @@ def test_compare_after_unpin_reuses_all_three_heat_panels(make_viewer, qtbot):
     np.testing.assert_array_equal(current.image_item.image, data)
     np.testing.assert_array_equal(diff.image_item.image, (out != data).astype(np.float32))
     viewer.grab().save(str(SHOTS / "compare_reused_panels.png"))
+
+
+def test_one_row_lines_of_a_1e8_heat_map_all_reach_the_screen(make_viewer, qtbot):
+    big = np.zeros((10000, 10000), np.float32)
+    lines = np.arange(0, 10000, 1000)
+    big[lines, :] = 2.0
+    viewer = make_viewer(900, 620)
+    with qtbot.waitSignal(viewer.statsReady, timeout=30000):
+        viewer.set_tensor("big", big)
+    qtbot.wait(50)
+    (panel,) = viewer.picture.panels
+    image = viewer.picture.grab().toImage()
+    viewer.grab().save(str(SHOTS / "heat_1e8_row_lines.png"))
+    zero = tuple(int(v) for v in colors.lookup_table(colors.colormap())[0][:3])
+    for r in lines:
+        pos = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, float(r))))
+        seen = [image.pixelColor(pos.x(), pos.y() + dy) for dy in (-1, 0, 1)]
+        assert any(not _near((c.red(), c.green(), c.blue()), zero) for c in seen), f"row {r} not drawn"
+    pos = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, 1500.0)))
+    c = image.pixelColor(pos.x(), pos.y())
+    assert _near((c.red(), c.green(), c.blue()), zero)

@@ -153,11 +153,10 @@ class PoolingImageItem(pg.ImageItem):
         super().__init__(*args, **kwargs)
 
     def _computeDownsampleFactors(self):
-        """Whole cells per screen pixel. For max pooling the factor is rounded *up*, so the
-        pooled picture has at most one column (row) per screen pixel: Qt then only enlarges
-        it, and nearest-neighbour enlarging never drops a column, where shrinking would."""
-        if self.pool != "max":
-            return super()._computeDownsampleFactors()
+        """Whole cells per screen pixel, rounded *up* (pyqtgraph rounds down): the reduced
+        picture has at most one column (row) per screen pixel, so Qt only enlarges it, and
+        nearest-neighbour enlarging never drops a column, where shrinking would (one-cell
+        lines of a large tensor vanished at some panel sizes)."""
         o = self.mapToDevice(QtCore.QPointF(0, 0))
         x = self.mapToDevice(QtCore.QPointF(1, 0))
         y = self.mapToDevice(QtCore.QPointF(0, 1))
