@@ -105,6 +105,14 @@ def main() -> None:
     timed("table: format 40 x 12 visible cells", lambda: [model.data(model.index(r, c)) for r in range(5000, 5040)
                                                          for c in range(12)], app)
     timed("thumbnail 64 x 48 of the 1e8 tensor", lambda: thumbnail(square, 64, 48), app)
+    import tempfile
+
+    from nodeeditor.ui.viewer import saving
+
+    with tempfile.TemporaryDirectory() as folder:
+        block = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
+        timed("save a 1000 x 1000 float32 slice as .csv (exact)",
+              lambda: saving.save_csv(os.path.join(folder, "slice.csv"), block), app)
     viewer.close()
     viewer.wait_for_background()
 

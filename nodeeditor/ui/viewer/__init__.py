@@ -2,11 +2,11 @@
 
 Public API:
 - ``TensorViewer(parent=None, max_display=1024)`` (QWidget):
-  ``set_tensor(name, array, subtitle="")``, ``pin()``, ``unpin()``, ``save_tensor(path)``,
+  ``set_tensor(name, array, subtitle="")``, ``pin()``, ``unpin()``, ``save_tensor(path, background=False)``,
   ``set_complex_mode("real_imag" | "mag_phase")``, ``current_view()``,
   ``current_index(row, col)``, ``wait_for_background()``; signals ``tensorChanged(str)``,
   ``statsReady(object)``, ``hoverChanged(str)``, ``pinChanged(bool)``,
-  ``differenceReady(int)``.
+  ``differenceReady(int)``, ``saved(str, object)`` (a background CSV save finished).
 - ``thumbnail(array, width, height) -> QImage``: a small preview for canvas nodes.
 - ``TensorStats`` / ``tensor_stats``: chunked statistics (also usable without a widget).
 
