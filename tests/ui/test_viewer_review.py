@@ -309,3 +309,16 @@ def test_one_row_lines_of_a_1e8_heat_map_all_reach_the_screen(make_viewer, qtbot
     pos = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, 1500.0)))
     c = image.pixelColor(pos.x(), pos.y())
     assert _near((c.red(), c.green(), c.blue()), zero)
+
+
+def test_a_few_changed_cells_of_a_large_difference_are_ringed(make_viewer, qtbot):
+    data = np.zeros((1000, 1000), np.float32)
+    out = data.copy()
+    rows, cols = np.array([10, 200, 500]), np.array([5, 600, 500])
+    out[rows, cols] = 1.0
+    viewer = make_viewer(900)
+    _compare(viewer, qtbot, data, out)
+    (diff,) = [p for p in viewer.picture.panels if p.spec.title.startswith("difference")]
+    xs, ys = diff.marks_item.getData()
+    assert sorted(zip(ys.tolist(), xs.tolist())) == sorted(zip(rows.astype(float).tolist(), cols.astype(float).tolist()))
+    viewer.grab().save(str(SHOTS / "diff_rings_900px.png"))

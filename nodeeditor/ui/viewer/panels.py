@@ -213,7 +213,11 @@ class HeatPanel:
         self.text_item = CellTextItem()
         self.text_item.setPos(-0.5, -0.5)
         self.text_item.setZValue(10)
-        for item in (self.image_item, self.nan_item, self.text_item):
+        # rings around a few changed cells of a large difference picture (spec.extra["marks"])
+        self.marks_item = pg.ScatterPlotItem(symbol="o", size=14, pxMode=True, brush=None,
+                                             pen=pg.mkPen(colors.CHANGED_RGB, width=2))
+        self.marks_item.setZValue(8)
+        for item in (self.image_item, self.nan_item, self.text_item, self.marks_item):
             self.plot.addItem(item)
         self.colorbar: pg.ColorBarItem | None = None
         if spec.colorbar:
@@ -260,6 +264,11 @@ class HeatPanel:
             self.nan_item.setImage(overlay, autoLevels=False)
             self.nan_item.setRect(QtCore.QRectF(-0.5, -0.5, extent[0], extent[1]))
             self.nan_item.setVisible(True)
+        marks = spec.extra.get("marks")
+        if marks is None:
+            self.marks_item.clear()
+        else:
+            self.marks_item.setData(x=np.asarray(marks[1], float), y=np.asarray(marks[0], float))
         if spec.cell_texts:
             lut = colors.lookup_table(cmap)
             lo, hi = spec.levels

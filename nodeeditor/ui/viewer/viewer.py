@@ -510,9 +510,12 @@ class TensorViewer(QtWidgets.QWidget):
                                  colorbar_ticks=ticks, extra={"pending": True, "steps": steps, "pool": "max"})
         else:
             blocks, steps, count = changed_blocks(reference, view, self.max_display)
+        extra = {"mask": blocks, "steps": steps, "pool": "max"}
+        if view.size > RING_MIN_CELLS:
+            extra["marks"] = _ring_marks(blocks, steps)
         return PanelSpec("heat", f"difference: {count:,} of {view.size:,} changed",
                          values=blocks.astype(np.float32), levels=(0.0, 1.0), cmap=colors.diff_colormap(),
-                         extent=(cols, rows), colorbar_ticks=ticks, extra={"mask": blocks, "steps": steps, "pool": "max"},
+                         extent=(cols, rows), colorbar_ticks=ticks, extra=extra,
                          hover=self._diff_hover(reference, view))
 
     # ------------------------------------------------------------------ hover texts
@@ -649,3 +652,19 @@ class TensorViewer(QtWidgets.QWidget):
             job.wait(5000)
         self._save_job.wait(-1 if self._saving is not None else 5000)  # never leave a file half written
         super().closeEvent(event)
+
+
+#: A difference picture of more cells than this rings the changed cells, which would
+#: otherwise be a pixel or two wide on screen.
+RING_MIN_CELLS = 64 * 64
+#: With more changed blocks than this the picture itself shows where they are.
+MAX_RINGS = 500
+
+
+def _ring_marks(blocks: np.ndarray, steps: tuple[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(rows, cols) centres, in original index units, of the changed blocks of a pooled
+    difference mask; None when there are none or too many to ring."""
+    r, c = np.nonzero(blocks)
+    if r.size == 0 or r.size > MAX_RINGS:
+        return None
+    return r * steps[0] + (steps[0] - 1) / 2.0, c * steps[1] + (steps[1] - 1) / 2.0
