@@ -1,5 +1,5 @@
 """How much a compiled kernel (numba) would buy over the numpy paths of ``ops``: a probe, not a
-product path. ``ops`` does not use numba; this script measures whether an optional accelerator
+product path. ``ops`` now has one (ops/accel.py, the ``fast`` extra); this script measured whether an optional accelerator
 would be worth adding (the issue allows one, with the numpy path kept as the reference).
 
     .venv/bin/python benchmarks/probe_numba.py            # needs numba importable

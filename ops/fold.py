@@ -13,7 +13,9 @@ operations: ``take`` the current rows, one vectorised ``ufunc``, ``put`` them ba
 round are distinct, so the take/ufunc/put split across threads without conflicts. The next
 round does the same with the updates left over. Each target row therefore sees its updates in
 row-major order, exactly as in the sequential fold: results are bit-identical to ``ufunc.at``
-for the dtypes :func:`supports` (float rounding, NaN propagation, signed zeros included).
+for the dtypes :func:`supports` (float rounding, NaN propagation, signed zeros included), with
+one exception: when two NaNs with different payload bits meet in add/mul, numpy's vectorised
+loop may keep the other operand's payload than ``ufunc.at`` does (both are NaN).
 
 Rounds cost a few passes over the remaining updates, so they pay off when ``block`` is large
 enough to amortise them and duplicates are few. When a round leaves more than half of its
