@@ -10,8 +10,9 @@ from nodeeditor.graph import nodes as N
 from .widget import HINT, ExplainerWidget
 
 #: Above this many steps (output or update elements) the dock explains nothing: the index map
-#: alone would cost 8 bytes per element, and nobody steps through a million moves.
-MAX_STEPS = 1_000_000
+#: alone would cost 8 bytes per element and the explanation is built on the UI thread;
+#: nobody steps through that many moves.
+MAX_STEPS = 200_000
 
 
 class ExplainerController(QtCore.QObject):
