@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import onnx.defs
 from hypothesis import strategies as st
 
 from ._helpers import random_values
@@ -183,14 +184,7 @@ def case_strategy(op, dtype, reduction=None):
     return STRATEGIES[op](dtype, reduction=reduction)
 
 
-# ONNX input names in schema order
-_INPUT_NAMES = {
-    "Gather": ("data", "indices"),
-    "GatherElements": ("data", "indices"),
-    "GatherND": ("data", "indices"),
-    "Scatter": ("data", "indices", "updates"),
-    "ScatterElements": ("data", "indices", "updates"),
-    "ScatterND": ("data", "indices", "updates"),
-    "TensorScatter": ("past_cache", "update", "write_indices"),
-}
-INPUT_NAMES = _INPUT_NAMES
+# ONNX input names in schema order, from ONNX itself (not from ops' schemas under test)
+INPUT_NAMES = {op: tuple(i.name for i in onnx.defs.get_schema(op, 24 if op == "TensorScatter" else 18).inputs)
+               for op in ("Gather", "GatherElements", "GatherND", "ScatterElements", "ScatterND", "TensorScatter")}
+INPUT_NAMES["Scatter"] = tuple(i.name for i in onnx.defs.get_schema("Scatter", 10).inputs)

@@ -30,7 +30,7 @@ from onnx import TensorProto, helper
 import ops
 
 from . import reference
-from ._cases import case_strategy
+from ._cases import INPUT_NAMES, case_strategy
 from ._helpers import assert_same, eps, np_dtype
 
 ort.set_default_logger_severity(3)  # TensorScatter logs a warning per run
@@ -62,15 +62,6 @@ ORT_DTYPES = {
 
 OPSET = {"Scatter": 10, "TensorScatter": 24}  # everything else at opset 18
 
-INPUT_NAMES = {
-    "Gather": ("data", "indices"),
-    "GatherElements": ("data", "indices"),
-    "GatherND": ("data", "indices"),
-    "Scatter": ("data", "indices", "updates"),
-    "ScatterElements": ("data", "indices", "updates"),
-    "ScatterND": ("data", "indices", "updates"),
-    "TensorScatter": ("past_cache", "update", "write_indices"),
-}
 
 
 def _elem_type(arr: np.ndarray) -> int:
