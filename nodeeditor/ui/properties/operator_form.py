@@ -64,6 +64,8 @@ class OperatorForm:
                     return -32, 31, "connect data to limit the range to its rank"
                 if rank == 0:
                     return 0, 0, "data is a scalar: no axis to choose"
+                if op_node.op == "TensorScatter":  # any axis but the batch axis 0, counted from the back
+                    return -(rank - 1), -1, f"[-{rank - 1}, -1] for a rank-{rank} cache (not the batch axis)"
                 return -rank, rank - 1, f"[-{rank}, {rank - 1}] for rank-{rank} data"
             if spec.name == "batch_dims":
                 r, q = self._input_rank(op_node, "data"), self._input_rank(op_node, "indices")
