@@ -79,16 +79,19 @@ STAT = statistics.median
 
 
 def interleaved_times(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Median (or best, ``--stat min``) time of each function, timed in turns (ops, copy, ort,
-    ort1, ops, ...) after one warm-up each, so a burst of other load on the machine hits every
-    contender alike instead of whichever happened to be running."""
+    """Median (or best, ``--stat min``) time of each function, timed in turns after one warm-up
+    each, so a burst of other load on the machine hits every contender alike instead of
+    whichever happened to be running; the order rotates every turn, so no contender always runs
+    right after the one that evicted the caches."""
     for fn in fns.values():
         fn()
     times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
+    names = list(fns)
+    for turn in range(repeat):
+        # rotate who goes first: whoever follows the large copy finds the caches cold
+        for name in names[turn % len(names):] + names[: turn % len(names)]:
             t0 = time.perf_counter()
-            fn()
+            fns[name]()
             times[name].append(time.perf_counter() - t0)
     return {name: STAT(ts) for name, ts in times.items()}
 
@@ -122,6 +125,10 @@ def main(argv=None) -> int:
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="median (default) or min: the best run, less sensitive to other load on the machine")
     parser.add_argument("--no-ort", action="store_true", help="skip onnxruntime (ops and copy only)")
+    parser.add_argument("--phases", action="store_true",
+                        help="per case, time ops/numpy/copy before any onnxruntime session exists, then "
+                             "onnxruntime: its idle threads spin after each run and slow whatever runs next, "
+                             "which the default (all in turns) charges to ops")
     args = parser.parse_args(argv)
     global STAT
     STAT = min if args.stat == "min" else statistics.median
@@ -129,7 +136,8 @@ def main(argv=None) -> int:
     header = (f"{'case':46} {'ops ms':>8} {'numpy ms':>8} {'ort ms':>8} {'ort1 ms':>8} {'copy ms':>8} "
               f"{'ops/ort':>8} {'ops/copy':>8} {'1st ms':>8}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"# {os.cpu_count()} CPUs, load average {load:.2f} at start; {args.stat} of {args.repeat} interleaved runs")
+    print(f"# {os.cpu_count()} CPUs, load average {load:.2f} at start; {args.stat} of {args.repeat} interleaved runs"
+          + ("; ops and onnxruntime timed in separate phases" if args.phases else ""))
     t0 = time.perf_counter()
     on = accel.enabled()  # imports numba (once per process)
     print(f"# accelerator: {'on' if on else 'off'} ({'numba ' + __import__('numba').__version__ if accel.available() else 'numba not installed'}"
@@ -158,14 +166,21 @@ def main(argv=None) -> int:
         largest = max([np.asarray(a) for a in case.inputs] + [expected], key=lambda a: a.nbytes)
         scratch = np.empty_like(largest)
         fns = {"ops": run, "numpy": run_numpy, "copy": lambda: np.copyto(scratch, largest)}
+        times = interleaved_times(fns, args.repeat) if args.phases else {}
         if not args.no_ort:
             ort_default, ort_one = ort_session(case, None), ort_session(case, 1)
             if case.attrs.get("reduction", "none") in ("none", "max", "min"):
                 np.testing.assert_array_equal(ort_one(), expected)
             else:
                 np.testing.assert_allclose(ort_one(), expected, rtol=1e-4, atol=1e-4)
-            fns.update(ort=ort_default, ort1=ort_one)
-        times = interleaved_times(fns, args.repeat)
+            ort_fns = {"ort": ort_default, "ort1": ort_one}
+            if args.phases:
+                times.update(interleaved_times(ort_fns, args.repeat))
+            else:
+                fns.update(ort_fns)
+            del ort_default, ort_one
+        if not args.phases:
+            times = interleaved_times(fns, args.repeat)
         t_ops, t_copy = times["ops"], times["copy"]
         t_ort, t_ort1 = times.get("ort", float("nan")), times.get("ort1", float("nan"))
         best = t_ort1 if case.ort_multithread_wrong else min(t_ort, t_ort1)
