@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from nodeeditor.graph import GraphFileError, is_example, open_graph
 
     from .errors import ExportError
@@ -49,8 +48,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     from .errors import OnnxImportError
     from .importer import import_model
-
-    from pathlib import Path
 
     if not Path(args.model).exists():
         print(f"error: no such file: {args.model}", file=sys.stderr)
