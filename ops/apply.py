@@ -112,8 +112,6 @@ def take_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     go into another, and one ``take`` gathers from the cached copy: no full-size offset array,
     and no cache miss per element on the random reads. Runs split across threads.
     """
-    if accel.supports_gather_elements(data, idx, axis) and accel.enabled():
-        return accel.gather_elements(data, idx, axis)  # compiled, bit-identical (ops/accel.py)
     data = np.ascontiguousarray(data)
     out = buffers.empty(idx.shape, data.dtype)
     if out.size == 0:

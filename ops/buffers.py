@@ -6,7 +6,7 @@ arena. :func:`empty` does the same for outputs of at least ``MIN_POOLED_BYTES``:
 recently used raw buffers and hands one out again when nothing refers to it any more (every
 array made from it is a view whose ``base`` is the raw buffer, so CPython's reference count
 says whether any result is still alive). A buffer still referenced is never reused, so results
-never alias each other or an input.
+never alias each other or an input. Pooled arrays start on a 64-byte (cache line) boundary.
 
 Limits: at most ``MAX_ENTRIES`` buffers and ``INDEXFLOW_BUFFER_POOL_MB`` (default 512) MiB are
 kept; the oldest are dropped first (dropping only forgets them: arrays still using one keep it
@@ -23,6 +23,8 @@ from math import prod
 import numpy as np
 
 MIN_POOLED_BYTES = 4 << 20
+#: Pooled buffers start on a cache-line boundary (whole-line streaming stores, ops.accel_stores).
+ALIGN = 64
 MAX_ENTRIES = 4
 _GRAIN = 1 << 16
 _cap_bytes = int(float(os.environ.get("INDEXFLOW_BUFFER_POOL_MB", "512")) * (1 << 20))
@@ -44,6 +46,12 @@ def _baseline() -> int:
 _FREE_REFS = _baseline()  # references a pooled buffer has when no result uses it
 
 
+def _aligned(raw: np.ndarray, nbytes: int) -> np.ndarray:
+    """The first ``nbytes`` of ``raw`` that start on an ``ALIGN``-byte boundary (a view)."""
+    start = -raw.ctypes.data % ALIGN
+    return raw[start:start + nbytes]
+
+
 def empty(shape, dtype) -> np.ndarray:
     """Like ``np.empty(shape, dtype)`` (C order), possibly backed by a reused buffer."""
     dtype = np.dtype(dtype)
@@ -51,13 +59,13 @@ def empty(shape, dtype) -> np.ndarray:
     nbytes = prod(shape) * dtype.itemsize
     if nbytes < MIN_POOLED_BYTES or dtype.hasobject or nbytes > _cap_bytes:
         return np.empty(shape, dtype)
-    size = -(-nbytes // _GRAIN) * _GRAIN
+    size = -(-nbytes // _GRAIN) * _GRAIN + ALIGN
     with _lock:
         for raw in _pool:
             if raw.nbytes == size and _refs(raw) == _FREE_REFS:
-                return raw[:nbytes].view(dtype).reshape(shape)
+                return _aligned(raw, nbytes).view(dtype).reshape(shape)
         raw = np.empty(size, dtype=np.uint8)
-        out = raw[:nbytes].view(dtype).reshape(shape)
+        out = _aligned(raw, nbytes).view(dtype).reshape(shape)
         _pool.insert(0, raw)
         while len(_pool) > MAX_ENTRIES or sum(r.nbytes for r in _pool) > _cap_bytes:
             _pool.pop()

@@ -10,6 +10,7 @@ from math import prod
 
 import numpy as np
 
+from . import accel
 from .apply import take_axis
 from .checks import normalize_axis, normalize_indices, require_rank_at_least
 from .dtypes import as_tensor
@@ -46,8 +47,15 @@ def gather_index_map(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> In
 def gather(data, indices, axis: int = 0) -> np.ndarray:
     """ONNX Gather: entries of ``data`` along ``axis`` picked by ``indices`` (negative allowed).
 
-    Applies the index map in factored form (:func:`ops.apply.take_axis`)."""
+    Applies the index map in factored form (:func:`ops.apply.take_axis`). With the accelerator
+    on, axis 0 runs its compiled row gather (:func:`ops.accel.gather_tuples`, the same rows,
+    checked as it copies; on a bad index the numpy path below raises the error)."""
     data, indices = as_tensor(data), np.asarray(indices)
     gather_output_shape(data.shape, indices.shape, axis)
     a = normalize_axis(OP, axis, data.ndim)
+    if a == 0 and accel.supports_tuples(data, indices, 1, indices.size * (data.size // max(data.shape[0], 1))) \
+            and accel.enabled():
+        out = accel.gather_tuples(data, indices[..., None], 1)
+        if out is not None:
+            return out
     return take_axis(data, normalize_indices(OP, "indices", indices, data.shape[a], a), a)

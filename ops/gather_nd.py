@@ -15,6 +15,7 @@ from math import prod
 
 import numpy as np
 
+from . import accel
 from .apply import take_rows
 from .checks import dims_equal, fmt_shape, normalize_index_tuples, require_rank_at_least
 from .dtypes import as_tensor
@@ -78,6 +79,18 @@ def gather_nd_index_map(data: np.ndarray, indices: np.ndarray, batch_dims: int =
 
 
 def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
-    """ONNX GatherND; the output keeps the batch dimensions (see module docstring)."""
-    data = as_tensor(data)
-    return take_rows(data, gather_nd_index_map(data, np.asarray(indices), batch_dims))
+    """ONNX GatherND; the output keeps the batch dimensions (see module docstring).
+
+    Applies the index map with ``take_rows``; with the accelerator on and ``batch_dims`` 0, its
+    compiled row gather (:func:`ops.accel.gather_tuples`: the same rows, checked as it copies;
+    on a bad index the index map raises the error)."""
+    data, indices = as_tensor(data), np.asarray(indices)
+    if batch_dims == 0 and indices.ndim >= 1 and data.ndim >= 1:
+        k = indices.shape[-1]
+        if k <= data.ndim and accel.supports_tuples(data, indices, k, indices.size // max(k, 1) * prod(data.shape[k:])) \
+                and accel.enabled():
+            gather_nd_output_shape(data.shape, indices.shape, 0)
+            out = accel.gather_tuples(data, indices, k)
+            if out is not None:
+                return out
+    return take_rows(data, gather_nd_index_map(data, indices, batch_dims))

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .apply import put_rows
+from . import accel
+from .apply import copy_of, put_rows
 from .checks import fmt_shape, shapes_equal
 from .dtypes import as_tensor
 from .errors import OpError
@@ -45,8 +46,18 @@ def scatter_nd_index_map(data: np.ndarray, indices: np.ndarray, updates_shape: t
 
 
 def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
-    """ONNX ScatterND: a copy of ``data`` with slices replaced (or reduced) by ``updates``."""
+    """ONNX ScatterND: a copy of ``data`` with slices replaced (or reduced) by ``updates``.
+
+    Applies the index map with ``put_rows``; with the accelerator on and reduction none, its
+    compiled row scatter (:func:`ops.accel.scatter_tuples`: the same rows in the same order,
+    checked as it writes; on a bad index the index map raises the error)."""
     data, updates, indices = as_tensor(data), as_tensor(updates), np.asarray(indices)
     check_same_dtype(OP, data, updates)
+    if reduction == "none" and accel.supports_tuples(data, indices, indices.shape[-1] if indices.ndim else 0,
+                                                     updates.size) and accel.enabled():
+        scatter_nd_output_shape(data.shape, indices.shape, updates.shape)
+        out = copy_of(data)
+        if accel.scatter_tuples(out, indices, updates):
+            return out
     imap = scatter_nd_index_map(data, indices, updates.shape)
     return put_rows(OP, data, imap, updates, reduction)

@@ -38,6 +38,14 @@ def accel_state(monkeypatch):
     accel.set_enabled(previous)
 
 
+@pytest.fixture(params=[False, True], ids=["cached", "streamed"])
+def stream(request, monkeypatch):
+    """Gather outputs written with ordinary or (threshold lowered to 0) streaming stores."""
+    if request.param:
+        monkeypatch.setattr(accel, "STREAM_MIN_BYTES", 0)
+    return request.param
+
+
 @pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
 def threads(request):
     old = parallel.threads()
@@ -231,13 +239,13 @@ def test_gather_elements_bit_identical(dtype, index_dtype, monkeypatch):
         idx = idx.astype(index_dtype)
         fast, slow = both(lambda: ops.gather_elements(data, idx, axis))
         assert_same_bits(fast, slow)
-        routed += axis % rank > 0
-    assert len(calls) == routed  # axis 0 stays on the index-map path
+        routed += axis % rank > 0 and index_dtype in ("int64", "int32")
+    assert len(calls) == routed  # axis 0 and small index types stay on the numpy path
 
 
 @pytest.mark.parametrize("rank", [2, 3, 4])
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int64"])
-def test_gather_elements_big_every_axis_threads(dtype, rank, threads):
+def test_gather_elements_big_every_axis_threads(dtype, rank, threads, stream):
     rng = np.random.default_rng([6, rank])
     for axis in range(1, rank):
         data, idx, _, _ = elementwise_case(rng, rank, dtype, big=True, axis=axis)
@@ -257,6 +265,110 @@ def test_unsupported_dtypes_stay_on_numpy(monkeypatch):
     strings = np.array([["a", "b"], ["c", "d"]], dtype=object)
     ops.gather_elements(strings, np.array([[1, 0], [0, 0]]), 1)
     assert folds == [] and gathers == []
+
+
+# ---------------------------------------------------------------- Gather axis 0, GatherND, ScatterND none
+
+TUPLE_DTYPES = GATHER_DTYPES + ["int8", "complex128"]
+
+
+def gather_case(rng, rank: int, dtype: str, big: bool = False):
+    """data and indices (any rank, negatives, duplicates) for Gather on axis 0."""
+    dshape = ((int(rng.integers(1, 7)),) + tuple(int(n) for n in rng.integers(1, 5, size=rank - 1)) if not big
+              else {1: (3000,), 2: (300, 33), 3: (60, 5, 7), 4: (10, 3, 4, 5)}[rank])
+    ishape = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(0, 3)))) if not big else (50, 80)
+    return values(dtype, dshape, rng), rng.integers(-dshape[0], dshape[0], size=ishape)
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32", "int16"])
+@pytest.mark.parametrize("dtype", TUPLE_DTYPES)
+def test_gather_axis0_and_gather_nd_bit_identical(dtype, index_dtype, monkeypatch):
+    """Row blocks of every byte width (1-byte rows of int8 copy as uint8 words, complex128 as
+    two uint64), scalar and N-D indices, negatives and duplicates."""
+    calls = count_calls(monkeypatch, "gather_tuples")
+    rng = np.random.default_rng([12, TUPLE_DTYPES.index(dtype), len(index_dtype)])
+    for trial in range(24):
+        rank = 1 + trial % 4
+        data, idx = gather_case(rng, rank, dtype)
+        idx = idx.astype(index_dtype)
+        fast, slow = both(lambda: ops.gather(data, idx, 0))
+        assert_same_bits(fast, slow)
+        data, nd_idx, _ = nd_case(rng, rank, dtype)
+        nd_idx = nd_idx.astype(index_dtype)
+        fast, slow = both(lambda: ops.gather_nd(data, nd_idx))
+        assert_same_bits(fast, slow)
+    assert len(calls) == (48 if index_dtype != "int16" else 0)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", ["float32", "bool", "float64"])
+def test_gather_axis0_and_gather_nd_big_threads(dtype, rank, threads, stream):
+    rng = np.random.default_rng([13, rank])
+    data, idx = gather_case(rng, rank, dtype, big=True)
+    fast, slow = both(lambda: ops.gather(data, idx, 0))
+    assert_same_bits(fast, slow)
+    np.testing.assert_array_equal(fast, reference.gather(data, idx, 0))
+    data, nd_idx, _ = nd_case(rng, rank, dtype, big=True)
+    fast, slow = both(lambda: ops.gather_nd(data, nd_idx))
+    assert_same_bits(fast, slow)
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+@pytest.mark.parametrize("dtype", TUPLE_DTYPES)
+def test_scatter_nd_none_bit_identical(dtype, index_dtype, monkeypatch):
+    """Duplicates: the last update in row-major order wins on both paths."""
+    calls = count_calls(monkeypatch, "scatter_tuples")
+    rng = np.random.default_rng([14, TUPLE_DTYPES.index(dtype), len(index_dtype)])
+    for trial in range(24):
+        data, idx, upd = nd_case(rng, 1 + trial % 4, dtype)
+        idx = idx.astype(index_dtype)
+        fast, slow = both(lambda: ops.scatter_nd(data, idx, upd))
+        assert_same_bits(fast, slow)
+    assert len(calls) == 24
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4])
+def test_scatter_nd_none_big_matches_reference(rank, threads):
+    rng = np.random.default_rng([15, rank])
+    data, idx, upd = nd_case(rng, rank, "float32", big=True)
+    fast, slow = both(lambda: ops.scatter_nd(data, idx, upd))
+    assert_same_bits(fast, slow)
+    np.testing.assert_array_equal(fast, reference.scatter_nd(data, idx, upd))
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("value", ["size", "-size-1", "huge"])
+def test_checking_kernels_refuse_every_bad_index(where, value, threads, stream, monkeypatch):
+    """An index just past either end (or far past) anywhere, including in the second thread's
+    share, raises the numpy path's exact error instead of reading or writing out of bounds."""
+    rng = np.random.default_rng(16)
+    size, rows = 700, 30
+    n = size * rows
+    bad = {"size": size, "-size-1": -size - 1, "huge": 2**62}[value]
+    at = {"first": 0, "middle": n // 2 + 3, "last": n - 1}[where]
+    idx = rng.integers(-size, size, n)
+    idx[at] = bad
+    if at != n - 1:
+        idx[-1] = size + 5  # a later bad index must not be the one named
+    data = rng.standard_normal((size, 8)).astype(np.float32)
+    upd = rng.standard_normal((n, 8)).astype(np.float32)
+    ge_data = rng.standard_normal((rows, size)).astype(np.float32)
+    calls = {name: count_calls(monkeypatch, name) for name in ("gather_tuples", "scatter_tuples", "gather_elements")}
+    message = rf"indices\[{at}\] = {bad} is out of range"
+    nd_message = rf"indices\[{at}, 0\] = {bad} is out of range"
+    ge_message = rf"indices\[{at // size}, {at % size}\] = {bad} is out of range"
+    for flag in (True, False):
+        accel.set_enabled(flag)
+        with pytest.raises(ops.IndexOutOfRangeError, match=message):
+            ops.gather(data, idx, 0)
+        with pytest.raises(ops.IndexOutOfRangeError, match=nd_message):
+            ops.gather_nd(data, idx[:, None])
+        with pytest.raises(ops.IndexOutOfRangeError, match=nd_message):
+            ops.scatter_nd(data, idx[:, None], upd)
+        with pytest.raises(ops.IndexOutOfRangeError, match=ge_message):
+            ops.gather_elements(ge_data, idx.reshape(rows, size), 1)
+    # the kernels ran (with the accelerator on): Gather and GatherND, ScatterND, GatherElements
+    assert {name: len(c) for name, c in calls.items()} == {"gather_tuples": 2, "scatter_tuples": 1, "gather_elements": 1}
 
 
 # ---------------------------------------------------------------- switch, errors, reference
@@ -298,6 +410,29 @@ def test_env_switch_and_missing_numba_turn_it_off():
     assert results["env"] == ["False", "True", results["on"][2]]
     assert results["hide"] == ["False", "False", results["on"][2]]
     assert results["on"][:2] == ["True", "True"]
+
+
+def test_without_streaming_stores_the_kernels_still_run(tmp_path):
+    """If numba's internals that ops/accel_stores.py uses ever move, the gathers fall back to
+    ordinary stores: same results, accelerator still on. (A fresh numba cache, so the kernel is
+    compiled with the fallback rather than loaded.)"""
+    script = (
+        "import sys\n"
+        "sys.modules['ops.accel_stores'] = None  # its import raises ImportError\n"
+        "import numpy as np, ops\n"
+        "from ops import accel\n"
+        "accel.STREAM_MIN_BYTES = 0\n"
+        "d = np.arange(20000, dtype=np.float32).reshape(1000, 20)\n"
+        "i = np.arange(-1000, 1000)\n"
+        "out = ops.gather(d, i)\n"
+        "print(accel.enabled(), bool((out == d[i]).all()))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, INDEXFLOW_ACCEL="1", PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+    assert done.stdout.split() == ["True", "True"]
 
 
 def test_read_only_and_strided_inputs():

@@ -115,6 +115,17 @@ def test_reused_buffers_never_alias_live_results():
     assert not np.shares_memory(fourth, data) and not np.shares_memory(fourth, idx)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "complex128"])
+def test_pooled_buffers_start_on_a_cache_line(dtype):
+    """Streaming stores (ops/accel_stores.py) write whole 64-byte lines of pooled outputs."""
+    held = []
+    for extra in range(5):  # several live buffers, so some are fresh allocations and some reused
+        arr = buffers.empty((buffers.MIN_POOLED_BYTES // np.dtype(dtype).itemsize + extra * 7,), dtype)
+        assert arr.ctypes.data % buffers.ALIGN == 0 and arr.dtype == np.dtype(dtype)
+        arr[...] = 1  # the whole requested extent is writable
+        held.append(arr) if extra % 2 else None
+
+
 def test_scatter_output_is_a_copy_even_when_pooled():
     data = np.arange(buffers.MIN_POOLED_BYTES // 4 + 5, dtype=np.float32)
     before = data.copy()
