@@ -8,12 +8,18 @@ For each case it prints the median wall time of ``ops`` (as shipped: with the op
 accelerator of :mod:`ops.accel` when it is installed and not switched off), ``ops(numpy)`` (the
 same call with the accelerator off: the numpy reference path), onnxruntime with its default threads,
 onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output), all
-measured in this process and timed in turns (so other load on the machine hits all alike),
-then the ratio ops / best correct onnxruntime and ops / copy (both for the default ``ops``). The
+measured in this process, then the ratio ops / best correct onnxruntime and ops / copy (both for the default ``ops``). The
 ``1st ms`` column is the first call of each case in this process: it includes compiling the
 accelerator's kernels, or loading them from numba's on-disk cache (``cache=True``). Where
 multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate indices loses
 updates), its time is shown but the ratio uses the one-thread time.
+
+Timing: per case, two phases. First ops, ops(numpy) and the copy run in turns (so other load
+on the machine hits them alike, and the copy evicts the caches before whoever follows it);
+then onnxruntime's two sessions with the same copy. The phases are separate because
+onnxruntime's worker threads keep spinning for a while after each run and take a core from
+whatever runs next: with everything in one rotation (``--interleaved``) that is charged to
+ops, e.g. GatherElements 3.3 -> 5.5 ms while onnxruntime's own time does not change.
 """
 from __future__ import annotations
 
@@ -125,10 +131,13 @@ def main(argv=None) -> int:
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="median (default) or min: the best run, less sensitive to other load on the machine")
     parser.add_argument("--no-ort", action="store_true", help="skip onnxruntime (ops and copy only)")
-    parser.add_argument("--phases", action="store_true",
-                        help="per case, time ops/numpy/copy before any onnxruntime session exists, then "
+    parser.add_argument("--interleaved", dest="phases", action="store_false",
+                        help="time ops, onnxruntime and the copy in one rotation (onnxruntime's spinning "
+                             "threads then slow ops' next run)")
+    parser.add_argument("--phases", dest="phases", action="store_true", default=True,
+                        help="(the default) per case, time ops/numpy/copy before any onnxruntime session exists, then "
                              "onnxruntime/copy: its idle threads spin after each run and slow whatever runs next, "
-                             "which the default (all in turns) charges to ops")
+                             "which --interleaved charges to ops")
     args = parser.parse_args(argv)
     global STAT
     STAT = min if args.stat == "min" else statistics.median
@@ -137,7 +146,7 @@ def main(argv=None) -> int:
               f"{'ops/ort':>8} {'ops/copy':>8} {'1st ms':>8}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# {os.cpu_count()} CPUs, load average {load:.2f} at start; {args.stat} of {args.repeat} interleaved runs"
-          + ("; ops and onnxruntime timed in separate phases" if args.phases else ""))
+          + ("; ops and onnxruntime timed in separate phases" if args.phases else "; all in one rotation"))
     t0 = time.perf_counter()
     on = accel.enabled()  # imports numba (once per process)
     print(f"# accelerator: {'on' if on else 'off'} ({'numba ' + __import__('numba').__version__ if accel.available() else 'numba not installed'}"
