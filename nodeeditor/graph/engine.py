@@ -315,6 +315,9 @@ class Engine:
             value = step.compute(values)
         except (ops.OpError, SourceError) as exc:
             return _Entry(key, version, ERROR, error=f"{step.label}: {exc}")
+        except MemoryError:
+            return _Entry(key, version, ERROR,
+                          error=f"{step.label}: not enough memory for this result; make its inputs smaller")
         except Exception as exc:  # a kernel bug must not take the whole run down
             return _Entry(key, version, ERROR, error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
         warnings = self._duplicate_warning(step, values)

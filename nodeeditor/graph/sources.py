@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import zipfile
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -32,6 +33,34 @@ GENERATORS: dict[str, dict[str, Any]] = {
 
 class SourceError(ValueError):
     """A source cannot produce its tensor (bad parameters, missing or unreadable file)."""
+
+
+def max_generated_bytes() -> int:
+    """Largest tensor a generator may make: ``INDEXFLOW_MAX_SOURCE_MB`` (default 2048) MiB, so a
+    slip in a shape field (``[100000, 100000]``) is an error on the node, not an exhausted
+    machine."""
+    try:
+        return int(float(os.environ.get("INDEXFLOW_MAX_SOURCE_MB", "2048")) * (1 << 20))
+    except ValueError:
+        return 2048 << 20
+
+
+def _size_text(nbytes: float) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{int(nbytes)} bytes"
+
+
+def _check_size(generator: str, ttype: TensorType) -> TensorType:
+    nbytes = math.prod(ttype.shape) * np.dtype(ops.dtype_of(ttype.dtype)).itemsize
+    limit = max_generated_bytes()
+    if nbytes > limit:
+        raise SourceError(
+            f"{generator}: shape {list(ttype.shape)} of {ttype.dtype} needs {_size_text(nbytes)}; generated "
+            f"tensors are limited to {_size_text(limit)} (environment variable INDEXFLOW_MAX_SOURCE_MB)"
+        )
+    return ttype
 
 
 def generator_params(generator: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -64,7 +93,12 @@ def _dtype(name: str) -> np.dtype:
 
 
 def generator_type(generator: str, params: Mapping[str, Any] | None) -> TensorType:
-    """The dtype and shape ``generate`` would return, computed without generating."""
+    """The dtype and shape ``generate`` would return, computed without generating. SourceError
+    for bad parameters or a tensor larger than :func:`max_generated_bytes`."""
+    return _check_size(generator, _generator_type(generator, params))
+
+
+def _generator_type(generator: str, params: Mapping[str, Any] | None) -> TensorType:
     p = generator_params(generator, params)
     _dtype(p["dtype"])
     if generator == "arange":
@@ -88,6 +122,7 @@ def generate(generator: str, params: Mapping[str, Any] | None) -> np.ndarray:
     p = generator_params(generator, params)
     dtype = _dtype(p["dtype"])
     try:
+        generator_type(generator, p)  # validates parameters and the size before allocating
         if generator == "zeros":
             return np.zeros(_shape(p["shape"]), dtype=dtype)
         if generator == "ones":
@@ -95,7 +130,6 @@ def generate(generator: str, params: Mapping[str, Any] | None) -> np.ndarray:
         if generator == "full":
             return np.full(_shape(p["shape"]), p["value"], dtype=dtype)
         if generator == "arange":
-            generator_type(generator, p)  # validates step
             return np.arange(p["start"], p["stop"], p["step"]).astype(dtype)
         if generator == "eye":
             return np.eye(int(p["n"]), None if p["m"] is None else int(p["m"]), int(p["k"]), dtype=dtype)
@@ -136,6 +170,7 @@ def load_file(path: Path, key: str | None = None, dtype: str | None = None) -> n
         raise SourceError(f"{path}: unsupported file type {suffix!r} (use {', '.join(FILE_SUFFIXES)})")
     if not path.is_file():
         raise SourceError(f"{path}: file not found")
+    _check_magic(path, suffix)
     try:
         if suffix == ".npy":
             return np.load(path, allow_pickle=False)
@@ -152,7 +187,44 @@ def load_file(path: Path, key: str | None = None, dtype: str | None = None) -> n
     except SourceError:
         raise
     except Exception as exc:  # numpy raises many kinds on bad files
-        raise SourceError(f"{path}: cannot read: {exc}") from exc
+        raise SourceError(f"{path}: cannot read: {_damage_text(exc)}") from exc
+
+
+#: The first bytes of each binary format (a .npz is a zip archive).
+_MAGIC = {".npy": (b"\x93NUMPY", "a NumPy .npy file"), ".npz": (b"PK", "a NumPy .npz archive (zip)")}
+
+
+def _check_magic(path: Path, suffix: str) -> None:
+    """SourceError when a .npy/.npz file does not start like one (numpy would try to unpickle it
+    and complain about pickled data, which misleads)."""
+    if suffix not in _MAGIC:
+        return
+    magic, what = _MAGIC[suffix]
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(magic))
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if not head:
+        raise SourceError(f"{path}: cannot read: the file is empty")
+    if head != magic:
+        raise SourceError(f"{path}: cannot read: this is not {what} (its first bytes are not the "
+                          f"format's signature); the file is damaged or of another type")
+
+
+_TRUNCATED = ("EOF", "Failed to read all data", "mmap length is greater", "buffer is smaller", "cannot reshape")
+
+
+def _damage_text(exc: Exception) -> str:
+    """numpy's message for a damaged file, said in a user's terms (numpy's own words kept)."""
+    text = str(exc)
+    if isinstance(exc, zipfile.BadZipFile):
+        return f"the archive is damaged or truncated ({text})"
+    if isinstance(exc, EOFError) or any(marker in text for marker in _TRUNCATED):
+        return f"the file is truncated: it holds less data than its header promises ({text})"
+    if "pickled" in text.lower():
+        return "the file is damaged (numpy took it for pickled Python objects, which IndexFlow never loads)"
+    return text
 
 
 def file_type(path: Path, key: str | None = None, dtype: str | None = None) -> TensorType:
@@ -168,10 +240,11 @@ def file_type(path: Path, key: str | None = None, dtype: str | None = None) -> T
     if cached is not None:
         return cached
     if path.suffix.lower() == ".npy":
+        _check_magic(path, ".npy")
         try:
             array = np.load(path, mmap_mode="r", allow_pickle=False)
         except Exception as exc:
-            raise SourceError(f"{path}: cannot read: {exc}") from exc
+            raise SourceError(f"{path}: cannot read: {_damage_text(exc)}") from exc
         result = TensorType(ops.dtype_name(array.dtype), tuple(int(d) for d in array.shape))
         del array
     else:

@@ -309,3 +309,18 @@ def test_a_missing_file_is_an_error_until_it_appears(tmp_path):
     np.save(tmp_path / "later.npy", np.array([1.5]))
     assert Engine(g, keep_intermediates=True).run().nodes["f"].status == OK
     assert engine.run().nodes["f"].status == OK
+
+
+def test_running_out_of_memory_is_a_node_error_and_the_rest_runs():
+    """A kernel that cannot allocate its result fails that node with a plain message; an
+    independent branch still runs."""
+    def kernel(op, inputs, attrs):
+        if op == "GatherElements":
+            raise MemoryError("Unable to allocate 37.3 GiB")
+        return ops.run_op(op, inputs, attrs)
+
+    g = chain_graph()
+    r = Engine(g, keep_intermediates=True, kernel=kernel).run()
+    assert r.nodes["elements"].status == "error"
+    assert "not enough memory" in r.nodes["elements"].error and "internal error" not in r.nodes["elements"].error
+    assert r.nodes["scatter"].status == "ok" and r.nodes["gather"].status == "ok"

@@ -56,6 +56,55 @@ def test_npy_npz_csv_files(tmp_path):
         file_type(tmp_path / "bad.npy")
 
 
+def _damaged_files(tmp_path):
+    """(file, what the message must say): damaged files of each kind, as users meet them."""
+    np.save(tmp_path / "whole.npy", np.arange(1000.0))
+    raw = (tmp_path / "whole.npy").read_bytes()
+    np.savez(tmp_path / "whole.npz", a=np.arange(1000.0))
+    zipped = (tmp_path / "whole.npz").read_bytes()
+    files = {
+        "cut_data.npy": (raw[:500], "truncated"),
+        "cut_header.npy": (raw[:20], "truncated"),
+        "text.npy": (b"1,2,3\n", "not a NumPy .npy file"),
+        "empty.npy": (b"", "the file is empty"),
+        "cut.npz": (zipped[:300], "archive is damaged or truncated"),
+        "text.npz": (b"hello", "not a NumPy .npz archive"),
+    }
+    for name, (content, _) in files.items():
+        (tmp_path / name).write_bytes(content)
+    return [(tmp_path / name, expected) for name, (_, expected) in files.items()]
+
+
+def test_damaged_files_say_what_is_wrong(tmp_path):
+    for path, expected in _damaged_files(tmp_path):
+        for read in (load_file, file_type):
+            with pytest.raises(SourceError) as info:
+                read(path)
+            message = str(info.value)
+            assert str(path) in message and expected in message, (read.__name__, message)
+            assert "pickle" not in message.lower() or "never loads" in message
+
+
+def test_generators_refuse_tensors_over_the_size_limit(monkeypatch):
+    with pytest.raises(SourceError, match=r"zeros: shape \[100000, 100000\] of float32 needs 37\.3 GiB; "
+                                          r"generated tensors are limited to 2\.0 GiB"):
+        generator_type("zeros", {"shape": [100000, 100000]})
+    with pytest.raises(SourceError, match="arange: .* needs 7.5 GiB"):
+        generate("arange", {"stop": 10**9, "dtype": "float64"})
+    monkeypatch.setenv("INDEXFLOW_MAX_SOURCE_MB", "1")
+    assert generate("zeros", {"shape": [512, 512]}).nbytes == 1 << 20  # exactly at the limit
+    with pytest.raises(SourceError, match="limited to 1.0 MiB"):
+        generate("normal", {"shape": [512, 513]})
+
+
+def test_an_oversized_generator_is_a_node_error_not_a_crash():
+    graph = Graph()
+    src = graph.add_generator("uniform", {"shape": [200000, 200000]})
+    assert "limited to" in graph.node_info(src).error  # shown on the node before anything runs
+    result = Engine(graph).run()
+    assert result.nodes[src].status == "error" and "limited to" in result.nodes[src].error
+
+
 def test_relative_file_paths_resolve_against_the_graph_file(tmp_path):
     (tmp_path / "data").mkdir()
     np.save(tmp_path / "data" / "idx.npy", np.array([2, 0], np.int64))
