@@ -73,6 +73,10 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ building
     def _build_docks(self) -> None:
         Dock = QtCore.Qt.DockWidgetArea
+        # the side columns run the full height; the Explainer sits under the canvas only, so
+        # opening it does not squeeze the property panel and the tensor viewer
+        self.setCorner(QtCore.Qt.Corner.BottomLeftCorner, Dock.LeftDockWidgetArea)
+        self.setCorner(QtCore.Qt.Corner.BottomRightCorner, Dock.RightDockWidgetArea)
         self.palette = Palette()
         self.palette_dock = self._dock("Palette", "paletteDock", self.palette, Dock.LeftDockWidgetArea)
         self.properties = PropertyPanel(self.push, self.show_status, state_of=lambda nid: self.scene.node_state(nid))

@@ -38,3 +38,21 @@ def test_a_source_node_shows_the_hint(window, qtbot):
     window.scene.select_nodes([src.id])
     qtbot.waitUntil(lambda: "Select an operator node" in window.explainer.title.text(), timeout=3000)
     assert window.explainer.count == 0
+
+
+def test_the_explainer_sits_under_the_canvas_not_under_the_side_columns(window, qtbot):
+    """The side docks run the full height of the window, so showing the Explainer takes
+    height from the canvas only, never from the property panel or the tensor viewer."""
+    window.resize(1480, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.explainer_dock.hide()
+    qtbot.wait(50)
+    viewer_height = window.viewer_dock.height()
+    window.explainer_dock.show()
+    qtbot.wait(50)
+    explainer = window.explainer_dock.geometry()
+    assert window.viewer_dock.height() == viewer_height
+    assert explainer.left() >= window.palette_dock.geometry().right()
+    assert explainer.right() <= window.viewer_dock.geometry().left()
+    assert window.palette_dock.geometry().bottom() >= explainer.bottom()
