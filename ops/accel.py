@@ -174,22 +174,26 @@ def _store_fence():
     """Nothing in Python; compiled, it orders the streaming stores before the kernel returns."""
 
 
+def _copy_row(table, row, out, r, stream):
+    """out[r, :] = table[row, :], with streaming stores when ``stream``."""
+    if stream:
+        for b in range(table.shape[1]):
+            _stream_store(out, r, b, table[row, b])
+    else:
+        for b in range(table.shape[1]):
+            out[r, b] = table[row, b]
+
+
 def _gather_rows_kernel(table, idx, size, out, stream, r0, r1):
     """out[r] = table[v] for r in r0..r1, ``v`` = ``idx[r]`` made non-negative (whole rows of
     the (n_rows, words) tables), written with streaming stores when ``stream``. Returns -1, or
     the first ``r`` whose index is outside ``[-size, size)``."""
-    nb = table.shape[1]
     for r in range(r0, r1):
         row = _normalised(idx[r], size)
         if row < 0:
             _store_fence()
             return r
-        if stream:
-            for b in range(nb):
-                _stream_store(out, r, b, table[row, b])
-        else:
-            for b in range(nb):
-                out[r, b] = table[row, b]
+        _copy_row(table, row, out, r, stream)
     _store_fence()
     return -1
 
@@ -203,7 +207,6 @@ def _gather_tuples_kernel(table, idx, limits, strides, out, stream, r0, r1):
     """out[r] = table[row(idx[r])] for r in r0..r1 (whole rows of the (n_rows, words) tables),
     written with streaming stores when ``stream``. Returns -1, or the flat position ``r * k + c``
     of the first bad index component."""
-    nb = table.shape[1]
     k = idx.shape[1]
     rows = np.empty(ROW_BATCH, np.int64)
     for s in range(r0, r1, ROW_BATCH):
@@ -215,13 +218,7 @@ def _gather_tuples_kernel(table, idx, limits, strides, out, stream, r0, r1):
                 return r * k + (-1 - row)
             rows[r - s] = row
         for r in range(s, e):
-            row = rows[r - s]
-            if stream:
-                for b in range(nb):
-                    _stream_store(out, r, b, table[row, b])
-            else:
-                for b in range(nb):
-                    out[r, b] = table[row, b]
+            _copy_row(table, rows[r - s], out, r, stream)
     _store_fence()
     return -1
 
@@ -357,7 +354,7 @@ def _load() -> dict | None:
                 _load_failed = True
                 return None
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (_normalised, _tuple_row):  # callable from the kernels, still plain Python
+            for helper in (_normalised, _tuple_row, _copy_row):  # callable from the kernels, still plain Python
                 numba.extending.register_jitable(inline="always")(helper)
             try:
                 from . import accel_stores  # numba internals (llvmlite, cgutils): may move between versions
