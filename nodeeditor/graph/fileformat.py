@@ -158,28 +158,37 @@ def _atomic_write(path: Path, data: bytes) -> None:
     _atomic_write_all([(path, data)])
 
 
+def graph_folder(graph: Graph) -> Path | None:
+    """The folder relative file-source paths of ``graph`` resolve against (None: never saved)."""
+    return None if graph.file_path is None else Path(graph.file_path).parent
+
+
+def rebase_path(path: str, old_folder: Path | None, new_folder: Path | None) -> str:
+    """``path``, relative to ``old_folder``, re-expressed relative to ``new_folder`` so it names
+    the same file. Absolute and empty paths, and any path when either folder is None (a graph
+    never saved: its relative paths were typed for wherever it will be saved), stay as they are."""
+    if not path or Path(path).is_absolute() or old_folder is None or new_folder is None:
+        return path
+    if Path(old_folder).resolve() == Path(new_folder).resolve():
+        return path
+    absolute = (Path(old_folder) / path).resolve()
+    try:
+        return os.path.relpath(absolute, Path(new_folder).resolve())
+    except ValueError:  # another drive (Windows): keep it absolute
+        return str(absolute)
+
+
 def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:
-    """Relative file-source paths in ``doc`` rewritten for a file saved at ``target`` (they are
-    resolved against the graph's current file first; a graph never saved keeps them as typed). Returns node id -> new path for the
-    nodes whose path changed."""
+    """Relative file-source paths in ``doc`` rewritten for a file saved at ``target`` (see
+    :func:`rebase_path`). Returns node id -> new path for the nodes whose path changed."""
     changed = {}
-    if graph.file_path is None:
-        return changed  # never saved: relative paths were typed for wherever it is saved now
-    old_folder = Path(graph.file_path).parent
-    new_folder = target.parent
-    if old_folder.resolve() == new_folder.resolve():
-        return changed
     for entry in doc.get("nodes", []):
-        rel = entry.get("path")
-        if entry.get("kind") != "file" or not rel or Path(rel).is_absolute():
+        if entry.get("kind") != "file" or not entry.get("path"):
             continue
-        absolute = (old_folder / rel).resolve()
-        try:
-            new = os.path.relpath(absolute, new_folder.resolve())
-        except ValueError:  # another drive (Windows): keep it absolute
-            new = str(absolute)
-        entry["path"] = new
-        changed[entry["id"]] = new
+        new = rebase_path(entry["path"], graph_folder(graph), target.parent)
+        if new != entry["path"]:
+            entry["path"] = new
+            changed[entry["id"]] = new
     return changed
 
 

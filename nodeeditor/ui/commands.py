@@ -13,6 +13,7 @@ from PySide6 import QtGui
 
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph, RemovedNode
+from nodeeditor.graph.fileformat import graph_folder, rebase_path
 
 MOVE_ID = 1
 ATTRIBUTE_ID = 2
@@ -175,18 +176,30 @@ class AttributeCommand(QtGui.QUndoCommand):
 
 class SourceCommand(QtGui.QUndoCommand):
     """Change fields of a source node (``Graph.set_source``): a literal's value, a generator's
-    parameters, a file path..."""
+    parameters, a file path...
+
+    A relative file path means "relative to the graph's folder", and Save As to another folder
+    rewrites the paths in the document. So the command remembers the folder each of its paths
+    was relative to, and re-expresses it for the graph's folder at the time it is undone or
+    redone: undo after a Save As restores the same *file*, not the same text."""
 
     def __init__(self, graph: Graph, node_id: str, text: str = "Edit Source", **fields: Any) -> None:
         super().__init__(text)
         self.graph, self.node_id, self.fields = graph, node_id, fields
         self.old: dict[str, Any] = {}
+        self._new_folder = self._old_folder = graph_folder(graph)
+
+    def _for_now(self, fields: dict[str, Any], folder) -> dict[str, Any]:
+        if "path" not in fields:
+            return fields
+        return {**fields, "path": rebase_path(fields["path"], folder, graph_folder(self.graph))}
 
     def redo(self) -> None:
-        self.old = self.graph.set_source(self.node_id, **self.fields)
+        self.old = self.graph.set_source(self.node_id, **self._for_now(self.fields, self._new_folder))
+        self._old_folder = graph_folder(self.graph)
 
     def undo(self) -> None:
-        self.graph.set_source(self.node_id, **self.old)
+        self.graph.set_source(self.node_id, **self._for_now(self.old, self._old_folder))
 
 
 class RenameCommand(QtGui.QUndoCommand):

@@ -335,3 +335,31 @@ def test_declining_keeps_the_file_and_other_files_recoveries_wait(qtbot, dialogs
         win.runner.wait()
         win._forced_modified = False
         win.undo_stack.setClean()
+
+
+def test_undoing_a_file_path_edit_after_save_as_to_another_folder_restores_the_same_file(
+        small, monkeypatch, tmp_path, dialogs):
+    """Relative file paths follow the graph's folder; an undo made after Save As to another
+    folder must bring back the file that was there before the edit, not the old text."""
+    from nodeeditor.ui.commands import SourceCommand
+
+    w = small
+    first, second = tmp_path / "first", tmp_path / "elsewhere" / "deeper"
+    (first / "data").mkdir(parents=True)
+    second.mkdir(parents=True)
+    np.save(first / "data" / "a.npy", np.array([1, 2, 3], np.int64))
+    np.save(first / "data" / "b.npy", np.array([7, 8], np.int64))
+    node = w.graph.add_file_source("data/a.npy", node_id="f")
+    _inject(monkeypatch, "getSaveFileName", first / "g")
+    w.save_action.trigger()
+    w.push(SourceCommand(w.graph, node, path="data/b.npy"))           # typed relative to first/
+    _inject(monkeypatch, "getSaveFileName", second / "g")
+    w.save_as_action.trigger()                                          # now relative to elsewhere/deeper/
+    resolved = lambda: (second / w.graph.node(node).path).resolve()   # noqa: E731
+    assert resolved() == (first / "data" / "b.npy").resolve()
+    w.undo_stack.undo()
+    assert resolved() == (first / "data" / "a.npy").resolve()
+    assert w.graph.output_type(node).shape == (3,)
+    w.undo_stack.redo()
+    assert resolved() == (first / "data" / "b.npy").resolve()
+    assert w.graph.output_type(node).shape == (2,)
