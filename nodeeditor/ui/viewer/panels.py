@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from . import colors
+from .slicing import peak_blocks
 
 HoverFn = Callable[[float, float], "str | None"]
 
@@ -144,8 +145,10 @@ class PoolingImageItem(pg.ImageItem):
     pyqtgraph's ``autoDownsample`` averages blocks of pixels, so a single changed cell of a
     1000 x 1000 difference mask shown 250 pixels wide becomes 1/16 of "changed" and is
     drawn as "same". With ``pool = "max"`` a screen pixel is lit when any cell it covers
-    is lit (the change mask is max-pooled to the display grid). ``pool = "mean"`` is
-    pyqtgraph's own behaviour.
+    is lit (the change mask is max-pooled to the display grid). With ``pool = "peak"``
+    (value heat maps) a screen pixel shows one extreme of the cells it covers
+    (``slicing.peak_blocks``), so a single outlier keeps its full colour instead of a
+    quarter of it. ``pool = "mean"`` is pyqtgraph's own behaviour.
     """
 
     def __init__(self, *args, **kwargs):
@@ -169,7 +172,7 @@ class PoolingImageItem(pg.ImageItem):
         return max(1, math.ceil(1.0 / w - 1e-6)), max(1, math.ceil(1.0 / h - 1e-6))
 
     def render(self):
-        if self.pool != "max" or not self.autoDownsample or self.image is None or self.image.size == 0:
+        if self.pool not in ("max", "peak") or not self.autoDownsample or self.image is None or self.image.size == 0:
             return super().render()
         xds, yds = self._computeDownsampleFactors()
         if xds is None or (xds, yds) == (1, 1):
@@ -177,7 +180,8 @@ class PoolingImageItem(pg.ImageItem):
         full = self.image
         row_axis, col_axis = (0, 1) if self.axisOrder == "row-major" else (1, 0)
         factors = {row_axis: yds, col_axis: xds}
-        pooled = max_pool_2d(full, factors[0], factors[1])
+        pool = max_pool_2d if self.pool == "max" else peak_blocks
+        pooled = pool(full, factors[0], factors[1])
         # render the pooled picture with pyqtgraph's own code; paint() keeps drawing it over
         # the full image's rectangle because self.image is restored before painting
         self.image, self.autoDownsample = pooled, False

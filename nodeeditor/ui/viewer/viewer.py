@@ -5,9 +5,13 @@ call ``set_tensor`` whenever the selection changes.
 
 Data flow: ``set_tensor`` keeps a reference to the array (never a copy). Each refresh takes
 the 2-D slice chosen by the slice controls (a view), downsamples it by stride to at most
-``max_display`` per side (a view), and converts only that to float32 for pyqtgraph. The
-table reads single elements from the slice view on demand. Statistics run in chunks,
-off the UI thread for large tensors.
+``max_display`` per side (a view), and converts only that to float32 for pyqtgraph. When
+that stride is more than 1, a peak-preserving picture of the same grid
+(``slicing.peak_downsample_2d``: every element read, each pixel one extreme of its block)
+is computed in the background and replaces the stride sample when it is ready, if the
+same slice is still shown (``pictureRefined`` is emitted then); the hover label then
+describes the block under the cursor. The table reads single elements from the slice view
+on demand. Statistics run in chunks, off the UI thread for large tensors.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from .slicing import (
     TensorStats,
     changed_blocks,
     complex_parts,
+    display_part,
     display_step,
     downsample_1d,
     downsample_2d,
@@ -38,6 +43,7 @@ from .slicing import (
     format_value,
     full_index,
     is_drawable,
+    peak_downsample_2d,
     slice_2d,
     to_display_float,
 )
@@ -96,6 +102,8 @@ class TensorViewer(QtWidgets.QWidget):
         pinChanged(bool): True after ``pin()``, False after ``unpin()``.
         differenceReady(int): a large difference view (computed in the background) is
             now shown; carries the number of changed cells in the slice.
+        pictureRefined(): the peak-preserving pictures of the downsampled heat maps on
+            screen (computed in the background) now replace their stride samples.
         saved(str, object): a save started with ``background=True`` finished; carries
             the path and None, or the exception that stopped it.
     """
@@ -103,6 +111,7 @@ class TensorViewer(QtWidgets.QWidget):
     tensorChanged = QtCore.Signal(str)
     statsReady = QtCore.Signal(object)
     differenceReady = QtCore.Signal(int)
+    pictureRefined = QtCore.Signal()
     hoverChanged = QtCore.Signal(str)
     pinChanged = QtCore.Signal(bool)
     saved = QtCore.Signal(str, object)
@@ -154,6 +163,8 @@ class TensorViewer(QtWidgets.QWidget):
         self.hover_label = QtWidgets.QLabel(" ")
         self.hover_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover_label.setStyleSheet("font-family: monospace;")
+        # a block's description is long: it must not widen the viewer (the dock is narrow)
+        self.hover_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         picture_page = QtWidgets.QWidget()
         picture_layout = QtWidgets.QVBoxLayout(picture_page)
         picture_layout.setContentsMargins(0, 0, 0, 0)
@@ -201,6 +212,13 @@ class TensorViewer(QtWidgets.QWidget):
         self._envelopes: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._pending_envelopes: dict[int, np.ndarray] = {}
         self._envelopes_in_flight: frozenset[int] = frozenset()
+        self._peak_job = BackgroundCall(self)
+        self._peak_job.finished.connect(self._on_peaks)
+        # peak key -> (view, picture); holding the view keeps its memory from being reused
+        self._peaks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._pending_peaks: dict[tuple, tuple[np.ndarray, int | None, str]] = {}
+        self._peaks_shown: set[tuple] = set()  # the keys of the heat maps on screen
+        self._peaks_in_flight: frozenset[tuple] = frozenset()
         self.set_tensor("", None)
 
     # ------------------------------------------------------------------ public API
@@ -212,6 +230,13 @@ class TensorViewer(QtWidgets.QWidget):
         self.current = None if array is None else ShownTensor(name, array, subtitle)
         self.stats = None
         self._stats.cancel()  # the previous tensor's statistics stop between chunks
+        # pictures are cached by memory address, and an array set again may have been written
+        # to since: keep only the pinned tensor's pictures (unless it is the one set again)
+        pinned = self.pinned.array if self.pinned is not None else None
+        self._peaks = {k: v for k, v in self._peaks.items()
+                       if pinned is not None and np.may_share_memory(v[0], pinned)
+                       and (array is None or not np.may_share_memory(v[0], array))}
+        self._peaks_in_flight = frozenset()
         if array is None:
             self.name_label.setText(name or "no tensor")
             self.info_label.setText(subtitle)
@@ -351,6 +376,7 @@ class TensorViewer(QtWidgets.QWidget):
 
     def _refresh_views(self) -> None:
         specs: list[PanelSpec] = []
+        self._peaks_shown = set()
         current = self.current
         view = self.current_view()
         reference = None
@@ -381,6 +407,7 @@ class TensorViewer(QtWidgets.QWidget):
             spec.row = 1 if pinned_count else 0
         self.picture.show_panels(specs)
         self._submit_envelopes()
+        self._submit_peaks()
         self.table_model.set_values(view, reference=reference,
                                     index_of=self.current_index if current is not None else None)
         self.hover_label.setText(" ")
@@ -445,10 +472,26 @@ class TensorViewer(QtWidgets.QWidget):
         return PanelSpec("line", shown, values=y, x=x, bars=bars, bar_colours=colours,
                          hover=self._vector_hover(title, vector, index_of), extra={"categorical": categorical})
 
+    def _peak_key(self, view: np.ndarray, part_index: int | None) -> tuple:
+        """What a peak-preserving picture depends on: the slice's memory, shape, strides
+        and dtype (the very cells), the complex part and mode, and the display size."""
+        mode = self.complex_mode if part_index is not None else None
+        return (view.__array_interface__["data"][0], view.shape, view.strides, view.dtype, part_index, mode,
+                self.max_display)
+
     def _heat_spec(self, title: str, view: np.ndarray, index_of, part_index=None) -> PanelSpec:
         kind = dtype_kind(view.dtype)
         small, steps = downsample_2d(view, self.max_display)
-        values = self._display_values(small, part_index)
+        refined = None
+        if steps != (1, 1):  # the stride sample now; the peak-preserving picture from the background
+            key = self._peak_key(view, part_index)
+            self._peaks_shown.add(key)
+            cached = self._peaks.get(key)
+            if cached is None:
+                self._pending_peaks[key] = (view, part_index, self.complex_mode)
+            else:
+                refined = cached[1]
+        values = refined if refined is not None else self._display_values(small, part_index)
         rows, cols = view.shape
         bounds = None
         if kind == BOOL:
@@ -464,15 +507,21 @@ class TensorViewer(QtWidgets.QWidget):
             short_kind = kind if part_index is None else "float"
             texts = [[format_short(source[r, c], short_kind) for c in range(cols)] for r in range(rows)]
         shown = f"{title}  [{rows} × {cols}]"
-        if steps != (1, 1):
-            shown += f"  (stride {steps[0]} × {steps[1]})"  # short: a long title widens the panel
-        extra = {"steps": steps}
+        # short: a long title widens the panel
+        if refined is not None:
+            shown += f"  ({steps[0]} × {steps[1]} blocks, extremes)"
+        elif steps != (1, 1):
+            shown += f"  (stride {steps[0]} × {steps[1]}, refining…)"
+        extra = {"steps": steps, "pool": "peak", "refined": refined is not None}
         if kind != BOOL:
             extra["finite_range"] = bounds if bounds is not None else levels
             extra["shares_levels"] = "part%s" % part_index
+        if refined is not None:
+            hover = self._block_hover(title, view, index_of, steps, values, part_index, self.complex_mode)
+        else:
+            hover = self._cell_hover(title, view, index_of)
         return PanelSpec("heat", shown, values=values, levels=levels, cmap=cmap, extent=(cols, rows),
-                         cell_texts=texts, colorbar_ticks=ticks, extra=extra,
-                         hover=self._cell_hover(title, view, index_of))
+                         cell_texts=texts, colorbar_ticks=ticks, extra=extra, hover=hover)
 
     def _diff_spec(self, reference: np.ndarray, view: np.ndarray) -> PanelSpec:
         ticks = [(0.25, "same"), (0.75, "changed")]
@@ -533,6 +582,42 @@ class TensorViewer(QtWidgets.QWidget):
         return hover
 
     @staticmethod
+    def _block_hover(title, view, index_of, steps, picture, part_index, mode):
+        """Hover for a refined heat map, whose pixel (br, bc) stands for the block of rows
+        ``br*steps[0] ...`` and columns ``bc*steps[1] ...``: the block's index range, its
+        minimum and maximum (exact for bool/int/float, the drawn float32 part for complex;
+        NaN ignored), and the index and exact value of the element whose colour is drawn."""
+        rows, cols = view.shape
+        step_r, step_c = steps
+
+        def hover(x: float, y: float):
+            r, c = math.floor(y + 0.5), math.floor(x + 0.5)
+            if not (0 <= r < rows and 0 <= c < cols):
+                return None
+            r0, c0 = r - r % step_r, c - c % step_c
+            r1, c1 = min(rows, r0 + step_r) - 1, min(cols, c0 + step_c) - 1
+            block = view[r0 : r1 + 1, c0 : c1 + 1]
+            drawn_as = display_part(block, part_index, mode)
+            drawn = picture[r0 // step_r, c0 // step_c]
+            span = ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in zip(index_of(r0, c0), index_of(r1, c1)))
+            missing = np.isnan(drawn_as)
+            if np.isnan(drawn) or missing.all():
+                return f"{title} [{span}]: all NaN"
+            with np.errstate(invalid="ignore"):  # inf - inf; the drawn element is at distance 0
+                distance = np.where(drawn_as == drawn, 0.0, np.abs(drawn_as.astype(np.float64) - drawn))
+            i, j = divmod(int(np.nanargmin(np.where(missing, np.inf, distance))), drawn_as.shape[1])
+            where = f"drawn {list(index_of(r0 + i, c0 + j))} = {format_value(view[r0 + i, c0 + j])}"
+            exact = drawn_as if part_index is not None else (
+                block if block.dtype.kind in "biuf" else block.astype(np.float32))
+            if exact.dtype.kind == "f":
+                lo, hi = np.nanmin(exact), np.nanmax(exact)
+            else:
+                lo, hi = exact.min(), exact.max()
+            return f"{title} [{span}]: min {format_value(lo)}, max {format_value(hi)}; {where}"
+
+        return hover
+
+    @staticmethod
     def _vector_hover(title, vector, index_of):
         n = vector.shape[0]
 
@@ -586,6 +671,35 @@ class TensorViewer(QtWidgets.QWidget):
             self._envelope_job.cancel()
             self._envelopes_in_flight = frozenset()
 
+    def _submit_peaks(self) -> None:
+        """Start (or restart) the background peak-preserving pictures of the downsampled
+        heat maps now on screen; forget those no longer shown; cancel a job that is only
+        computing pictures no longer wanted (its result would be dropped anyway)."""
+        shown = self._peaks_shown
+        self._peaks = {k: v for k, v in self._peaks.items() if k in shown}
+        pending = {k: v for k, v in self._pending_peaks.items() if k in shown and k not in self._peaks}
+        self._pending_peaks = {}
+        if pending and not set(pending) <= self._peaks_in_flight:
+            self._peaks_in_flight = frozenset(pending)
+            self._peak_job.submit(_compute_peaks, pending, self.max_display, cancellable=True)
+        elif not pending and self._peaks_in_flight:
+            self._peak_job.cancel()
+            self._peaks_in_flight = frozenset()
+
+    def _on_peaks(self, generation: int, result) -> None:
+        self._peaks_in_flight = frozenset()
+        if isinstance(result, Exception):
+            self.hover_label.setText(f"refining the picture failed: {result}")
+            return
+        if result is None:  # cancelled (not normally delivered: a newer job superseded it)
+            return
+        wanted = {k: v for k, v in result.items() if k in self._peaks_shown and k not in self._peaks}
+        if not wanted:  # every picture is of a slice no longer shown
+            return
+        self._peaks.update(wanted)
+        self._refresh_views()
+        self.pictureRefined.emit()
+
     def _on_difference(self, generation: int, result) -> None:
         if isinstance(result, Exception):
             self.hover_label.setText(f"difference failed: {result}")
@@ -595,9 +709,10 @@ class TensorViewer(QtWidgets.QWidget):
         self.differenceReady.emit(int(result[2]))
 
     def wait_for_background(self, msecs: int = 30000) -> bool:
-        """Block until statistics, difference, plot and save jobs are done (tests and scripts)."""
+        """Block until statistics, difference, plot, picture and save jobs are done (tests and
+        scripts). A finished job's result is delivered by the event loop afterwards."""
         return (self._stats.wait(msecs) and self._diff_job.wait(msecs) and self._envelope_job.wait(msecs)
-                and self._save_job.wait(msecs))
+                and self._peak_job.wait(msecs) and self._save_job.wait(msecs))
 
     def _on_saved(self, generation: int, result) -> None:
         path, self._saving = self._saving, None
@@ -646,12 +761,24 @@ class TensorViewer(QtWidgets.QWidget):
             QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{exc}")
 
     def closeEvent(self, event) -> None:
-        for job in (self._stats, self._diff_job, self._envelope_job):
+        for job in (self._stats, self._diff_job, self._envelope_job, self._peak_job):
             job.cancel()
-        for job in (self._stats, self._diff_job, self._envelope_job):
+        for job in (self._stats, self._diff_job, self._envelope_job, self._peak_job):
             job.wait(5000)
         self._save_job.wait(-1 if self._saving is not None else 5000)  # never leave a file half written
         super().closeEvent(event)
+
+
+def _compute_peaks(jobs: dict, max_display: int, cancelled=None) -> dict | None:
+    """Background job: ``{key: (view, peak picture)}`` for ``{key: (view, part_index,
+    mode)}``; None when ``cancelled()`` turned True (polled between tiles)."""
+    out = {}
+    for key, (view, part_index, mode) in jobs.items():
+        result = peak_downsample_2d(view, max_display, part_index, mode, cancelled=cancelled)
+        if result is None:
+            return None
+        out[key] = (view, result[0])
+    return out
 
 
 #: A difference picture of more cells than this rings the changed cells, which would
