@@ -367,3 +367,23 @@ def test_pinned_and_current_are_both_refined_and_small_slices_are_not(viewer, qt
     assert "refining" not in panel.spec.title and not panel.spec.extra["refined"]
     np.testing.assert_array_equal(panel.image_item.image, small)
     assert hover_at(viewer, qtbot, panel, 1.0, 999.0) == "small [999, 1] = 1.0"
+
+
+def test_a_failed_refinement_says_so_instead_of_promising_one(viewer, qtbot, monkeypatch):
+    """If the background pass raises (say, out of memory), the title stops saying
+    "refining…", the hover line gives the reason, and the stride sample stays drawn."""
+    from nodeeditor.ui.viewer import viewer as viewer_module
+
+    def failing(*args, **kwargs):
+        raise MemoryError("no room for the picture")
+
+    monkeypatch.setattr(viewer_module, "_compute_peaks", failing)
+    big = np.zeros((3000, 2500), np.float32)
+    viewer.set_tensor("big", big)
+    (panel,) = heat_panels(viewer)
+    assert "refining…" in panel.spec.title
+    qtbot.waitUntil(lambda: "failed" in viewer.hover_label.text(), timeout=10000)
+    (panel,) = heat_panels(viewer)
+    assert "refining" not in panel.spec.title and "not refined" in panel.spec.title
+    assert "no room for the picture" in viewer.hover_label.text()
+    np.testing.assert_array_equal(panel.image_item.image, big[::3, ::3])

@@ -6,7 +6,10 @@ Public API:
   ``set_complex_mode("real_imag" | "mag_phase")``, ``current_view()``,
   ``current_index(row, col)``, ``wait_for_background()``; signals ``tensorChanged(str)``,
   ``statsReady(object)``, ``hoverChanged(str)``, ``pinChanged(bool)``,
-  ``differenceReady(int)``, ``saved(str, object)`` (a background CSV save finished).
+  ``differenceReady(int)``, ``saved(str, object)`` (a background CSV save finished),
+  ``pictureRefined()`` (a downsampled heat map was replaced by its peak-preserving picture,
+  computed in the background: each block drawn as its min or max, whichever lies farther from
+  the block's mean, so one written cell in 1e8 is still drawn).
 - ``thumbnail(array, width, height) -> QImage``: a small preview for canvas nodes.
 - ``TensorStats`` / ``tensor_stats``: chunked statistics (also usable without a widget).
 

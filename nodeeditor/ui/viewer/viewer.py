@@ -237,6 +237,7 @@ class TensorViewer(QtWidgets.QWidget):
                        if pinned is not None and np.may_share_memory(v[0], pinned)
                        and (array is None or not np.may_share_memory(v[0], array))}
         self._peaks_in_flight = frozenset()
+        self._peaks_failed = False  # the last refinement raised: titles stop promising one
         if array is None:
             self.name_label.setText(name or "no tensor")
             self.info_label.setText(subtitle)
@@ -511,7 +512,8 @@ class TensorViewer(QtWidgets.QWidget):
         if refined is not None:
             shown += f"  ({steps[0]} × {steps[1]} blocks, extremes)"
         elif steps != (1, 1):
-            shown += f"  (stride {steps[0]} × {steps[1]}, refining…)"
+            state = "not refined: see the hover line" if self._peaks_failed else "refining…"
+            shown += f"  (stride {steps[0]} × {steps[1]}, {state})"
         extra = {"steps": steps, "pool": "peak", "refined": refined is not None}
         if kind != BOOL:
             extra["finite_range"] = bounds if bounds is not None else levels
@@ -680,6 +682,7 @@ class TensorViewer(QtWidgets.QWidget):
         pending = {k: v for k, v in self._pending_peaks.items() if k in shown and k not in self._peaks}
         self._pending_peaks = {}
         if pending and not set(pending) <= self._peaks_in_flight:
+            self._peaks_failed = False
             self._peaks_in_flight = frozenset(pending)
             self._peak_job.submit(_compute_peaks, pending, self.max_display, cancellable=True)
         elif not pending and self._peaks_in_flight:
@@ -689,6 +692,8 @@ class TensorViewer(QtWidgets.QWidget):
     def _on_peaks(self, generation: int, result) -> None:
         self._peaks_in_flight = frozenset()
         if isinstance(result, Exception):
+            self._peaks_failed = True
+            self._refresh_views()
             self.hover_label.setText(f"refining the picture failed: {result}")
             return
         if result is None:  # cancelled (not normally delivered: a newer job superseded it)
