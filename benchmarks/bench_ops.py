@@ -102,6 +102,10 @@ def interleaved_times(fns: dict[str, Callable[[], object]], repeat: int) -> dict
     return {name: STAT(ts) for name, ts in times.items()}
 
 
+#: ``--ort-no-spin``: onnxruntime's worker threads sleep as soon as a run ends.
+ORT_SPIN = True
+
+
 def ort_session(case: Case, threads: int | None):
     import onnx
     import onnxruntime as ort
@@ -116,6 +120,8 @@ def ort_session(case: Case, threads: int | None):
     model = helper.make_model(helper.make_graph([node], "bench", graph_inputs, [out]),
                               opset_imports=[helper.make_opsetid("", 18)])
     so = ort.SessionOptions()
+    if not ORT_SPIN:
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads is not None:
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = threads
@@ -138,15 +144,20 @@ def main(argv=None) -> int:
                         help="(the default) per case, time ops/numpy/copy before any onnxruntime session exists, then "
                              "onnxruntime/copy: its idle threads spin after each run and slow whatever runs next, "
                              "which --interleaved charges to ops")
+    parser.add_argument("--ort-no-spin", action="store_true",
+                        help="onnxruntime sessions with session.intra_op.allow_spinning=0 (a diagnostic: with "
+                             "--interleaved it shows how much of ops' time is onnxruntime's spinning threads)")
     args = parser.parse_args(argv)
-    global STAT
+    global STAT, ORT_SPIN
+    ORT_SPIN = not args.ort_no_spin
     STAT = min if args.stat == "min" else statistics.median
     rng = np.random.default_rng(0)
     header = (f"{'case':46} {'ops ms':>8} {'numpy ms':>8} {'ort ms':>8} {'ort1 ms':>8} {'copy ms':>8} "
               f"{'ops/ort':>8} {'ops/copy':>8} {'1st ms':>8}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# {os.cpu_count()} CPUs, load average {load:.2f} at start; {args.stat} of {args.repeat} interleaved runs"
-          + ("; ops and onnxruntime timed in separate phases" if args.phases else "; all in one rotation"))
+          + ("; ops and onnxruntime timed in separate phases" if args.phases else "; all in one rotation")
+          + ("; onnxruntime threads do not spin" if args.ort_no_spin else ""))
     t0 = time.perf_counter()
     on = accel.enabled()  # imports numba (once per process)
     print(f"# accelerator: {'on' if on else 'off'} ({'numba ' + __import__('numba').__version__ if accel.available() else 'numba not installed'}"
