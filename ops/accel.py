@@ -8,11 +8,11 @@ gives a bit-identical result (tests/ops/test_accel.py compares raw bytes) and is
 * it is not switched off: ``INDEXFLOW_ACCEL=0`` in the environment or :func:`set_enabled`.
 
 Shape and attribute validation stay in the calling code. The gathers and the ScatterND none
-kernel read raw int32/int64 indices and check each one as they go (:func:`_normalised`: one
-unsigned comparison when it is already in ``[0, size)``), which saves numpy's separate pass
-over the indices; on the first bad index they stop and return its position, and the caller
-then runs the numpy path, whose check raises the exact ``IndexOutOfRangeError``. So messages
-are the same code either way. The fold kernels run on indices the numpy code has normalised.
+kernel read raw int32/int64 indices and check each one as they go
+(:func:`ops.accel_kernels.normalised`: one unsigned comparison when it is already in
+``[0, size)``), which saves numpy's separate pass over the indices; on the first bad index
+they stop and return its position, and the caller then runs the numpy path, whose check
+raises the exact ``IndexOutOfRangeError``. So messages are the same code either way. The fold kernels run on indices the numpy code has normalised.
 
 Every kernel addresses ``data`` with the index map's own formulas (row ``sum(v[c] *
 stride[c])``, element ``base + v * stride[axis]``); the tests compare each with the numpy path
@@ -45,8 +45,10 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
   ``np.nan`` and no ``inf - inf`` or ``0 * inf``, which make x86's negative default NaN) the
   results are identical; max/min agree in every case.
 
-Kernels are compiled on first use and cached on disk (``cache=True``), so only the first run
-after an install pays the compile time.
+The kernels themselves are in :mod:`ops.accel_kernels`; this module decides when they run,
+prepares their operands and splits the work across threads. They are compiled on first use
+and cached on disk (``cache=True``), so only the first run after an install pays the compile
+time.
 """
 from __future__ import annotations
 
@@ -82,217 +84,6 @@ _state = {"enabled": os.environ.get("INDEXFLOW_ACCEL", "1").strip().lower() not 
 _kernels: dict | None = None
 _load_lock = threading.Lock()
 _load_failed = False
-
-
-# --------------------------------------------------------------------------------------------
-# kernels (plain Python here; jitted with numba.njit(cache=True, nogil=True) by _load)
-
-
-def _gather_elements_kernel(data, idx, out, shape, dstrides, axis, size, stream, r0, r1):
-    """out[r, j] = data[base(r) + (v if axis is last else j + v * dstrides[axis])] for rows
-    r0..r1 of the indices viewed as (rows, last), where ``v`` is ``idx[r, j]`` made
-    non-negative (``+ size``); ``shape`` = indices.shape[:-1]. Returns -1, or the flat position
-    ``r * last + j`` of the first index outside ``[-size, size)`` (nothing after it is written)."""
-    nd1 = shape.shape[0]
-    m = idx.shape[1]
-    coord = np.zeros(nd1 + 1, np.int64)
-    rem = r0
-    for d in range(nd1 - 1, -1, -1):
-        coord[d] = rem % shape[d]
-        rem //= shape[d]
-    base = 0
-    for d in range(nd1):
-        if d != axis:
-            base += coord[d] * dstrides[d]
-    sa = dstrides[axis]
-    for r in range(r0, r1):
-        if axis == nd1:
-            row = data[base:base + size]
-            for j in range(m):
-                v = _normalised(idx[r, j], size)
-                if v < 0:
-                    _store_fence()
-                    return r * m + j
-                if stream:
-                    _stream_store(out, r, j, row[v])
-                else:
-                    out[r, j] = row[v]
-        else:
-            for j in range(m):
-                v = _normalised(idx[r, j], size)
-                if v < 0:
-                    _store_fence()
-                    return r * m + j
-                if stream:
-                    _stream_store(out, r, j, data[base + j + v * sa])
-                else:
-                    out[r, j] = data[base + j + v * sa]
-        d = nd1 - 1
-        while d >= 0:
-            coord[d] += 1
-            if d != axis:
-                base += dstrides[d]
-            if coord[d] < shape[d]:
-                break
-            if d != axis:
-                base -= coord[d] * dstrides[d]
-            coord[d] = 0
-            d -= 1
-    _store_fence()
-    return -1
-
-
-def _normalised(index, size):
-    """``index`` made non-negative (``+ size``), or -1 when it is outside ``[-size, size)``. The
-    common case, already in ``[0, size)``, costs one unsigned comparison."""
-    v = np.int64(index)
-    if np.uint64(v) < np.uint64(size):
-        return v
-    if v < 0 and v >= -size:
-        return v + size
-    return np.int64(-1)
-
-
-def _tuple_row(idx, r, limits, strides):
-    """Row number of index tuple ``idx[r]`` (negatives made non-negative): ``sum(v[c] *
-    strides[c])``, or ``-1 - c`` when component ``c`` is outside ``[-limits[c], limits[c])``."""
-    row = 0
-    for c in range(idx.shape[1]):
-        v = _normalised(idx[r, c], limits[c])
-        if v < 0:
-            return -1 - c
-        row += v * strides[c]
-    return row
-
-
-def _stream_store(arr, i, j, value):
-    """``arr[i, j] = value``; compiled as a non-temporal store (:mod:`ops.accel_stores`)."""
-    arr[i, j] = value
-
-
-def _store_fence():
-    """Nothing in Python; compiled, it orders the streaming stores before the kernel returns."""
-
-
-def _copy_row(table, row, out, r, stream):
-    """out[r, :] = table[row, :], with streaming stores when ``stream``."""
-    if stream:
-        for b in range(table.shape[1]):
-            _stream_store(out, r, b, table[row, b])
-    else:
-        for b in range(table.shape[1]):
-            out[r, b] = table[row, b]
-
-
-def _gather_rows_kernel(table, idx, size, out, stream, r0, r1):
-    """out[r] = table[v] for r in r0..r1, ``v`` = ``idx[r]`` made non-negative (whole rows of
-    the (n_rows, words) tables), written with streaming stores when ``stream``. Returns -1, or
-    the first ``r`` whose index is outside ``[-size, size)``."""
-    for r in range(r0, r1):
-        row = _normalised(idx[r], size)
-        if row < 0:
-            _store_fence()
-            return r
-        _copy_row(table, row, out, r, stream)
-    _store_fence()
-    return -1
-
-
-#: Gather kernels compute this many row numbers before copying those rows: the copies then
-#: depend on nothing but a small cached array, and their cache misses overlap.
-ROW_BATCH = 64
-
-
-def _gather_tuples_kernel(table, idx, limits, strides, out, stream, r0, r1):
-    """out[r] = table[row(idx[r])] for r in r0..r1 (whole rows of the (n_rows, words) tables),
-    written with streaming stores when ``stream``. Returns -1, or the flat position ``r * k + c``
-    of the first bad index component."""
-    k = idx.shape[1]
-    rows = np.empty(ROW_BATCH, np.int64)
-    for s in range(r0, r1, ROW_BATCH):
-        e = min(r1, s + ROW_BATCH)
-        for r in range(s, e):
-            row = _tuple_row(idx, r, limits, strides)
-            if row < 0:
-                _store_fence()
-                return r * k + (-1 - row)
-            rows[r - s] = row
-        for r in range(s, e):
-            _copy_row(table, rows[r - s], out, r, stream)
-    _store_fence()
-    return -1
-
-
-def _scatter_tuples_kernel(table, idx, limits, strides, vals):
-    """table[row(idx[r])] = vals[r] for every r in order (the last duplicate wins). Returns -1,
-    or the flat position ``r * k + c`` of the first bad index component (rows before it are
-    already written)."""
-    nb = table.shape[1]
-    k = idx.shape[1]
-    for r in range(idx.shape[0]):
-        row = _tuple_row(idx, r, limits, strides)
-        if row < 0:
-            return r * k + (-1 - row)
-        for b in range(nb):
-            table[row, b] = vals[r, b]
-    return -1
-
-
-def _scatter_elements_kernel(out, rows, vals, op, a0, a1, c0, c1, band):
-    """Fold vals[a, c] into out[rows[a, c]] for a in a0..a1, c in c0..c1, in row-major order
-    of (a, c) restricted to that block, column band by column band (``band`` columns at a
-    time; callers band only when a cell's updates all share one column, so order is kept)."""
-    for cb in range(c0, c1, band):
-        ce = min(c1, cb + band)
-        if op == 0:
-            for a in range(a0, a1):
-                for c in range(cb, ce):
-                    k = rows[a, c]
-                    out[k] = out[k] + vals[a, c]
-        elif op == 1:
-            for a in range(a0, a1):
-                for c in range(cb, ce):
-                    k = rows[a, c]
-                    out[k] = out[k] * vals[a, c]
-        elif op == 2:
-            for a in range(a0, a1):
-                for c in range(cb, ce):
-                    k = rows[a, c]
-                    x = out[k]
-                    v = vals[a, c]
-                    out[k] = x if (x > v or x != x) else v
-        else:
-            for a in range(a0, a1):
-                for c in range(cb, ce):
-                    k = rows[a, c]
-                    x = out[k]
-                    v = vals[a, c]
-                    out[k] = x if (x < v or x != x) else v
-
-
-def _scatter_rows_kernel(out, rows, vals, op, r0, r1):
-    """Fold vals[i] into out[rows[i]] for every i (in order) whose row is in r0..r1."""
-    nb = out.shape[1]
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        if r < r0 or r >= r1:
-            continue
-        if op == 0:
-            for b in range(nb):
-                out[r, b] = out[r, b] + vals[i, b]
-        elif op == 1:
-            for b in range(nb):
-                out[r, b] = out[r, b] * vals[i, b]
-        elif op == 2:
-            for b in range(nb):
-                c = out[r, b]
-                v = vals[i, b]
-                out[r, b] = c if (c > v or c != c) else v
-        else:
-            for b in range(nb):
-                c = out[r, b]
-                v = vals[i, b]
-                out[r, b] = c if (c < v or c != c) else v
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,22 +144,24 @@ def _load() -> dict | None:
             except Exception:  # ImportError, or a numba built for another numpy: numpy path only
                 _load_failed = True
                 return None
+            from . import accel_kernels as K
+
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (_normalised, _tuple_row, _copy_row):  # callable from the kernels, still plain Python
+            for helper in (K.normalised, K.tuple_row, K.copy_row):  # callable from the kernels, inlined
                 numba.extending.register_jitable(inline="always")(helper)
             try:
                 from . import accel_stores  # numba internals (llvmlite, cgutils): may move between versions
-                accel_stores.install(_stream_store, _store_fence)
+                accel_stores.install(K.stream_store, K.store_fence)
             except Exception:  # ordinary stores then: the same results, a little slower
-                for helper in (_stream_store, _store_fence):
+                for helper in (K.stream_store, K.store_fence):
                     numba.extending.register_jitable(inline="always")(helper)
             _kernels = {
-                "gather_elements": jit(_gather_elements_kernel),
-                "gather_rows": jit(_gather_rows_kernel),
-                "gather_tuples": jit(_gather_tuples_kernel),
-                "scatter_tuples": jit(_scatter_tuples_kernel),
-                "scatter_elements": jit(_scatter_elements_kernel),
-                "scatter_rows": jit(_scatter_rows_kernel),
+                "gather_elements": jit(K.gather_elements),
+                "gather_rows": jit(K.gather_rows),
+                "gather_tuples": jit(K.gather_tuples),
+                "scatter_tuples": jit(K.scatter_tuples),
+                "scatter_elements": jit(K.scatter_elements),
+                "scatter_rows": jit(K.scatter_rows),
             }
     return _kernels
 

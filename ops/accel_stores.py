@@ -6,8 +6,8 @@ non-temporal store writes the line straight to memory instead: on the Gather axi
 (a 256 MB output) that is 20.5 -> 17.7 ms. It is only worth it for outputs that would not
 stay in cache anyway (:data:`ops.accel.STREAM_MIN_BYTES`).
 
-:func:`install` gives the plain-Python helpers ``ops.accel._stream_store`` (``arr[i, j] =
-value``) and ``ops.accel._store_fence`` (nothing) their compiled meaning: a store tagged
+:func:`install` gives the plain-Python helpers ``ops.accel_kernels.stream_store`` (``arr[i, j] =
+value``) and ``ops.accel_kernels.store_fence`` (nothing) their compiled meaning: a store tagged
 ``!nontemporal`` and, on x86-64, an ``sfence`` that makes the weakly ordered streaming stores
 visible before the kernel returns (elsewhere LLVM's ordinary lowering applies and the fence is
 a no-op). Imported only by :func:`ops.accel._load`, after numba itself.
