@@ -32,6 +32,9 @@ def gather_elements(data, idx, out, shape, dstrides, axis, size, stream, r0, r1)
         if d != axis:
             base += coord[d] * dstrides[d]
     sa = dstrides[axis]
+    # The two loops below differ only in the offset they read. Written once with the offset
+    # as j * step + v * sa (step 0 or 1) the kernel ran 4x slower (1.7 -> 6.9 ms on the
+    # benchmark case): the contiguous row slice of the last-axis loop is what LLVM speeds up.
     for r in range(r0, r1):
         if axis == nd1:
             row = data[base:base + size]
