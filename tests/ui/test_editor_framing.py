@@ -1,5 +1,5 @@
 """Framing (F, Ctrl+0, opening a file) on graphs too tall or wide to fit at a readable
-zoom: the view stops at 0.45x and shows the top-left corner of the nodes' box instead of
+zoom: the view stops at 0.55x and shows the top-left corner of the nodes' box instead of
 shrinking them to dots. Keys are real key presses on the view."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from nodeeditor.ui.app import create_main_window
 
 from .helpers import keys
 
-READABLE = 0.45     # the documented minimum framing zoom
+READABLE = 0.55     # the documented minimum framing zoom
 MARGIN = 40         # scene units framed around the nodes
 
 
