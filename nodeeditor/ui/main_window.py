@@ -66,9 +66,24 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menus()
         self._connect()
         self.explainer_controller = ExplainerController(self, self.explainer, self.explainer_dock)
-        self.resize(1480, 900)
+        self.resize(self.initial_size())
         self.set_document(self.graph, path)
         self.restore_layout()
+
+    #: The window's size on a first start (no saved layout), when the screen has room for it.
+    PREFERRED_SIZE = (1480, 900)
+
+    def initial_size(self) -> QtCore.QSize:
+        """:data:`PREFERRED_SIZE`, shrunk to fit the screen's available area (a laptop, or a
+        projector with ``QT_SCALE_FACTOR`` set) so the window never opens larger than the
+        screen with its docks cut off."""
+        width, height = self.PREFERRED_SIZE
+        screen = self.screen() or QtGui.QGuiApplication.primaryScreen()
+        if screen is not None:
+            available = screen.availableGeometry()
+            width = min(width, int(available.width() * 0.96))
+            height = min(height, int(available.height() * 0.92))
+        return QtCore.QSize(width, height)
 
     # ------------------------------------------------------------------ building
     def _build_docks(self) -> None:

@@ -121,3 +121,17 @@ def test_every_bundled_example_fits_a_16_by_9_canvas_readably(window):
         for item in w.scene.node_items():
             assert visible.contains(item.sceneBoundingRect()), (action.data(), item.node_id)
     w.runner.wait()
+
+
+@pytest.mark.parametrize("screen,expected", [((1920, 1080), (1480, 900)), ((1366, 768), (1311, 706)),
+                                             ((1024, 600), (983, 552))])
+def test_a_first_start_fits_the_window_to_the_screen(qtbot, monkeypatch, screen, expected):
+    """No saved layout: the preferred 1480x900 window, shrunk to a laptop's or a scaled
+    projector's available area so no dock opens off-screen."""
+    from PySide6 import QtGui
+
+    monkeypatch.setattr(QtGui.QScreen, "availableGeometry", lambda self: QtCore.QRect(0, 0, *screen))
+    w = create_main_window()
+    qtbot.addWidget(w)
+    assert (w.width(), w.height()) == expected
+    w.runner.wait()
