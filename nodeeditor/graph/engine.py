@@ -15,7 +15,11 @@ Contract:
 - ``progress(done, total, node_id)`` is called after each computed node; a
   ``cancel`` flag (``threading.Event`` or a callable returning bool) is checked
   before each node: remaining nodes are reported ``cancelled`` and their cache is
-  left untouched.
+  left untouched. A node of at least :data:`WATCH_MIN_ELEMENTS` (its inputs or its
+  inferred output) computes on a helper thread while the flag is polled every
+  :data:`WATCH_POLL_S`; on cancel that node is abandoned at once (its computation
+  finishes in the background and is dropped: kernels are pure functions of their
+  inputs, so it touches nothing the engine keeps) and reported ``cancelled`` too.
 - Intermediate values are freed as soon as no pending node needs them, unless
   ``keep_intermediates=True`` (the editor, which shows every node) or the node is
   listed in ``keep``. Output-node values are always kept. A freed value is
@@ -30,6 +34,7 @@ Contract:
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -83,6 +88,43 @@ class RunResult:
         return [(nid, w) for nid, r in self.nodes.items() for w in r.warnings]
 
 
+#: Nodes at least this large (elements in, or inferred out) can be abandoned mid-way on cancel.
+WATCH_MIN_ELEMENTS = 1 << 22
+#: How often a watched node checks the cancel flag (seconds).
+WATCH_POLL_S = 0.02
+
+
+#: Node kinds whose computation takes time (literals, inputs and outputs hand over a value).
+_SLOW_KINDS = (N.OPERATOR, N.GENERATOR, N.FILE)
+
+
+class _Abandoned(Exception):
+    """A watched computation was left to finish on its own because the run was cancelled."""
+
+
+def _call_cancellable(fn: Callable[[list], Any], values: list, is_cancelled: Callable[[], bool]) -> Any:
+    """``fn(values)`` on a daemon thread, polling ``is_cancelled``; its result, or its
+    exception re-raised here; :class:`_Abandoned` as soon as the run is cancelled."""
+    done = threading.Event()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = fn(values)
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the engine's thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="indexflow-node", daemon=True).start()
+    while not done.wait(WATCH_POLL_S):
+        if is_cancelled():
+            raise _Abandoned
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 @dataclass(frozen=True)
 class Step:
     """One node in a plan: everything needed to compute it without touching the graph."""
@@ -96,6 +138,7 @@ class Step:
     compute: Callable[[list], np.ndarray] | None  # input values in port order -> value
     op: str | None = None
     attrs: Mapping[str, Any] | None = None
+    size_hint: int = 0   # elements of the inferred output (0 when unknown)
 
 
 @dataclass(frozen=True)
@@ -217,7 +260,11 @@ class Engine:
             compute = lambda values, o=op, a=attrs: kernel(o, list(values), a)  # noqa: E731
         elif isinstance(node, N.OutputNode):
             compute = lambda values: values[0]  # noqa: E731
-        return Step(node.id, node.label, node.kind, fingerprint, inputs, static_error, compute, op, attrs)
+        out_type = info.type
+        size_hint = 0
+        if out_type is not None and all(d is not None for d in out_type.shape):
+            size_hint = math.prod(out_type.shape)
+        return Step(node.id, node.label, node.kind, fingerprint, inputs, static_error, compute, op, attrs, size_hint)
 
     def _execute(self, plan: Plan, progress: Progress | None, is_cancelled: Callable[[], bool],
                  keep: set[str]) -> RunResult:
@@ -259,12 +306,18 @@ class Engine:
         result = RunResult(plan.generation)
         done = 0
         for i, step in enumerate(order):
-            if is_cancelled():
+            if is_cancelled is not None and is_cancelled():
                 result.cancelled = True
                 for rest in order[i:]:
                     result.nodes[rest.node_id] = NodeResult(CANCELLED)
                 break
-            entry = self._compute(step, keys[step.node_id], versions[step.node_id], plan)
+            try:
+                entry = self._compute(step, keys[step.node_id], versions[step.node_id], plan, is_cancelled)
+            except _Abandoned:
+                result.cancelled = True
+                for rest in order[i:]:
+                    result.nodes[rest.node_id] = NodeResult(CANCELLED)
+                break
             self._cache[step.node_id] = entry
             result.nodes[step.node_id] = NodeResult(entry.status, entry.error, entry.warnings, True)
             done += 1
@@ -297,7 +350,8 @@ class Engine:
         if entry is not None and entry.status == OK:
             entry.value, entry.has_value = None, False
 
-    def _compute(self, step: Step, key: tuple, version: int, plan: Plan) -> _Entry:
+    def _compute(self, step: Step, key: tuple, version: int, plan: Plan,
+                 is_cancelled: Callable[[], bool] | None = None) -> _Entry:
         if step.static_error is not None:
             return _Entry(key, version, ERROR, error=f"{step.label}: {step.static_error}")
         values = []
@@ -312,7 +366,13 @@ class Engine:
                               error=f"{step.label}: input {port!r} waits for {plan.label(src)}, which {why}")
             values.append(upstream.value)
         try:
-            value = step.compute(values)
+            size = max([step.size_hint] + [getattr(v, "size", 0) for v in values])
+            if is_cancelled is not None and size >= WATCH_MIN_ELEMENTS and step.kind in _SLOW_KINDS:
+                value = _call_cancellable(step.compute, values, is_cancelled)
+            else:
+                value = step.compute(values)
+        except _Abandoned:
+            raise
         except (ops.OpError, SourceError) as exc:
             return _Entry(key, version, ERROR, error=f"{step.label}: {exc}")
         except MemoryError:
@@ -330,9 +390,9 @@ class Engine:
         return (warning,) if warning else ()
 
 
-def _cancel_check(cancel: threading.Event | Callable[[], bool] | None) -> Callable[[], bool]:
+def _cancel_check(cancel: threading.Event | Callable[[], bool] | None) -> Callable[[], bool] | None:
     if cancel is None:
-        return lambda: False
+        return None
     if isinstance(cancel, threading.Event):
         return cancel.is_set
     return cancel

@@ -6,7 +6,8 @@ UI thread (``Engine.plan`` reads the graph) and executed on a worker thread; pro
 the result come back through queued signals. Each run has a token: a result whose token is
 not the latest, or whose graph generation is not the current one, is dropped (a newer run
 follows). A new change while a run is busy cancels it (the engine stops before its next
-node) and starts again when it returns. ``cancel()`` stops the current run for good.
+node, or abandons a large node at once: see ``nodeeditor.graph.engine``) and starts again
+when it returns. ``cancel()`` stops the current run for good.
 """
 from __future__ import annotations
 
@@ -91,7 +92,8 @@ class EvaluationRunner(QtCore.QObject):
         self._timer.start()
 
     def cancel(self) -> None:
-        """Stop the current run before its next node; the nodes stay stale until the next edit."""
+        """Stop the current run (before its next node, or at once inside a large one); the
+        nodes stay stale until the next edit."""
         self._again = False
         self._cancel.set()
 

@@ -324,3 +324,55 @@ def test_running_out_of_memory_is_a_node_error_and_the_rest_runs():
     assert r.nodes["elements"].status == "error"
     assert "not enough memory" in r.nodes["elements"].error and "internal error" not in r.nodes["elements"].error
     assert r.nodes["scatter"].status == "ok" and r.nodes["gather"].status == "ok"
+
+
+def test_cancel_abandons_a_long_node_at_once_and_keeps_the_cache(monkeypatch):
+    """A large node computes on a helper thread: cancelling mid-way returns within a poll,
+    reports it and what follows as cancelled, and caches nothing from it; the next run
+    computes it again."""
+    import threading
+    import time
+
+    from nodeeditor.graph import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "WATCH_MIN_ELEMENTS", 1)  # every node counts as large
+    release = threading.Event()
+    calls = []
+
+    def slow_kernel(op, inputs, attrs):
+        calls.append(op)
+        if len(calls) == 1:
+            release.wait(10)  # "a 1e8-element kernel"
+        return ops.run_op(op, inputs, attrs)
+
+    g = chain_graph()
+    engine = Engine(g, keep_intermediates=True, kernel=slow_kernel)
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    started = time.monotonic()
+    r = engine.run(cancel=cancel)
+    elapsed = time.monotonic() - started
+    release.set()
+    assert elapsed < 2.0  # returned on cancel, not after the 10 s kernel
+    assert r.cancelled
+    first = calls[0]
+    node = next(s for s in engine.plan().steps if s.op == first).node_id
+    assert r.nodes[node].status == "cancelled" and engine.value(node) is None
+    again = engine.run()
+    assert not again.cancelled and all(n.status == "ok" for n in again.nodes.values())
+    np.testing.assert_array_equal(again.outputs["out2"], [0, 7, 0, 9])
+
+
+def test_small_nodes_and_runs_without_cancel_stay_on_the_calling_thread(monkeypatch):
+    import threading
+
+    threads = []
+
+    def kernel(op, inputs, attrs):
+        threads.append(threading.current_thread())
+        return ops.run_op(op, inputs, attrs)
+
+    g = chain_graph()
+    Engine(g, kernel=kernel).run(cancel=threading.Event())   # small: no helper thread
+    Engine(g, kernel=kernel).run()                           # no cancel flag: nothing to watch
+    assert set(threads) == {threading.current_thread()}

@@ -69,6 +69,30 @@ def test_long_run_shows_progress_and_cancel(small, qtbot):
     assert w.runner.value("out").tolist() == [[4, 5, 6, 7], [4, 5, 6, 7]]
 
 
+def test_cancel_during_one_long_node_returns_at_once(small, qtbot, monkeypatch):
+    """The Cancel button does not wait for a long kernel to finish: the node is abandoned
+    (watched nodes poll the flag; the threshold is lowered so this small graph counts)."""
+    from nodeeditor.graph import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "WATCH_MIN_ELEMENTS", 1)
+    w = small
+    _wire(w)
+    w.runner.wait()
+    w.runner.engine.kernel = _slow_kernel(8.0, [])
+    w.graph.set_source("idx", value=np.array([1, 1], np.int64))
+    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=10000)
+    started = time.monotonic()
+    w.cancel_button.click()
+    assert w.runner.wait(10)
+    assert time.monotonic() - started < 2.0      # not the 8 s of the kernel
+    assert w.scene.node_state("g")[0] == "stale" and w.scene.node_state("out")[0] == "stale"
+    assert "cancelled" in w.statusBar().currentMessage()
+    w.runner.engine.kernel = ops.run_op
+    w.run_action.trigger()
+    assert w.runner.wait(10)
+    assert w.runner.value("out").tolist() == [[4, 5, 6, 7], [4, 5, 6, 7]]
+
+
 def test_graph_replaced_while_running(small, qtbot):
     w = small
     _wire(w)
