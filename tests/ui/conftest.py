@@ -83,3 +83,17 @@ def small(window, qtbot):
     window.view.centerOn(360, 120)
     window.runner.wait()
     return window
+
+
+@pytest.fixture
+def viewer(qtbot):
+    """A shown 900x650 TensorViewer; background jobs are waited for afterwards."""
+    from nodeeditor.ui.viewer import TensorViewer
+
+    widget = TensorViewer()
+    qtbot.addWidget(widget)
+    widget.resize(900, 650)
+    widget.show()
+    qtbot.waitExposed(widget)
+    yield widget
+    widget.wait_for_background()

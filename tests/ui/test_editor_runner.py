@@ -48,13 +48,19 @@ def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     assert w.scene.node_state("g")[0] == "ok"
 
 
-def test_long_run_shows_progress_and_cancel(small, qtbot):
-    w = small
+def _start_slow_run(w, qtbot, seconds: float) -> None:
+    """Wire the small graph, make its kernel take ``seconds``, edit, and wait until the run
+    shows its Cancel button."""
     _wire(w)
     w.runner.wait()
-    w.runner.engine.kernel = _slow_kernel(1.5, [])
+    w.runner.engine.kernel = _slow_kernel(seconds, [])
     w.graph.set_source("idx", value=np.array([1, 1], np.int64))
     qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=10000)
+
+
+def test_long_run_shows_progress_and_cancel(small, qtbot):
+    w = small
+    _start_slow_run(w, qtbot, 1.5)
     assert w.progress.isVisible()
     w.cancel_button.click()
     assert w.runner.wait(10)
@@ -76,11 +82,7 @@ def test_cancel_during_one_long_node_returns_at_once(small, qtbot, monkeypatch):
 
     monkeypatch.setattr(engine_module, "WATCH_MIN_ELEMENTS", 1)
     w = small
-    _wire(w)
-    w.runner.wait()
-    w.runner.engine.kernel = _slow_kernel(8.0, [])
-    w.graph.set_source("idx", value=np.array([1, 1], np.int64))
-    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=10000)
+    _start_slow_run(w, qtbot, 8.0)
     started = time.monotonic()
     w.cancel_button.click()
     assert w.runner.wait(10)

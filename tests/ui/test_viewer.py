@@ -8,22 +8,11 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
-from nodeeditor.ui.viewer import TensorViewer, colors, thumbnail
+from nodeeditor.ui.viewer import colors, thumbnail
 from nodeeditor.ui.viewer.panels import HeatPanel, LinePanel, TextPanel
 from nodeeditor.ui.viewer.slicing import MAX_DISPLAY
 
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
-
-
-@pytest.fixture
-def viewer(qtbot):
-    widget = TensorViewer()
-    qtbot.addWidget(widget)
-    widget.resize(900, 650)
-    widget.show()
-    qtbot.waitExposed(widget)
-    yield widget
-    widget.wait_for_background()
 
 
 def show(viewer, qtbot, name, array, subtitle=""):

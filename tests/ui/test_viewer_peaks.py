@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from nodeeditor.ui.viewer import TensorViewer, colors
+from nodeeditor.ui.viewer import colors
 from nodeeditor.ui.viewer import slicing as S
 from nodeeditor.ui.viewer.panels import HeatPanel
 
@@ -186,17 +186,6 @@ def test_peak_downsample_is_chunked_and_cancellable():
 
 
 # ---------------------------------------------------------------------------- the viewer
-
-
-@pytest.fixture
-def viewer(qtbot):
-    widget = TensorViewer()
-    qtbot.addWidget(widget)
-    widget.resize(900, 650)
-    widget.show()
-    qtbot.waitExposed(widget)
-    yield widget
-    widget.wait_for_background()
 
 
 def heat_panels(viewer):
