@@ -35,6 +35,9 @@ class NodeInfo:
     error: str | None = None
     blocked: bool = False
     warnings: tuple[str, ...] = ()
+    #: a required input is not connected yet (``error`` names them): the node is unfinished
+    #: work rather than a mistake, and the editor shows it so
+    incomplete: bool = False
 
     @property
     def ok(self) -> bool:
@@ -44,6 +47,16 @@ class NodeInfo:
     def type(self) -> TensorType | None:
         """The type of the first output port, if known."""
         return next(iter(self.outputs.values()), None)
+
+
+def _not_connected(node: N.Node, ports: list[str]) -> str:
+    """``input 'data' is not connected`` / ``inputs 'data', 'indices' and 'updates' are not connected``."""
+    if node.kind == N.OUTPUT:
+        return f"output {node.name!r} is not connected"
+    names = [repr(p) for p in ports]
+    if len(names) == 1:
+        return f"input {names[0]} is not connected"
+    return f"inputs {', '.join(names[:-1])} and {names[-1]} are not connected"
 
 
 def resolve_path(graph: "Graph", path: str) -> Path:
@@ -81,13 +94,14 @@ def infer_node(graph: "Graph", node: N.Node, infos: Mapping[str, NodeInfo]) -> N
         if problem:
             return NodeInfo(error=problem)
 
+    missing = [port for port in node.input_ports()
+               if graph.edge_into(node.id, port) is None and port not in node.optional_inputs()]
+    if missing:
+        return NodeInfo(error=_not_connected(node, missing), incomplete=True)
     input_types: list[TensorType | None] = []
     for port in node.input_ports():
         edge = graph.edge_into(node.id, port)
         if edge is None:
-            if port not in node.optional_inputs():
-                what = f"output {node.name!r}" if node.kind == N.OUTPUT else f"input {port!r}"
-                return NodeInfo(error=f"{what} is not connected")
             input_types.append(None)
             continue
         upstream = infos[edge.src]

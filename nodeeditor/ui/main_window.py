@@ -470,7 +470,9 @@ class MainWindow(QtWidgets.QMainWindow):
         port = port or (node.output_ports()[0] if node.output_ports() else None)
         state, message = self.scene.node_state(node_id)
         subtitle = style.STATE_LABELS[state] if state != style.OK else "output"
-        if message and state != style.OK:
+        if state == style.INCOMPLETE:
+            subtitle = message  # "inputs 'data' and 'indices' are not connected" says it all
+        elif message and state != style.OK:
             # short: the full message is in the status bar, the node's tooltip and the panel
             detail = message.split(": ", 1)[-1]
             subtitle += f": {detail[:48]}…" if len(detail) > 48 else f": {detail}"
@@ -513,11 +515,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.progress.setFormat(f"{done}/{total} nodes")
 
     def _on_run_finished(self, result) -> None:
-        errors = result.errors()
+        incomplete = [nid for nid, _ in result.errors()
+                      if self.graph.has_node(nid) and self.graph.node_info(nid).incomplete]
+        errors = [e for e in result.errors() if e[0] not in incomplete]
         warnings = result.warnings()
         text = f"evaluated in {self.runner.last_duration * 1000:.0f} ms"
         if errors:
             text += f" · {len(errors)} error(s)"
+        if incomplete:
+            text += f" · {len(incomplete)} to connect"
         if warnings:
             text += f" · {len(warnings)} warning(s)"
         self.run_label.setText(text)

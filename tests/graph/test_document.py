@@ -250,3 +250,26 @@ def test_paste_refuses_data_of_another_format_version():
     with pytest.raises(ValueError, match="version 1"):
         g.paste_dict({**clip, "version": 7})
     assert g.node_ids == ("data", "indices", "gather", "y")
+
+
+def test_unconnected_inputs_make_a_node_incomplete_and_name_every_missing_port():
+    g = Graph()
+    op = g.add_operator("ScatterElements")
+    info = g.node_info(op)
+    assert info.incomplete and not info.ok
+    assert info.error == "inputs 'data', 'indices' and 'updates' are not connected"
+    g.add_literal(np.zeros(3, np.float32), node_id="d")
+    g.connect("d", "output", op, "data")
+    assert g.node_info(op).error == "inputs 'indices' and 'updates' are not connected"
+    g.add_literal(np.array([1], np.int64), node_id="i")
+    g.connect("i", "output", op, "indices")
+    assert g.node_info(op).error == "input 'updates' is not connected"
+    g.add_literal(np.array([2.0], np.float32), node_id="u")
+    g.connect("u", "output", op, "updates")
+    assert g.node_info(op).ok and not g.node_info(op).incomplete
+    out = g.add_output("y")
+    assert g.node_info(out).incomplete and g.node_info(out).error == "output 'y' is not connected"
+    # a real mistake is not "incomplete": an attribute the opset does not have
+    bad = g.add_operator("ScatterND", {"reduction": "max"})
+    g.set_setting("opset", 16)
+    assert not g.node_info(bad).incomplete and "max" in g.node_info(bad).error

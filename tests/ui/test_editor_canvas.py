@@ -455,3 +455,42 @@ def test_dragged_wire_end_onto_a_connected_input_replaces_it(small):
     assert g.edge_into("g", "indices") is None and g.edge_into("g2", "indices").src == "idx"
     keys(w.view, "Ctrl+Z")
     assert [str(e) for e in g.edges] == before
+
+
+def test_a_freshly_dropped_block_is_unfinished_work_not_an_error(small):
+    """A block whose inputs are not connected yet is drawn calmly (dashed grey outline, its
+    own header colour, "connect data, indices, updates"), the panel says what to connect in
+    grey, and the status bar counts it as "to connect", not as an error; wiring it up makes
+    it an ordinary node."""
+    import numpy as np
+
+    w = small
+    before = set(w.graph.node_ids)
+    _drop(w, "op:ScatterND", scene_point(w, 300, 420))
+    (nid,) = set(w.graph.node_ids) - before
+    w.runner.wait()
+    state, message = w.scene.node_state(nid)
+    assert state == "incomplete"
+    assert message == "inputs 'data', 'indices' and 'updates' are not connected"
+    w.scene.select_nodes([nid])
+    problem = w.properties.widgets["problem"]
+    assert problem.text() == message and "#d43c3c" not in problem.styleSheet()
+    w.run_action.trigger()
+    assert w.runner.wait(10)
+    # the small graph's Gather and output are not wired up either: 3 blocks to connect
+    assert "3 to connect" in w.run_label.text() and "error" not in w.run_label.text()
+    image = w.view.grab().toImage()
+    header = w.view.mapFromScene(w.scene.node_item(nid).sceneBoundingRect().topLeft() + QtCore.QPointF(40, 6))
+    red = image.pixelColor(header)
+    assert not (red.red() > 180 and red.green() < 90), red.name()   # not the error red
+    g = w.graph
+    g.add_literal(np.zeros((4,), np.float32), node_id="d")
+    g.add_literal(np.array([[1]], np.int64), node_id="i")
+    g.add_literal(np.array([5.0], np.float32), node_id="u")
+    g.connect("d", "output", nid, "data")
+    assert w.scene.node_state(nid) == ("incomplete", "inputs 'indices' and 'updates' are not connected")
+    g.connect("i", "output", nid, "indices")
+    g.connect("u", "output", nid, "updates")
+    w.runner.wait()
+    assert w.scene.node_state(nid)[0] == "ok"
+    assert w.runner.value(nid).tolist() == [0.0, 5.0, 0.0, 0.0]

@@ -146,9 +146,9 @@ class NodeItem(QtWidgets.QGraphicsItem):
         painter.drawRoundedRect(body.translated(2, 3), 6, 6)
         painter.setBrush(style.NODE_BODY if state != style.ERROR else QtGui.QColor("#fff1f1"))
         border = QtGui.QPen(QtGui.QColor("#c5cad6"), 1.2)
-        if state in (style.ERROR, style.WARNING, style.RUNNING, style.BLOCKED):
-            border = QtGui.QPen(style.STATE_COLOURS[state], 2.2)
-            if state == style.BLOCKED:
+        if state in (style.ERROR, style.WARNING, style.RUNNING, style.BLOCKED, style.INCOMPLETE):
+            border = QtGui.QPen(style.STATE_COLOURS[state], 2.2 if state != style.INCOMPLETE else 1.6)
+            if state in (style.BLOCKED, style.INCOMPLETE):
                 border.setStyle(QtCore.Qt.PenStyle.DashLine)
         if self.isSelected():
             border = QtGui.QPen(style.SELECTION, 2.6)
@@ -182,7 +182,13 @@ class NodeItem(QtWidgets.QGraphicsItem):
         metrics = QtGui.QFontMetrics(font)
         sub_rect = QtCore.QRectF(9, style.HEADER_HEIGHT, w - 18, style.SUBTITLE_HEIGHT)
         subtitle = subtitle_of(node, graph.opset)
-        if state in (style.ERROR, style.WARNING, style.BLOCKED) and message:
+        if state == style.INCOMPLETE:
+            subtitle = "connect " + ", ".join(p for p in node.input_ports()
+                                              if graph.edge_into(node.id, p) is None and p not in node.optional_inputs())
+            if node.kind == "output":
+                subtitle = "connect a tensor to show it"
+            painter.setPen(style.STATE_COLOURS[state].darker(120))
+        elif state in (style.ERROR, style.WARNING, style.BLOCKED) and message:
             subtitle = message.split(": ", 1)[-1] if state != style.BLOCKED else "blocked: " + message.split(": ", 1)[-1]
             painter.setPen(style.STATE_COLOURS[state].darker(115))
         else:

@@ -197,6 +197,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def node_state(self, node_id: str) -> tuple[str, str]:
         """(state, message): static problems first, then the runner's outcome."""
         info = self.graph.node_info(node_id)
+        if info.incomplete:
+            return style.INCOMPLETE, info.error or ""
         if info.blocked:
             return style.BLOCKED, info.error or ""
         if info.error:

@@ -26,7 +26,10 @@ CATEGORY_COLOURS = {
 
 # node / edge states
 OK, RUNNING, STALE, ERROR, BLOCKED, WARNING = "ok", "running", "stale", "error", "blocked", "warning"
+#: a required input is not connected yet: unfinished work, drawn calmly (not as an error)
+INCOMPLETE = "incomplete"
 STATE_COLOURS = {
+    INCOMPLETE: QtGui.QColor("#7d8597"),
     OK: QtGui.QColor("#3d9a6a"),
     RUNNING: QtGui.QColor("#2f7cf6"),
     STALE: QtGui.QColor("#9aa1b1"),
@@ -35,8 +38,9 @@ STATE_COLOURS = {
     WARNING: QtGui.QColor("#e0a000"),
 }
 STATE_LABELS = {OK: "up to date", RUNNING: "running…", STALE: "not evaluated", ERROR: "error",
-                BLOCKED: "blocked", WARNING: "warning"}
+                BLOCKED: "blocked", WARNING: "warning", INCOMPLETE: "inputs to connect"}
 EDGE_COLOURS = {
+    INCOMPLETE: QtGui.QColor("#9aa1b1"),
     OK: QtGui.QColor("#5f6778"),
     RUNNING: QtGui.QColor("#2f7cf6"),
     STALE: QtGui.QColor("#9aa1b1"),

@@ -23,7 +23,7 @@ from .operator_form import OperatorForm
 from .value_form import ValueForm
 
 
-PROBLEM_COLOURS = {"error": "#d43c3c", "blocked": "#8a6d3b", "warning": "#a87400"}
+PROBLEM_COLOURS = {"error": "#d43c3c", "blocked": "#8a6d3b", "warning": "#a87400", "incomplete": "#5f6778"}
 
 
 class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.QWidget):
@@ -223,7 +223,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
 
         def refresh() -> None:
             info = self.graph.node_info(self.node_id)
-            state = "error" if info.error and not info.blocked else "blocked" if info.blocked else "warning"
+            state = ("incomplete" if info.incomplete else "error" if info.error and not info.blocked
+                     else "blocked" if info.blocked else "warning")
             text = info.error or "\n".join(info.warnings)
             if self.state_of is not None:
                 state, message = self.state_of(self.node_id)
