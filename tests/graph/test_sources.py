@@ -116,3 +116,31 @@ def test_relative_file_paths_resolve_against_the_graph_file(tmp_path):
     h = load_graph(path)
     assert h.output_type("f") == TensorType("int64", (2,))
     assert Engine(h).run().outputs["y"].tolist() == [2, 0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int8", "uint8", "int32", "uint64",
+                                   "bool", "complex64"])
+@pytest.mark.parametrize("name,params", [
+    ("uniform", {"low": -2.0, "high": 3.0}),
+    ("normal", {"mean": 0.5, "std": 2.0}),
+    ("integers", {"low": -5, "high": 300}),
+])
+def test_random_generators_drawn_in_chunks_equal_one_draw(monkeypatch, name, params, dtype):
+    """The chunked draw (no full-size float64 temporary) gives exactly the values of the one-shot
+    formula ``rng.<method>(..., shape).astype(dtype)``, across chunk boundaries."""
+    import ml_dtypes
+
+    from nodeeditor.graph import sources
+
+    monkeypatch.setattr(sources, "DRAW_CHUNK", 97)  # many chunks, boundaries mid-row
+    shape = (13, 41)
+    seed = 11
+    got = generate(name, {"shape": list(shape), "dtype": dtype, "seed": seed, **params})
+    rng = np.random.default_rng(seed)
+    method = {"uniform": rng.uniform, "normal": rng.normal, "integers": rng.integers}[name]
+    args = {"uniform": ("low", "high"), "normal": ("mean", "std"), "integers": ("low", "high")}[name]
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    with np.errstate(all="ignore"):
+        want = method(params[args[0]], params[args[1]], shape).astype(np_dtype)
+    assert got.dtype == want.dtype and got.shape == shape
+    assert got.tobytes() == want.tobytes()
