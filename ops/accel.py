@@ -23,8 +23,10 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
 * Gather on axis 0 and GatherND with batch_dims 0 (:func:`gather_tuples`), and GatherElements
   on any axis > 0 (:func:`gather_elements`): one pass over the indices, copying whole rows
   (respectively single elements). Pure copies, so rows move as unsigned words (bit-identical
-  by construction, for every non-string dtype). Output rows split across threads; outputs of
-  ``STREAM_MIN_BYTES`` or more are written with non-temporal stores (:mod:`ops.accel_stores`).
+  by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
+  GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
+  rows split across threads; outputs of ``STREAM_MIN_BYTES`` or more are written with
+  non-temporal stores (:mod:`ops.accel_stores`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
 * ScatterElements add/mul/max/min (:func:`scatter_elements_fold`) and ScatterND
@@ -196,11 +198,11 @@ def _row_major_strides(shape: tuple) -> np.ndarray:
 
 def supports_gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> bool:
     return (axis > 0 and not data.dtype.hasobject and data.dtype.itemsize in _COPY_AS
-            and idx.size >= MIN_SIZE and idx.dtype in INDEX_DTYPES)
+            and idx.size >= MIN_SIZE and kernel_index_type(idx.dtype))
 
 
 def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray | None:
-    """GatherElements for ``axis > 0`` on raw (not yet normalised) int32/int64 ``idx``: the
+    """GatherElements for ``axis > 0`` on raw (not yet normalised) integer ``idx``: the
     result of :func:`ops.apply.take_elements` as a new (possibly pooled) array, or None when an
     index is out of range (the caller's numpy path then raises the exact error)."""
     k = _load()["gather_elements"]
@@ -208,7 +210,7 @@ def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray 
     out = buffers.empty(idx.shape, data.dtype)
     if out.size == 0:
         return out
-    idx = np.ascontiguousarray(idx)
+    idx = kernel_indices(idx)
     copy_as = _COPY_AS[data.dtype.itemsize]
     flat = data.reshape(-1).view(copy_as)
     m = idx.shape[-1]
@@ -232,17 +234,35 @@ def _words(table: np.ndarray) -> np.ndarray:
     that divide a row's bytes (a row copy is then a copy of whole words, bit for bit)."""
     row_bytes = table.shape[1] * table.dtype.itemsize
     unit = next(u for u in (8, 4, 2, 1) if row_bytes % u == 0)
-    return table.view(_COPY_AS[unit])
+    # through bytes: numpy refuses a direct view unless the word divides the item size
+    # (a 3-byte record in rows of 8 bytes)
+    return table.view(np.uint8).view(_COPY_AS[unit])
 
 
 def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) -> bool:
-    """Rows of ``data``'s first ``k`` axes picked by int32/int64 index tuples (numeric data)."""
-    return (k >= 1 and not data.dtype.hasobject and indices.dtype in INDEX_DTYPES
+    """Rows of ``data``'s first ``k`` axes picked by integer index tuples (any non-object data;
+    see :func:`kernel_index_type` for the index types)."""
+    return (k >= 1 and not data.dtype.hasobject and kernel_index_type(indices.dtype)
             and work >= MIN_SIZE and data.ndim >= k)
 
 
+def kernel_index_type(dtype: np.dtype) -> bool:
+    """Index dtypes the checking kernels take: int32/int64 as they are, and the narrower
+    integers (int8, int16, uint8..uint32) widened to int64 exactly. uint64 stays on numpy
+    (values from 2**63 up would wrap to negative indices)."""
+    dtype = np.dtype(dtype)
+    return dtype in INDEX_DTYPES or (dtype.kind in "iu" and dtype.itemsize < 8 and dtype.isnative)
+
+
+def kernel_indices(indices: np.ndarray) -> np.ndarray:
+    """``indices`` as the kernels read them (int32/int64, C-contiguous)."""
+    if indices.dtype not in INDEX_DTYPES:
+        indices = indices.astype(np.int64)
+    return np.ascontiguousarray(indices)
+
+
 def _tuple_operands(data_shape: tuple, indices: np.ndarray, k: int):
-    idx2 = np.ascontiguousarray(indices).reshape(-1, k)
+    idx2 = kernel_indices(indices).reshape(-1, k)
     return idx2, np.array(data_shape[:k], dtype=np.int64), _row_major_strides(tuple(data_shape[:k]))
 
 

@@ -51,8 +51,32 @@ def _sfence(typingctx):
     return types.void(), codegen
 
 
+def _probe_kernel(out):
+    for j in range(out.shape[1]):
+        _nontemporal_store(out, 0, j, j + 1)
+    _sfence()
+
+
+def _probe() -> None:
+    """Compile and run a tiny kernel that uses both intrinsics. Raises if numba's or
+    llvmlite's internals used above have moved, before anything is registered, so the caller
+    can fall back to ordinary stores. (numba's on-disk cache is keyed by its own version and
+    this file, so after an upgrade the probe compiles again; otherwise it is loaded from the
+    cache, and its 130-200 ms are mostly numba's one-off start-up that the first kernel would
+    pay anyway.)"""
+    import numpy as np
+    from numba import njit
+
+    out = np.zeros((1, 4), np.uint32)
+    njit(cache=True)(_probe_kernel)(out)
+    if out.tolist() != [[1, 2, 3, 4]]:
+        raise RuntimeError("streaming-store probe wrote the wrong values")
+
+
 def install(stream_store, store_fence) -> None:
-    """Register the compiled implementations of the two plain-Python helpers."""
+    """Register the compiled implementations of the two plain-Python helpers, after
+    :func:`_probe` showed that the intrinsics compile and work here."""
+    _probe()
 
     @overload(stream_store, inline="always")
     def _stream_store_impl(arr, i, j, value):
