@@ -17,9 +17,14 @@ Contract:
   before each node: remaining nodes are reported ``cancelled`` and their cache is
   left untouched. A node of at least :data:`WATCH_MIN_ELEMENTS` (its inputs or its
   inferred output) computes on a helper thread while the flag is polled every
-  :data:`WATCH_POLL_S`; on cancel that node is abandoned at once (its computation
-  finishes in the background and is dropped: kernels are pure functions of their
-  inputs, so it touches nothing the engine keeps) and reported ``cancelled`` too.
+  :data:`WATCH_POLL_S`; on cancel the run returns at once and reports that node
+  ``cancelled`` too, while its computation goes on (kernels are pure functions of
+  their inputs, so it touches nothing the engine keeps). The next run adopts that
+  computation if the node's key is unchanged (an edit downstream loses no work), or
+  waits for it to end before starting the node again: at most one computation per
+  node at a time.
+- A MemoryError is the node's error for this run but is not cached as current, so
+  the next run tries again.
 - Intermediate values are freed as soon as no pending node needs them, unless
   ``keep_intermediates=True`` (the editor, which shows every node) or the node is
   listed in ``keep``. Output-node values are always kept. A freed value is
@@ -102,27 +107,37 @@ class _Abandoned(Exception):
     """A watched computation was left to finish on its own because the run was cancelled."""
 
 
-def _call_cancellable(fn: Callable[[list], Any], values: list, is_cancelled: Callable[[], bool]) -> Any:
-    """``fn(values)`` on a daemon thread, polling ``is_cancelled``; its result, or its
-    exception re-raised here; :class:`_Abandoned` as soon as the run is cancelled."""
-    done = threading.Event()
-    box: dict[str, Any] = {}
+class _Flight:
+    """One watched computation of a node under a cache key, on its own daemon thread. It
+    outlives a cancelled run: the next run adopts its result when the key still matches, and
+    a node never has two computations at once (see :meth:`Engine._watched`)."""
 
-    def work() -> None:
+    def __init__(self, key: tuple, fn: Callable[[list], Any], values: list) -> None:
+        self.key = key
+        self.done = threading.Event()
+        self._box: dict[str, Any] = {}
+        threading.Thread(target=self._work, args=(fn, values), name="indexflow-node", daemon=True).start()
+
+    def _work(self, fn: Callable[[list], Any], values: list) -> None:
         try:
-            box["value"] = fn(values)
+            self._box["value"] = fn(values)
         except BaseException as exc:  # noqa: BLE001 - re-raised on the engine's thread
-            box["error"] = exc
+            self._box["error"] = exc
         finally:
-            done.set()
+            del fn, values  # the inputs are not needed any more
+            self.done.set()
 
-    threading.Thread(target=work, name="indexflow-node", daemon=True).start()
-    while not done.wait(WATCH_POLL_S):
-        if is_cancelled():
-            raise _Abandoned
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    def wait(self, is_cancelled: Callable[[], bool]) -> None:
+        """Until the computation ends; :class:`_Abandoned` as soon as the run is cancelled."""
+        while not self.done.wait(WATCH_POLL_S):
+            if is_cancelled():
+                raise _Abandoned
+
+    def result(self) -> Any:
+        """The value, or the computation's exception re-raised (call after :meth:`wait`)."""
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["value"]
 
 
 @dataclass(frozen=True)
@@ -177,6 +192,7 @@ class Engine:
         self._cache: dict[str, _Entry] = {}
         self._versions = itertools.count(1)
         self._lock = threading.Lock()
+        self._flights: dict[str, _Flight] = {}   # node id -> its latest watched computation
 
     # ------------------------------------------------------------------ reading results
     def value(self, node_id: str) -> np.ndarray | None:
@@ -270,6 +286,8 @@ class Engine:
                  keep: set[str]) -> RunResult:
         for gone in [nid for nid in self._cache if nid not in plan.live]:
             del self._cache[gone]  # the node was removed from the graph
+        for gone in [nid for nid in self._flights if nid not in plan.live]:
+            del self._flights[gone]
         # 1. keys and versions, top-down: a version changes only when the key changes
         keys: dict[str, tuple] = {}
         versions: dict[str, int] = {}
@@ -368,7 +386,7 @@ class Engine:
         try:
             size = max([step.size_hint] + [getattr(v, "size", 0) for v in values])
             if is_cancelled is not None and size >= WATCH_MIN_ELEMENTS and step.kind in _SLOW_KINDS:
-                value = _call_cancellable(step.compute, values, is_cancelled)
+                value = self._watched(step, key, values, is_cancelled)
             else:
                 value = step.compute(values)
         except _Abandoned:
@@ -376,12 +394,30 @@ class Engine:
         except (ops.OpError, SourceError) as exc:
             return _Entry(key, version, ERROR, error=f"{step.label}: {exc}")
         except MemoryError:
-            return _Entry(key, version, ERROR,
+            # not cached as current (key None never matches): memory may be free next run
+            return _Entry(None, version, ERROR,
                           error=f"{step.label}: not enough memory for this result; make its inputs smaller")
         except Exception as exc:  # a kernel bug must not take the whole run down
             return _Entry(key, version, ERROR, error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
         warnings = self._duplicate_warning(step, values)
         return _Entry(key, version, OK, value=value, has_value=True, warnings=warnings)
+
+    def _watched(self, step: Step, key: tuple, values: list, is_cancelled: Callable[[], bool]) -> Any:
+        """``step.compute(values)`` as a :class:`_Flight` that a cancel abandons (raising
+        :class:`_Abandoned`) without stopping it. A flight of this node under the same key,
+        from a cancelled run, is adopted instead of starting again; one under an older key is
+        waited for first, so cancels and edits never pile computations of one node up."""
+        flight = self._flights.get(step.node_id)
+        if flight is not None and flight.key != key:
+            flight.wait(is_cancelled)          # an obsolete computation: let it end first
+            flight = None
+        if flight is None:
+            if is_cancelled():
+                raise _Abandoned
+            flight = self._flights[step.node_id] = _Flight(key, step.compute, values)
+        flight.wait(is_cancelled)
+        del self._flights[step.node_id]
+        return flight.result()
 
     def _duplicate_warning(self, step: Step, values: list) -> tuple[str, ...]:
         if step.op is None:

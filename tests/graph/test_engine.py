@@ -376,3 +376,84 @@ def test_small_nodes_and_runs_without_cancel_stay_on_the_calling_thread(monkeypa
     Engine(g, kernel=kernel).run(cancel=threading.Event())   # small: no helper thread
     Engine(g, kernel=kernel).run()                           # no cancel flag: nothing to watch
     assert set(threads) == {threading.current_thread()}
+
+
+def test_a_cancelled_long_node_is_adopted_by_the_next_run_when_its_key_is_unchanged(monkeypatch):
+    """An edit downstream cancels the run while an upstream node computes; the next run picks
+    that computation up instead of starting it again (the kernel runs once)."""
+    import threading
+    import time
+
+    from nodeeditor.graph import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "WATCH_MIN_ELEMENTS", 1)
+    calls = []
+
+    def kernel(op, inputs, attrs):
+        calls.append(op)
+        if op == "Gather":
+            time.sleep(0.6)
+        return ops.run_op(op, inputs, attrs)
+
+    g = chain_graph()
+    engine = Engine(g, keep_intermediates=True, kernel=kernel)
+    cancel = threading.Event()
+    threading.Timer(0.1, cancel.set).start()
+    assert engine.run(targets=["out1"], cancel=cancel).cancelled
+    g.set_attribute("elements", "axis", -1)                      # downstream of gather only
+    r = engine.run(targets=["out1"], cancel=threading.Event())
+    assert not r.cancelled and r.nodes["gather"].status == "ok"
+    assert calls.count("Gather") == 1
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(r.outputs["out1"], expected_out1(data, [3, 0], np.array([[2, 1, 0], [0, 0, 0]])))
+
+
+def test_edits_that_cancel_a_long_node_again_and_again_never_pile_computations_up(monkeypatch):
+    import threading
+    import time
+
+    from nodeeditor.graph import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "WATCH_MIN_ELEMENTS", 1)
+    running = []
+    most = []
+    lock = threading.Lock()
+
+    def kernel(op, inputs, attrs):
+        if op == "Gather":
+            with lock:
+                running.append(1)
+                most.append(len(running))
+            time.sleep(0.3)
+            with lock:
+                running.pop()
+        return ops.run_op(op, inputs, attrs)
+
+    g = chain_graph()
+    engine = Engine(g, keep_intermediates=True, kernel=kernel)
+    for axis in (0, -2, 0, -2):                                   # each edit changes gather's key
+        g.set_attribute("gather", "axis", axis)
+        cancel = threading.Event()
+        threading.Timer(0.05, cancel.set).start()
+        assert engine.run(targets=["out1"], cancel=cancel).cancelled
+    r = engine.run(targets=["out1"], cancel=threading.Event())
+    assert not r.cancelled and r.nodes["out1"].status == "ok"
+    assert max(most) == 1                                          # one Gather at a time, ever
+
+
+def test_out_of_memory_is_not_remembered_as_the_nodes_result():
+    """MemoryError is this run's error, but the next run tries again (memory may be free)."""
+    state = {"fail": True}
+
+    def kernel(op, inputs, attrs):
+        if op == "ScatterND" and state["fail"]:
+            raise MemoryError("no room")
+        return ops.run_op(op, inputs, attrs)
+
+    g = chain_graph()
+    engine = Engine(g, keep_intermediates=True, kernel=kernel)
+    assert "not enough memory" in engine.run().nodes["scatter"].error
+    state["fail"] = False
+    r = engine.run()
+    assert r.nodes["scatter"].status == "ok" and r.nodes["scatter"].recomputed
+    np.testing.assert_array_equal(r.outputs["out2"], [0, 7, 0, 9])
