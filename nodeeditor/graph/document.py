@@ -34,6 +34,7 @@ import ops
 from . import events as E
 from . import nodes as N
 from .inference import NodeInfo, infer_node
+from .paths import rebase_path
 from .rules import connection_refusal, replacement_refusal, structural_refusal
 from .sources import SourceError, generator_params
 
@@ -57,6 +58,7 @@ class RemovedNode:
     edges: tuple[N.Edge, ...]
     index: int = -1                      # the node's place in the node order
     edge_indices: tuple[int, ...] = ()   # each edge's place in the edge order
+    folder: Path | None = None           # the graph's folder when it was removed (file paths)
 
 
 class Graph:
@@ -77,6 +79,7 @@ class Graph:
         self._issued: dict[int, weakref.ref] = {}          # revision -> the node it was given to
         self.generation = 0
         self._file_path: Path | None = None
+        self._first_folder: Path | None = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -92,7 +95,20 @@ class Graph:
         path = None if path is None else Path(path)
         if path != self._file_path:
             self._file_path = path
+            if path is not None and self._first_folder is None:
+                self._first_folder = path.parent
             self._reinfer([n.id for n in self._nodes.values() if isinstance(n, N.FileSource)])
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder relative file-source paths resolve against (None: never saved)."""
+        return None if self._file_path is None else self._file_path.parent
+
+    def rebase_file_path(self, path: str, typed_in: Path | None) -> str:
+        """A relative file path written when the graph's folder was ``typed_in`` (None: before
+        the graph had a file, so relative to the first folder it was saved to), re-expressed
+        for the graph's folder now (see :mod:`nodeeditor.graph.paths`)."""
+        return rebase_path(path, typed_in if typed_in is not None else self._first_folder, self.folder)
 
     @property
     def name(self) -> str:
@@ -337,12 +353,15 @@ class Graph:
         self._changed()
         self.events.emit(E.NODE_REMOVED, node_id=node_id, node=node)
         self._reinfer({e.dst for e in edges if e.dst != node_id})
-        return RemovedNode(node, edges, index, edge_indices)
+        return RemovedNode(node, edges, index, edge_indices, self.folder)
 
     def restore_node(self, removed: RemovedNode) -> None:
         """Undo ``remove_node``: the same node object at its old place, then its edges at their
         old places (not re-checked against the type rules, since they held when removed), so the
-        document is exactly as before."""
+        document is exactly as before. A file source's relative path is re-expressed for the
+        graph's folder if that changed meanwhile (Save As), so it names the same file."""
+        if isinstance(removed.node, N.FileSource) and removed.node.path:
+            removed.node.path = self.rebase_file_path(removed.node.path, removed.folder)
         self.add_node(removed.node, index=removed.index if removed.index >= 0 else None)
         for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges)):
             self.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=at)
@@ -496,10 +515,20 @@ class Graph:
 
     def paste_dict(self, data: Mapping[str, Any], offset: tuple[float, float] = (30.0, 30.0)) -> dict[str, str]:
         """Add the nodes and edges of ``to_dict`` data with fresh ids, moved by ``offset``; returns
-        old id -> new id. Emits the usual ``node_added``/``edge_added`` events."""
+        old id -> new id. Emits the usual ``node_added``/``edge_added`` events. Relative file
+        paths are re-expressed for this graph's folder when ``data["folder"]`` says which folder
+        they were relative to (the clipboard records it)."""
         from .serialize import nodes_from_dict
 
         nodes, edges = nodes_from_dict(data, None)
+        source_folder = data.get("folder")
+        if source_folder:
+            for node in nodes:
+                if isinstance(node, N.FileSource) and node.path and not Path(node.path).is_absolute():
+                    if self.folder is None:  # nothing to be relative to yet: name the file outright
+                        node.path = str(Path(source_folder).resolve() / node.path)
+                    else:
+                        node.path = rebase_path(node.path, Path(source_folder), self.folder)
         mapping: dict[str, str] = {}
         with self._batch():
             self._paste(nodes, edges, mapping, offset)

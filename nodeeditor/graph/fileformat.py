@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .document import Graph
+from .paths import rebase_path
 from .serialize import FORMAT, INLINE_LIMIT, VERSION, graph_from_dict, graph_to_dict, inline_tensor
 
 EXTENSION = ".ifg.json"
@@ -160,22 +161,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 def graph_folder(graph: Graph) -> Path | None:
     """The folder relative file-source paths of ``graph`` resolve against (None: never saved)."""
-    return None if graph.file_path is None else Path(graph.file_path).parent
-
-
-def rebase_path(path: str, old_folder: Path | None, new_folder: Path | None) -> str:
-    """``path``, relative to ``old_folder``, re-expressed relative to ``new_folder`` so it names
-    the same file. Absolute and empty paths, and any path when either folder is None (a graph
-    never saved: its relative paths were typed for wherever it will be saved), stay as they are."""
-    if not path or Path(path).is_absolute() or old_folder is None or new_folder is None:
-        return path
-    if Path(old_folder).resolve() == Path(new_folder).resolve():
-        return path
-    absolute = (Path(old_folder) / path).resolve()
-    try:
-        return os.path.relpath(absolute, Path(new_folder).resolve())
-    except ValueError:  # another drive (Windows): keep it absolute
-        return str(absolute)
+    return graph.folder
 
 
 def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import json
+from pathlib import Path
 from typing import Any
 
 from PySide6 import QtCore, QtGui
@@ -15,7 +16,14 @@ STEP = 30.0
 
 
 def selection_data(graph: Graph, node_ids: list[str]) -> dict[str, Any] | None:
-    return graph.to_dict(node_ids) if node_ids else None
+    """The selected nodes as ``Graph.to_dict`` data, plus ``folder``: what their relative file
+    paths resolve against (the graph's folder, or the working folder of a graph never saved),
+    so a paste into a graph elsewhere still names the same files (``Graph.paste_dict``)."""
+    if not node_ids:
+        return None
+    data = graph.to_dict(node_ids)
+    data["folder"] = str(graph.folder if graph.folder is not None else Path.cwd())
+    return data
 
 
 def copy_to_clipboard(data: dict[str, Any]) -> None:

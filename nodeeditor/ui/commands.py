@@ -13,7 +13,6 @@ from PySide6 import QtGui
 
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph, RemovedNode
-from nodeeditor.graph.fileformat import graph_folder, rebase_path
 
 MOVE_ID = 1
 ATTRIBUTE_ID = 2
@@ -187,16 +186,16 @@ class SourceCommand(QtGui.QUndoCommand):
         super().__init__(text)
         self.graph, self.node_id, self.fields = graph, node_id, fields
         self.old: dict[str, Any] = {}
-        self._new_folder = self._old_folder = graph_folder(graph)
+        self._new_folder = self._old_folder = graph.folder
 
     def _for_now(self, fields: dict[str, Any], folder) -> dict[str, Any]:
         if "path" not in fields:
             return fields
-        return {**fields, "path": rebase_path(fields["path"], folder, graph_folder(self.graph))}
+        return {**fields, "path": self.graph.rebase_file_path(fields["path"], folder)}
 
     def redo(self) -> None:
         self.old = self.graph.set_source(self.node_id, **self._for_now(self.fields, self._new_folder))
-        self._old_folder = graph_folder(self.graph)
+        self._old_folder = self.graph.folder
 
     def undo(self) -> None:
         self.graph.set_source(self.node_id, **self._for_now(self.old, self._old_folder))

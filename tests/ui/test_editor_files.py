@@ -337,6 +337,17 @@ def test_declining_keeps_the_file_and_other_files_recoveries_wait(qtbot, dialogs
         win.undo_stack.setClean()
 
 
+def _two_data_folders(tmp_path):
+    """first/ with data/a.npy (3 values) and data/b.npy (2 values), and an empty folder
+    elsewhere/deeper/ to Save As into."""
+    first, second = tmp_path / "first", tmp_path / "elsewhere" / "deeper"
+    (first / "data").mkdir(parents=True)
+    second.mkdir(parents=True)
+    np.save(first / "data" / "a.npy", np.array([1, 2, 3], np.int64))
+    np.save(first / "data" / "b.npy", np.array([7, 8], np.int64))
+    return first, second
+
+
 def test_undoing_a_file_path_edit_after_save_as_to_another_folder_restores_the_same_file(
         small, monkeypatch, tmp_path, dialogs):
     """Relative file paths follow the graph's folder; an undo made after Save As to another
@@ -344,11 +355,7 @@ def test_undoing_a_file_path_edit_after_save_as_to_another_folder_restores_the_s
     from nodeeditor.ui.commands import SourceCommand
 
     w = small
-    first, second = tmp_path / "first", tmp_path / "elsewhere" / "deeper"
-    (first / "data").mkdir(parents=True)
-    second.mkdir(parents=True)
-    np.save(first / "data" / "a.npy", np.array([1, 2, 3], np.int64))
-    np.save(first / "data" / "b.npy", np.array([7, 8], np.int64))
+    first, second = _two_data_folders(tmp_path)
     node = w.graph.add_file_source("data/a.npy", node_id="f")
     _inject(monkeypatch, "getSaveFileName", first / "g")
     w.save_action.trigger()
@@ -363,3 +370,51 @@ def test_undoing_a_file_path_edit_after_save_as_to_another_folder_restores_the_s
     w.undo_stack.redo()
     assert resolved() == (first / "data" / "b.npy").resolve()
     assert w.graph.output_type(node).shape == (2,)
+
+
+def test_undo_after_save_as_also_restores_the_same_file_for_edits_before_the_first_save_and_deletes(
+        small, monkeypatch, tmp_path, dialogs):
+    """Two cases the first fix missed: a path edit made while the graph had no file yet (its
+    paths are relative to the first folder it is saved to), and a deleted file node brought
+    back by undo after Save As."""
+    from nodeeditor.ui.commands import DeleteCommand, SourceCommand
+
+    w = small
+    first, second = _two_data_folders(tmp_path)
+    node = w.graph.add_file_source("data/a.npy", node_id="f")
+    w.push(SourceCommand(w.graph, node, path="data/b.npy"))             # before any save
+    _inject(monkeypatch, "getSaveFileName", first / "g")
+    w.save_action.trigger()
+    w.push(DeleteCommand(w.graph, [node]))
+    _inject(monkeypatch, "getSaveFileName", second / "g")
+    w.save_as_action.trigger()
+    w.undo_stack.undo()                                                  # the delete
+    resolved = lambda: (second / w.graph.node(node).path).resolve()    # noqa: E731
+    assert resolved() == (first / "data" / "b.npy").resolve()
+    w.undo_stack.undo()                                                  # the path edit
+    assert resolved() == (first / "data" / "a.npy").resolve()
+    w.undo_stack.redo()
+    assert resolved() == (first / "data" / "b.npy").resolve()
+    assert w.graph.output_type(node).shape == (2,)
+
+
+def test_copy_a_file_node_and_paste_it_into_a_graph_in_another_folder(small, monkeypatch, tmp_path, dialogs):
+    from nodeeditor.graph import Graph, save_graph
+
+    w = small
+    first, second = tmp_path / "first", tmp_path / "second"
+    (first / "data").mkdir(parents=True)
+    second.mkdir()
+    np.save(first / "data" / "a.npy", np.array([1, 2, 3], np.int64))
+    w.graph.add_file_source("data/a.npy", node_id="f")
+    _inject(monkeypatch, "getSaveFileName", first / "g")
+    w.save_action.trigger()
+    w.scene.select_nodes(["f"])
+    w.copy_action.trigger()
+    other = Graph(name="other")
+    save_graph(other, second / "other.ifg.json")
+    w.set_document(other, second / "other.ifg.json")
+    w.paste_action.trigger()
+    (pasted,) = [n for n in w.graph.nodes if n.kind == "file"]
+    assert (second / pasted.path).resolve() == (first / "data" / "a.npy").resolve()
+    assert w.graph.output_type(pasted.id).shape == (3,)
