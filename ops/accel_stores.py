@@ -11,6 +11,10 @@ value``) and ``ops.accel_kernels.store_fence`` (nothing) their compiled meaning:
 ``!nontemporal`` and, on x86-64, an ``sfence`` that makes the weakly ordered streaming stores
 visible before the kernel returns (elsewhere LLVM's ordinary lowering applies and the fence is
 a no-op). Imported only by :func:`ops.accel._load`, after numba itself.
+
+Developers: numba's on-disk cache of the kernels is keyed by ``ops/accel_kernels.py`` (and
+numba's version), not by this file; after editing the code generation here, delete
+``ops/__pycache__/*.nb*`` so the kernels are compiled with it.
 """
 from __future__ import annotations
 
