@@ -124,10 +124,37 @@ def _npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
+def _file_mode(path: Path) -> int:
+    """The permissions the file should get: those of the file it replaces, else what a plain
+    ``open(path, "w")`` would give (0666 less the umask). ``mkstemp`` makes its files 0600,
+    which would leave a saved graph unreadable to anyone else."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system says (Linux), since
+    ``os.umask`` can only be read by setting it, briefly, for every thread."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
 def _write_temp(path: Path, data: bytes) -> str:
-    """``data`` written and synced to a temporary file beside ``path``; returns its name."""
+    """``data`` written and synced to a temporary file beside ``path``, with the permissions of
+    :func:`_file_mode`; returns its name."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, _file_mode(path))
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -49,3 +49,23 @@ def test_save_as_in_another_folder_rebases_relative_file_paths(tmp_path):
     np.testing.assert_array_equal(Engine(loaded).run().outputs["out"], np.arange(5.0))
     again = load_graph(b / "g.ifg.json")          # and the file written there reads it too
     np.testing.assert_array_equal(Engine(again).run().outputs["out"], np.arange(5.0))
+
+
+def test_saved_files_get_the_usual_permissions_not_mkstemps_private_ones(tmp_path):
+    """A new file gets 0666 less the umask, like any program's; saving over an existing file
+    keeps its permissions (the temporary file of the atomic write is 0600 otherwise)."""
+    import os
+    import stat
+
+    g = Graph()
+    g.add_literal(np.arange(5000, dtype=np.float32), node_id="big")   # large: a sidecar too
+    old = os.umask(0o022)
+    try:
+        path = save_graph(g, tmp_path / "g.ifg.json")
+    finally:
+        os.umask(old)
+    for f in (path, tmp_path / "g.ifg.npz"):
+        assert stat.S_IMODE(os.stat(f).st_mode) == 0o644, f
+    os.chmod(path, 0o640)
+    save_graph(g, path)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
