@@ -125,6 +125,8 @@ class MainWindow(QtWidgets.QMainWindow):
         bar.addPermanentWidget(self.run_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
+        self._status_error = False
+        bar.messageChanged.connect(lambda text: text or self._clear_status_error())
         self._progress_timer = QtCore.QTimer(self)
         self._progress_timer.setSingleShot(True)
         self._progress_timer.setInterval(PROGRESS_DELAY_MS)
@@ -427,8 +429,18 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ selection, viewer, status
     def show_status(self, message: str, error: bool = False) -> None:
-        self.statusBar().setStyleSheet("color: #c62828;" if error else "")
+        """A temporary message on the left of the status bar, red for an error (only the
+        message: the run summary on the right keeps its colour)."""
+        self._status_error = error
+        self.statusBar().setStyleSheet("QStatusBar { color: #c62828; }" if error else "")
         self.statusBar().showMessage(message, 10000 if error else 5000)
+
+    def _clear_status_error(self) -> None:
+        """Forget an error message (it may be fixed now): clear it and its colour."""
+        if self._status_error:
+            self._status_error = False
+            self.statusBar().setStyleSheet("")
+            self.statusBar().clearMessage()
 
     def _on_selection_changed(self) -> None:
         ids = self.scene.selected_node_ids()
@@ -527,6 +539,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if warnings:
             text += f" · {len(warnings)} warning(s)"
         self.run_label.setText(text)
+        self._clear_status_error()   # shown again below if the selected node still has it
         self.scene.refresh_all()
         self.properties.refresh()
         self.update_viewer()

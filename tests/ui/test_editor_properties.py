@@ -183,3 +183,25 @@ def test_tensor_scatter_mode_and_axis(small):
     axis = w.properties.widgets["attr:axis"]
     # rank-4 cache: any axis but the batch axis 0, i.e. -3..-1 counted from the back
     assert (axis.minimum(), axis.maximum(), axis.value()) == (-3, -1, -2)
+
+
+def test_a_fixed_error_leaves_the_status_bar(small, qtbot):
+    """The status bar's error message goes (and its red with it) once an evaluation no longer
+    has the error; the run summary on the right is never painted red."""
+    import numpy as np
+
+    w = small
+    w.graph.connect("data", "output", "g", "data")
+    w.graph.connect("idx", "output", "g", "indices")
+    w.graph.connect("g", "output", "out", "value")
+    w.runner.wait()
+    w.scene.select_nodes(["g"])
+    w.graph.set_source("idx", value=np.array([9, 0], np.int64))
+    w.runner.wait()
+    assert "out of range" in w.statusBar().currentMessage()
+    assert "#c62828" in w.statusBar().styleSheet() and "QStatusBar" in w.statusBar().styleSheet()
+    w.graph.set_source("idx", value=np.array([1, 0], np.int64))
+    w.runner.wait()
+    assert "out of range" not in w.statusBar().currentMessage()
+    assert w.statusBar().styleSheet() == ""
+    assert "error" not in w.run_label.text()
