@@ -205,3 +205,18 @@ def test_a_fixed_error_leaves_the_status_bar(small, qtbot):
     assert "out of range" not in w.statusBar().currentMessage()
     assert w.statusBar().styleSheet() == ""
     assert "error" not in w.run_label.text()
+
+
+def test_the_formula_follows_the_axis_and_the_ranks(small):
+    """The panel writes the op's formula for this node: the axis in its place, one coordinate
+    per dimension (generic text while the inputs are not wired)."""
+    w = small
+    w.scene.select_nodes(["g"])
+    label = w.properties.widgets["formula"]
+    assert label.text() == w.graph.node("g").schema.doc        # nothing wired: the generic text
+    _wire(w)
+    assert label.text() == "output[i, b] = data[indices[i], b]"   # data (3, 4), indices (2,), axis 0
+    _type_in(w.properties.widgets["attr:axis"], "1")
+    assert label.text() == "output[a, i] = data[a, indices[i]]"
+    w.undo_stack.undo()
+    assert label.text() == "output[i, b] = data[indices[i], b]"

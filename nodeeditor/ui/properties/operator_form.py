@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from nodeeditor.graph import nodes as N
+from ops.formulas import formula
 
 from .. import commands as C
 from .values import RANK_PORTS, muted
@@ -22,10 +23,26 @@ class OperatorForm:
         t = self.graph.node_info(edge.src).outputs.get(edge.src_port)
         return t.rank if t is not None else None
 
+    def _input_type(self, node: N.OperatorNode, port: str):
+        edge = self.graph.edge_into(node.id, port)
+        return None if edge is None else self.graph.node_info(edge.src).outputs.get(edge.src_port)
+
+    def _formula_text(self, node: N.OperatorNode) -> str:
+        """The op's formula for its attributes and the ranks of its inputs (``ops.formulas``),
+        or the schema's generic text while a rank is unknown."""
+        data, indices = self._input_type(node, "data"), self._input_type(node, "indices")
+        text = formula(node.op, node.attributes, data.rank if data else None,
+                       indices.rank if indices else None,
+                       indices.shape[-1] if indices is not None and indices.rank else None)
+        return text or node.schema.doc
+
     def _build_operator(self, node: N.OperatorNode) -> None:
         g, opset, schema = self.graph, self.graph.opset, node.schema
-        doc = muted(schema.doc)
+        doc = muted(self._formula_text(node))
+        doc.setToolTip(schema.doc)
         self._form.addRow(doc)
+        self.widgets["formula"] = doc
+        self._refreshers.append(lambda: doc.setText(self._formula_text(g.node(self.node_id))))
         present = {a.name for a in schema.attributes_at(opset)}
         for spec in schema.attributes:
             if spec.name not in present:

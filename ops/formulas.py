@@ -1,0 +1,101 @@
+"""Each op's defining formula written out for concrete ranks and attributes, for people.
+
+``formula("GatherElements", {"axis": 1}, data_rank=2)`` gives
+``output[i, j] = data[i, indices[i, j]]``: the spec's formula with the axis in its place
+and one coordinate per dimension, so a reader sees exactly which coordinate the index
+replaces. Naming: coordinates over ``indices`` are ``i, j, k, ..``; over the other axes of
+``data`` ``a, b, c, ..`` (Gather) or ``s, t, u, ..`` (the trailing slice of GatherND and
+ScatterND); batch coordinates ``n0, n1, ..``. Returns None when a rank it needs is unknown
+(the caller shows the schema's generic text instead).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+_INDEX_NAMES = "ijklmh"
+_DATA_NAMES = "abcdefg"
+_SLICE_NAMES = "stuvwxyz"
+
+
+def _names(letters: str, n: int, prefix: str) -> list[str]:
+    return list(letters[:n]) if n <= len(letters) else [f"{prefix}{d}" for d in range(n)]
+
+
+def _at(names: list[str]) -> str:
+    """``[i, j]``; nothing for a rank-0 tensor."""
+    return "[" + ", ".join(names) + "]" if names else ""
+
+
+def _assign(target: str, value: str, reduction: str) -> str:
+    """``target = value`` folded with ``reduction`` (ScatterElements/ScatterND)."""
+    if reduction == "add":
+        return f"{target} += {value}"
+    if reduction == "mul":
+        return f"{target} *= {value}"
+    if reduction in ("max", "min"):
+        return f"{target} = {reduction}({target}, {value})"
+    return f"{target} = {value}"
+
+
+def formula(op: str, attrs: Mapping[str, Any], data_rank: int | None = None, indices_rank: int | None = None,
+            tuple_length: int | None = None) -> str | None:
+    """The formula of ``op`` for these attributes and ranks (``tuple_length``: the last
+    dimension of GatherND/ScatterND indices), or None when a needed rank is unknown or the
+    attributes do not fit the ranks (the node shows that error elsewhere)."""
+    try:
+        return _FORMULAS[op](attrs, data_rank, indices_rank, tuple_length)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def _gather(attrs, r, q, _k):
+    a = int(attrs.get("axis", 0)) % r
+    idx = _names(_INDEX_NAMES, q, "i")
+    data = _names(_DATA_NAMES, r, "d")
+    out = data[:a] + idx + data[a + 1:]
+    return f"output{_at(out)} = data{_at(data[:a] + ['indices' + _at(idx)] + data[a + 1:])}"
+
+
+def _elements(attrs, r, _q, _k):
+    a = int(attrs.get("axis", 0)) % r
+    idx = _names(_INDEX_NAMES, r, "i")
+    picked = idx[:a] + [f"indices{_at(idx)}"] + idx[a + 1:]
+    return f"output{_at(idx)} = data{_at(picked)}"
+
+
+def _scatter_elements(attrs, r, _q, _k):
+    a = int(attrs.get("axis", 0)) % r
+    idx = _names(_INDEX_NAMES, r, "i")
+    target = "output" + _at(idx[:a] + [f"indices{_at(idx)}"] + idx[a + 1:])
+    return _assign(target, f"updates{_at(idx)}", attrs.get("reduction", "none"))
+
+
+def _nd_parts(attrs, r, q, k):
+    b = int(attrs.get("batch_dims", 0))
+    if k is None or not 1 <= k <= r - b or q < b + 1:
+        raise ValueError
+    batch = [f"n{d}" for d in range(b)]
+    idx = _names(_INDEX_NAMES, q - 1 - b, "i")
+    rest = _names(_SLICE_NAMES, r - b - k, "s")
+    picks = [f"indices{_at(batch + idx + [str(c)])}" for c in range(k)]
+    return batch, idx, rest, picks
+
+
+def _gather_nd(attrs, r, q, k):
+    batch, idx, rest, picks = _nd_parts(attrs, r, q, k)
+    return f"output{_at(batch + idx + rest)} = data{_at(batch + picks + rest)}"
+
+
+def _scatter_nd(attrs, r, q, k):
+    batch, idx, rest, picks = _nd_parts({}, r, q, k)
+    return _assign(f"output{_at(picks + rest)}", f"updates{_at(idx + rest)}", attrs.get("reduction", "none"))
+
+
+_FORMULAS = {
+    "Gather": _gather,
+    "GatherElements": _elements,
+    "GatherND": _gather_nd,
+    "Scatter": lambda attrs, r, q, k: _scatter_elements({**attrs, "reduction": "none"}, r, q, k),
+    "ScatterElements": _scatter_elements,
+    "ScatterND": _scatter_nd,
+}
