@@ -165,6 +165,31 @@ class Explanation:
         return (f"Fold {pos + 1} of {len(steps)} into this cell: {expr} = {value_text(after)}"
                 + (" (final)" if pos == len(steps) - 1 else ""))
 
+    def output_after(self, k: int) -> np.ndarray:
+        """A scatter's output as it stands after steps ``0..k`` (row-major): ``data`` with the
+        first ``k + 1`` updates written (reduction none: in order, so a later duplicate
+        overwrites) or folded in. After the last step it is the op's output. O(k)."""
+        if self.kind != "scatter":
+            raise ValueError(f"{self.op} is a gather: its output does not build up step by step")
+        if not 0 <= k < self.count:
+            raise IndexError(f"step {k} is outside 0..{self.count - 1}")
+        data = self.inputs[0]
+        updates = (self.inputs[1] if self.op == "TensorScatter" else self.inputs[2]).reshape(-1)
+        out = np.array(data, copy=True)
+        flat_out = out.reshape(-1)
+        block = self.map.block
+        steps = np.arange(k + 1)
+        targets = self._flat_rows[steps // block] * block + steps % block
+        if self.reduction == "none":
+            flat_out[targets] = updates[: k + 1]  # assigns in order: the last write wins (as ops does)
+            return out
+        fold = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[self.reduction]
+        if data.dtype == bool:
+            fold = {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}[self.reduction]
+        with np.errstate(all="ignore"):
+            fold.at(flat_out, targets, updates[: k + 1])
+        return out
+
     def _target(self, flat: int) -> tuple[int, ...]:
         return tuple(int(i) for i in np.unravel_index(flat, self.map.target_shape))
 

@@ -4,7 +4,8 @@ worked examples and from the spec formulas written out here."""
 import numpy as np
 import pytest
 
-from ops.explain import explain
+import ops
+from ops.explain import explain, value_text
 
 
 def test_gather_axis0_steps_follow_the_formula():
@@ -72,3 +73,36 @@ def test_step_outside_the_range_is_an_index_error():
     e = explain("Gather", [np.arange(3), np.array([0])])
     with pytest.raises(IndexError):
         e.move(1)
+
+
+@pytest.mark.parametrize("op,attrs", [
+    ("ScatterElements", {"axis": 1, "reduction": "none"}),
+    ("ScatterElements", {"axis": 0, "reduction": "add"}),
+    ("ScatterElements", {"axis": 1, "reduction": "max"}),
+    ("ScatterND", {"reduction": "mul"}),
+    ("ScatterND", {"reduction": "none"}),
+])
+def test_output_after_each_step_is_the_running_state_of_the_scatter(op, attrs):
+    """Step by step, the output builds up exactly as the spec's loop does: after step k it is
+    the scatter of the first k+1 updates (a slow reference loop here), after the last step the
+    op's output; and the fold sentence's result is the target cell's value at that step."""
+    rng = np.random.default_rng(len(op) + len(attrs["reduction"]))
+    data = rng.integers(-5, 6, (3, 4)).astype(np.float64)
+    if op == "ScatterElements":
+        axis = attrs["axis"]
+        indices = rng.integers(0, data.shape[axis], (3, 4) if axis == 1 else (5, 4))
+        updates = rng.integers(-5, 6, indices.shape).astype(np.float64)
+    else:
+        indices = rng.integers(0, 3, (6, 1))
+        updates = rng.integers(-5, 6, (6, 4)).astype(np.float64)
+    e = explain(op, [data, indices, updates], attrs)
+    fold = {"none": lambda a, b: b, "add": np.add, "mul": np.multiply, "max": np.maximum}[attrs["reduction"]]
+    running = data.copy()
+    for k in range(e.count):
+        move = e.move(k)
+        running[move.target] = fold(running[move.target], updates.reshape(-1)[k])
+        after = e.output_after(k)
+        np.testing.assert_array_equal(after, running)
+        if attrs["reduction"] != "none":
+            assert move.text.split(" = ")[-1].split(" ")[0] == value_text(after[move.target])
+    np.testing.assert_array_equal(e.output_after(e.count - 1), ops.run_op(op, [data, indices, updates], attrs))

@@ -25,7 +25,7 @@ def test_selecting_the_scatter_node_explains_it(window, qtbot):
     updates = window.runner.value(window.graph.edge_into(op.id, "updates").src)
     assert window.explainer.count == updates.size
     # step 0: updates[0, 0] goes to output[indices[0, 0], 0] for axis 0 (Scatter-9 example 1)
-    indices_grid, updates_grid, output_grid = window.explainer.grids
+    _, indices_grid, updates_grid, output_grid = window.explainer.grids
     axis = op.attributes.get("axis", 0)
     target = (data[0, 0], 0) if axis == 0 else (0, data[0, 0])
     assert output_grid.highlights == {tuple(int(v) for v in target): "target"}

@@ -24,6 +24,7 @@ class TensorGrid(QtWidgets.QWidget):
         super().__init__(parent)
         self.title = title
         self.name = title
+        self.note = ""
         self.full: np.ndarray | None = None   # the whole tensor; ``array`` is the 2-D part drawn
         self.array: np.ndarray | None = None
         self.highlights: dict[tuple, str] = {}
@@ -34,8 +35,9 @@ class TensorGrid(QtWidgets.QWidget):
     def drawable(array: np.ndarray | None) -> bool:
         return array is not None and array.ndim <= 2 and all(n <= MAX_CELLS for n in array.shape) and array.size > 0
 
-    def set_tensor(self, title: str, array: np.ndarray | None) -> None:
-        self.name, self.full, self.highlights = title, array, {}
+    def set_tensor(self, title: str, array: np.ndarray | None, note: str = "") -> None:
+        """Show ``array`` titled ``title`` (plus ``note`` after the slice, e.g. "after step 3")."""
+        self.name, self.note, self.full, self.highlights = title, note, array, {}
         self._show_prefix(())
 
     def _show_prefix(self, prefix: tuple) -> None:
@@ -47,6 +49,8 @@ class TensorGrid(QtWidgets.QWidget):
             self.title = f"{self.name}[{', '.join(map(str, prefix))}, :, :]"
         else:
             self.array, self.title = a, self.name
+        if self.note:
+            self.title += f" {self.note}"
         self.setMinimumHeight(self.sizeHint().height())
         self.updateGeometry()
         self.update()

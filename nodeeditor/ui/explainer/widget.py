@@ -41,7 +41,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.sentence.setWordWrap(True)
         self.sentence.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sentence.setStyleSheet("font-family: monospace;")
-        self.grids = [TensorGrid() for _ in range(3)]
+        self.grids = [TensorGrid() for _ in range(4)]   # gathers use three
         legend = " ".join(f'<span style="background:{fill}; border:1px solid {edge}">&nbsp;{role}&nbsp;</span>'
                           for role, (fill, edge) in ROLE_COLOURS.items())
         self.legend = QtWidgets.QLabel(legend)
@@ -124,18 +124,30 @@ class ExplainerWidget(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ internals
     def _panels(self) -> list[tuple[str, np.ndarray | None]]:
+        """(title, tensor) of each grid. Scatters show where they start (data), what decides
+        and what moves, and the output as it stands after the current step."""
         e = self.explanation
         data, idx = e.inputs[0], e.inputs[1]
         if e.kind == "gather":
             return [("data", data), ("indices", idx), ("output", self._output)]
         if e.op == "TensorScatter":
             writes = e.inputs[2] if len(e.inputs) > 2 else None
-            return [("update", e.inputs[1]), ("write_indices", writes), ("output", self._output)]
-        return [("indices", idx), ("updates", e.inputs[2]), ("output", self._output)]
+            return [("past_cache", data), ("update", e.inputs[1]), ("write_indices", writes),
+                    ("output", self._output)]
+        return [("data", data), ("indices", idx), ("updates", e.inputs[2]), ("output", self._output)]
+
+    def grid(self, title: str) -> TensorGrid:
+        """The grid of the tensor named ``title`` (``output``: the output grid, whatever step)."""
+        for grid, (name, _) in zip(self.grids, self._panels()):
+            if name == title:
+                return grid
+        raise KeyError(title)
 
     def _set_grids(self) -> None:
         any_drawn = False
-        for grid, (name, array) in zip(self.grids, self._panels()):
+        panels = self._panels()
+        for i, grid in enumerate(self.grids):
+            name, array = panels[i] if i < len(panels) else ("", None)
             grid.set_tensor(name, None if array is None else np.asarray(array))
             grid.setVisible(array is not None)
             any_drawn |= TensorGrid.drawable(None if array is None else np.asarray(array))
@@ -158,8 +170,10 @@ class ExplainerWidget(QtWidgets.QWidget):
                 if s != k:
                     others[tuple(int(i) for i in np.unravel_index(s, e.map.element_shape))] = "also"
             source = {**others, move.element: "source"}
-            marks = [source, index_cell, {move.target: "target"}] if e.op == "TensorScatter" else \
-                [index_cell, source, {move.target: "target"}]
+            marks = [{move.target: "target"}, source, index_cell, {move.target: "target"}] \
+                if e.op == "TensorScatter" else [{move.target: "target"}, index_cell, source, {move.target: "target"}]
+            output = self.grids[3]
+            output.set_tensor("output", e.output_after(k), f"after step {k + 1}" if k < e.count - 1 else "")
         for grid, mark in zip(self.grids, marks):
             grid.set_highlights(self._fit(grid, mark))
         self.prev_button.setEnabled(k > 0)
