@@ -66,9 +66,10 @@ def _load(spec: str | None):
     """A graph from a file path or an example name (default example for None); a name that
     is neither is a usage error. (Other layers should use ``nodeeditor.graph.open_graph``.)"""
     from nodeeditor.graph import is_example, open_graph
+    from nodeeditor.graph.examples import example_suggestion
 
     if spec is not None and not Path(spec).exists() and not is_example(spec):
-        raise UsageError(f"no such graph file or example: {spec}")
+        raise UsageError(f"no such graph file or example: {spec}{example_suggestion(spec)}")
     return open_graph(spec)
 
 

@@ -222,3 +222,12 @@ def test_without_a_display_the_editor_explains_instead_of_aborting(monkeypatch, 
     monkeypatch.setattr(cli.sys, "platform", "linux")
     assert cli._open_editor(None) == 2
     assert "no display found" in capsys.readouterr().err
+
+
+def test_a_mistyped_example_name_gets_a_suggestion(capsys):
+    from nodeeditor.cli import main
+
+    assert main(["run", "scatterelements"]) == 2
+    assert "did you mean scatterelements_examples?" in capsys.readouterr().err
+    assert main(["run", "zzz"]) == 2
+    assert "indexflow examples lists them" in capsys.readouterr().err

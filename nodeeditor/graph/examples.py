@@ -87,4 +87,15 @@ def open_graph(spec: str | Path | None) -> Graph:
         return load_graph(path)
     if isinstance(spec, str) and is_example(spec):
         return load_example(spec)
-    raise GraphFileError(path, "no such file, and no bundled example has that name")
+    raise GraphFileError(path, "no such file, and no bundled example has that name" + example_suggestion(str(spec)))
+
+
+def example_suggestion(spec: str) -> str:
+    """``; did you mean scatterelements_examples?`` for a near miss, else where to look."""
+    import difflib
+
+    names = [e.name for e in list_examples()]
+    close = [n for n in names if spec.lower() in n] or difflib.get_close_matches(spec.lower(), names, n=3, cutoff=0.5)
+    if close:
+        return f"; did you mean {' or '.join(close[:3])}?"
+    return " (indexflow examples lists them)"

@@ -34,6 +34,12 @@ def create_main_window(path: str | Path | None = None) -> MainWindow:
     if path is not None:
         if not Path(path).exists() and isinstance(path, str) and _is_example(path):
             window.files.open_example(path)
+        elif not Path(path).exists() and isinstance(path, str) and Path(path).name == path and "." not in path:
+            from nodeeditor.graph.examples import example_suggestion  # a bare name: an example, mistyped
+
+            message = f"{path}: no such file, and no bundled example has that name{example_suggestion(str(path))}"
+            window.files._warn("Cannot open file", message)
+            window.show_status(f"Not opened: {message}", error=True)
         else:
             window.files.open_path(path, ask=False)
     return window

@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_example, load_graph, save_graph
 from nodeeditor.graph.document import Graph
 
+from . import commands as C
 from . import settings as S
 
 GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
@@ -148,6 +149,9 @@ class FileController(QtCore.QObject):
             return False
         if not path.endswith(EXTENSION):
             path += EXTENSION
+        graph = self.window.graph
+        if graph.name in ("", "untitled"):  # a new graph takes its file's name (the model's too)
+            self.window.push(C.SettingCommand(graph, "name", Path(path).name[: -len(EXTENSION)]))
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:

@@ -171,7 +171,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.add_action = self._action("Add Block…\tTab", self.open_quick_add)
 
         self.frame_action = self._action("&Frame Selection (or All)\tF", lambda: self.view.frame(True))
-        self.frame_all_action = self._action("Frame &All", lambda: self.view.frame(False), "Ctrl+0")
+        self.frame_all_action = self._action("Frame &All", lambda: self.view.frame(False, readable=False), "Ctrl+0")
         self.previews_action = self._action("Inline &Previews", self.set_previews, checkable=True,
                                             tip="Draw a thumbnail of each node's output on the node")
         self.run_action = self._action("&Evaluate Now", self.evaluate_now, "F5")

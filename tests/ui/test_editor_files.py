@@ -226,6 +226,10 @@ def test_command_line_example_name_and_missing_file(qtbot, dialogs, tmp_path):
     qtbot.addWidget(w2)
     assert "file not found" in dialogs.texts("warning")[-1]
     assert w2.graph.name == "Embedding look-up"          # the default example stays
+    w3 = create_main_window("scatterelements")          # a bare name: an example, mistyped
+    qtbot.addWidget(w3)
+    assert "did you mean scatterelements_examples?" in dialogs.texts("warning")[-1]
+    w3.runner.wait()
     for win in (w, w2):
         win.runner.wait()
 
@@ -418,3 +422,19 @@ def test_copy_a_file_node_and_paste_it_into_a_graph_in_another_folder(small, mon
     (pasted,) = [n for n in w.graph.nodes if n.kind == "file"]
     assert (second / pasted.path).resolve() == (first / "data" / "a.npy").resolve()
     assert w.graph.output_type(pasted.id).shape == (3,)
+
+
+def test_a_new_graph_takes_its_files_name_when_first_saved(window, monkeypatch, tmp_path, dialogs):
+    """An "untitled" graph saved as mygraph is called mygraph (window title, panel, ONNX
+    model), and the save leaves it unmodified; a graph that has a name keeps it."""
+    from nodeeditor.graph import Graph
+
+    w = window
+    w.set_document(Graph(), None)
+    _inject(monkeypatch, "getSaveFileName", tmp_path / "mygraph")
+    w.save_as_action.trigger()
+    assert w.graph.name == "mygraph" and not w.isWindowModified()
+    assert load_graph(tmp_path / "mygraph.ifg.json").name == "mygraph"
+    _inject(monkeypatch, "getSaveFileName", tmp_path / "copy")
+    w.save_as_action.trigger()
+    assert w.graph.name == "mygraph"

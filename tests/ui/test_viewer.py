@@ -445,3 +445,16 @@ def test_huge_vector_is_sampled_first_then_envelope_from_the_background(viewer, 
     assert len(y) <= 4096 and y.max() == 9.0 and y.min() == 0.0
     spike = x[np.argmax(y)]
     assert spike <= 77_777_777 < spike + 10**8 / 2048 + 1  # the block holding the spike
+
+
+def test_a_node_without_a_value_says_no_value_and_why(viewer):
+    """Not "no tensor selected" when a node is selected: the picture says there is no value and
+    the line above gives the reason."""
+    from nodeeditor.ui.viewer.panels import TextPanel
+
+    viewer.set_tensor("gather.output", None, "error: indices[0] = 9 is out of range")
+    (panel,) = viewer.picture.panels
+    assert isinstance(panel, TextPanel) and panel.spec.text == "no value"
+    assert "out of range" in viewer.info_label.text()
+    viewer.set_tensor("", None)
+    assert viewer.picture.panels[0].spec.text == "no tensor selected"

@@ -67,15 +67,16 @@ class GraphView(QtWidgets.QGraphicsView):
         h.setValue(h.value() - round(delta.x() * self.zoom))
         v.setValue(v.value() - round(delta.y() * self.transform().m22()))
 
-    def frame(self, selection_only: bool = True) -> None:
+    def frame(self, selection_only: bool = True, readable: bool = True) -> None:
         """Fit the selection (or everything when nothing is selected, or ``selection_only``
         is False) in the view, at most at 1.25x.
 
-        When fitting would need a zoom below :data:`READABLE_ZOOM` (a tall or wide graph),
-        the view zooms to :data:`READABLE_ZOOM` instead and puts the top-left corner of the
-        framed nodes' bounding box at the view's top-left (a :data:`FRAME_MARGIN` inside),
-        so nodes stay readable, reading starts where the graph starts, and the rest is a
-        pan (middle button, Space+drag) away.
+        With ``readable`` (opening a file, F), when fitting would need a zoom below
+        :data:`READABLE_ZOOM` (a tall or wide graph), the view zooms to :data:`READABLE_ZOOM`
+        instead and puts the top-left corner of the framed nodes' bounding box at the view's
+        top-left (a :data:`FRAME_MARGIN` inside), so nodes stay readable, reading starts where
+        the graph starts, and the rest is a pan (middle button, Space+drag) away. Without it
+        (View > Frame All, Ctrl+0: an overview) everything fits, down to :data:`MIN_ZOOM`.
         """
         scene = self.scene()
         ids = scene.selected_node_ids() if selection_only else []
@@ -86,9 +87,9 @@ class GraphView(QtWidgets.QGraphicsView):
         self.resetTransform()
         view = self.viewport().rect()
         s = min(view.width() / rect.width(), view.height() / rect.height(), 1.25)
-        s = max(READABLE_ZOOM, s)
+        s = max(READABLE_ZOOM if readable else MIN_ZOOM, s)
         self.scale(s, s)
-        if s > READABLE_ZOOM:
+        if s > READABLE_ZOOM or not readable:
             self.centerOn(rect.center())
             return
         x = rect.left() + view.width() / s / 2

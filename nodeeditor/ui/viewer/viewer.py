@@ -219,6 +219,7 @@ class TensorViewer(QtWidgets.QWidget):
         self._pending_peaks: dict[tuple, tuple[np.ndarray, int | None, str]] = {}
         self._peaks_shown: set[tuple] = set()  # the keys of the heat maps on screen
         self._peaks_in_flight: frozenset[tuple] = frozenset()
+        self._empty_name = ""   # a node shown without a value (its reason is the subtitle)
         self.set_tensor("", None)
 
     # ------------------------------------------------------------------ public API
@@ -238,6 +239,7 @@ class TensorViewer(QtWidgets.QWidget):
                        and (array is None or not np.may_share_memory(v[0], array))}
         self._peaks_in_flight = frozenset()
         self._peaks_failed = False  # the last refinement raised: titles stop promising one
+        self._empty_name = name if array is None else ""
         if array is None:
             self.name_label.setText(name or "no tensor")
             self.info_label.setText(subtitle)
@@ -392,8 +394,8 @@ class TensorViewer(QtWidgets.QWidget):
                 reference = pinned_view
         pinned_count = len(specs)
         if current is None:
-            if not specs:
-                specs.append(PanelSpec("text", text="no tensor selected"))
+            if not specs:  # a node without a value says so (its reason is in the line above)
+                specs.append(PanelSpec("text", text="no value" if self._empty_name else "no tensor selected"))
         elif is_drawable(current.array.dtype):
             specs += self._specs_for(current.name, view, self._index_function(current.array, None))
             if reference is not None and is_drawable(self.pinned.array.dtype):
