@@ -98,3 +98,26 @@ def make_room(boxes: dict[str, tuple[float, float, float, float]], gap: float = 
             moved[nid] = (x, top)
         placed.append((x, top, w, h))
     return moved
+
+
+Rect = tuple[float, float, float, float]   # x, y, width, height
+
+
+def _overlaps(a: Rect, b: Rect, margin: float) -> bool:
+    return (a[0] < b[0] + b[2] + margin and b[0] < a[0] + a[2] + margin
+            and a[1] < b[1] + b[3] + margin and b[1] < a[1] + a[3] + margin)
+
+
+def free_offset(group: Rect, occupied: list[Rect], step: float = 40.0, margin: float = 12.0,
+                tries: int = 60) -> tuple[float, float]:
+    """How far to move ``group`` (the bounding box of what is being placed) so that it overlaps
+    none of ``occupied``: (0, 0) when it already fits, else the first free place found
+    stepping down, then right, in ``step`` units (``tries`` places each way at most; after
+    that (0, 0): overlapping is better than landing far out of sight)."""
+    for dx_steps in range(0, tries, 4):
+        for dy_steps in range(tries):
+            dx, dy = dx_steps * step * 2, dy_steps * step
+            moved = (group[0] + dx, group[1] + dy, group[2], group[3])
+            if not any(_overlaps(moved, r, margin) for r in occupied):
+                return dx, dy
+    return 0.0, 0.0

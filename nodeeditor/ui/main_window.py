@@ -25,7 +25,7 @@ from .canvas import style
 from .canvas.edge_item import EdgeItem
 from .canvas.node_item import NodeItem
 from .files import FileController
-from .layout import layered_layout, make_room
+from .layout import free_offset, layered_layout, make_room
 from .palette import Palette
 from .properties import PropertyPanel
 from .quick_add import QuickAddBox
@@ -245,7 +245,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view.blockDropped.connect(self.add_block)
         self.view.quickAddRequested.connect(self.open_quick_add_at)
         self.view.contextMenuRequested.connect(self.show_canvas_menu)
-        self.palette.blockActivated.connect(lambda key: self.add_block(key, self.view.centre_scene_pos()))
+        self.palette.blockActivated.connect(lambda key: self.add_block(key, self.view.centre_scene_pos(),
+                                                                       avoid_overlap=True))
         self.quick_add.chosen.connect(self.add_block)
         r = self.runner
         r.runStarted.connect(self._on_run_started)
@@ -308,14 +309,24 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_selection_status()
 
     # ------------------------------------------------------------------ adding and editing
-    def add_block(self, key: str, scene_pos: QtCore.QPointF) -> str | None:
-        """Add the block ``key`` centred at ``scene_pos``; returns the new node id."""
+    def _occupied(self) -> list[tuple[float, float, float, float]]:
+        """The scene rectangles of the nodes on the canvas."""
+        return [(r.x(), r.y(), r.width(), r.height())
+                for r in (item.sceneBoundingRect() for item in self.scene.node_items())]
+
+    def add_block(self, key: str, scene_pos: QtCore.QPointF, avoid_overlap: bool = False) -> str | None:
+        """Add the block ``key`` centred at ``scene_pos`` (with ``avoid_overlap``, the nearest
+        free place below or right of it: "add at the centre" must not bury a node); returns the
+        new node id."""
         try:
             block = B.block(key)
         except KeyError:
             self.show_status(f"unknown block {key!r}", error=True)
             return None
         pos = (round(scene_pos.x() - style.NODE_WIDTH / 2), round(scene_pos.y() - 30))
+        if avoid_overlap:
+            dx, dy = free_offset((pos[0], pos[1], style.NODE_WIDTH, 120.0), self._occupied())
+            pos = (round(pos[0] + dx), round(pos[1] + dy))
         node = block.make(self.graph, pos)
         command = C.AddNodeCommand(self.graph, node, f"Add {block.title}")
         self.push(command)
@@ -365,6 +376,16 @@ class MainWindow(QtWidgets.QMainWindow):
         return self._paste(data, (clipboard.STEP, clipboard.STEP), "Duplicate")
 
     def _paste(self, data: dict, offset: tuple[float, float], text: str) -> list[str]:
+        """Paste ``data`` moved by ``offset``, moved further down or right if it would land on
+        nodes already there, with a status line saying what happened."""
+        try:
+            xs = [float(n["position"][0]) + offset[0] for n in data["nodes"]]
+            ys = [float(n["position"][1]) + offset[1] for n in data["nodes"]]
+            group = (min(xs), min(ys), max(xs) - min(xs) + style.NODE_WIDTH, max(ys) - min(ys) + 120.0)
+            dx, dy = free_offset(group, self._occupied())
+            offset = (offset[0] + dx, offset[1] + dy)
+        except (KeyError, TypeError, ValueError, IndexError):
+            pass  # malformed data: PasteCommand says so below
         try:
             command = C.PasteCommand(self.graph, data, offset, text)
             self.push(command)
@@ -372,6 +393,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.show_status(f"Cannot paste: {exc}", error=True)
             return []
         self.scene.select_nodes(command.new_ids)
+        n = len(command.new_ids)
+        self.show_status(f"{'Pasted' if text == 'Paste' else text + 'd'} {n} node{'s' * (n != 1)}")
         return command.new_ids
 
     def auto_layout(self) -> None:

@@ -55,7 +55,31 @@ def test_palette_double_click_adds_at_view_centre(small):
     node = w.graph.nodes[-1]
     assert node.kind == "generator" and node.generator == "integers"
     centre = w.view.centre_scene_pos()
-    assert w.scene.node_item(node.id).sceneBoundingRect().contains(centre)
+    added = w.scene.node_item(node.id).sceneBoundingRect()
+    others = [i.sceneBoundingRect() for i in w.scene.node_items() if i.node_id != node.id]
+    if not any(r.intersects(added.translated(0, 0)) for r in others) and added.contains(centre):
+        return  # the centre was free: the block sits on it
+    # the centre was taken (the small graph's Gather sits there): the block goes just below or
+    # beside it, burying nothing, and stays in view
+    assert not any(r.intersects(added) for r in others)
+    assert w.view.mapToScene(w.view.viewport().rect()).boundingRect().intersects(added)
+
+
+def test_add_at_the_centre_and_paste_never_bury_a_node(small):
+    """Double-click "add at the centre" three times and paste twice: no two nodes overlap, and
+    the status bar says what the paste did."""
+    w = small
+    for _ in range(3):
+        w.add_block("op:Gather", w.view.centre_scene_pos(), avoid_overlap=True)
+    w.scene.select_nodes([w.graph.nodes[-1].id])
+    w.copy_action.trigger()
+    w.paste()
+    w.paste()
+    assert w.statusBar().currentMessage() == "Pasted 1 node"
+    rects = [i.sceneBoundingRect() for i in w.scene.node_items()]
+    for a in range(len(rects)):
+        for b in range(a + 1, len(rects)):
+            assert not rects[a].intersects(rects[b]), (a, b)
 
 
 def test_palette_search_filters(small):
