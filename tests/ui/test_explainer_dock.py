@@ -56,3 +56,26 @@ def test_the_explainer_sits_under_the_canvas_not_under_the_side_columns(window, 
     assert explainer.left() >= window.palette_dock.geometry().right()
     assert explainer.right() <= window.viewer_dock.geometry().left()
     assert window.palette_dock.geometry().bottom() >= explainer.bottom()
+
+
+def test_the_explainer_is_a_line_when_idle_and_opens_for_an_operator(window, qtbot):
+    """Nothing to explain: the dock shrinks to its hint, and the canvas gets the room; an
+    operator selected: it opens to the height the user last gave it."""
+    window.resize(1480, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    window.scene.clearSelection()
+    qtbot.waitUntil(lambda: window.explainer_dock.height() < 140, timeout=3000)
+    idle_canvas = window.view.height()
+    op = next(n for n in window.graph.nodes if n.kind == "op")
+    _click_node(window, op.id)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() >= 250, timeout=3000)
+    assert window.view.height() < idle_canvas
+    window.resizeDocks([window.explainer_dock], [340], QtCore.Qt.Orientation.Vertical)
+    qtbot.wait(20)
+    window.scene.clearSelection()
+    qtbot.waitUntil(lambda: window.explainer_dock.height() < 140, timeout=3000)
+    _click_node(window, op.id)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() >= 330, timeout=3000)

@@ -13,6 +13,10 @@ from .widget import HINT, ExplainerWidget
 #: alone would cost 8 bytes per element and the explanation is built on the UI thread;
 #: nobody steps through that many moves.
 MAX_STEPS = 200_000
+#: Height of the docked explainer with nothing to explain (its one-line hint and controls),
+#: and, until the user sizes it, with an operator to step through.
+COMPACT_HEIGHT = 96
+EXPANDED_HEIGHT = 290
 
 
 class ExplainerController(QtCore.QObject):
@@ -24,6 +28,7 @@ class ExplainerController(QtCore.QObject):
         super().__init__(window)
         self.window, self.widget, self.dock = window, widget, dock
         self._key = None
+        self._expanded_height = EXPANDED_HEIGHT
         window.scene.selectionChanged.connect(self.refresh)
         window.runner.finished.connect(lambda _result: self.refresh())
         dock.visibilityChanged.connect(lambda visible: visible and self.refresh())
@@ -56,11 +61,27 @@ class ExplainerController(QtCore.QObject):
                                f"the explainer takes up to {MAX_STEPS:,} (try a smaller example)")
             return
         self._key = key
-        self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes))
+        if self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes)):
+            self._fit(expanded=True)
 
     def _show_message(self, message: str) -> None:
         self._key = None
         self.widget.clear(message)
+        self._fit(expanded=False)
+
+    def _fit(self, expanded: bool) -> None:
+        """A docked explainer takes the room of its content: a line when there is nothing to
+        explain (the canvas gets the rest), the height the user last gave it when there is."""
+        window, dock = self.window, self.dock
+        if dock.isFloating() or window.dockWidgetArea(dock) != QtCore.Qt.DockWidgetArea.BottomDockWidgetArea:
+            return
+        height = dock.height()
+        if expanded and height < self._expanded_height:
+            window.resizeDocks([dock], [self._expanded_height], QtCore.Qt.Orientation.Vertical)
+        elif not expanded and height > COMPACT_HEIGHT:
+            if height > COMPACT_HEIGHT + 40:
+                self._expanded_height = height   # the user's size, for the next operator
+            window.resizeDocks([dock], [COMPACT_HEIGHT], QtCore.Qt.Orientation.Vertical)
 
 
 def _steps(op: str, inputs: list, output_shape) -> int:
