@@ -220,3 +220,13 @@ def test_the_formula_follows_the_axis_and_the_ranks(small):
     assert label.text() == "output[a, i] = data[a, indices[i]]"
     w.undo_stack.undo()
     assert label.text() == "output[i, b] = data[indices[i], b]"
+
+
+def test_integers_says_that_high_is_excluded(small):
+    w = small
+    nid = w.graph.add_generator("integers", {"low": 0, "high": 10})
+    w.scene.select_nodes([nid])
+    assert "excluded" in w.properties.widgets["param:high"].toolTip()
+    labels = [w.properties._form.itemAt(i, QtWidgets.QFormLayout.ItemRole.LabelRole) for i in range(w.properties._form.rowCount())]
+    texts = [item.widget().text() for item in labels if item is not None and item.widget() is not None]
+    assert "high (excl.)" in texts and "low" in texts

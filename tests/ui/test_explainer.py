@@ -88,3 +88,15 @@ def test_a_reduction_shows_the_output_as_it_stands_at_each_step(qtbot):
     w.set_step(1)
     assert "3.1 + 2.1 = 5.2" in w.sentence.text()
     assert output_grid.full[0, 1] == (np.float64(2.0) + 1.1) + 2.1 and output_grid.title == "output"
+
+
+def test_play_and_pause_keep_the_button_width(qtbot):
+    """Play <-> Pause must not shift the slider (the walkthrough saw it jump)."""
+    w = _widget(qtbot)
+    w.set_operation("s", "Scatter", [np.zeros((3, 3)), SCATTER9_INDICES, SCATTER9_UPDATES])
+    qtbot.wait(20)                                   # the layout settles
+    before = (w.play_button.width(), w.slider.width())
+    w.play_button.setChecked(True)
+    qtbot.wait(10)
+    assert w.play_button.text() == "Pause" and (w.play_button.width(), w.slider.width()) == before
+    w.play_button.setChecked(False)

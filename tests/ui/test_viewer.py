@@ -458,3 +458,16 @@ def test_a_node_without_a_value_says_no_value_and_why(viewer):
     assert "out of range" in viewer.info_label.text()
     viewer.set_tensor("", None)
     assert viewer.picture.panels[0].spec.text == "no tensor selected"
+
+
+def test_heat_map_axes_label_only_indices_that_exist(viewer, qtbot):
+    """A 1 x 5 tensor in an aspect-locked picture leaves room above and below; the row axis
+    labels just row 0 (not -2..2), the column axis 0..4."""
+    viewer.set_tensor("t", np.arange(5.0).reshape(1, 5))
+    qtbot.wait(20)
+    (panel,) = [p for p in viewer.picture.panels if isinstance(p, HeatPanel)]
+    left, bottom = panel.plot.getAxis("left"), panel.plot.getAxis("bottom")
+    assert abs(left.range[1] - left.range[0]) > 2                  # there is room around row 0
+    ticks = lambda axis: sorted({int(v) for _, values in axis.tickValues(*axis.range, 300) for v in values})  # noqa: E731
+    assert ticks(left) == [0]
+    assert ticks(bottom) == [0, 1, 2, 3, 4]

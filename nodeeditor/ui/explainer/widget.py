@@ -35,6 +35,9 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.next_button = QtWidgets.QToolButton(text="▶")
         self.play_button = QtWidgets.QToolButton(text="Play")
         self.play_button.setCheckable(True)
+        # as wide as its wider label, so Play <-> Pause does not shift the slider
+        width = max(self.play_button.fontMetrics().horizontalAdvance(t) for t in ("Play", "Pause")) + 18
+        self.play_button.setFixedWidth(width)
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.counter = QtWidgets.QLabel("")
         self.sentence = QtWidgets.QLabel("")

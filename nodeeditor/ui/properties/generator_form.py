@@ -14,6 +14,14 @@ from .. import commands as C
 from .values import COMMON_DTYPES, parse_shape, shape_text
 
 
+#: (generator, parameter) -> what the parameter means where its name leaves it open.
+PARAM_HINTS = {
+    ("integers", "high"): "values are drawn from low up to high - 1: high is excluded (numpy's integers)",
+    ("uniform", "high"): "values are drawn from [low, high): high is excluded (numpy's uniform)",
+    ("arange", "stop"): "start, start + step, ... up to but excluding stop",
+}
+
+
 class GeneratorForm:
     """Mixin of :class:`PropertyPanel` (uses its ``graph``, ``node_id``, ``push``, ``status``,
     ``widgets``, ``_form``, ``_add``)."""
@@ -135,4 +143,8 @@ class GeneratorForm:
                 if not w.hasFocus():
                     v = self._param(k)
                     w.setText("" if v is None else str(v))
-        self._add(key, f"param:{key}", widget, refresh)
+        hint = PARAM_HINTS.get((self.graph.node(self.node_id).generator, key))
+        if hint:
+            widget.setToolTip(hint)
+        label = f"{key} (excl.)" if hint and "excluded" in hint else key
+        self._add(label, f"param:{key}", widget, refresh)

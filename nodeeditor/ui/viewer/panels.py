@@ -113,16 +113,25 @@ class CellTextItem(pg.GraphicsObject):
 
 
 class IntegerAxis(pg.AxisItem):
-    """An axis that labels only whole indices (no 0.5 ticks between cells)."""
+    """An axis that labels only whole indices (no 0.5 ticks between cells); with ``limit``
+    set (a heat map's row or column count), only the indices that exist, ``0..limit-1``, so
+    the room an aspect-locked picture leaves around a 1 x 5 tensor is not labelled -2..2."""
+
+    limit: int | None = None
 
     def tickValues(self, minVal, maxVal, size):
+        minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)   # an inverted axis passes them reversed
+        if self.limit is not None:
+            minVal, maxVal = max(minVal, 0), min(maxVal, self.limit - 1)
+            if maxVal < minVal:
+                return []
         levels = []
         for spacing, values in super().tickValues(minVal, maxVal, size):
             if spacing < 1:
                 continue
-            values = [v for v in values if float(v).is_integer()]
+            values = [v for v in values if float(v).is_integer() and minVal <= v <= maxVal]
             levels.append((spacing, values))
-        if not levels:
+        if not levels or not any(values for _, values in levels):
             first, last = int(np.ceil(minVal)), int(np.floor(maxVal))
             levels = [(1.0, list(range(first, last + 1)))]
         return levels
@@ -245,6 +254,8 @@ class HeatPanel:
         extent = spec.extent or (values.shape[1], values.shape[0])
         self.image_item.setImage(values, autoLevels=False, levels=spec.levels)
         self.image_item.setRect(QtCore.QRectF(-0.5, -0.5, extent[0], extent[1]))
+        self.plot.getAxis("bottom").limit = int(extent[0])
+        self.plot.getAxis("left").limit = int(extent[1])
         if self.colorbar is not None:
             self.colorbar.setColorMap(cmap)
             self.colorbar.setLevels(spec.levels)
