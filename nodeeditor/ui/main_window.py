@@ -268,6 +268,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.runner.set_graph(graph)          # first: it marks what is stale before the scene asks
         self.scene.set_graph(graph)
         self.scene.set_show_previews(self.previews_action.isChecked())
+        if self.previews_action.isChecked():
+            self.make_room_for_previews()     # or each preview hides under the node below it
         self._unsubscribe = graph.events.subscribe(self._on_graph_event)
         self.properties.set_graph(graph)
         self.palette.set_opset(graph.opset)
@@ -434,21 +436,27 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def set_previews(self, show: bool, make_room_for_them: bool = True) -> None:
         """Show or hide inline previews. Previews make nodes taller; when the user turns them
-        on, nodes that would then overlap the one above them move down, as one undoable step
-        ("Make Room for Previews"). Restoring the setting at start-up moves nothing."""
+        on, nodes that would then overlap the one above them move down (see
+        :meth:`make_room_for_previews`). Restoring the setting at start-up moves nothing."""
         self.previews_action.setChecked(show)
         self.scene.set_show_previews(show)
         if show and make_room_for_them:
-            boxes = {}
-            for item in self.scene.node_items():
-                rect = item.mapRectToScene(item.shape().boundingRect())
-                boxes[item.node_id] = (item.pos().x(), item.pos().y(), rect.width(), rect.height())
-            moved = make_room(boxes)
-            if moved:
-                command = C.LayoutCommand(self.graph, moved)
-                command.setText("Make Room for Previews")
-                self.push(command)
-                self.show_status(f"{len(moved)} node(s) moved down to make room for the previews (Ctrl+Z undoes it)")
+            self.make_room_for_previews()
+
+    def make_room_for_previews(self) -> None:
+        """Move down the nodes that previews would make overlap the node above them. A view
+        setting is not an edit: the moves are not an undo step and do not mark the document
+        modified (a graph only looked at asks nothing on close); a save keeps them."""
+        boxes = {}
+        for item in self.scene.node_items():
+            rect = item.mapRectToScene(item.shape().boundingRect())
+            boxes[item.node_id] = (item.pos().x(), item.pos().y(), rect.width(), rect.height())
+        moved = make_room(boxes)
+        if moved:
+            with self.graph.batch():
+                for node_id, position in moved.items():
+                    self.graph.set_position(node_id, position)
+            self.show_status(f"{len(moved)} node(s) moved down to make room for the previews")
 
     # ------------------------------------------------------------------ selection, viewer, status
     def show_status(self, message: str, error: bool = False) -> None:

@@ -2,7 +2,6 @@
 from nodeeditor.graph import load_example
 from nodeeditor.ui.layout import make_room
 
-from .helpers import keys
 
 
 def _overlaps(window):
@@ -18,17 +17,24 @@ def test_make_room_moves_only_the_nodes_that_collide():
     assert moved == {"b": (0, 90)}                 # 80 + 10 below a; c (other column) and d stay
 
 
-def test_previews_push_overlapping_nodes_down_undoably(window, qtbot):
+def test_previews_push_overlapping_nodes_down_without_dirtying_the_document(window, qtbot):
+    """Turning previews on moves the nodes that would overlap, but a view setting is not an
+    edit: no undo step, the document stays unmodified (the walkthrough was asked to save an
+    example it had only looked at); and a graph opened while previews are on gets the room
+    too, instead of each preview hiding under the node below."""
     window.set_document(load_example("kv_cache_write"), None)
     window.runner.wait()
     before = {n.id: n.position for n in window.graph.nodes}
     assert not _overlaps(window)
+    undo_text = window.undo_action.text()
     window.previews_action.trigger()               # View > Inline Previews, as a click does
     qtbot.wait(10)
     assert window.previews_action.isChecked()
     assert not _overlaps(window)
     moved = {n.id for n in window.graph.nodes if n.position != before[n.id]}
-    assert moved and window.undo_action.text() == "Undo Make Room for Previews"
-    window.view.setFocus()
-    keys(window.view, "Ctrl+Z")
-    assert {n.id: n.position for n in window.graph.nodes} == before
+    assert moved and "moved down" in window.statusBar().currentMessage()
+    assert window.undo_action.text() == undo_text and not window.isWindowModified()
+    window.set_document(load_example("tensorscatter_examples"), None)   # opened with previews on
+    qtbot.wait(10)
+    assert not _overlaps(window) and not window.isWindowModified()
+    window.previews_action.trigger()               # off again
