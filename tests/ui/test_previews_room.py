@@ -1,7 +1,6 @@
-"""Turning inline previews on makes room: no two nodes overlap, and one undo puts them back."""
+"""Turning inline previews on makes room: no two nodes overlap, without dirtying the graph."""
 from nodeeditor.graph import load_example
 from nodeeditor.ui.layout import make_room
-
 
 
 def _overlaps(window):
