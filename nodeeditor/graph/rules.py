@@ -67,8 +67,11 @@ def type_refusal(graph: "Graph", src: str, src_port: str, dst: str, dst_port: st
     port = by_name[dst_port]
     allowed = schema.allowed_dtypes(port.type_param, graph.opset)
     if allowed and set(allowed) <= INTEGER_DTYPES and src_type.dtype not in allowed:
+        source = graph.node(src)
+        fix = ("set its dtype to int64 in the property panel" if source.kind in (N.LITERAL, N.GENERATOR, N.INPUT)
+               else "use a source of int64 indices (e.g. Literal indices)")
         return (f"{dst_port!r} of {d.op} must be an integer tensor ({' or '.join(allowed)}), "
-                f"but {graph.node(src).label} gives {src_type.dtype}")
+                f"but {source.label} gives {src_type.dtype}: {fix}")
     for other in schema.inputs:
         if other.name == dst_port or other.type_param != port.type_param:
             continue

@@ -66,6 +66,15 @@ def test_connect_refusals_give_reasons():
     g.disconnect("gather", "indices")
     with pytest.raises(ConnectionRefused, match="integer"):
         g.connect(f, "output", "gather", "indices")
+    # ... and the reason says how to fix it
+    assert g.can_connect(f, "output", "gather", "indices").endswith(
+        "gives float32: set its dtype to int64 in the property panel")
+    g.add_operator("Gather", node_id="floats_out")
+    g.connect(f, "output", "floats_out", "data")
+    g.add_literal(np.array([0], np.int64), node_id="i0")
+    g.connect("i0", "output", "floats_out", "indices")
+    assert g.can_connect("floats_out", "output", "gather", "indices").endswith(
+        "use a source of int64 indices (e.g. Literal indices)")
     # no cycles
     g2 = g.add_operator("Gather", node_id="g2")
     g.connect("gather", "output", g2, "data")
