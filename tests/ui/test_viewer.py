@@ -471,3 +471,11 @@ def test_heat_map_axes_label_only_indices_that_exist(viewer, qtbot):
     ticks = lambda axis: sorted({int(v) for _, values in axis.tickValues(*axis.range, 300) for v in values})  # noqa: E731
     assert ticks(left) == [0]
     assert ticks(bottom) == [0, 1, 2, 3, 4]
+
+
+def test_slice_sliders_say_the_range_and_a_size_1_axis_is_not_a_choice(viewer):
+    viewer.set_tensor("cache", np.zeros((1, 3, 4, 5), np.float32))    # rows, cols = the last two
+    spins = viewer.controls.spinboxes
+    assert spins[1].suffix() == " of 0..2" and spins[1].isEnabled()
+    assert spins[0].suffix() == " (size 1)" and not spins[0].isEnabled()
+    assert not viewer.controls.sliders[0].isEnabled()

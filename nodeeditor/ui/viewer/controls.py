@@ -106,7 +106,8 @@ class SliceControls(QtWidgets.QWidget):
             for w in (slider, spin):
                 w.setRange(0, max(0, size - 1))
                 w.setValue(self._indices[axis])
-            spin.setSuffix(f" / {size - 1}")
+                w.setEnabled(size > 1)   # one position: nothing to choose
+            spin.setSuffix(f" of 0..{size - 1}" if size > 1 else " (size 1)")
             slider.valueChanged.connect(spin.setValue)
             spin.valueChanged.connect(slider.setValue)
             slider.valueChanged.connect(lambda value, a=axis: self._on_index(a, value))
