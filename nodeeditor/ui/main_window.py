@@ -154,7 +154,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.save_as_action = self._action("Save &As…", f.save_as, "Ctrl+Shift+S")
         self.import_action = self._action("&Import ONNX…", f.import_onnx, "Ctrl+I")
         self.export_action = self._action("&Export ONNX…", f.export_onnx, "Ctrl+E")
+        # the platform's Quit key where it has one (Ctrl+Q on Linux desktops); some platforms
+        # (offscreen, some window managers) define none: then Ctrl+Q
         self.quit_action = self._action("&Quit", self.close, Key.StandardKey.Quit)
+        if self.quit_action.shortcut().isEmpty():
+            self.quit_action.setShortcut(Key("Ctrl+Q"))
 
         self.undo_action = self.undo_stack.createUndoAction(self, "Undo")
         self.undo_action.setShortcuts([Key("Ctrl+Z")])
@@ -221,6 +225,33 @@ class MainWindow(QtWidgets.QMainWindow):
 
         run_menu = menu.addMenu("&Run")
         run_menu.addActions([self.run_action, self.cancel_action])
+
+        help_menu = menu.addMenu("&Help")
+        self.shortcuts_action = help_menu.addAction("&Keyboard Shortcuts", self.show_shortcuts)
+        self.shortcuts_action.setShortcut(QtGui.QKeySequence("F1"))
+        help_menu.addAction("&About IndexFlow", self.show_about)
+
+    def show_shortcuts(self) -> QtWidgets.QDialog:
+        """Help > Keyboard Shortcuts (built from the menus, see ``nodeeditor.ui.help``)."""
+        from .help import ShortcutsDialog
+
+        dialog = ShortcutsDialog(self)
+        dialog.show()
+        return dialog
+
+    def show_about(self) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("indexflow")
+        except PackageNotFoundError:
+            v = "development"
+        QtWidgets.QMessageBox.about(
+            self, "About IndexFlow",
+            f"<b>IndexFlow</b> {v}<br>A node editor for the ONNX indexing operators: Gather, "
+            "GatherElements, GatherND, Scatter, ScatterElements, ScatterND and TensorScatter.<br><br>"
+            "Build a graph from the palette, watch every tensor, step through the Explainer, "
+            "and export to ONNX (File > Export ONNX).")
 
     def update_recent_menu(self) -> None:
         self.recent_menu.clear()

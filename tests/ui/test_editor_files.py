@@ -438,3 +438,19 @@ def test_a_new_graph_takes_its_files_name_when_first_saved(window, monkeypatch, 
     _inject(monkeypatch, "getSaveFileName", tmp_path / "copy")
     w.save_as_action.trigger()
     assert w.graph.name == "mygraph"
+
+
+def test_help_lists_the_shortcuts_from_the_menus(window, qtbot):
+    """F1 opens a table of every menu shortcut (read from the actions) and the canvas gestures."""
+    from PySide6.QtTest import QTest
+
+    window.view.setFocus()
+    dialogs_before = set(window.findChildren(QtWidgets.QDialog))
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F1)
+    (dialog,) = set(window.findChildren(QtWidgets.QDialog)) - dialogs_before
+    rows = {dialog.table.item(r, 0).text(): dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())}
+    assert rows["Ctrl+S"] == "File > Save" and rows["Ctrl+0"] == "View > Frame All"
+    assert rows["Ctrl+Q"] == "File > Quit"
+    assert rows["F"] == "View > Frame Selection (or All)" and "Quick add" in rows["Tab (on the canvas)"]
+    dialog.grab().save("/tmp/shortcuts.png")
+    dialog.close()

@@ -1,0 +1,67 @@
+"""Help > Keyboard Shortcuts: every menu action that has a shortcut, and the canvas gestures,
+in one table built from the window's own actions (so it cannot fall out of date)."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+#: What the canvas does without a menu action.
+CANVAS_GESTURES = (
+    ("Tab (on the canvas)", "Quick add: type a block's name"),
+    ("Drag from an output port to an input port", "Connect (dropping on a connected input replaces its wire)"),
+    ("Drag a wire's end away", "Disconnect"),
+    ("Mouse wheel", "Zoom at the pointer"),
+    ("Middle button drag, or Space + drag", "Pan"),
+    ("Drag on empty canvas", "Select with a rubber band"),
+    ("Click a port", "Show that tensor in the viewer"),
+    ("Right click", "Node or canvas menu"),
+)
+
+
+def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
+    """(keys, what) for each menu action of ``window`` with a shortcut, in menu order, then
+    the canvas gestures."""
+    rows: list[tuple[str, str]] = []
+    seen: set[int] = set()
+
+    def walk(menu: QtWidgets.QMenu) -> None:
+        for action in menu.actions():
+            if action.menu() is not None:
+                walk(action.menu())
+                continue
+            keys = action.shortcut().toString(QtGui.QKeySequence.SequenceFormat.NativeText)
+            text = action.text().replace("&", "").split("\t")[0]
+            if "\t" in action.text() and not keys:
+                keys = action.text().split("\t", 1)[1]
+            if keys and id(action) not in seen:
+                seen.add(id(action))
+                rows.append((keys, f"{menu.title().replace('&', '')} > {text}"))
+
+    for action in window.menuBar().actions():
+        if action.menu() is not None:
+            walk(action.menu())
+    return rows + list(CANVAS_GESTURES)
+
+
+class ShortcutsDialog(QtWidgets.QDialog):
+    def __init__(self, window: QtWidgets.QMainWindow) -> None:
+        super().__init__(window)
+        self.setWindowTitle("Keyboard Shortcuts")
+        rows = shortcut_rows(window)
+        self.table = QtWidgets.QTableWidget(len(rows), 2, self)
+        self.table.setHorizontalHeaderLabels(["Keys", "Does"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        for r, (keys, what) in enumerate(rows):
+            self.table.setItem(r, 0, QtWidgets.QTableWidgetItem(keys))
+            self.table.setItem(r, 1, QtWidgets.QTableWidgetItem(what))
+        self.table.setWordWrap(True)
+        self.table.setColumnWidth(0, 230)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(QtCore.QSize(620, 520))
