@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import events as E
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.examples import EXAMPLES_DIR
 
 from .explainer import ExplainerWidget
 from .explainer.dock import ExplainerController
@@ -325,7 +326,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def update_title(self) -> None:
         path = self.files.current_path
-        name = path.name if path else f"{self.graph.name} (not saved)"
+        origin = self.graph.file_path
+        example = origin is not None and origin.parent.resolve() == EXAMPLES_DIR.resolve()
+        name = path.name if path else f"{self.graph.name} ({'example' if example else 'not saved'})"
         self.setWindowTitle(f"{name}[*] — IndexFlow")
         self.setWindowModified(self.is_modified())
 

@@ -454,3 +454,11 @@ def test_help_lists_the_shortcuts_from_the_menus(window, qtbot):
     assert rows["F"] == "View > Frame Selection (or All)" and "Quick add" in rows["Tab (on the canvas)"]
     dialog.grab().save("/tmp/shortcuts.png")
     dialog.close()
+
+
+def test_an_example_is_titled_as_one_not_as_unsaved_work(window):
+    action = next(a for a in window.examples_menu.actions() if a.data() == "segment_sum")
+    action.trigger()
+    assert window.windowTitle().startswith(f"{window.graph.name} (example)")
+    window.new_action.trigger()
+    assert "(not saved)" in window.windowTitle()
