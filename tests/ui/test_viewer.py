@@ -479,3 +479,10 @@ def test_slice_sliders_say_the_range_and_a_size_1_axis_is_not_a_choice(viewer):
     assert spins[1].suffix() == " of 0..2" and spins[1].isEnabled()
     assert spins[0].suffix() == " (size 1)" and not spins[0].isEnabled()
     assert not viewer.controls.sliders[0].isEnabled()
+
+
+def test_the_picture_of_an_nd_tensor_names_its_slice(viewer):
+    viewer.set_tensor("cache", np.zeros((2, 3, 4, 5), np.float32))
+    viewer.controls.set_index(1, 2)
+    (panel,) = [p for p in viewer.picture.panels if isinstance(p, HeatPanel)]
+    assert panel.spec.title.startswith("cache[0, 2, :, :]  [4 × 5]")

@@ -220,6 +220,7 @@ class TensorViewer(QtWidgets.QWidget):
         self._peaks_shown: set[tuple] = set()  # the keys of the heat maps on screen
         self._peaks_in_flight: frozenset[tuple] = frozenset()
         self._empty_name = ""   # a node shown without a value (its reason is the subtitle)
+        self._title_slice = ""  # "[0, :, :]" while the current N-D tensor's panels are built
         self.set_tensor("", None)
 
     # ------------------------------------------------------------------ public API
@@ -397,7 +398,9 @@ class TensorViewer(QtWidgets.QWidget):
             if not specs:  # a node without a value says so (its reason is in the line above)
                 specs.append(PanelSpec("text", text="no value" if self._empty_name else "no tensor selected"))
         elif is_drawable(current.array.dtype):
+            self._title_slice = self._slice_text(current.array)
             specs += self._specs_for(current.name, view, self._index_function(current.array, None))
+            self._title_slice = ""
             if reference is not None and is_drawable(self.pinned.array.dtype):
                 specs.append(self._diff_spec(reference, view))
         else:
@@ -420,6 +423,13 @@ class TensorViewer(QtWidgets.QWidget):
             return lambda r, c: (r,) if array.ndim == 1 else ()
         axes, indices = where if where is not None else (self.controls.axes, self.controls.indices)
         return lambda r, c: full_index(axes, indices, r, c)
+
+    def _slice_text(self, array: np.ndarray) -> str:
+        """``[0, :, 2, :]`` for the slice of an N-D tensor on screen; nothing up to 2-D."""
+        if array.ndim <= 2:
+            return ""
+        axes, indices = self.controls.axes, self.controls.indices
+        return "[" + ", ".join(":" if k in axes else str(indices[k]) for k in range(array.ndim)) + "]"
 
     def _specs_for(self, title: str, view: np.ndarray, index_of) -> list[PanelSpec]:
         kind = dtype_kind(view.dtype)
@@ -509,7 +519,7 @@ class TensorViewer(QtWidgets.QWidget):
             source = small if part_index is None else values
             short_kind = kind if part_index is None else "float"
             texts = [[format_short(source[r, c], short_kind) for c in range(cols)] for r in range(rows)]
-        shown = f"{title}  [{rows} × {cols}]"
+        shown = f"{title}{self._title_slice}  [{rows} × {cols}]"
         # short: a long title widens the panel
         if refined is not None:
             shown += f"  ({steps[0]} × {steps[1]} blocks, extremes)"
