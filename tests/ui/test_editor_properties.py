@@ -230,3 +230,21 @@ def test_integers_says_that_high_is_excluded(small):
     labels = [w.properties._form.itemAt(i, QtWidgets.QFormLayout.ItemRole.LabelRole) for i in range(w.properties._form.rowCount())]
     texts = [item.widget().text() for item in labels if item is not None and item.widget() is not None]
     assert "high (excl.)" in texts and "low" in texts
+
+
+def test_the_description_wraps_and_commits_on_enter(small, qtbot):
+    """A sentence long description is shown whole (wrapped), and typing then Enter is one
+    undoable edit."""
+    w = small
+    w.scene.clearSelection()
+    field = w.properties.widgets["description"]
+    long = "Gather rows of an embedding table by token id: each id becomes its row vector, row by row."
+    field.setFocus()
+    field.selectAll()
+    QTest.keyClicks(field, long)
+    QTest.keyClick(field, QtCore.Qt.Key.Key_Return)
+    assert w.graph.settings["description"] == long
+    assert w.undo_action.text() == "Undo Change Graph Description"
+    assert field.document().lineCount() >= 1 and field.height() >= 3 * field.fontMetrics().lineSpacing()
+    field.document().setTextWidth(field.viewport().width())
+    assert field.document().size().height() <= field.viewport().height() + 2   # all of it visible

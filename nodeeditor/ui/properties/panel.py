@@ -26,6 +26,38 @@ from .value_form import ValueForm
 PROBLEM_COLOURS = {"error": "#d43c3c", "blocked": "#8a6d3b", "warning": "#a87400", "incomplete": "#5f6778"}
 
 
+class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
+    """A text field that wraps its words over up to three lines (a graph's description is a
+    sentence, which a one-line field shows only the end of). It behaves like a QLineEdit for
+    the panel: ``text()``/``setText()``, and ``editingFinished`` on focus out or Enter
+    (Shift+Enter for a line break)."""
+
+    editingFinished = QtCore.Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTabChangesFocus(True)
+        lines = 3
+        self.setFixedHeight(self.fontMetrics().lineSpacing() * lines + 12)
+
+    def text(self) -> str:
+        return self.toPlainText()
+
+    def setText(self, text: str) -> None:  # noqa: N802 - the QLineEdit name the panel uses
+        self.setPlainText(text)
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().focusOutEvent(event)
+        self.editingFinished.emit()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        enter = event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+        if enter and not event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
+            self.editingFinished.emit()
+            return
+        super().keyPressEvent(event)
+
+
 class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
     ``status(message)`` receives problems (a value that does not parse, ...)."""
@@ -91,6 +123,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         self._form = QtWidgets.QFormLayout(page)
         self._form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self._form.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
+        # rows from the top, whatever the style's default: the heading stays put between nodes
+        self._form.setFormAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
         if self.graph is not None:
             if self.node_id is None:
                 self._build_graph()
@@ -159,7 +193,7 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         name = QtWidgets.QLineEdit()
         name.editingFinished.connect(lambda: name.text().strip() and name.text() != g.name and
                                      self.push(C.SettingCommand(g, "name", name.text().strip())))
-        description = QtWidgets.QLineEdit()
+        description = _WrappedLineEdit()
         description.editingFinished.connect(lambda: description.text() != g.settings["description"] and
                                             self.push(C.SettingCommand(g, "description", description.text())))
         opset = QtWidgets.QSpinBox()
