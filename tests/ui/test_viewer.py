@@ -486,3 +486,17 @@ def test_the_picture_of_an_nd_tensor_names_its_slice(viewer):
     viewer.controls.set_index(1, 2)
     (panel,) = [p for p in viewer.picture.panels if isinstance(p, HeatPanel)]
     assert panel.spec.title.startswith("cache[0, 2, :, :]  [4 × 5]")
+
+
+def test_previews_of_small_tensors_write_their_values(qtbot):
+    """A 2 x 3 index tensor's canvas preview carries its numbers (pixels differ from the plain
+    colour picture where the glyphs are); a 40 x 40 tensor's stays colour only."""
+    from nodeeditor.ui.viewer.thumbnail import thumbnail_rgba
+
+    def written(array) -> int:
+        image = thumbnail(array, 212, 72)
+        rgba = np.frombuffer(image.constBits(), np.uint8).reshape(72, 212, 4)
+        return int(np.any(rgba != thumbnail_rgba(array, 212, 72), axis=-1).sum())
+
+    assert written(np.array([[0, 3, 3], [5, 1, 0]])) > 100
+    assert written(np.random.default_rng(0).random((40, 40))) == 0

@@ -15,7 +15,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui
 
 from . import colors
-from .slicing import BOOL, COMPLEX, dtype_kind, finite_range, format_value, is_drawable, to_display_float
+from .slicing import BOOL, COMPLEX, dtype_kind, finite_range, format_short, format_value, is_drawable, to_display_float
 
 BACKGROUND = (30, 30, 36, 255)
 
@@ -95,6 +95,8 @@ def thumbnail(array: np.ndarray | None, width: int = 64, height: int = 48) -> Qt
         text = format_value(array[()])
     elif array is not None and array.size and not is_drawable(array.dtype):
         text = "abc"
+    if text is None and array is not None and array.ndim >= 2 and is_drawable(array.dtype) and array.size:
+        _draw_values(image, array[(0,) * (array.ndim - 2)])
     if text:
         painter = QtGui.QPainter(image)
         painter.setPen(QtGui.QColor(230, 230, 230))
@@ -104,3 +106,36 @@ def thumbnail(array: np.ndarray | None, width: int = 64, height: int = 48) -> Qt
         painter.drawText(QtCore.QRect(0, 0, width, height), QtCore.Qt.AlignmentFlag.AlignCenter, text[:12])
         painter.end()
     return image
+
+
+#: Smallest cell (pixels) that gets its value written in it.
+MIN_TEXT_CELL = (14, 11)
+
+
+def _draw_values(image: QtGui.QImage, plane: np.ndarray) -> None:
+    """Write each element's value in its cell when every cell has room for it (small tensors:
+    a teacher can read the indices on the canvas), black or white by the cell's brightness."""
+    rows, cols = plane.shape
+    width, height = image.width(), image.height()
+    if rows == 0 or cols == 0 or cols > width or rows > height:
+        return
+    cell_w, cell_h = width / cols, height / rows
+    kind = dtype_kind(plane.dtype)
+    if kind == COMPLEX or cell_w < MIN_TEXT_CELL[0] or cell_h < MIN_TEXT_CELL[1]:
+        return
+    texts = [[format_short(plane[r, c], kind) for c in range(cols)] for r in range(rows)]
+    font = QtGui.QFont()
+    font.setPixelSize(int(max(8, min(13, cell_h * 0.7))))
+    metrics = QtGui.QFontMetrics(font)
+    if max(metrics.horizontalAdvance(t) for row in texts for t in row) > cell_w - 2:
+        return  # some value would not fit: colours only, as for large tensors
+    painter = QtGui.QPainter(image)
+    painter.setFont(font)
+    for r in range(rows):
+        for c in range(cols):
+            rect = QtCore.QRectF(c * cell_w, r * cell_h, cell_w, cell_h)
+            centre = image.pixelColor(int(rect.center().x()), int(rect.center().y()))
+            light = 0.299 * centre.red() + 0.587 * centre.green() + 0.114 * centre.blue() > 140
+            painter.setPen(QtGui.QColor(0, 0, 0) if light else QtGui.QColor(255, 255, 255))
+            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, texts[r][c])
+    painter.end()
