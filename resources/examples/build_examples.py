@@ -45,7 +45,10 @@ def chain(g: Graph, prefix: str, top: float, op: str, inputs: dict, attrs: dict 
             ids[port] = g.add_literal(value, name=port, position=(left + SRC_X, y), node_id=f"{prefix}_{port}")
         y += ROW
     middle = top + (y - top - ROW) / 2
-    op_id = g.add_operator(op, attrs or {}, name=op_name or op, position=(left + OP_X, middle),
+    # the op is named after its case (its subtitle names the op), so a page of worked
+    # examples says which is which: "reduction add" rather than seven "ScatterElements"
+    caption = output.replace("_", " ") if output != "output" else op
+    op_id = g.add_operator(op, attrs or {}, name=op_name or caption, position=(left + OP_X, middle),
                            node_id=f"{prefix}_op")
     for port, src in ids.items():
         g.connect(src, "output", op_id, port)
