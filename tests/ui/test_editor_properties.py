@@ -248,3 +248,19 @@ def test_the_description_wraps_and_commits_on_enter(small, qtbot):
     assert field.document().lineCount() >= 1 and field.height() >= 3 * field.fontMetrics().lineSpacing()
     field.document().setTextWidth(field.viewport().width())
     assert field.document().size().height() <= field.viewport().height() + 2   # all of it visible
+
+
+def test_the_panel_heading_stays_put_between_the_graph_and_a_node(small, qtbot):
+    """Rows start at the top on every page; spare height goes below them (the walkthrough saw
+    the heading jump ~30 px between the graph's page and a node's)."""
+    w = small
+    w.scene.clearSelection()
+    qtbot.wait(20)
+    def heading_top() -> int:
+        t = w.properties.title
+        return t.mapTo(w.properties, t.rect().topLeft()).y()
+    graph_top, graph_height = heading_top(), w.properties.title.height()
+    w.scene.select_nodes(["g"])
+    qtbot.wait(20)
+    assert heading_top() == graph_top
+    assert graph_height <= w.properties.title.sizeHint().height() + 2

@@ -120,7 +120,10 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         self.widgets = {}
         self._refreshers = []
         page = QtWidgets.QWidget()
-        self._form = QtWidgets.QFormLayout(page)
+        outer = QtWidgets.QVBoxLayout(page)
+        self._form = QtWidgets.QFormLayout()
+        outer.addLayout(self._form)
+        outer.addStretch(1)   # spare height below the rows, not between them
         self._form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self._form.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
         # rows from the top, whatever the style's default: the heading stays put between nodes
@@ -162,6 +165,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
     def _heading(self, title: str, subtitle: str) -> None:
         label = QtWidgets.QLabel(f"<b style='font-size:12pt'>{title}</b><br><span style='color:#6a7285'>{subtitle}</span>")
         label.setWordWrap(True)
+        # no taller than its text: a wrapping label may otherwise take a page's spare height
+        label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
         self.title = label
         self._form.addRow(label)
 

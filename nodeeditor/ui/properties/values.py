@@ -65,6 +65,8 @@ def format_cell(value: Any) -> str:
 def muted(text: str) -> QtWidgets.QLabel:
     label = QtWidgets.QLabel(text)
     label.setWordWrap(True)
+    # no taller than its text: a wrapping label may otherwise take a page's spare height
+    label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
     label.setStyleSheet("color: #6a7285;")
     label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
