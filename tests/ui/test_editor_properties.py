@@ -191,9 +191,7 @@ def test_a_fixed_error_leaves_the_status_bar(small, qtbot):
     import numpy as np
 
     w = small
-    w.graph.connect("data", "output", "g", "data")
-    w.graph.connect("idx", "output", "g", "indices")
-    w.graph.connect("g", "output", "out", "value")
+    _wire(w)
     w.runner.wait()
     w.scene.select_nodes(["g"])
     w.graph.set_source("idx", value=np.array([9, 0], np.int64))
