@@ -213,7 +213,8 @@ class Graph:
         while heap:
             _, current = heapq.heappop(heap)
             order.append(current)
-            for nxt in self.consumers(current):
+            for edge in self._out.get(current, ()):   # per edge: one source may feed two ports
+                nxt = edge.dst
                 indegree[nxt] -= 1
                 if indegree[nxt] == 0:
                     heapq.heappush(heap, (position[nxt], nxt))

@@ -457,3 +457,18 @@ def test_out_of_memory_is_not_remembered_as_the_nodes_result():
     r = engine.run()
     assert r.nodes["scatter"].status == "ok" and r.nodes["scatter"].recomputed
     np.testing.assert_array_equal(r.outputs["out2"], [0, 7, 0, 9])
+
+
+def test_a_node_fed_twice_by_one_source_is_evaluated():
+    """Gather of a tensor by itself (data and indices from one node): the topological order
+    counted that node's inputs per edge but released it per source, so it never ran. Found by
+    the random-edit property test."""
+    g = Graph()
+    t = g.add_literal(np.array([2, 0, 1], np.int64))
+    op = g.add_operator("Gather")
+    g.connect(t, "output", op, "data")
+    g.connect(t, "output", op, "indices")
+    out = g.add_output("y")
+    g.connect(op, "output", out, "value")
+    assert g.topological_order() == [t, op, out]
+    np.testing.assert_array_equal(Engine(g).run().outputs["y"], [1, 2, 0])   # t[t]
