@@ -642,7 +642,8 @@ class MainWindow(QtWidgets.QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self.runner.cancel()
+        self.runner.shutdown()
+        self.viewer.shutdown()      # its background jobs must not outlive the window
         self.files.recovery_timer.stop()
         self.files.clear_recovery()
         event.accept()

@@ -97,6 +97,16 @@ class EvaluationRunner(QtCore.QObject):
         self._again = False
         self._cancel.set()
 
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Cancel for good and wait (without processing events) for the worker thread: the
+        window is closing. A large node is abandoned at once (see the engine), so this is
+        quick."""
+        self.cancel()
+        self._timer.stop()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
     def value(self, node_id: str):
         return self.engine.value(node_id) if self.engine is not None else None
 

@@ -112,3 +112,19 @@ def test_run_app_opens_a_graph_evaluated_and_exits(arg, tmp_path):
     expected = "Embedding look-up (example)[*] — IndexFlow" if arg is None else "segment_sum.ifg.json[*] — IndexFlow"
     assert lines["TITLE"] == expected
     assert lines["EVALUATED"] == "True" and int(lines["NODES"]) > 2
+
+
+def test_closing_the_window_stops_the_viewers_background_jobs(window, qtbot):
+    """A picture refinement still running in a Qt pool thread when the interpreter shuts
+    down can crash the process (a CI run ended with a segfault after all tests passed):
+    closing the window stops and waits for every viewer job and the engine's thread."""
+    import numpy as np
+
+    big = np.zeros((6000, 6000), np.float32)
+    window.viewer.set_tensor("big", big)               # starts statistics and a refinement
+    window._forced_modified = False
+    window.undo_stack.setClean()
+    window.close()
+    for job in (window.viewer._stats, window.viewer._diff_job, window.viewer._envelope_job, window.viewer._peak_job):
+        assert job.pool.activeThreadCount() == 0
+    assert window.runner._thread is None or not window.runner._thread.is_alive()

@@ -777,12 +777,19 @@ class TensorViewer(QtWidgets.QWidget):
         except Exception as exc:  # a failed save is reported, never a crash
             QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{exc}")
 
-    def closeEvent(self, event) -> None:
+    def shutdown(self) -> None:
+        """Stop the background jobs (statistics, pictures, differences) and wait for them,
+        and for a CSV save to finish (never leave a file half written). Called when the viewer
+        or the window holding it closes: a job still running in a Qt pool thread while the
+        interpreter shuts down can crash the process."""
         for job in (self._stats, self._diff_job, self._envelope_job, self._peak_job):
             job.cancel()
         for job in (self._stats, self._diff_job, self._envelope_job, self._peak_job):
             job.wait(5000)
-        self._save_job.wait(-1 if self._saving is not None else 5000)  # never leave a file half written
+        self._save_job.wait(-1 if self._saving is not None else 5000)
+
+    def closeEvent(self, event) -> None:
+        self.shutdown()
         super().closeEvent(event)
 
 
