@@ -9,11 +9,11 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Take Qt down in order while the interpreter is still whole: delete every top-level
-    window left (without close(), which could ask to save; a QThreadPool waits for its jobs
-    when deleted), deliver the deferred deletes, and wait for Qt's global pool. Left to
-    interpreter teardown, Qt objects go in arbitrary order; two fresh-clone CI runs ended in a
-    segmentation fault there, after every test had passed."""
+    """Stop Qt's background work while the interpreter is still whole: every tensor viewer
+    still alive stops and waits for its pool jobs, and Qt's global pool drains. Left to
+    interpreter teardown, a pool thread running Python can crash the process (two fresh-clone
+    CI runs ended in a segmentation fault after every test had passed). Windows are not
+    deleted here: deleting Python-owned widgets from C++ crashed a later import."""
     import sys
 
     if "PySide6" not in sys.modules:
@@ -23,8 +23,9 @@ def pytest_sessionfinish(session, exitstatus):
     app = QtWidgets.QApplication.instance()
     if app is None:
         return
-    for widget in app.topLevelWidgets():
-        widget.hide()
-        widget.deleteLater()
-    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    from nodeeditor.ui.viewer import TensorViewer
+
+    for widget in app.allWidgets():
+        if isinstance(widget, TensorViewer):
+            widget.shutdown()
     QtCore.QThreadPool.globalInstance().waitForDone(5000)
