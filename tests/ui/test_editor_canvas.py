@@ -403,14 +403,21 @@ def _wired(w):
     return ["data.output -> g.data", "idx.output -> g.indices", "g.output -> out.value"]
 
 
-def test_drop_on_a_connected_input_replaces_its_wire_in_one_undo_step(small):
-    w = small
-    before = _wired(w)
+def _hover_wire(w, src: tuple[str, str], dst: tuple[str, str]):
+    """Press on output port ``src`` and drag, not yet released, over input port ``dst``;
+    returns (viewport, the point over ``dst``)."""
     vp = w.view.viewport()
-    start, over = port_point(w, "idx2", "output", True), port_point(w, "g", "indices", False)
+    start, over = port_point(w, *src, True), port_point(w, *dst, False)
     QTest.mousePress(vp, LEFT, NOMOD, start)
     QTest.mouseMove(vp, (start + over) / 2)
     QTest.mouseMove(vp, over)
+    return vp, over
+
+
+def test_drop_on_a_connected_input_replaces_its_wire_in_one_undo_step(small):
+    w = small
+    before = _wired(w)
+    vp, over = _hover_wire(w, ("idx2", "output"), ("g", "indices"))
     # preview: the wire is not red, and the wire it would replace is drawn faded
     assert w.scene._drag["draft"].refusal is None
     assert w.scene.edge_item("g", "indices").opacity() == pytest.approx(0.25)
@@ -436,12 +443,8 @@ def test_drop_on_a_connected_input_replaces_its_wire_in_one_undo_step(small):
 def test_drop_on_a_connected_input_still_refuses_for_type_reasons(small):
     w = small
     before = _wired(w)
-    vp = w.view.viewport()
     # float32 'data' onto the connected integer-only 'indices': red while hovering, refused on drop
-    start, over = port_point(w, "data", "output", True), port_point(w, "g", "indices", False)
-    QTest.mousePress(vp, LEFT, NOMOD, start)
-    QTest.mouseMove(vp, (start + over) / 2)
-    QTest.mouseMove(vp, over)
+    vp, over = _hover_wire(w, ("data", "output"), ("g", "indices"))
     refusal = w.scene._drag["draft"].refusal
     assert refusal and "integer" in refusal and "float32" in refusal
     assert "already connected" not in refusal
