@@ -9,23 +9,13 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Stop Qt's background work while the interpreter is still whole: every tensor viewer
-    still alive stops and waits for its pool jobs, and Qt's global pool drains. Left to
-    interpreter teardown, a pool thread running Python can crash the process (two fresh-clone
-    CI runs ended in a segmentation fault after every test had passed). Windows are not
-    deleted here: deleting Python-owned widgets from C++ crashed a later import."""
+    """Stop every background job while the interpreter and Qt are still whole (a Qt pool
+    thread still running Python during interpreter teardown can crash the process). Only
+    the objects that registered themselves are touched (``nodeeditor.ui.lifecycle``):
+    walking ``QApplication.allWidgets()`` here crashed a CI run, and deleting windows from
+    C++ crashed a later import."""
     import sys
 
-    if "PySide6" not in sys.modules:
-        return
-    from PySide6 import QtCore, QtWidgets
-
-    app = QtWidgets.QApplication.instance()
-    if app is None:
-        return
-    from nodeeditor.ui.viewer import TensorViewer
-
-    for widget in app.allWidgets():
-        if isinstance(widget, TensorViewer):
-            widget.shutdown()
-    QtCore.QThreadPool.globalInstance().waitForDone(5000)
+    lifecycle = sys.modules.get("nodeeditor.ui.lifecycle")
+    if lifecycle is not None:
+        lifecycle.shutdown_all()

@@ -10,6 +10,7 @@ from PySide6 import QtGui, QtWidgets
 
 from nodeeditor.graph import default_example
 
+from . import lifecycle
 from . import settings as S
 from .errors import install_excepthook
 from .main_window import MainWindow
@@ -70,4 +71,5 @@ def run_app(path: str | None = None) -> int:
     window = None
     install_excepthook(lambda: window, S.state_dir() / "indexflow.log")
     window = start_window(path)
+    app.aboutToQuit.connect(lifecycle.shutdown_all)  # no background job outlives the loop
     return app.exec()

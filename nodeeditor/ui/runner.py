@@ -20,6 +20,8 @@ from nodeeditor.graph import events as E
 from nodeeditor.graph.document import Graph
 from nodeeditor.graph.engine import Engine, NodeResult, RunResult
 
+from . import lifecycle
+
 RUNNING = "running"
 STALE = "stale"
 
@@ -68,6 +70,7 @@ class EvaluationRunner(QtCore.QObject):
         self.engine: Engine | None = None
         self._unsubscribe = None
         self.set_graph(graph)
+        lifecycle.register(self)
 
     # ------------------------------------------------------------------ public
     def set_graph(self, graph: Graph) -> None:

@@ -13,6 +13,16 @@ def _state_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("INDEXFLOW_RECOVERY_MS", "600000")
 
 
+@pytest.fixture(autouse=True)
+def _no_background_work_left():
+    """After each ui test, every background job it started has stopped (no thread of one
+    test runs into the next, or into interpreter teardown)."""
+    yield
+    from nodeeditor.ui import lifecycle
+
+    lifecycle.shutdown_all()
+
+
 class Dialogs:
     """Replaces the QMessageBox static functions; records (kind, title, text) and answers
     questions with ``answer`` (default: Discard)."""

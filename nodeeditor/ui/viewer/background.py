@@ -13,6 +13,8 @@ import threading
 
 from PySide6 import QtCore
 
+from .. import lifecycle
+
 
 class _Relay(QtCore.QObject):
     done = QtCore.Signal(int, object)
@@ -55,6 +57,7 @@ class BackgroundCall(QtCore.QObject):
         self._relay.done.connect(self._on_done, QtCore.Qt.ConnectionType.QueuedConnection)
         self.pool = QtCore.QThreadPool()
         self.pool.setMaxThreadCount(1)
+        lifecycle.register(self)
 
     def submit(self, fn, *args, cancellable: bool = False) -> int:
         generation = self.cancel()
@@ -69,6 +72,12 @@ class BackgroundCall(QtCore.QObject):
 
     def wait(self, msecs: int = 30000) -> bool:
         return self.pool.waitForDone(msecs)
+
+    def shutdown(self) -> None:
+        """Supersede every job and wait until the running one has returned (a cancellable
+        job stops at its next check; any other, a file being written for one, finishes)."""
+        self.cancel()
+        self.pool.waitForDone(-1)
 
     def _on_done(self, generation: int, result) -> None:
         if generation == self.generation:
