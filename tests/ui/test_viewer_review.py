@@ -295,17 +295,25 @@ def test_one_row_lines_of_a_1e8_heat_map_all_reach_the_screen(make_viewer, qtbot
     lines = np.arange(0, 10000, 1000)
     big[lines, :] = 2.0
     viewer = make_viewer(900, 620)
-    with qtbot.waitSignal(viewer.statsReady, timeout=30000):
+    # the stride sample shown at once misses the lines; the peak picture, computed in the
+    # background, must bring every one of them to the screen
+    with qtbot.waitSignals([viewer.statsReady, viewer.pictureRefined], timeout=60000):
         viewer.set_tensor("big", big)
     qtbot.wait(50)
     (panel,) = viewer.picture.panels
     image = viewer.picture.grab().toImage()
     viewer.grab().save(str(SHOTS / "heat_1e8_row_lines.png"))
     zero = tuple(int(v) for v in colors.lookup_table(colors.colormap())[0][:3])
+    x = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, 0.0))).x()
+    top, bottom = (viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, r))).y()
+                   for r in (0.0, 10000.0))
+    lit = [y for y in range(top, bottom + 1)
+           if not _near(tuple(image.pixelColor(x, y).getRgb()[:3]), zero)]
     for r in lines:
-        pos = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, float(r))))
-        seen = [image.pixelColor(pos.x(), pos.y() + dy) for dy in (-1, 0, 1)]
-        assert any(not _near((c.red(), c.green(), c.blue()), zero) for c in seen), f"row {r} not drawn"
+        y = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, float(r)))).y()
+        # the 1000-row peak picture is scaled onto ~390 screen rows by Qt (nearest row), so a
+        # line lands up to 1.5 px from its exact place: within 2 px is "drawn where it is"
+        assert any(abs(y - got) <= 2 for got in lit), f"row {r} (screen y {y}) not drawn; lit: {lit}"
     pos = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, 1500.0)))
     c = image.pixelColor(pos.x(), pos.y())
     assert _near((c.red(), c.green(), c.blue()), zero)
