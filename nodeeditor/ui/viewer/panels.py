@@ -425,6 +425,14 @@ class PictureArea(pg.GraphicsLayoutWidget):
         self._arrangement = ()
         self._place()
 
+    def update_panel(self, index: int, spec: PanelSpec) -> None:
+        """Show ``spec`` in panel ``index`` (a spec of the same kind); the others stay."""
+        panel = self.panels[index]
+        if spec.signature() != panel.spec.signature():
+            raise ValueError(f"panel {index} is a {panel.spec.signature()}, not a {spec.signature()}")
+        panel.update(spec)
+        self._place()
+
     def _panel_for(self, spec: PanelSpec):
         """A spare panel of the same kind updated to ``spec`` (its zoom reset), else a new one."""
         spares = self._spares.get(spec.reuse_key())

@@ -722,8 +722,27 @@ class TensorViewer(QtWidgets.QWidget):
             self.hover_label.setText(f"difference failed: {result}")
             return
         self._diff_result = result
-        self._refresh_views()
+        if not self._show_difference_only():
+            self._refresh_views()
         self.differenceReady.emit(int(result[2]))
+
+    def _show_difference_only(self) -> bool:
+        """Put a finished background difference into the panel that waits for it, leaving
+        the other panels and the table as they are (rebuilding them all took as long again
+        on two 1e8 tensors). False when there is no such panel (the caller refreshes all)."""
+        waiting = [i for i, p in enumerate(self.picture.panels) if p.spec.extra.get("pending")]
+        if len(waiting) != 1 or self.pinned is None or self.current is None:
+            return False
+        reference, _ = self._pinned_view()
+        view = self.current_view()
+        if reference.shape != view.shape:
+            return False
+        spec = self._diff_spec(reference, view)
+        if spec.extra.get("pending"):  # the result is for another slice than the one shown
+            return False
+        spec.row = self.picture.panels[waiting[0]].spec.row
+        self.picture.update_panel(waiting[0], spec)
+        return True
 
     def wait_for_background(self, msecs: int = 30000) -> bool:
         """Block until statistics, difference, plot, picture and save jobs are done (tests and
