@@ -66,9 +66,9 @@ def _load(spec: str | None):
     """A graph from a file path or an example name (default example for None); a name that
     is neither is a usage error. (Other layers should use ``nodeeditor.graph.open_graph``.)"""
     from nodeeditor.graph import is_example, open_graph
-    from nodeeditor.graph.examples import example_suggestion
+    from nodeeditor.graph.examples import example_suggestion, names_a_path
 
-    if spec is not None and not Path(spec).exists() and not is_example(spec):
+    if spec is not None and not names_a_path(spec) and not is_example(spec):
         raise UsageError(f"no such graph file or example: {spec}{example_suggestion(spec)}")
     return open_graph(spec)
 
@@ -308,8 +308,24 @@ def _open_editor(path: str | None) -> int:
     return int(run_app(path) or 0)
 
 
+def _tolerant_streams() -> None:
+    """Let stdout and stderr print any text: a path that is not valid UTF-8 reaches Python as
+    lone surrogates, which a strict stream (a UTF-8 locale other than C.UTF-8, or
+    ``PYTHONIOENCODING=utf-8:strict``) refuses with a traceback. Strict streams get
+    ``backslashreplace`` (the path is shown as ``na\\xffme``); others are left alone."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot change
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``indexflow`` console script; returns the exit code."""
+    """Entry point of the ``indexflow`` console script; returns the exit code. Makes the
+    output streams tolerant first (:func:`_tolerant_streams`), and ends quietly with exit
+    code 1 when the reader of its output goes away (``indexflow run | head``)."""
+    _tolerant_streams()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     names = {name for name, _ in SUBCOMMANDS}
@@ -326,6 +342,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.handler(args))
+    except BrokenPipeError:
+        # The reader closed the pipe: stop writing, and keep Python's exit-time flush of stdout
+        # from failing again (https://docs.python.org/3/library/signal.html#note-on-sigpipe).
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # not a real file (captured output)
+            pass
+        return EXIT_GRAPH_ERROR
     except UsageError as exc:
         print(f"indexflow: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -72,8 +72,25 @@ def default_example() -> Graph:
 
 
 def is_example(name: str) -> bool:
-    """Whether ``name`` names a bundled example."""
-    return (EXAMPLES_DIR / f"{name}{EXTENSION}").is_file()
+    """Whether ``name`` names a bundled example (False, never an exception, for a name the
+    system cannot look up: too long, or holding a NUL)."""
+    try:
+        return (EXAMPLES_DIR / f"{name}{EXTENSION}").is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def names_a_path(spec: str | Path) -> bool:
+    """Whether ``spec`` is to be opened as a path rather than looked up as an example name:
+    something exists there, or the system refuses to look (a name too long, a folder this
+    user may not enter): then loading it raises GraphFileError with the system's reason,
+    where ``Path.exists`` would raise OSError."""
+    try:
+        return Path(spec).exists()
+    except OSError:
+        return True
+    except ValueError:  # an embedded NUL: no file can have that name
+        return False
 
 
 def open_graph(spec: str | Path | None) -> Graph:
@@ -83,7 +100,7 @@ def open_graph(spec: str | Path | None) -> Graph:
     if spec is None:
         return default_example()
     path = Path(spec)
-    if path.exists():
+    if names_a_path(path):
         return load_graph(path)
     if isinstance(spec, str) and is_example(spec):
         return load_example(spec)

@@ -28,6 +28,7 @@ import numpy as np
 
 from .document import Graph
 from .paths import rebase_path
+from .sources import SourceError, check_magic, damage_text
 from .serialize import FORMAT, INLINE_LIMIT, VERSION, graph_from_dict, graph_to_dict, inline_tensor
 
 EXTENSION = ".ifg.json"
@@ -44,8 +45,19 @@ class GraphFileError(Exception):
 
 
 def sidecar_path(path: os.PathLike | str) -> Path:
-    """Where the sidecar of ``path`` lives: ``x.ifg.json`` -> ``x.ifg.npz``."""
-    return Path(path).with_suffix(SIDECAR_EXTENSION)
+    """Where the sidecar of ``path`` lives: ``x.ifg.json`` -> ``x.ifg.npz``. Never ``path``
+    itself: a graph saved as ``x.npz`` keeps its arrays in ``x.npz.npz``."""
+    path = Path(path)
+    side = path.with_suffix(SIDECAR_EXTENSION)
+    return side if side != path else path.with_name(path.name + SIDECAR_EXTENSION)
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` (JSON from :func:`dumps`) as UTF-8. A lone surrogate (a file name that is not
+    UTF-8, as Python decodes it, or a string holding one) cannot be encoded; it only occurs
+    inside JSON strings, so it is written as the JSON escape ``\\udcff``, which reads back as
+    the same character."""
+    return text.encode("utf-8", errors="backslashreplace")
 
 
 # ---------------------------------------------------------------------- migrations
@@ -235,7 +247,7 @@ def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
     doc, arrays = graph_document(graph, side.name)
     rebased = _rebase_file_paths(graph, doc, path)
     text = dumps(doc) + "\n"
-    files = ([(side, _npz_bytes(arrays))] if arrays else []) + [(path, text.encode("utf-8"))]
+    files = ([(side, _npz_bytes(arrays))] if arrays else []) + [(path, _utf8(text))]
     try:
         _atomic_write_all(files)
         if not arrays and side.exists():
@@ -259,7 +271,9 @@ def load_graph(path: os.PathLike | str) -> Graph:
     except FileNotFoundError:
         raise GraphFileError(path, "file not found") from None
     except UnicodeDecodeError:
-        raise GraphFileError(path, "not a text file (expected IndexFlow graph JSON)") from None
+        hint = "; an ONNX model becomes a graph with: indexflow import MODEL -o GRAPH.ifg.json" \
+            if path.suffix.lower() == ".onnx" else ""
+        raise GraphFileError(path, f"not a text file (expected IndexFlow graph JSON){hint}") from None
     except OSError as exc:
         raise GraphFileError(path, f"cannot read: {exc.strerror or exc}") from None
     graph = loads_graph(text, path)
@@ -300,13 +314,18 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
             raise ValueError(f"bad sidecar reference {dict(spec)!r}")
         if name not in archives:
             side = path.parent / name
-            if not side.is_file():
+            if not side.exists():
                 raise ValueError(f"the sidecar file {side} is missing")
+            if not side.is_file():
+                raise ValueError(f"the sidecar file {side} is not a file")
             try:
+                check_magic(side, SIDECAR_EXTENSION)
                 with np.load(side, allow_pickle=False) as archive:
                     archives[name] = {k: archive[k] for k in archive.files}
+            except SourceError as exc:  # names the file already
+                raise ValueError(f"the sidecar file {exc}") from None
             except Exception as exc:
-                raise ValueError(f"the sidecar file {side} cannot be read: {exc}") from None
+                raise ValueError(f"the sidecar file {side} cannot be read: {damage_text(exc)}") from None
         if key not in archives[name]:
             raise ValueError(f"the sidecar file {name} has no array {key!r}")
         return archives[name][key]

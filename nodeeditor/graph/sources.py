@@ -188,7 +188,7 @@ def load_file(path: Path, key: str | None = None, dtype: str | None = None) -> n
         raise SourceError(f"{path}: unsupported file type {suffix!r} (use {', '.join(FILE_SUFFIXES)})")
     if not path.is_file():
         raise SourceError(f"{path}: file not found")
-    _check_magic(path, suffix)
+    check_magic(path, suffix)
     try:
         if suffix == ".npy":
             return np.load(path, allow_pickle=False)
@@ -205,14 +205,14 @@ def load_file(path: Path, key: str | None = None, dtype: str | None = None) -> n
     except SourceError:
         raise
     except Exception as exc:  # numpy raises many kinds on bad files
-        raise SourceError(f"{path}: cannot read: {_damage_text(exc)}") from exc
+        raise SourceError(f"{path}: cannot read: {damage_text(exc)}") from exc
 
 
 #: The first bytes of each binary format (a .npz is a zip archive).
 _MAGIC = {".npy": (b"\x93NUMPY", "a NumPy .npy file"), ".npz": (b"PK", "a NumPy .npz archive (zip)")}
 
 
-def _check_magic(path: Path, suffix: str) -> None:
+def check_magic(path: Path, suffix: str) -> None:
     """SourceError when a .npy/.npz file does not start like one (numpy would try to unpickle it
     and complain about pickled data, which misleads)."""
     if suffix not in _MAGIC:
@@ -233,7 +233,7 @@ def _check_magic(path: Path, suffix: str) -> None:
 _TRUNCATED = ("EOF", "Failed to read all data", "mmap length is greater", "buffer is smaller", "cannot reshape")
 
 
-def _damage_text(exc: Exception) -> str:
+def damage_text(exc: Exception) -> str:
     """numpy's message for a damaged file, said in a user's terms (numpy's own words kept)."""
     text = str(exc)
     if isinstance(exc, zipfile.BadZipFile):
@@ -258,11 +258,11 @@ def file_type(path: Path, key: str | None = None, dtype: str | None = None) -> T
     if cached is not None:
         return cached
     if path.suffix.lower() == ".npy":
-        _check_magic(path, ".npy")
+        check_magic(path, ".npy")
         try:
             array = np.load(path, mmap_mode="r", allow_pickle=False)
         except Exception as exc:
-            raise SourceError(f"{path}: cannot read: {_damage_text(exc)}") from exc
+            raise SourceError(f"{path}: cannot read: {damage_text(exc)}") from exc
         result = TensorType(ops.dtype_name(array.dtype), tuple(int(d) for d in array.shape))
         del array
     else:
