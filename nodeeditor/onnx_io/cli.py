@@ -18,11 +18,12 @@ EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from nodeeditor.graph import GraphFileError, is_example, open_graph
+    from nodeeditor.graph.examples import names_a_path
 
     from .errors import ExportError
     from .export import save_model
 
-    if args.graph is not None and not Path(args.graph).exists() and not is_example(args.graph):
+    if args.graph is not None and not names_a_path(args.graph) and not is_example(args.graph):
         print(f"error: no such graph file or example: {args.graph}", file=sys.stderr)
         return EXIT_USAGE
     try:
@@ -45,11 +46,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from nodeeditor.graph import GraphFileError, save_graph
+    from nodeeditor.graph.examples import names_a_path
 
     from .errors import OnnxImportError
     from .importer import import_model
 
-    if not Path(args.model).exists():
+    if not names_a_path(args.model):
         print(f"error: no such file: {args.model}", file=sys.stderr)
         return EXIT_USAGE
     try:

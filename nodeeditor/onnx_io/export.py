@@ -14,6 +14,9 @@ Contract of :func:`export_model`:
 - The model passes ``onnx.checker.check_model(full_check=True)`` and strict shape inference;
   otherwise ExportError carries the checker's message. Our own inference (``ops``) runs first
   and is stricter (unknown reduction strings, mismatched update shapes).
+- A source whose string tensor has no UTF-8 form (a lone surrogate, from a file name that is
+  not UTF-8) is refused by name; an output written as ``Identity`` (it reads a source, or its
+  tensor feeds several outputs) needs the opset at which Identity takes its dtype.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
 from .names import NameTable
 from .opset_rules import MAX_OPSET, MIN_EXPORT_OPSET, check_at, lowest_opset, onnx_op_type
-from .types import tensor_type_proto, value_info
+from .types import elem_type, tensor_type_proto, value_info
 
 SOURCES_MODES = ("initializers", "inputs")
 PRODUCER = "IndexFlow"
@@ -75,7 +78,22 @@ def _analyse(graph: Graph, opset: int) -> _Analysis:
         written = onnx_op_type(node.op, node.attributes, opset)
         (ttype,) = ops.infer_types(written, types, _written_attributes(written, node.attributes, opset), opset)
         out.types[(node_id, node.output_ports()[0])] = ttype
+    for node in graph.output_nodes():
+        edge = graph.edge_into(node.id, N.OUTPUT_PORT)
+        ttype = None if edge is None else out.types.get((edge.src, edge.src_port))
+        if ttype is not None and not _identity_takes(ttype.dtype, opset):
+            need = next((o for o in range(opset + 1, MAX_OPSET + 1) if _identity_takes(ttype.dtype, o)), None)
+            out.problems.append((node.label, need, f"the output is written as an Identity of {graph.node(edge.src).label}, "
+                                                   f"and Identity does not take {ttype.dtype} at opset {opset}"))
     return out
+
+
+def _identity_takes(dtype: str, opset: int) -> bool:
+    """Whether ONNX ``Identity`` at ``opset`` accepts tensors of ``dtype`` (an output that
+    reads a source, or a tensor read by several outputs, is written through one)."""
+    schema = onnx.defs.get_schema("Identity", opset, "")
+    type_str = f"tensor({onnx.TensorProto.DataType.Name(elem_type(dtype)).lower()})"
+    return any(type_str in c.allowed_type_strs for c in schema.type_constraints)
 
 
 def opset_problems(graph: Graph, opset: int) -> list[tuple[str, int | None, str]]:
@@ -131,6 +149,7 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     if missing:
         raise ExportError("Cannot export:\n" + "\n".join(f"- {m}" for m in missing))
     values = _source_values(graph)
+    _refuse_unencodable_strings(graph, values)
     if sources == "initializers":
         _refuse_failing_nodes(graph, values)
     model, feeds = _build(graph, opset, sources, analysis.types, values)
@@ -151,7 +170,10 @@ def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the same cause (a name too long, a folder that is not there)
+            pass
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc
     return path
 
@@ -201,6 +223,25 @@ def _refuse_failing_nodes(graph: Graph, source_values: Mapping[str, np.ndarray])
     if failures:
         raise ExportError("These nodes fail on the graph's own values, so the model could never run:\n"
                           + "\n".join(f"- {message}" for message in failures))
+
+
+def _refuse_unencodable_strings(graph: Graph, values: Mapping[str, np.ndarray]) -> None:
+    """ONNX stores strings as UTF-8; a string holding a lone surrogate (text decoded from a
+    file name that is not UTF-8) has no UTF-8 form, so its source is named and refused."""
+    bad = []
+    for node_id, value in values.items():
+        if value.dtype != object:
+            continue
+        for s in value.flat:
+            try:
+                str(s).encode("utf-8")
+            except UnicodeEncodeError:
+                bad.append(f"- {graph.node(node_id).label}: '{str(s).encode('utf-8', 'backslashreplace').decode()}' "
+                           "is not valid Unicode text")
+                break
+    if bad:
+        raise ExportError("ONNX strings are UTF-8; these string tensors hold text that has no UTF-8 form:\n"
+                          + "\n".join(bad))
 
 
 def _refuse_static_problems(graph: Graph) -> None:

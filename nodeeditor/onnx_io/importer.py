@@ -7,12 +7,14 @@ Contract of :func:`import_model`:
   of unsupported op types and the nodes where they stand.
 - Initializers and ``Constant`` nodes become literal sources; graph inputs that are not
   initializers become graph-input nodes whose example value is zeros of the declared shape
-  (unknown dimensions become 1); ``Identity`` nodes are folded into wires; each graph output
-  becomes an output node of the same name.
+  (unknown dimensions become 1; an input with no shape at all, rank unknown, gets shape
+  ``[1]``, not a scalar: data inputs of every op need rank >= 1); ``Identity`` nodes are
+  folded into wires; each graph output becomes an output node of the same name.
 - The model's opset is kept as the graph's opset; node positions come from a layered layout
   with sources on the left.
 - External-data models and files over 2 GB are refused with a clear message, as are files
-  that are not ONNX models.
+  that are not ONNX models (empty, a folder, an IndexFlow graph, bytes protobuf cannot
+  parse); every message is one line naming the file.
 """
 from __future__ import annotations
 
@@ -53,16 +55,31 @@ def _load(source) -> tuple[onnx.ModelProto, str]:
         except Exception as exc:  # protobuf raises DecodeError and friends
             raise OnnxImportError(f"the bytes are not an ONNX model: {exc}") from exc
     path = Path(source)
-    if not path.is_file():
-        raise OnnxImportError(f"{path}: no such file")
-    size = path.stat().st_size
+    try:
+        if path.is_dir():
+            raise OnnxImportError(f"{path}: is a folder, not an ONNX model file")
+        size = path.stat().st_size
+        with open(path, "rb"):
+            pass
+    except FileNotFoundError:
+        raise OnnxImportError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise OnnxImportError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if size > MAX_PROTO_BYTES:
         raise OnnxImportError(f"{path}: the file is {size / 1024 ** 3:.1f} GB; models over 2 GB keep their weights "
                               "as external data, which IndexFlow does not import")
+    if size == 0:
+        raise OnnxImportError(f"{path}: the file is empty, not an ONNX model")
+    if path.name.endswith(".ifg.json"):
+        raise OnnxImportError(f"{path}: this is an IndexFlow graph file, not an ONNX model; "
+                              "run it or export it as it is")
     try:
         model = onnx.load(str(path), load_external_data=False)
     except Exception as exc:
-        raise OnnxImportError(f"{path}: not a readable ONNX model ({type(exc).__name__}: {exc})") from exc
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise OnnxImportError(f"{path}: not a readable ONNX model ({type(exc).__name__}: {first})") from exc
+    if not model.HasField("graph") and not model.opset_import:
+        raise OnnxImportError(f"{path}: not an ONNX model (it holds no graph and no opset)")
     return model, str(path)
 
 
@@ -196,7 +213,10 @@ def _example_for(value_info: onnx.ValueInfoProto, where: str) -> np.ndarray:
     except Exception as exc:
         raise OnnxImportError(f"{where}: input {value_info.name!r} has an unsupported element type "
                               f"{onnx.TensorProto.DataType.Name(ttype.elem_type)}") from exc
-    shape = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in ttype.shape.dim)
+    if ttype.HasField("shape"):
+        shape = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in ttype.shape.dim)
+    else:  # rank unknown: a vector suits more inputs than a scalar (no op takes scalar data)
+        shape = (1,)
     if dtype == "string":
         return np.full(shape, "", dtype=object)
     return np.zeros(shape, dtype=ops.dtype_of(dtype))

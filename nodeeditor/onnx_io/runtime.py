@@ -16,7 +16,8 @@ INSTALL_HINT = "onnxruntime is not installed; install it with: pip install onnxr
 
 def onnxruntime_session(model_bytes: bytes, threads: int | None = 1):
     """An InferenceSession on the CPU; ``threads=1`` pins intra- and inter-op threads to one
-    (multi-threaded ScatterND loses updates on duplicate indices)."""
+    (multi-threaded ScatterND loses updates on duplicate indices). onnxruntime logs nothing
+    below fatal: a failing run's error arrives as the exception ``run`` raises."""
     try:
         import onnxruntime as ort
     except ImportError as exc:  # pragma: no cover - exercised by monkeypatching in tests
@@ -25,7 +26,7 @@ def onnxruntime_session(model_bytes: bytes, threads: int | None = 1):
     if threads is not None:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = threads
-    options.log_severity_level = 3
+    options.log_severity_level = 4  # fatal only: a failing run raises, and callers say why once
     return ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
 
 
