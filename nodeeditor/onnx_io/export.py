@@ -8,6 +8,9 @@ Contract of :func:`export_model`:
 - Tensor sources (literal, generator, file) become initializers, or graph inputs with their
   shapes when ``sources="inputs"``; graph-input nodes stay inputs; each output node becomes a
   graph output of that name; ``value_info`` carries every inferred intermediate type.
+- Every graph input's value (a graph-input node's example; with ``sources="inputs"``, each
+  source's value) travels in ``metadata_props`` when small (see ``examples_meta``), so an
+  import gets the values back, not zeros.
 - The opset is the one asked for (default: the graph's). When a node cannot be written at it,
   :class:`ExportError` says which node needs which opset and why, and offers the lowest opset
   that works (``suggested_opset``). ``Scatter`` is written as ``ScatterElements`` from 11 on.
@@ -345,7 +348,7 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping, values: Mappi
     model = helper.make_model(graph_proto, opset_imports=opset_ids, producer_name=PRODUCER,
                               ir_version=ir_version_for(opset))
     for node in graph.nodes:
-        if isinstance(node, N.InputSource):
+        if isinstance(node, N.InputSource) or (sources == "inputs" and node.is_source):
             text = encode_example(values[node.id])
             if text is not None:
                 helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props},
