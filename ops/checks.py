@@ -51,9 +51,15 @@ def _position(shape, flat_index: int) -> str:
 
 
 def _unsigned_max(indices: np.ndarray) -> int:
-    """Largest value of ``indices`` read as unsigned (negatives become huge), so a single pass
-    tells whether every index is in ``[0, size)``. Large contiguous arrays split across threads."""
-    view = indices.view(np.dtype(f"u{indices.dtype.itemsize}")) if indices.dtype.kind == "i" else indices
+    """Largest value of ``indices`` read as unsigned (negatives become at least ``2**(bits-1)``),
+    so a single pass tells whether every index is in ``[0, size)`` for ``size <= 2**(bits-1)``
+    (see :func:`all_in_range`). The unsigned view keeps the input's byte order. Large contiguous
+    arrays split across threads."""
+    if indices.dtype.kind == "i":
+        unsigned = np.dtype(f"u{indices.dtype.itemsize}").newbyteorder(indices.dtype.byteorder)
+        view = indices.view(unsigned)
+    else:
+        view = indices
     if view.flags.c_contiguous and view.size >= 2 * parallel.MIN_PART:
         flat = view.reshape(-1)
         return int(max(parallel.map_parts(lambda a, b: flat[a:b].max(), flat.size)))
@@ -61,8 +67,16 @@ def _unsigned_max(indices: np.ndarray) -> int:
 
 
 def all_in_range(indices: np.ndarray, size: int) -> bool:
-    """True when every element of the integer array ``indices`` lies in ``[0, size)`` (one pass)."""
-    return indices.size == 0 or _unsigned_max(indices) < size
+    """True when every element of the integer array ``indices`` lies in ``[0, size)`` (one pass).
+
+    A narrow signed type whose largest value is below ``size`` (int8 indices into an axis of
+    200) cannot be out of range on the high side, but a negative one read as unsigned
+    (-100 -> 156) could pass for a valid index: there only the minimum is checked."""
+    if indices.size == 0:
+        return True
+    if indices.dtype.kind == "i" and size > np.iinfo(indices.dtype).max:
+        return bool(indices.min() >= 0)
+    return _unsigned_max(indices) < size
 
 
 def normalize_indices(op: str, name: str, indices: np.ndarray, size: int, axis: int, what: str = "data") -> np.ndarray:

@@ -74,6 +74,7 @@ def as_tensor(value, name_for_errors: str = "input") -> np.ndarray:
     """``value`` as an ndarray; fixed-width str/bytes arrays become object arrays of ``str``,
     and non-native byte order (a big-endian ``.npy`` file) becomes native.
 
+    Bytes that are not UTF-8 raise OpError (ONNX strings are UTF-8).
     Fixed-width unicode arrays would silently truncate longer strings written into them, so
     strings are always handled as object arrays.
     """
@@ -82,6 +83,9 @@ def as_tensor(value, name_for_errors: str = "input") -> np.ndarray:
         return arr.astype(arr.dtype.newbyteorder("="))
     if arr.dtype.kind in "US":
         if arr.dtype.kind == "S":
-            arr = np.char.decode(arr, "utf-8")
+            try:
+                arr = np.char.decode(arr, "utf-8")
+            except UnicodeDecodeError as exc:
+                raise OpError(f"{name_for_errors}: a bytes string tensor must hold UTF-8 text ({exc})") from None
         return arr.astype(object)
     return arr

@@ -50,7 +50,7 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     Applies the index map in factored form (:func:`ops.apply.take_axis`). With the accelerator
     on, axis 0 runs its compiled row gather (:func:`ops.accel.gather_tuples`, the same rows,
     checked as it copies; on a bad index the numpy path below raises the error)."""
-    data, indices = as_tensor(data), np.asarray(indices)
+    data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     gather_output_shape(data.shape, indices.shape, axis)
     a = normalize_axis(OP, axis, data.ndim)
     if a == 0 and accel.supports_tuples(data, indices, 1, indices.size * (data.size // max(data.shape[0], 1))) \

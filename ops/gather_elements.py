@@ -58,7 +58,7 @@ def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
     twin (:func:`ops.accel.gather_elements`, which checks the indices as it copies; on a bad
     index the numpy path below raises the error); otherwise the index map and ``take_rows``.
     """
-    data, indices = as_tensor(data), np.asarray(indices)
+    data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     elementwise_output_shape(OP, data.shape, indices.shape, axis)
     a = normalize_axis(OP, axis, data.ndim)
     if a > 0 and not data.dtype.hasobject:

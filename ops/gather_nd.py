@@ -26,9 +26,12 @@ OP = "GatherND"
 
 
 def nd_check(op: str, data_shape: tuple, indices_shape: tuple, batch_dims: int) -> int:
-    """Shared by GatherND and ScatterND. Returns k, the tuple length; OpError on bad shapes."""
+    """Shared by GatherND and ScatterND. Returns k, the tuple length; OpError on bad shapes or a
+    ``batch_dims`` that is not an integer (bool included, as for ``axis``)."""
     require_rank_at_least(op, "data", data_shape, 1)
     require_rank_at_least(op, "indices", indices_shape, 1)
+    if isinstance(batch_dims, (bool, np.bool_)) or not isinstance(batch_dims, (int, np.integer)):
+        raise OpError(f"{op}: batch_dims must be an integer, got {batch_dims!r}")
     r, q = len(data_shape), len(indices_shape)
     if batch_dims < 0 or batch_dims >= min(r, q):
         raise OpError(
@@ -84,7 +87,7 @@ def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
     Applies the index map with ``take_rows``; with the accelerator on and ``batch_dims`` 0, its
     compiled row gather (:func:`ops.accel.gather_tuples`: the same rows, checked as it copies;
     on a bad index the index map raises the error)."""
-    data, indices = as_tensor(data), np.asarray(indices)
+    data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     if batch_dims == 0 and indices.ndim >= 1 and data.ndim >= 1:
         k = indices.shape[-1]
         if k <= data.ndim and accel.supports_tuples(data, indices, k, indices.size // max(k, 1) * prod(data.shape[k:])) \

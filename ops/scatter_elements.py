@@ -60,7 +60,7 @@ def scatter(data, indices, updates, axis: int = 0) -> np.ndarray:
 
 
 def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray:
-    data, updates, indices = as_tensor(data), as_tensor(updates), np.asarray(indices)
+    data, updates, indices = as_tensor(data, f"{op}: data"), as_tensor(updates, f"{op}: updates"), np.asarray(indices)
     check_same_dtype(op, data, updates)
     imap = scatter_elements_index_map(data, indices, updates.shape, axis, op)
     columns_stay = data.ndim >= 2 and axis % data.ndim != data.ndim - 1

@@ -51,7 +51,7 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
     Applies the index map with ``put_rows``; with the accelerator on and reduction none, its
     compiled row scatter (:func:`ops.accel.scatter_tuples`: the same rows in the same order,
     checked as it writes; on a bad index the index map raises the error)."""
-    data, updates, indices = as_tensor(data), as_tensor(updates), np.asarray(indices)
+    data, updates, indices = as_tensor(data, f"{OP}: data"), as_tensor(updates, f"{OP}: updates"), np.asarray(indices)
     check_same_dtype(OP, data, updates)
     if reduction == "none" and accel.supports_tuples(data, indices, indices.shape[-1] if indices.ndim else 0,
                                                      updates.size) and accel.enabled():

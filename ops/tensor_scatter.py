@@ -7,7 +7,9 @@
 
 ``update`` has the shape of ``past_cache`` except on ``axis`` (sequence_length <=
 max_sequence_length); ``axis`` may not be the batch axis 0. Linear mode refuses a write past the
-end (IndexOutOfRangeError naming the sample); circular mode wraps.
+end (IndexOutOfRangeError naming the sample), also when the update is empty (sequence_length
+0: every write index must lie in ``0..max_sequence_length``, as onnxruntime checks); circular
+mode wraps any int64 write index (Python ``%``, so negatives wrap too).
 
 Index map: rows over ``past_cache.shape[:axis] + (sequence_length,)``, blocks of
 ``past_cache.shape[axis+1:]``.
@@ -79,10 +81,12 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
                 f"{OP}: write_indices[{b}] = {int(write_indices[b])} is out of range for past_cache axis {a} "
                 f"of size {max_len}")
         starts = write_indices.astype(np.int64)
-    positions = starts[:, None] + np.arange(seq_len, dtype=np.int64)  # (batch, seq)
-    if mode == "circular":
+    if mode == "circular":  # reduce first: write index + s must not overflow int64 (2**63 - 1 + 1)
+        positions = (starts % max(max_len, 1))[:, None] + np.arange(seq_len, dtype=np.int64)  # (batch, seq)
         positions %= max(max_len, 1)
-    elif starts.size and seq_len:
+    else:
+        positions = starts[:, None] + np.arange(seq_len, dtype=np.int64)
+    if mode == "linear" and starts.size:  # also with an empty update: the spec's write_indices + 0 <= max
         bad = (starts < 0) | (starts > max_len - seq_len)
         if bad.any():
             b = int(np.argmax(bad))
@@ -101,7 +105,7 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
 
 def tensor_scatter(past_cache, update, write_indices=None, axis: int = -2, mode: str = "linear") -> np.ndarray:
     """ONNX TensorScatter: ``past_cache`` with ``update`` written at each sample's write index."""
-    cache, update = as_tensor(past_cache), as_tensor(update)
+    cache, update = as_tensor(past_cache, f"{OP}: past_cache"), as_tensor(update, f"{OP}: update")
     check_same_dtype(OP, cache, update, "past_cache", "update")
     imap = tensor_scatter_index_map(cache, update.shape, write_indices, axis, mode)
     return put_rows(OP, cache, imap, update, "none")
