@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import parallel
+from .dtypes import dtype_name
 from .errors import IndexOutOfRangeError, OpError
+from .schemas import get_schema
 
 
 def fmt_shape(shape) -> str:
@@ -36,6 +38,42 @@ def dims_equal(a, b) -> bool:
 
 def shapes_equal(a, b) -> bool:
     return len(a) == len(b) and all(dims_equal(x, y) for x, y in zip(a, b))
+
+
+def allowed_data_dtypes(op: str) -> tuple[str, ...]:
+    """The dtype names ``op``'s type parameter ``T`` allows at any of its versions, in schema order."""
+    names: list[str] = []
+    for table in get_schema(op).types["T"].values():
+        names += [n for n in table if n not in names]
+    return tuple(names)
+
+
+def require_data_dtype(op: str, name: str, tensor: np.ndarray) -> None:
+    """OpError unless ``tensor`` (already through :func:`ops.dtypes.as_tensor`) has a dtype that
+    ``op``'s type constraint ``T`` allows at some opset.
+
+    The message names the op, the input and the dtype, e.g. ``Gather: input data has dtype
+    datetime64[D], not allowed by Gather at any opset; allowed: bool, ...``. Refused: dtypes
+    ONNX has no tensor type for (datetime64, timedelta64, void/structured, extended-precision
+    floats), the small float/int formats outside TensorScatter, bfloat16 for Scatter, and object
+    arrays holding anything but ``str`` (shown as ``object holding int``). An object array
+    costs one pass over its elements (their types); other dtypes are checked by dtype alone.
+    """
+    allowed = allowed_data_dtypes(op)
+    if tensor.dtype.kind == "O":
+        odd = [t for t in set(map(type, tensor.ravel())) if not issubclass(t, str)]
+        if not odd:
+            return
+        shown = "object holding " + ", ".join(sorted(t.__name__ for t in odd))
+    else:
+        try:
+            shown = dtype_name(tensor)
+        except OpError:
+            shown = str(tensor.dtype)
+        if shown in allowed:
+            return
+    raise OpError(f"{op}: input {name} has dtype {shown}, not allowed by {op} at any opset; "
+                  f"allowed: {', '.join(allowed)}")
 
 
 def require_integer_indices(op: str, name: str, indices: np.ndarray) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import accel
 from .apply import take_axis
-from .checks import normalize_axis, normalize_indices, require_rank_at_least
+from .checks import normalize_axis, normalize_indices, require_data_dtype, require_rank_at_least
 from .dtypes import as_tensor
 from .index_map import IndexMap
 
@@ -51,6 +51,7 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     on, axis 0 runs its compiled row gather (:func:`ops.accel.gather_tuples`, the same rows,
     checked as it copies; on a bad index the numpy path below raises the error)."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
+    require_data_dtype(OP, "data", data)
     gather_output_shape(data.shape, indices.shape, axis)
     a = normalize_axis(OP, axis, data.ndim)
     if a == 0 and accel.supports_tuples(data, indices, 1, indices.size * (data.size // max(data.shape[0], 1))) \

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import accel
 from .apply import take_elements, take_rows
-from .checks import fmt_shape, normalize_axis, normalize_indices, require_rank_at_least
+from .checks import fmt_shape, normalize_axis, normalize_indices, require_data_dtype, require_rank_at_least
 from .dtypes import as_tensor
 from .errors import OpError
 from .index_map import IndexMap, elementwise_offsets
@@ -59,6 +59,7 @@ def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
     index the numpy path below raises the error); otherwise the index map and ``take_rows``.
     """
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
+    require_data_dtype(OP, "data", data)
     elementwise_output_shape(OP, data.shape, indices.shape, axis)
     a = normalize_axis(OP, axis, data.ndim)
     if a > 0 and not data.dtype.hasobject:

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import accel
 from .apply import take_rows
-from .checks import dims_equal, fmt_shape, normalize_index_tuples, require_rank_at_least
+from .checks import dims_equal, fmt_shape, normalize_index_tuples, require_data_dtype, require_rank_at_least
 from .dtypes import as_tensor
 from .errors import OpError
 from .index_map import IndexMap, tuple_rows
@@ -88,6 +88,7 @@ def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
     compiled row gather (:func:`ops.accel.gather_tuples`: the same rows, checked as it copies;
     on a bad index the index map raises the error)."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
+    require_data_dtype(OP, "data", data)
     if batch_dims == 0 and indices.ndim >= 1 and data.ndim >= 1:
         k = indices.shape[-1]
         if k <= data.ndim and accel.supports_tuples(data, indices, k, indices.size // max(k, 1) * prod(data.shape[k:])) \

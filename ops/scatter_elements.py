@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .apply import put_rows
-from .checks import fmt_shape
+from .checks import fmt_shape, require_data_dtype
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_elements import elementwise_output_shape, elementwise_rows
@@ -61,6 +61,8 @@ def scatter(data, indices, updates, axis: int = 0) -> np.ndarray:
 
 def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray:
     data, updates, indices = as_tensor(data, f"{op}: data"), as_tensor(updates, f"{op}: updates"), np.asarray(indices)
+    require_data_dtype(op, "data", data)
+    require_data_dtype(op, "updates", updates)
     check_same_dtype(op, data, updates)
     imap = scatter_elements_index_map(data, indices, updates.shape, axis, op)
     columns_stay = data.ndim >= 2 and axis % data.ndim != data.ndim - 1

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import accel
 from .apply import copy_of, put_rows
-from .checks import fmt_shape, shapes_equal
+from .checks import fmt_shape, require_data_dtype, shapes_equal
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_nd import nd_check, nd_rows
@@ -52,6 +52,8 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
     compiled row scatter (:func:`ops.accel.scatter_tuples`: the same rows in the same order,
     checked as it writes; on a bad index the index map raises the error)."""
     data, updates, indices = as_tensor(data, f"{OP}: data"), as_tensor(updates, f"{OP}: updates"), np.asarray(indices)
+    require_data_dtype(OP, "data", data)
+    require_data_dtype(OP, "updates", updates)
     check_same_dtype(OP, data, updates)
     if reduction == "none" and accel.supports_tuples(data, indices, indices.shape[-1] if indices.ndim else 0,
                                                      updates.size) and accel.enabled():

@@ -21,7 +21,8 @@ from math import prod
 import numpy as np
 
 from .apply import put_rows
-from .checks import dims_equal, fmt_shape, normalize_axis, require_integer_indices, require_rank_at_least
+from .checks import dims_equal, fmt_shape, normalize_axis, require_data_dtype, require_integer_indices, \
+    require_rank_at_least
 from .dtypes import as_tensor
 from .errors import IndexOutOfRangeError, OpError
 from .index_map import IndexMap
@@ -106,6 +107,8 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
 def tensor_scatter(past_cache, update, write_indices=None, axis: int = -2, mode: str = "linear") -> np.ndarray:
     """ONNX TensorScatter: ``past_cache`` with ``update`` written at each sample's write index."""
     cache, update = as_tensor(past_cache, f"{OP}: past_cache"), as_tensor(update, f"{OP}: update")
+    require_data_dtype(OP, "past_cache", cache)
+    require_data_dtype(OP, "update", update)
     check_same_dtype(OP, cache, update, "past_cache", "update")
     imap = tensor_scatter_index_map(cache, update.shape, write_indices, axis, mode)
     return put_rows(OP, cache, imap, update, "none")

@@ -306,7 +306,8 @@ def test_gather_axis0_and_gather_nd_bit_identical(dtype, index_dtype, monkeypatc
 
 def test_records_of_odd_widths_move_as_bytes():
     """Rows whose items are 3, 5 or 6 bytes wide (structured records) copy through a byte view
-    (numpy refuses to view a 3-byte item as 2-byte words directly)."""
+    (numpy refuses to view a 3-byte item as 2-byte words directly). No ONNX dtype has such
+    items and the ops refuse structured data, so the row gather is called directly."""
     rng = np.random.default_rng(17)
     for fields in ([("a", "i1"), ("b", "i2")], [("a", "i1"), ("b", "i4")], [("a", "i2"), ("b", "i4")]):
         dt = np.dtype(fields)
@@ -315,8 +316,8 @@ def test_records_of_odd_widths_move_as_bytes():
             data["a"] = rng.integers(-100, 100, (50, cols))
             data["b"] = rng.integers(-1000, 1000, (50, cols))
             idx = rng.integers(-50, 50, 300)
-            fast, slow = both(lambda: ops.gather(data, idx, 0))
-            assert fast.tobytes() == slow.tobytes() == data[idx].tobytes()
+            fast = accel.gather_tuples(data, idx[:, None], 1)
+            assert fast.tobytes() == data[idx].tobytes()
 
 
 @pytest.mark.parametrize("rank", [1, 2, 3, 4])

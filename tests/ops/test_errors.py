@@ -296,3 +296,77 @@ def test_first_bad_index_found_in_big_index_arrays(op, bad, where, nthreads):
                                   f"axis 0 of size 1000 (valid -1000..999)")
     finally:
         ops.parallel.set_threads(before)
+
+
+# ---------------------------------------------------------------------------------------------
+# data of a dtype ONNX has no tensor type for (or one the op's type constraint T excludes):
+# OpError naming the op, the input and the dtype, from every kernel. The ONNX spec's tensor
+# types have no datetime, timedelta, void/structured or extended-precision float, and a string
+# tensor holds text only; Gather..ScatterND allow no float8 (only TensorScatter-24 does), and
+# Scatter-9/10 no bfloat16.
+
+def _unsupported_data():
+    import ml_dtypes
+    return [
+        ("datetime64[D]", np.array(["2020-01-01", "2021-01-01", "2022-01-01"], dtype="datetime64[D]")),
+        ("timedelta64[s]", np.arange(3).astype("timedelta64[s]")),
+        ("|V4", np.zeros(3, dtype="V4")),
+        ("[('a', '<i4'), ('b', '<f4')]", np.zeros(3, dtype=[("a", "<i4"), ("b", "<f4")])),
+        ("object holding int", np.array([1, 2, 3], dtype=object)),
+        ("object holding bytes", np.array(["a", b"b", "c"], dtype=object)),
+        ("object holding NoneType", np.array(["a", "b", None], dtype=object)),
+    ] + ([("float128", np.zeros(3, dtype=np.longdouble))] if np.dtype(np.longdouble).itemsize > 8 else []) \
+      + [("float8e4m3fn", np.zeros(3, dtype=ml_dtypes.float8_e4m3fn))]
+
+
+def _bad_dtype_cases():
+    i1 = np.array([0, 1], i64)
+    cases = []
+    for shown, d in _unsupported_data():
+        cases += [
+            ("Gather", "data", shown, [d, i1], {}),
+            ("GatherElements", "data", shown, [d, i1], {}),
+            ("GatherND", "data", shown, [d, i1[:, None]], {}),
+            ("Scatter", "data", shown, [d, i1, d[:2]], {}),
+            ("ScatterElements", "data", shown, [d, i1, d[:2]], {"reduction": "none"}),
+            ("ScatterElements", "data", shown, [d, i1, d[:2]], {"reduction": "add"}),
+            ("ScatterND", "data", shown, [d, i1[:, None], d[:2]], {}),
+        ]
+        if not shown.startswith("float8"):  # TensorScatter-24 allows the float8 types
+            cases.append(("TensorScatter", "past_cache", shown,
+                          [np.stack([d, d]), np.stack([d[:1], d[:1]]), None], {"axis": 1}))
+    import ml_dtypes
+    bf = np.zeros(3, dtype=ml_dtypes.bfloat16)
+    cases.append(("Scatter", "data", "bfloat16", [bf, i1, bf[:2]], {}))  # Scatter-9/10: no bfloat16
+    # string data but updates of another object type: the updates are named
+    s = np.array(["a", "b", "c"], dtype=object)
+    cases.append(("ScatterElements", "updates", "object holding int", [s, i1, np.array([1, 2], dtype=object)],
+                  {"reduction": "none"}))
+    cases.append(("TensorScatter", "update", "object holding int",
+                  [np.stack([s, s]), np.array([[1], [2]], dtype=object), None], {"axis": 1}))
+    return cases
+
+
+BAD_DTYPE_CASES = _bad_dtype_cases()
+
+
+@pytest.mark.parametrize("op, port, shown, inputs, attrs", BAD_DTYPE_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}-{i}" for i, c in enumerate(BAD_DTYPE_CASES)])
+def test_dtype_the_spec_does_not_allow_is_refused(op, port, shown, inputs, attrs):
+    # (the shared helper only compares tensors of the dtypes the ops allow)
+    before = [None if x is None else (x.dtype, x.tolist() if x.dtype.hasobject else x.tobytes()) for x in inputs]
+    with pytest.raises(ops.OpError) as exc:
+        ops.run_op(op, inputs, attrs)
+    msg = str(exc.value)
+    assert msg.startswith(f"{op}: input {port} has dtype {shown}"), msg
+    assert "\n" not in msg
+    after = [None if x is None else (x.dtype, x.tolist() if x.dtype.hasobject else x.tobytes()) for x in inputs]
+    assert after == before
+
+
+def test_string_data_in_every_spelling_still_runs():
+    # str objects, numpy str_ (a str subclass) and fixed-width unicode are all ONNX strings
+    for data in (np.array(["a", "b", "c"], dtype=object), np.array(["a", "b", "c"]),
+                 np.array([np.str_("a"), np.str_("b"), np.str_("c")], dtype=object)):
+        out = ops.gather(data, np.array([2, 0]))
+        assert out.tolist() == ["c", "a"]
