@@ -16,6 +16,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import colors
+from .labels import ElidedLabel
 from .slicing import BOOL, COMPLEX, FLOAT, STRING, dtype_kind, format_value
 
 Qt = QtCore.Qt
@@ -209,7 +210,7 @@ class TablePage(QtWidgets.QWidget):
         pager_layout.setContentsMargins(0, 0, 0, 0)
         self.row_spin = QtWidgets.QSpinBox()
         self.col_spin = QtWidgets.QSpinBox()
-        self.pager_label = QtWidgets.QLabel()
+        self.pager_label = ElidedLabel()  # 'showing rows … of 100,000,000' must not widen the viewer
         for spin in (self.row_spin, self.col_spin):
             spin.setKeyboardTracking(False)
             spin.setMaximum(0)

@@ -25,6 +25,7 @@ from PySide6 import QtCore, QtWidgets
 
 from . import colors, saving
 from .controls import SliceControls
+from .labels import ElidedLabel, WrapLabel
 from .panels import PanelSpec, PictureArea
 from .slicing import (
     BOOL,
@@ -125,15 +126,16 @@ class TensorViewer(QtWidgets.QWidget):
         self.complex_mode = "real_imag"
         self._table_forced = False
 
-        self.name_label = QtWidgets.QLabel()
+        # no text may widen the viewer: the editor's dock is narrow and would keep the width
+        # a long warning gave it (labels.py); names are cut with "…", messages wrap
+        self.name_label = ElidedLabel()
         self.name_label.setStyleSheet("font-weight: bold; font-size: 13pt;")
         self.name_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.info_label = QtWidgets.QLabel()
+        self.info_label = WrapLabel()
         self.info_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.stats_label = QtWidgets.QLabel()
-        self.stats_label.setWordWrap(True)
+        self.stats_label = WrapLabel()
         self.stats_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.pinned_label = QtWidgets.QLabel()
+        self.pinned_label = WrapLabel()
         self.pinned_label.setStyleSheet("color: #b05000;")
 
         self.complex_combo = QtWidgets.QComboBox()
@@ -150,21 +152,17 @@ class TensorViewer(QtWidgets.QWidget):
         self.save_button.setToolTip("save the tensor as .npy, the slice as .csv, or the picture as .png")
         self.save_button.clicked.connect(self._save_dialog)
 
-        self.status_label = QtWidgets.QLabel()
+        self.status_label = ElidedLabel()  # a long file name must not widen the viewer
         self.status_label.setStyleSheet("color: #606060;")
-        # a long file name must not widen the viewer (the editor's dock is narrow)
-        self.status_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
 
         self.controls = SliceControls()
         self.controls.changed.connect(self._refresh_views)
 
         self.picture = PictureArea()
         self.picture.hovered.connect(self._on_hover)
-        self.hover_label = QtWidgets.QLabel(" ")
+        self.hover_label = ElidedLabel(" ")  # a block's description is long
         self.hover_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover_label.setStyleSheet("font-family: monospace;")
-        # a block's description is long: it must not widen the viewer (the dock is narrow)
-        self.hover_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
         picture_page = QtWidgets.QWidget()
         picture_layout = QtWidgets.QVBoxLayout(picture_page)
         picture_layout.setContentsMargins(0, 0, 0, 0)

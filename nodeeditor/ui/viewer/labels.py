@@ -1,0 +1,88 @@
+"""Text labels of the viewer that never widen it.
+
+The viewer lives in a narrow dock: a label whose minimum width follows its text (a long
+warning in the info line, a long node name) would raise the dock's minimum width, and the
+dock would keep that width after the text is gone. Both labels here ask for no width:
+
+- ``WrapLabel`` wraps at spaces to whatever width the layout gives it (its height follows);
+  a single word wider than that is cut at the edge, and the full text is in the tooltip.
+- ``ElidedLabel`` is one line, cut with "…" when it does not fit; the full text is in the
+  tooltip and in ``text()``.
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+_Policy = QtWidgets.QSizePolicy.Policy
+
+
+class WrapLabel(QtWidgets.QLabel):
+    """A word-wrapped QLabel whose minimum width is 0 (see the module docstring)."""
+
+    def __init__(self, text: str = "", parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        # Ignored: the layout takes neither the size hint nor the widest word as a minimum.
+        # The label keeps its height-for-width (QLabel sets it again for wrapped text).
+        self.setSizePolicy(_Policy.Ignored, _Policy.Preferred)
+        self.setWordWrap(True)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt name)
+        super().setText(text)
+        self._update_tooltip()
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return QtCore.QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._update_tooltip()
+
+    def _update_tooltip(self) -> None:
+        """The full text as the tooltip while some word of it is cut at the edge."""
+        text = self.text()
+        metrics = self.fontMetrics()
+        room = self.contentsRect().width()
+        cut = any(metrics.horizontalAdvance(word) > room for word in text.split()) if text else False
+        self.setToolTip(text if cut else "")
+
+
+class ElidedLabel(QtWidgets.QLabel):
+    """A one-line QLabel that shows ``…`` where its text does not fit; ``text()`` and the
+    tooltip (set only while cut) give the full text."""
+
+    def __init__(self, text: str = "", parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(_Policy.Ignored, _Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        self._full = text
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+        hint = super().sizeHint()
+        return QtCore.QSize(self.fontMetrics().horizontalAdvance(self._full) + 2 * self.margin() + 4, hint.height())
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return QtCore.QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._elide()
+
+    def _elide(self) -> None:
+        room = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self._full, QtCore.Qt.TextElideMode.ElideRight, max(0, room))
+        if shown != super().text():
+            super().setText(shown)
+        self.setToolTip(self._full if shown != self._full else "")
