@@ -9,6 +9,7 @@ from nodeeditor.graph import nodes as N
 
 from . import style
 from .port_item import PortItem
+from .preview import PreviewText, draw_text
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
 
@@ -42,6 +43,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.ports: dict[tuple[str, bool], PortItem] = {}
         self._height = 0.0
         self._preview: QtGui.QImage | None = None
+        self._preview_labels: PreviewText | None = None   # drawn as vector text over the image
         self._show_preview = False
         self._build_ports(node)
 
@@ -84,9 +86,10 @@ class NodeItem(QtWidgets.QGraphicsItem):
         return self.ports[(name, is_output)].scenePos()
 
     # ------------------------------------------------------------------ content
-    def set_preview(self, show: bool, image: QtGui.QImage | None) -> None:
+    def set_preview(self, show: bool, image: QtGui.QImage | None, labels: PreviewText | None = None) -> None:
         self._show_preview = show
         self._preview = image
+        self._preview_labels = labels if image is not None else None
         self._update_height()
         self.update()
 
@@ -227,6 +230,8 @@ class NodeItem(QtWidgets.QGraphicsItem):
             rect = QtCore.QRectF(9, self._rows_bottom + 2, w - 18, style.PREVIEW_HEIGHT)
             if self._preview is not None:
                 painter.drawImage(rect, self._preview)
+                if self._preview_labels is not None:
+                    draw_text(painter, rect, self._preview.size(), self._preview_labels)
                 painter.setPen(QtGui.QPen(QtGui.QColor("#c5cad6"), 1))
                 painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
                 painter.drawRect(rect)

@@ -36,6 +36,7 @@ from . import style
 from .edge_item import DraftEdgeItem, EdgeItem
 from .node_item import NodeItem
 from .port_item import PortItem
+from .preview import preview as preview_content
 
 PREVIEW_SIZE = (212, 72)
 
@@ -58,7 +59,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._nodes: dict[str, NodeItem] = {}
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
-        self._previews: dict[str, tuple[weakref.ref, QtGui.QImage]] = {}
+        self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
         self._unsubscribe = None
         self._drag: dict | None = None
         self._press_positions: dict[str, QtCore.QPointF] = {}
@@ -126,7 +127,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.addItem(item)
         self._nodes[node_id] = item
         if self.show_previews:
-            item.set_preview(True, self._preview_image(node_id))
+            item.set_preview(True, *self._preview_content(node_id))
         return item
 
     def _add_edge_item(self, edge: N.Edge) -> EdgeItem:
@@ -226,7 +227,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if item is None:
             return
         if self.show_previews:
-            item.set_preview(True, self._preview_image(node_id))
+            item.set_preview(True, *self._preview_content(node_id))
         item.refresh()
         state, _ = self.node_state(node_id)
         used: set[tuple[str, bool]] = set()
@@ -254,23 +255,25 @@ class GraphScene(QtWidgets.QGraphicsScene):
             return
         self.show_previews = show
         for nid, item in self._nodes.items():
-            item.set_preview(show, self._preview_image(nid) if show else None)
+            item.set_preview(show, *(self._preview_content(nid) if show else (None, None)))
             self.node_item_moved(nid)
 
     def _preview_image(self, node_id: str) -> QtGui.QImage | None:
+        return self._preview_content(node_id)[0]
+
+    def _preview_content(self, node_id: str) -> tuple[QtGui.QImage | None, Any]:
+        """(colour image, text drawn over it at paint time; see ``preview.preview``)."""
         value = self.runner.value(node_id) if self.runner is not None else None
         if value is None:
             self._previews.pop(node_id, None)
-            return None
+            return None, None
         cached = self._previews.get(node_id)
         if cached is not None and cached[0]() is value:
-            return cached[1]
-        from nodeeditor.ui.viewer import thumbnail
-
-        image = thumbnail(value, *PREVIEW_SIZE)
+            return cached[1], cached[2]
+        image, text = preview_content(value, *PREVIEW_SIZE)
         # a weak reference, not id(): a new array may reuse a freed one's id
-        self._previews[node_id] = (weakref.ref(value), image)
-        return image
+        self._previews[node_id] = (weakref.ref(value), image, text)
+        return image, text
 
     # ------------------------------------------------------------------ mouse: wires and moves
     def port_at(self, pos: QtCore.QPointF) -> PortItem | None:
