@@ -274,6 +274,10 @@ class MainWindow(QtWidgets.QMainWindow):
                             if reason else self.statusBar().clearMessage())
         sc.wireNote.connect(self.show_status)
         sc.selectionChanged.connect(self._on_selection_changed)
+        # a click on a node that is already selected changes no selection, yet it must show
+        # that node's output again (after a port click showed another tensor)
+        self._pressed_node: str | None = None
+        sc.installEventFilter(self)
         self.view.blockDropped.connect(self.add_block)
         self.view.quickAddRequested.connect(self.open_quick_add_at)
         self.view.contextMenuRequested.connect(self.show_canvas_menu)
@@ -524,6 +528,39 @@ class MainWindow(QtWidgets.QMainWindow):
         state, message = self.scene.node_state(ids[0])
         if state in (style.ERROR, style.BLOCKED, style.WARNING) and message:
             self.show_status(message, error=state == style.ERROR)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
+        """Watch left clicks on the scene: a click on a node's body (not a port) points the
+        viewer back at that node when the button is released (the press selected it)."""
+        if watched is self.scene:
+            kind = event.type()
+            if kind == QtCore.QEvent.Type.GraphicsSceneMousePress:
+                self._pressed_node = None
+                if event.button() == QtCore.Qt.MouseButton.LeftButton:
+                    self._pressed_node = self._node_body_at(event.scenePos())
+            elif kind == QtCore.QEvent.Type.GraphicsSceneMouseRelease and self._pressed_node is not None:
+                node_id, self._pressed_node = self._pressed_node, None
+                self._show_clicked_node(node_id)   # the press has already selected it
+        return super().eventFilter(watched, event)
+
+    def _node_body_at(self, scene_pos: QtCore.QPointF) -> str | None:
+        """The id of the node whose body (not a port) is at ``scene_pos``."""
+        if self.scene.port_at(scene_pos) is not None:
+            return None
+        for item in self.scene.items(scene_pos):
+            top = item.topLevelItem()
+            if isinstance(top, NodeItem):
+                return top.node_id
+            if isinstance(top, EdgeItem):
+                return None
+        return None
+
+    def _show_clicked_node(self, node_id: str) -> None:
+        if not self.graph.has_node(node_id) or node_id not in self.scene.selected_node_ids():
+            return
+        if self._viewer_target != (node_id, None, True):
+            self._viewer_target = (node_id, None, True)
+            self.update_viewer()
 
     def _on_port_clicked(self, node_id: str, port: str, is_output: bool) -> None:
         self._viewer_target = (node_id, port, is_output)
