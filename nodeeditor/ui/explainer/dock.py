@@ -7,6 +7,7 @@ from shiboken6 import isValid
 
 from nodeeditor.graph import nodes as N
 
+from ..canvas import style
 from .widget import HINT, ExplainerWidget
 
 #: Above this many steps (output or update elements) the dock explains nothing: the index map
@@ -42,6 +43,12 @@ class ExplainerController(QtCore.QObject):
         node = graph.node(ids[0]) if len(ids) == 1 else None
         if not isinstance(node, N.OperatorNode):
             self._show_message(HINT)
+            return
+        state, message = self.window.scene.node_state(node.id)
+        if state == style.ERROR and message:
+            # the node cannot run as set (an attribute value its opset does not allow, an index
+            # out of range...): say why, as the viewer and the properties do, explain nothing
+            self._show_message(f"{node.name}: {message}")
             return
         inputs = []
         for port in node.input_ports():
