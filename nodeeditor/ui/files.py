@@ -120,6 +120,8 @@ class FileController(QtCore.QObject):
             self._warn("Cannot open example", str(exc))
             return False
         self.window.set_document(graph, None)   # an example is a template: Save asks for a file
+        title = next((info.title for info in self.examples() if info.name == name), None) or graph.name
+        self.window.show_status(f"Opened example: {title}")
         return True
 
     def examples(self):
