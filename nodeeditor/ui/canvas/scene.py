@@ -18,6 +18,8 @@ signals for the main window to turn into undo commands:
 - ``wireHint(reason)``: while a wire is drawn, why the port under the pointer would refuse it
   ('' when it would not);
 - ``wireNote(text)``: right after ``wireHint('')``, when a drop there would replace a wire.
+  When the drag ends (drop, release elsewhere, Esc: :meth:`cancel_wire`) after either was
+  sent, ``wireHint('')`` is sent once more, so that text does not outlive the drag.
 
 Node states come from the graph's static info and the runner's results (see ``node_state``).
 """
@@ -338,14 +340,33 @@ class GraphScene(QtWidgets.QGraphicsScene):
             return
         super().mouseMoveEvent(event)
 
+    def _end_wire(self) -> dict:
+        """Take down the wire being drawn: its draft, the faded edges and the status text it
+        put up (``wireHint('')`` once more, so the window clears "Release to replace ...")."""
+        drag, self._drag = self._drag, None
+        self.removeItem(drag["draft"])
+        self._fade_displaced(drag, None)
+        replaced = drag["replaced"]
+        if replaced is not None and (replaced.dst, replaced.dst_port) in self._edges:
+            self._edges[(replaced.dst, replaced.dst_port)].setOpacity(1.0)
+        if drag.get("status", (None, None)) != (None, None):
+            self.wireHint.emit("")
+        return drag
+
+    @property
+    def drawing_wire(self) -> bool:
+        return self._drag is not None
+
+    def cancel_wire(self) -> bool:
+        """Esc while drawing a wire: drop it without changing anything (True if there was one)."""
+        if self._drag is None:
+            return False
+        self._end_wire()
+        return True
+
     def mouseReleaseEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         if self._drag is not None:
-            drag, self._drag = self._drag, None
-            self.removeItem(drag["draft"])
-            self._fade_displaced(drag, None)
-            replaced = drag["replaced"]
-            if replaced is not None and (replaced.dst, replaced.dst_port) in self._edges:
-                self._edges[(replaced.dst, replaced.dst_port)].setOpacity(1.0)
+            drag = self._end_wire()
             self._finish_wire(drag, self.port_at(event.scenePos()))
             event.accept()
             return

@@ -1,7 +1,7 @@
 """The canvas view: wheel zoom around the cursor, pan with the middle button or Space+drag,
 a light grid, rubber-band selection, F frames everything (or the selection; never below
 READABLE_ZOOM: a graph too big for it is shown from its top-left), Tab asks for
-the quick-add box, and palette blocks can be dropped on it.
+the quick-add box, Esc cancels a wire being drawn, and palette blocks can be dropped on it.
 
 Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
 ``contextMenuRequested(scene_pos, global_pos)``.
@@ -130,6 +130,11 @@ class GraphView(QtWidgets.QGraphicsView):
 
     # ------------------------------------------------------------------ keys
     def event(self, event: QtCore.QEvent) -> bool:
+        # Esc while a wire is drawn cancels the wire, not a run (Esc is Run > Cancel Run)
+        if (event.type() == QtCore.QEvent.Type.ShortcutOverride and event.key() == QtCore.Qt.Key.Key_Escape
+                and getattr(self.scene(), "drawing_wire", False)):
+            event.accept()
+            return True
         # Tab would move the focus; on the canvas it opens the quick-add box
         if event.type() == QtCore.QEvent.Type.KeyPress and event.key() == QtCore.Qt.Key.Key_Tab:
             self.quickAddRequested.emit(self.cursor_scene_pos())
@@ -138,6 +143,9 @@ class GraphView(QtWidgets.QGraphicsView):
 
     def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:
         key = event.key()
+        if key == QtCore.Qt.Key.Key_Escape and getattr(self.scene(), "drawing_wire", False):
+            self.scene().cancel_wire()
+            return
         if key == QtCore.Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True
             self.viewport().setCursor(QtCore.Qt.CursorShape.OpenHandCursor)
