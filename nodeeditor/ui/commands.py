@@ -68,14 +68,38 @@ class DeleteCommand(QtGui.QUndoCommand):
                 self.graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True, index=index)
 
 
+class NudgeMoves(dict):
+    """The ``moves`` of one arrow-key press on the canvas, tagged with its ``burst``: the
+    MoveCommands of presses of one burst (same nodes, keys pressed in quick succession)
+    merge into one undo step."""
+
+    def __init__(self, moves: Mapping, burst: int) -> None:
+        super().__init__(moves)
+        self.burst = burst
+
+
 class MoveCommand(QtGui.QUndoCommand):
-    """Move nodes: ``moves`` maps node id -> (old position, new position)."""
+    """Move nodes: ``moves`` maps node id -> (old position, new position). When ``moves``
+    is a :class:`NudgeMoves`, the command merges with the next one of the same burst that
+    moves the same nodes (one undo step for a run of arrow-key presses)."""
 
     def __init__(self, graph: Graph, moves: Mapping[str, tuple[tuple[float, float], tuple[float, float]]],
                  text: str = "") -> None:
         n = len(moves)
         super().__init__(text or ("Move" if n == 1 else f"Move {n} Nodes"))
         self.graph, self.moves = graph, dict(moves)
+        self.burst = getattr(moves, "burst", None)
+
+    def id(self) -> int:
+        return MOVE_ID if self.burst is not None else -1
+
+    def mergeWith(self, other: QtGui.QUndoCommand) -> bool:
+        if not isinstance(other, MoveCommand) or other.burst is None or other.burst != self.burst \
+                or set(other.moves) != set(self.moves):
+            return False
+        for nid, (_old, new) in other.moves.items():
+            self.moves[nid] = (self.moves[nid][0], new)
+        return True
 
     def redo(self) -> None:
         for nid, (_old, new) in self.moves.items():

@@ -441,6 +441,46 @@ class GraphScene(QtWidgets.QGraphicsScene):
             return
         self.connectRequested.emit(*plan["ends"], replaced, plan["displaced"])
 
+    # ------------------------------------------------------------------ keyboard
+    def nudge_selection(self, dx: float, dy: float, burst: int) -> bool:
+        """Move the selected nodes by (dx, dy) scene units, as a drag would (items first,
+        then ``nodesMoved`` with :class:`~nodeeditor.ui.commands.NudgeMoves` of ``burst``).
+        False when nothing is selected."""
+        from nodeeditor.ui.commands import NudgeMoves
+
+        moves = {}
+        for nid in self.selected_node_ids():
+            item = self._nodes[nid]
+            old = item.pos()
+            item.setPos(old.x() + dx, old.y() + dy)
+            moves[nid] = ((old.x(), old.y()), (item.pos().x(), item.pos().y()))
+        if moves:
+            self.nodesMoved.emit(NudgeMoves(moves, burst))
+        return bool(moves)
+
+    def reading_order(self) -> list[str]:
+        """Node ids left to right by column (x, to the nearest 40 units), top to bottom."""
+        def key(nid):
+            p = self._nodes[nid].pos()
+            return (round(p.x() / 40.0), p.y(), p.x())
+        return sorted(self._nodes, key=key)
+
+    def select_next(self, step: int = 1) -> str | None:
+        """Select the node after (``step`` 1) or before (-1) the selected one in
+        :meth:`reading_order` (the first or last when none is selected); returns it."""
+        order = self.reading_order()
+        if not order:
+            return None
+        selected = self.selected_node_ids()
+        if selected:
+            places = [order.index(n) for n in selected]
+            current = max(places) if step > 0 else min(places)
+            nid = order[(current + step) % len(order)]
+        else:
+            nid = order[0] if step > 0 else order[-1]
+        self.select_nodes([nid])
+        return nid
+
     # ------------------------------------------------------------------ misc
     def nodes_rect(self, node_ids=None) -> QtCore.QRectF:
         rect = QtCore.QRectF()

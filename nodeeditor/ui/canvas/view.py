@@ -3,6 +3,12 @@ a light grid, rubber-band selection, F frames everything (or the selection; neve
 READABLE_ZOOM: a graph too big for it is shown from its top-left), Tab asks for
 the quick-add box, Esc cancels a wire being drawn, and palette blocks can be dropped on it.
 
+Keyboard: the arrow keys move the selected nodes (:data:`NUDGE_STEP`, with Shift
+:data:`NUDGE_BIG_STEP`; a run of presses is one undo step), or pan when nothing is
+selected; Ctrl+Tab / Ctrl+Shift+Tab (or ] / [) select the next / previous node in reading
+order and centre the view on it (``select_next_action``, ``select_previous_action``).
+:data:`KEYBOARD_HELP` lists these for the shortcuts dialog.
+
 Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
 ``contextMenuRequested(scene_pos, global_pos)``.
 """
@@ -19,6 +25,15 @@ from . import style
 MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
 READABLE_ZOOM = 0.55   # framing never zooms out further: below it the 9.5 pt node titles are under 7 px
 FRAME_MARGIN = 40.0    # scene units kept around framed nodes
+NUDGE_STEP, NUDGE_BIG_STEP = 10.0, 50.0   # scene units per arrow-key press (Shift: big)
+NUDGE_BURST_MS = 1000  # arrow presses closer together than this are one undo step
+
+#: (keys, what) of the canvas keys that have no menu action, for Help > Keyboard Shortcuts.
+KEYBOARD_HELP = (
+    ("Arrow keys (Shift: larger step)", "Move the selected nodes (nothing selected: pan)"),
+    ("Ctrl+Tab / Ctrl+Shift+Tab, or ] / [", "Select the next / previous node and centre it"),
+    ("Esc (while drawing a wire)", "Cancel the wire"),
+)
 
 
 class GraphView(QtWidgets.QGraphicsView):
@@ -41,6 +56,48 @@ class GraphView(QtWidgets.QGraphicsView):
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
         self._space = False
         self._pan_from: QtCore.QPoint | None = None
+        self._nudge_clock = QtCore.QElapsedTimer()
+        self._nudge_burst = 0
+        self._nudge_nodes: list[str] = []
+        self.select_next_action = self._key_action("Select &Next Node", lambda: self.select_next(1),
+                                                   ("Ctrl+Tab", "]"))
+        self.select_previous_action = self._key_action("Select &Previous Node", lambda: self.select_next(-1),
+                                                       ("Ctrl+Shift+Tab", "Ctrl+Shift+Backtab", "["))
+
+    def _key_action(self, text: str, slot, keys) -> QtGui.QAction:
+        """An action of the view (only while the canvas itself has the focus, so text fields
+        over it, like the quick-add box, keep their keys)."""
+        action = QtGui.QAction(text, self)
+        action.setShortcuts([QtGui.QKeySequence(k) for k in keys])
+        action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    # ------------------------------------------------------------------ keyboard selection and moves
+    def select_next(self, step: int = 1) -> str | None:
+        """Select the next (previous, ``step`` -1) node in reading order and centre on it."""
+        nid = self.scene().select_next(step)
+        if nid is not None:
+            self.centerOn(self.scene().node_item(nid).sceneBoundingRect().center())
+        return nid
+
+    def nudge(self, dx: float, dy: float) -> bool:
+        """Move the selected nodes by (dx, dy) scene units; presses less than
+        :data:`NUDGE_BURST_MS` apart on the same nodes share one undo step."""
+        scene = self.scene()
+        ids = scene.selected_node_ids()
+        if not ids:
+            return False
+        if ids != self._nudge_nodes or not self._nudge_clock.isValid() \
+                or self._nudge_clock.elapsed() > NUDGE_BURST_MS:
+            self._nudge_burst += 1
+            self._nudge_nodes = ids
+        self._nudge_clock.start()
+        scene.nudge_selection(dx, dy, self._nudge_burst)
+        rect = scene.nodes_rect(set(ids))
+        self.ensureVisible(rect, 20, 20)
+        return True
 
     # ------------------------------------------------------------------ zoom and framing
     @property
@@ -136,7 +193,10 @@ class GraphView(QtWidgets.QGraphicsView):
             event.accept()
             return True
         # Tab would move the focus; on the canvas it opens the quick-add box
-        if event.type() == QtCore.QEvent.Type.KeyPress and event.key() == QtCore.Qt.Key.Key_Tab:
+        if event.type() == QtCore.QEvent.Type.KeyPress and event.key() == QtCore.Qt.Key.Key_Tab \
+                and not event.modifiers() & (QtCore.Qt.KeyboardModifier.ControlModifier
+                                             | QtCore.Qt.KeyboardModifier.AltModifier
+                                             | QtCore.Qt.KeyboardModifier.MetaModifier):
             self.quickAddRequested.emit(self.cursor_scene_pos())
             return True
         return super().event(event)
@@ -150,6 +210,14 @@ class GraphView(QtWidgets.QGraphicsView):
             self._space = True
             self.viewport().setCursor(QtCore.Qt.CursorShape.OpenHandCursor)
             return
+        arrows = {QtCore.Qt.Key.Key_Left: (-1, 0), QtCore.Qt.Key.Key_Right: (1, 0),
+                  QtCore.Qt.Key.Key_Up: (0, -1), QtCore.Qt.Key.Key_Down: (0, 1)}
+        mods = event.modifiers() & ~QtCore.Qt.KeyboardModifier.KeypadModifier
+        if key in arrows and mods in (QtCore.Qt.KeyboardModifier.NoModifier, QtCore.Qt.KeyboardModifier.ShiftModifier):
+            step = NUDGE_BIG_STEP if mods else NUDGE_STEP
+            dx, dy = arrows[key]
+            if self.nudge(dx * step, dy * step):
+                return          # else (nothing selected) the default scrolls: a pan
         if key == QtCore.Qt.Key.Key_F and not event.modifiers():
             self.frame(selection_only=True)
             return
