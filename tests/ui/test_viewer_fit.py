@@ -101,3 +101,141 @@ def test_the_editor_dock_keeps_its_width_for_a_scatter_warning(window, qtbot):
     _shot(window, "editor_scatter_warning")
     assert window.viewer_dock.width() == before
     assert window.viewer.minimumSizeHint().width() <= before
+
+
+# ---------------------------------------------------------------------------- 2: compare
+
+
+def _tick_label_rects(axis):
+    """The rectangles pyqtgraph draws the tick labels of ``axis`` in (its own draw specs)."""
+    image = QtGui.QImage(10, 10, QtGui.QImage.Format.Format_ARGB32)
+    painter = QtGui.QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    if specs is None:
+        return []
+    return [(rect, text) for rect, _flags, text in specs[2]]
+
+
+def _assert_readable(viewer, qtbot, name):
+    """Every plot's view box is at least 60 px tall (scrolling to reach it if need be),
+    and no two tick labels of an axis overlap."""
+    plots = [p.plot for p in viewer.picture.panels if hasattr(p, "plot")]
+    assert plots
+    for plot in plots:
+        assert plot.vb.height() >= 60, (name, plot.vb.height())
+        for side in ("left", "bottom"):
+            axis = plot.getAxis(side)
+            if not axis.isVisible() or not axis.style.get("showValues", True):
+                continue
+            rects = _tick_label_rects(axis)
+            assert rects, (name, side)
+            for i, (a, ta) in enumerate(rects):
+                for b, tb in rects[i + 1:]:
+                    assert not a.intersects(b), (name, side, ta, tb, a, b)
+    # the last panel can be scrolled into view and is then on screen
+    scroll = viewer.picture_scroll
+    bar = scroll.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    qtbot.wait(20)
+    last = plots[-1].vb.sceneBoundingRect()
+    top_left = viewer.picture.mapFromScene(last.topLeft())
+    bottom_right = viewer.picture.mapFromScene(last.bottomRight())
+    shown = scroll.viewport().rect()
+    offset = viewer.picture.mapTo(scroll.viewport(), QtCore.QPoint(0, 0))
+    on_screen = QtCore.QRect(top_left + offset, bottom_right + offset).intersected(shown)
+    assert on_screen.height() >= min(60, shown.height() - 40) and on_screen.width() >= 60, (name, on_screen)
+    _shot(viewer, f"{name}_bottom")
+    bar.setValue(0)
+
+
+def _kv_compare(viewer, qtbot):
+    """What the user did: pin TensorScatter's present_cache [2, 1, 5, 3], then show
+    ScatterND's output of the same shape (the KV-cache example)."""
+    rng = np.random.default_rng(0)
+    cache = rng.integers(-12, 24, (2, 1, 5, 3)).astype(np.float32)
+    viewer.set_tensor("TensorScatter.present_cache", cache)
+    viewer.pin()
+    viewer.set_tensor("ScatterND.output", cache.copy(), "output")
+    viewer.wait_for_background()
+    qtbot.wait(50)
+
+
+@pytest.mark.parametrize("size", [(420, 482), (420, 360)], ids=["dock", "small"])
+def test_compare_panels_stay_readable_at_the_dock_size(make_viewer, qtbot, size):
+    viewer = make_viewer(*size)
+    _kv_compare(viewer, qtbot)
+    _shot(viewer, f"compare_{size[0]}x{size[1]}")
+    assert len(viewer.picture.panels) == 3
+    _assert_readable(viewer, qtbot, f"compare_{size[0]}x{size[1]}")
+    assert viewer.minimumSizeHint().width() <= size[0]
+
+
+def test_compare_in_the_editor_kv_cache_example(qtbot, dialogs):
+    """The reviewer's steps in the editor: KV-cache example, select TensorScatter, Pin,
+    select ScatterND; the viewer dock keeps the size the window gives it."""
+    from nodeeditor.ui.app import create_main_window
+
+    w = create_main_window("kv_cache_write")
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.runner.wait()
+    try:
+        def click_node(node_id):
+            item = w.scene.node_item(node_id)
+            w.view.centerOn(item)
+            point = w.view.mapFromScene(item.sceneBoundingRect().center())
+            QTest.mouseClick(w.view.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                             QtCore.Qt.KeyboardModifier.NoModifier, point)
+            w.runner.wait()
+            qtbot.wait(50)
+
+        click_node("tensor_scatter")
+        assert w.viewer.name_label.text().startswith("TensorScatter")
+        QTest.mouseClick(w.viewer.pin_button, QtCore.Qt.MouseButton.LeftButton)
+        click_node("scatter_nd")
+        assert w.viewer.name_label.text().startswith("ScatterND")
+        w.viewer.wait_for_background()
+        qtbot.wait(50)
+        _shot(w.viewer, "editor_compare_dock")
+        assert w.viewer.width() == 420
+        assert len(w.viewer.picture.panels) == 3
+        _assert_readable(w.viewer, qtbot, "editor_compare_dock")
+    finally:
+        w._forced_modified = False
+        w.undo_stack.setClean()
+        w.runner.cancel()
+        w.runner.wait()
+        w.close()
+
+
+@pytest.mark.parametrize("height", [60, 80, 120, 300])
+@pytest.mark.parametrize("shape", [(5, 3), (200, 3), (3, 1000), (12, 40)])
+def test_heat_map_tick_labels_never_overlap(qtbot, shape, height):
+    """A heat panel squeezed into a short, narrow picture (as the compare rows were): the
+    labels thin out to steps of 1, 2, 5, 10, ... and never touch."""
+    import pyqtgraph as pg
+
+    from nodeeditor.ui.viewer.panels import HeatPanel, PanelSpec
+
+    area = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(area)
+    area.resize(220, height)
+    values = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    panel = HeatPanel(PanelSpec("heat", "t", values=values, levels=(0.0, float(values.max())),
+                                extent=(shape[1], shape[0])))
+    for col, item in enumerate(panel.items()):
+        area.ci.addItem(item, row=0, col=col)
+    area.show()
+    qtbot.waitExposed(area)
+    qtbot.wait(20)
+    for side in ("left", "bottom"):
+        rects = _tick_label_rects(panel.plot.getAxis(side))
+        assert rects, side
+        for i, (a, ta) in enumerate(rects):
+            for b, tb in rects[i + 1:]:
+                assert not a.intersects(b), (side, ta, tb, a, b)
+    area.close()

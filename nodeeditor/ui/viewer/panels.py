@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import colors
 from .slicing import peak_blocks
@@ -115,25 +115,48 @@ class CellTextItem(pg.GraphicsObject):
 class IntegerAxis(pg.AxisItem):
     """An axis that labels only whole indices (no 0.5 ticks between cells); with ``limit``
     set (a heat map's row or column count), only the indices that exist, ``0..limit-1``, so
-    the room an aspect-locked picture leaves around a 1 x 5 tensor is not labelled -2..2."""
+    the room an aspect-locked picture leaves around a 1 x 5 tensor is not labelled -2..2.
+
+    Labels never overlap: ticks are at least one label (width on a horizontal axis, height
+    on a vertical one) plus ``LABEL_GAP`` pixels apart, on multiples of 1, 2, 5, 10, 20, ...
+    (pyqtgraph always draws its first tick level, however crowded)."""
 
     limit: int | None = None
+    LABEL_GAP = 6
+
+    def _label_room(self, first: int, last: int) -> float:
+        """Pixels one tick needs along the axis for labels between ``first`` and ``last``."""
+        metrics = QtGui.QFontMetricsF(self.style.get("tickFont") or QtGui.QFont())
+        if self.orientation in ("left", "right"):
+            return metrics.height() + self.LABEL_GAP
+        widest = max((str(first), str(last)), key=len)
+        return metrics.horizontalAdvance(widest) + self.LABEL_GAP
 
     def tickValues(self, minVal, maxVal, size):
         minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)   # an inverted axis passes them reversed
+        span = maxVal - minVal
+        per_unit = size / span if span > 0 and size > 0 else float("inf")
         if self.limit is not None:
             minVal, maxVal = max(minVal, 0), min(maxVal, self.limit - 1)
             if maxVal < minVal:
                 return []
+        first, last = int(np.ceil(minVal)), int(np.floor(maxVal))
+        if last < first:
+            return []
+        # the smallest whole spacing (1, 2, 5 x 10^k) whose labels do not touch
+        room = self._label_room(first, last)
+        least = 1
+        while least * per_unit < room and least < 10 ** 15:
+            least = least * 5 // 2 if str(least)[0] == "2" else least * 2
         levels = []
         for spacing, values in super().tickValues(minVal, maxVal, size):
-            if spacing < 1:
+            if spacing < least:
                 continue
             values = [v for v in values if float(v).is_integer() and minVal <= v <= maxVal]
             levels.append((spacing, values))
         if not levels or not any(values for _, values in levels):
-            first, last = int(np.ceil(minVal)), int(np.floor(maxVal))
-            levels = [(1.0, list(range(first, last + 1)))]
+            start = -(-first // least) * least
+            levels = [(float(least), list(range(start, last + 1, least)) or [first])]
         return levels
 
 
@@ -387,11 +410,16 @@ class PictureArea(pg.GraphicsLayoutWidget):
     Panels flow left to right. When they do not all fit side by side (about
     ``MIN_PANEL_WIDTH`` pixels each), each group (``PanelSpec.row``: pinned = 0, current and
     difference = 1) starts a new row and wraps; the layout follows the widget's width.
+    Each row is at least ``MIN_HEIGHT`` of its tallest kind high (a title, a plot of about
+    80 pixels and its axis): put the area in a ``PictureScroll`` and the rows that do not
+    fit the height are scrolled to instead of being squeezed to a few pixels.
     """
 
     hovered = QtCore.Signal(str)
     #: Narrowest useful width of each kind of panel, in pixels (heat maps include the bar).
     MIN_WIDTH = {"heat": 280, "line": 220, "text": 160}
+    #: Lowest useful height of a row holding each kind of panel, in pixels.
+    MIN_HEIGHT = {"heat": 150, "line": 140, "text": 70}
     #: Off-screen panels kept per reuse key (compare shows up to 5 heat maps of one kind).
     MAX_SPARES = 6
     #: Room around and between the layout's items (pyqtgraph's margins and spacing), pixels.
@@ -406,6 +434,9 @@ class PictureArea(pg.GraphicsLayoutWidget):
         self._spares: dict[tuple, list] = {}
         self._signature: tuple = ()
         self._arrangement: tuple = ()
+        # one sub-layout per row: rows do not share column widths (a wide colour bar with
+        # words in one row pushed the narrower rows' bars out of the picture)
+        self._row_layouts: list[pg.GraphicsLayout] = []
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
     def show_panels(self, specs: list[PanelSpec]) -> None:
@@ -415,7 +446,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
                 panel.update(spec)
             self._place()  # new titles can need more room
             return
-        self.ci.clear()
+        self._detach()
         for panel in self.panels:  # keep the old panels: building PlotItems is the slow part
             spares = self._spares.setdefault(panel.spec.reuse_key(), [])
             if len(spares) < self.MAX_SPARES:
@@ -472,15 +503,27 @@ class PictureArea(pg.GraphicsLayoutWidget):
         arrangement = self.arrangement()
         if arrangement == self._arrangement:
             return
-        for item in [item for panel in self.panels for item in panel.items() if item in self.ci.items]:
-            self.ci.removeItem(item)
+        self._detach()
         self._arrangement = arrangement
+        heights = [max(self.MIN_HEIGHT.get(self.panels[i].spec.kind, 100) for i in members) for members in arrangement]
+        self.setMinimumHeight(sum(heights) + self.ITEM_SPACING * (len(heights) - 1) if heights else 0)
         for row, members in enumerate(arrangement):
+            sub = self.ci.addLayout(row=row, col=0)
+            sub.setContentsMargins(0, 0, 0, 0)
+            self._row_layouts.append(sub)
             col = 0
             for i in members:
                 for item in self.panels[i].items():
-                    self.ci.addItem(item, row=row, col=col)
+                    sub.addItem(item, row=0, col=col)
                     col += 1
+
+    def _detach(self) -> None:
+        """Take every panel item out of the row layouts and drop the rows."""
+        for sub in self._row_layouts:
+            for item in list(sub.items):
+                sub.removeItem(item)
+        self._row_layouts = []
+        self.ci.clear()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -501,3 +544,23 @@ class PictureArea(pg.GraphicsLayoutWidget):
                 if text:
                     self.hovered.emit(text)
                 return
+
+
+class PictureScroll(QtWidgets.QScrollArea):
+    """Scrolls a ``PictureArea`` up and down when its rows need more height than there is
+    (compare mode in a small dock); otherwise the area fills it. Never scrolls sideways:
+    the area rearranges its panels to the width instead."""
+
+    def __init__(self, picture: PictureArea, parent=None):
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
+        self.setWidget(picture)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return QtCore.QSize(80, 80)
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return QtCore.QSize(400, 300)

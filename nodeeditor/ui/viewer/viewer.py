@@ -26,7 +26,7 @@ from PySide6 import QtCore, QtWidgets
 from . import colors, saving
 from .controls import SliceControls
 from .labels import ElidedLabel, WrapLabel
-from .panels import PanelSpec, PictureArea
+from .panels import PanelSpec, PictureArea, PictureScroll
 from .slicing import (
     BOOL,
     COMPLEX,
@@ -166,7 +166,8 @@ class TensorViewer(QtWidgets.QWidget):
         picture_page = QtWidgets.QWidget()
         picture_layout = QtWidgets.QVBoxLayout(picture_page)
         picture_layout.setContentsMargins(0, 0, 0, 0)
-        picture_layout.addWidget(self.picture, 1)
+        self.picture_scroll = PictureScroll(self.picture)  # compare rows scroll when the dock is low
+        picture_layout.addWidget(self.picture_scroll, 1)
         picture_layout.addWidget(self.hover_label)
 
         self.table_page = TablePage()
