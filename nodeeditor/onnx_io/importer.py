@@ -5,6 +5,8 @@ Contract of :func:`import_model`:
 - Accepts a path, serialized bytes or a ``ModelProto`` whose nodes are only the seven indexing
   ops, ``Constant`` and ``Identity`` (default domain). Anything else is refused with the list
   of unsupported op types and the nodes where they stand.
+- A node with more outputs than its op defines, or an attribute whose ONNX type is not the
+  schema's (a FLOAT ``axis``), is refused in one line naming the node, the op and the problem.
 - Initializers and ``Constant`` nodes become literal sources; graph inputs that are not
   initializers become graph-input nodes whose example value is zeros of the declared shape
   (unknown dimensions become 1; an input with no shape at all, rank unknown, gets shape
@@ -140,6 +142,11 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
 
     for i, node in enumerate(g.node):
         label = node.name or f"{node.op_type} #{i}"
+        defined = ["output"] if node.op_type in ("Identity", "Constant") else \
+            [p.name for p in ops.get_schema(node.op_type).outputs]
+        if len(node.output) > len(defined):
+            raise OnnxImportError(f"{where}: {label} has {len(node.output)} outputs; {node.op_type} defines "
+                                  f"{len(defined)} ({', '.join(defined)})")
         if node.op_type == "Identity":
             if node.input[0] not in producer:
                 raise OnnxImportError(f"{where}: {label} reads {node.input[0]!r}, which nothing produces before it")
@@ -238,13 +245,26 @@ def _constant_value(node: onnx.NodeProto, where: str, label: str) -> np.ndarray:
     raise OnnxImportError(f"{where}: {label} (Constant) uses {attr.name}, which IndexFlow does not import")
 
 
+#: The ONNX attribute type each schema attribute kind must arrive as.
+_ATTRIBUTE_TYPES = {"int": onnx.AttributeProto.INT, "string": onnx.AttributeProto.STRING}
+
+
 def _attributes(node: onnx.NodeProto, schema: ops.OpSchema, where: str, label: str) -> dict[str, Any]:
+    """The node's attributes as a dict; OnnxImportError (one line naming the node, the op and the
+    attribute) for an attribute the op lacks or one whose ONNX type is not the schema's (a FLOAT
+    ``axis``, an INT ``reduction``): ONNX never converts between attribute types."""
     known = {a.name: a for a in schema.attributes}
     attrs: dict[str, Any] = {}
     for attr in node.attribute:
         if attr.name not in known:
             raise OnnxImportError(f"{where}: {label} ({node.op_type}) has attribute {attr.name!r}, which "
                                   f"{node.op_type} does not have")
+        wanted = _ATTRIBUTE_TYPES[known[attr.name].kind]
+        if attr.type != wanted:
+            raise OnnxImportError(
+                f"{where}: {label} ({node.op_type}) has attribute {attr.name!r} of type "
+                f"{onnx.AttributeProto.AttributeType.Name(attr.type)}; {node.op_type} needs type "
+                f"{onnx.AttributeProto.AttributeType.Name(wanted)}")
         value = helper.get_attribute_value(attr)
         if isinstance(value, bytes):
             value = value.decode("utf-8")

@@ -132,3 +132,74 @@ def test_bad_files_are_refused_with_their_name(tmp_path):
         import_model(bad)
     with pytest.raises(OnnxImportError, match="no such file"):
         import_model(tmp_path / "missing.onnx")
+
+
+def _gather_model(node):
+    data = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "data")
+    idx = numpy_helper.from_array(np.array([0, 2], np.int64), "idx")
+    out = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)
+    return _model([node], [], [out], [data, idx], opset=13)
+
+
+def test_a_node_with_more_outputs_than_its_op_defines_is_refused():
+    # Gather defines one output (output); the checker agrees the node is invalid
+    node = helper.make_node("Gather", ["data", "idx"], ["y", "extra"], name="pick", axis=1)
+    model = _gather_model(node)
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(model)
+    with pytest.raises(OnnxImportError) as info:
+        import_model(model)
+    message = str(info.value)
+    assert "\n" not in message
+    assert "pick" in message and "Gather" in message and "2 outputs" in message, message
+
+
+@pytest.mark.parametrize("op", ["Identity", "Constant"])
+def test_identity_and_constant_with_two_outputs_are_refused(op):
+    # both define a single output in the ONNX spec
+    if op == "Identity":
+        node = helper.make_node("Identity", ["data"], ["y", "extra"], name="same")
+    else:
+        node = helper.make_node("Constant", [], ["y", "extra"], name="same",
+                                value=numpy_helper.from_array(np.zeros(2, np.float32), "v"))
+    model = _gather_model(node)
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(model)
+    with pytest.raises(OnnxImportError) as info:
+        import_model(model)
+    message = str(info.value)
+    assert "\n" not in message and "same" in message and op in message and "2 outputs" in message, message
+
+
+@pytest.mark.parametrize("op, attr, make", [
+    ("Gather", "axis", lambda: helper.make_attribute("axis", 1.0)),                 # FLOAT
+    ("Gather", "axis", lambda: helper.make_attribute("axis", "1")),                 # STRING
+    ("Gather", "axis", lambda: helper.make_attribute("axis", [1])),                 # INTS
+    ("ScatterElements", "reduction", lambda: helper.make_attribute("reduction", 1)),  # INT
+])
+def test_an_attribute_of_the_wrong_type_is_refused(op, attr, make):
+    # the ONNX schema declares axis an INT and reduction a STRING attribute
+    if op == "Gather":
+        node = helper.make_node("Gather", ["data", "idx"], ["y"], name="pick")
+        model = _gather_model(node)
+    else:
+        node = helper.make_node("ScatterElements", ["data", "idx", "upd"], ["y"], name="pick")
+        model = _gather_model(node)
+        model.graph.initializer[1].CopyFrom(numpy_helper.from_array(np.array([[0, 1]], np.int64), "idx"))
+        model.graph.initializer.append(numpy_helper.from_array(np.ones((1, 2), np.float32), "upd"))
+    node = model.graph.node[0]
+    node.attribute.append(make())
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(model)
+    with pytest.raises(OnnxImportError) as info:
+        import_model(model)
+    message = str(info.value)
+    wanted = "INT" if attr == "axis" else "STRING"
+    assert "\n" not in message
+    assert "pick" in message and op in message and repr(attr) in message and wanted in message, message
+
+
+def test_attributes_of_the_right_type_still_import():
+    node = helper.make_node("Gather", ["data", "idx"], ["y"], name="pick", axis=1)
+    graph = import_model(_gather_model(node))
+    np.testing.assert_array_equal(Engine(graph).run().outputs["y"], [[0, 2], [3, 5]])
