@@ -2,7 +2,7 @@
 
     indexflow                      open the editor on the default example
     indexflow GRAPH                open the editor on a graph file
-    indexflow run [GRAPH] [--output FILE.npz] [--print]
+    indexflow run [GRAPH] [--output FILE.npz] [--print]   (.npz added when missing; no folders)
     indexflow check [GRAPH]
     indexflow examples
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import textwrap
 import time
@@ -110,11 +111,27 @@ def _savable(value: np.ndarray) -> np.ndarray:
     return value
 
 
+def npz_target(output: str) -> Path | None:
+    """The file ``run --output OUTPUT`` writes: OUTPUT itself when its name ends in ``.npz``,
+    else OUTPUT with ``.npz`` added (``out`` -> ``out.npz``, ``out.txt`` -> ``out.txt.npz``, as
+    ``np.savez`` would). None when OUTPUT names a folder (an existing one, or a path ending in
+    a separator): there is no file name to write to."""
+    if output.endswith(("/", os.sep)) or os.path.isdir(output):  # isdir: no OSError for long names
+        return None
+    target = Path(output)
+    return target if target.name.endswith(".npz") else target.with_name(target.name + ".npz")
+
+
 # ---------------------------------------------------------------------- subcommands
 def _cmd_run(args: argparse.Namespace) -> int:
     from nodeeditor.graph import Engine
     from ops import dtype_name
 
+    target = npz_target(args.output) if args.output else None
+    if args.output and target is None:
+        print(f"error: --output {args.output} names a folder; give a file name, e.g. "
+              f"{Path(args.output) / 'outputs.npz'}")
+        return EXIT_GRAPH_ERROR
     graph = _load(args.graph)
     print(_describe(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
     if args.engine == "onnxruntime":
@@ -142,14 +159,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             options = {"threshold": sys.maxsize} if args.print else {}
             with np.printoptions(**options):
                 print(textwrap.indent(np.array2string(value) if value.ndim else repr(value.item()), "  "))
-    if args.output:
-        target = Path(args.output)
+    if target is not None:
         try:
             np.savez(target, **{name: _savable(v) for name, v in outputs.items()})
         except OSError as exc:
             print(f"error: cannot write {target}: {exc.strerror or exc}")
             return EXIT_GRAPH_ERROR
-        print(f"wrote {len(outputs)} output(s) to {target if target.suffix == '.npz' else str(target) + '.npz'}")
+        print(f"wrote {len(outputs)} output(s) to {target}")
         for name, value in outputs.items():
             widened = _savable(value)
             if value.dtype != object and widened.dtype != value.dtype:
@@ -230,7 +246,9 @@ def _cmd_examples(args: argparse.Namespace) -> int:
 def _register_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="evaluate a graph and print (and optionally save) its outputs")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
-    p.add_argument("--output", "-o", metavar="FILE.npz", help="write the outputs to an .npz under their output names")
+    p.add_argument("--output", "-o", metavar="FILE.npz",
+                   help="write the outputs to FILE.npz, one array per output name; .npz is added when the name "
+                        "does not end in it (out -> out.npz); a folder is refused")
     p.add_argument("--print", action="store_true", help="print every output's values in full")
     p.add_argument("--engine", choices=("numpy", "onnxruntime"), default="numpy",
                    help="numpy: IndexFlow's own engine (default); onnxruntime: export in memory and run the "

@@ -231,3 +231,37 @@ def test_a_mistyped_example_name_gets_a_suggestion(capsys):
     assert "did you mean scatterelements_examples?" in capsys.readouterr().err
     assert main(["run", "zzz"]) == 2
     assert "indexflow examples lists them" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["existing folder", "trailing slash"])
+def test_run_refuses_a_folder_as_the_output(tmp_path, capsys, how):
+    # np.savez(folder) used to write folder.npz beside the folder and report success
+    if how == "existing folder":
+        target = tmp_path / "results"
+        target.mkdir()
+        arg = str(target)
+    else:
+        arg = str(tmp_path / "results") + "/"
+    assert cli.main(["run", "gather11_examples", "-o", arg]) == 1
+    out, err = capsys.readouterr()
+    errors = [line for line in (out + err).splitlines() if "error" in line]
+    assert len(errors) == 1 and "folder" in errors[0] and "results" in errors[0], out + err
+    assert "Traceback" not in out + err
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["results"] if how == "existing folder" else [])
+
+
+@pytest.mark.parametrize("given, written", [("out", "out.npz"), ("out.npz", "out.npz"),
+                                            ("out.txt", "out.txt.npz")])
+def test_run_output_without_npz_gets_it_and_says_so(tmp_path, capsys, given, written):
+    assert cli.main(["run", "gather11_examples", "-o", str(tmp_path / given)]) == 0
+    text = capsys.readouterr().out
+    assert f"wrote 2 output(s) to {tmp_path / written}" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == [written]
+    with np.load(tmp_path / written) as archive:
+        assert sorted(archive.files) == ["axis0", "axis1"]
+
+
+def test_run_help_says_what_output_names_become(capsys):
+    assert cli.main(["run", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ".npz is added" in text and "folder is refused" in text, text
