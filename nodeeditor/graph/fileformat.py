@@ -4,8 +4,9 @@
   structure. Tensors with up to ``INLINE_LIMIT`` elements (and all string tensors) are
   written inline as readable nested lists; larger ones go to the sidecar
   ``<name>.ifg.npz`` beside the file (``"sidecar"``/``"key"`` in the JSON).
-- Saving is atomic: each file is written to a temporary file in the same folder and
-  moved over the old one with ``os.replace``, sidecar first, JSON last. Output is
+- Saving is atomic: each file is written to a temporary file in the same folder (a short
+  name of its own, ``.ifg-XXXXXXXX.tmp``, so a target name at the length limit still saves)
+  and moved over the old one with ``os.replace``, sidecar first, JSON last. Output is
   deterministic: save, load, save gives byte-identical files (JSON and sidecar).
 - Loading never half-loads: any problem (unreadable file, corrupt JSON, another
   format, an unknown or newer version, an unknown node kind, a missing sidecar or
@@ -161,10 +162,16 @@ def _umask() -> int:
     return umask
 
 
+#: Temporary files are ``.ifg-XXXXXXXX.tmp`` (8 random characters): 17 bytes whatever the
+#: target is called, so any name that fits the file system's limit can be saved.
+TEMP_PREFIX, TEMP_SUFFIX = ".ifg-", ".tmp"
+
+
 def _write_temp(path: Path, data: bytes) -> str:
-    """``data`` written and synced to a temporary file beside ``path``, with the permissions of
-    :func:`_file_mode`; returns its name."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """``data`` written and synced to a temporary file beside ``path`` (same folder, so the
+    final ``os.replace`` stays atomic; a short name of its own, see ``TEMP_PREFIX``), with the
+    permissions of :func:`_file_mode`; returns its name."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     try:
         os.chmod(tmp, _file_mode(path))
         with os.fdopen(fd, "wb") as handle:
@@ -194,8 +201,12 @@ def _atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
                 os.unlink(tmp)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    _atomic_write_all([(path, data)])
+def write_atomically(path: os.PathLike | str, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a synced temporary file beside it (short name,
+    the permissions ``path`` has or a new file would get), then ``os.replace``. Readers see
+    the old file or the new one, never a part; on failure no temporary is left and OSError
+    propagates. Used for graph files and ONNX models alike."""
+    _atomic_write_all([(Path(path), data)])
 
 
 def graph_folder(graph: Graph) -> Path | None:

@@ -35,6 +35,7 @@ from onnx import helper, numpy_helper
 import ops
 from nodeeditor.graph import Graph, nodes as N
 from nodeeditor.graph.engine import Engine
+from nodeeditor.graph.fileformat import write_atomically
 
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
@@ -162,21 +163,14 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
 
 def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
                sources: str = "initializers") -> Path:
-    """Export and write atomically (temporary file, then replace). Returns the path."""
+    """Export and write atomically (:func:`nodeeditor.graph.fileformat.write_atomically`: a
+    short-named temporary file in the same folder, then replace; the old file stays on any
+    failure). Returns the path; ExportError when the model is refused or cannot be written."""
     model = export_model(graph, opset, sources)
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "wb") as fh:
-            fh.write(model.SerializeToString())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        write_atomically(path, model.SerializeToString())
     except OSError as exc:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:  # the same cause (a name too long, a folder that is not there)
-            pass
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc
     return path
 

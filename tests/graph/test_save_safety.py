@@ -69,3 +69,43 @@ def test_saved_files_get_the_usual_permissions_not_mkstemps_private_ones(tmp_pat
     os.chmod(path, 0o640)
     save_graph(g, path)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+
+
+def _name_max(folder):
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_a_name_at_the_length_limit_saves(tmp_path, big):
+    # The temporary files used to be named ".NAME.xxxxxxxx.tmp" (NAME plus 14 bytes), so a name
+    # that itself fits (here exactly the file system's limit, 255 bytes on ext4/tmpfs) could not
+    # be saved: ENAMETOOLONG. Its sidecar NAME.ifg.npz is one byte shorter and fits too.
+    limit = _name_max(tmp_path)
+    path = tmp_path / ("g" * (limit - len(".ifg.json")) + ".ifg.json")
+    assert len(os.fsencode(path.name)) == limit
+    graph = _big_graph(3.0) if big else Graph("small")
+    save_graph(graph, path)
+    assert sorted(os.listdir(tmp_path)) == sorted([path.name] + ([fileformat.sidecar_path(path).name] if big else []))
+    if big:
+        assert float(load_graph(path).find("big").value[0, 0]) == 3.0
+
+
+def test_temporary_files_stay_short_and_beside_the_target(tmp_path, monkeypatch):
+    # os.replace is atomic only within one file system: the temporary must be in the same folder
+    made = []
+    real = fileformat._write_temp
+
+    def spy(target, data):
+        tmp = real(target, data)
+        made.append(tmp)
+        return tmp
+
+    monkeypatch.setattr(fileformat, "_write_temp", spy)
+    save_graph(_big_graph(1.0), tmp_path / ("x" * 200 + ".ifg.json"))
+    assert len(made) == 2
+    for tmp in made:
+        assert os.path.dirname(tmp) == str(tmp_path)
+        assert len(os.path.basename(tmp)) <= 32

@@ -221,3 +221,32 @@ def test_duplicate_output_names_are_refused():
     g.connect(g.find("gather").id, "output", g.add_output("o"), "value")
     with pytest.raises(ExportError, match="unique"):
         export_model(g)
+
+
+def test_save_model_to_a_name_at_the_length_limit(tmp_path):
+    # The temporary file used to be NAME.tmp: 4 bytes over the limit for a NAME that fits.
+    import os
+    try:
+        limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    target = tmp_path / ("m" * (limit - len(".onnx")) + ".onnx")
+    assert len(os.fsencode(target.name)) == limit
+    save_model(_gather_graph(), target)
+    assert os.listdir(tmp_path) == [target.name]
+    (value,) = ort_run(onnx.load(str(target))).values()
+    np.testing.assert_array_equal(value, np.arange(6.0).reshape(3, 2)[[2, 0]])
+
+
+def test_save_model_gives_the_usual_permissions(tmp_path):
+    # 0666 less the umask for a new file, as open() gives; an existing file keeps its own
+    import os
+    import stat
+    umask = os.umask(0o022)
+    os.umask(umask)
+    target = tmp_path / "m.onnx"
+    save_model(_gather_graph(), target)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o666 & ~umask
+    os.chmod(target, 0o640)
+    save_model(_gather_graph(), target)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
