@@ -13,13 +13,14 @@ file ``path`` (+ ``key``, ``dtype`` when set); input ``example`` (tensor);
 op ``op``, ``attributes`` (only explicitly set ones); output none.
 
 A tensor is ``{"dtype", "shape", ...}`` plus one of: ``"data"`` (nested lists, readable:
-floats in their shortest round-trip form, ``"nan"``/``"inf"``/``"-inf"`` as strings,
-complex as ``[re, im]``), ``"base64"`` (raw little-endian bytes), or
+floats in their shortest round-trip form, ``"nan"``/``"-nan"``/``"inf"``/``"-inf"`` as
+strings, complex as ``[re, im]``), ``"base64"`` (raw little-endian bytes), or
 ``"sidecar"``/``"key"`` (an array in the ``.npz`` beside the file).
 """
 from __future__ import annotations
 
 import base64
+import functools
 import math
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
@@ -42,10 +43,21 @@ TensorDecoder = Callable[[Mapping[str, Any]], np.ndarray] | None
 
 
 # ---------------------------------------------------------------------- tensors
+@functools.lru_cache(maxsize=None)
+def _has_signed_nan(dtype: np.dtype) -> bool:
+    """True when ``dtype`` has a NaN of each sign (the IEEE formats, float8e4m3fn, float8e5m2),
+    False for the formats with one NaN (the ``fnuz`` float8s: 0x80; float8e8m0: 0xff)."""
+    neg, pos = (np.array([v]).astype(dtype) for v in (-math.nan, math.nan))
+    return math.copysign(1.0, float(neg[0])) != math.copysign(1.0, float(pos[0]))
+
+
 def _short_float(x: Any, dtype: np.dtype) -> float | str:
+    """``x`` as a JSON value that reads back as the same bits: the shortest decimal that does,
+    else the float; ``"nan"``, ``"-nan"`` (the sign bit set, for dtypes with a NaN of each
+    sign), ``"inf"``, ``"-inf"``. NaN payloads are not kept: NaNs read back as the quiet NaN."""
     f = float(x)
     if math.isnan(f):
-        return "nan"
+        return "-nan" if math.copysign(1.0, f) < 0 and _has_signed_nan(dtype) else "nan"
     if math.isinf(f):
         return "inf" if f > 0 else "-inf"
     try:
@@ -117,8 +129,8 @@ def _number(v: Any, kind: str) -> Any:
         if not isinstance(v, bool):
             raise ValueError(f"expected true or false, got {v!r}")
         return v
-    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
-        return float(v)
+    if isinstance(v, str) and v in ("nan", "-nan", "inf", "-inf"):
+        return float(v)  # float("-nan") has the sign bit set; casts to every float dtype keep it
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"expected a number, got {v!r}")
     return float(v)

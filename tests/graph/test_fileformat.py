@@ -244,3 +244,72 @@ def test_every_dtype_survives_a_file_round_trip(tmp_path, name):
         assert ops.dtype_name(got) == name and got.shape == expected.shape
         assert np.array_equal(got.astype(object) if name == "string" else got.view(np.uint8),
                               expected.astype(object) if name == "string" else expected.view(np.uint8))
+
+
+# A NaN's sign bit is data (np.signbit, copysign, and every indexing op copies it through);
+# inline tensors used to write any NaN as "nan", so a small tensor lost it on save while a
+# large one (sidecar / base64: raw bytes) kept it. Expected bits: IEEE 754 quiet NaN, sign
+# bit set for the negative one: float16 0x7e00 / 0xfe00, bfloat16 0x7fc0 / 0xffc0,
+# float32 0x7fc00000 / 0xffc00000, float64 0x7ff8000000000000 / 0xfff8000000000000.
+NAN_BITS = {
+    "float16": (0x7E00, 0xFE00), "bfloat16": (0x7FC0, 0xFFC0),
+    "float32": (0x7FC00000, 0xFFC00000), "float64": (0x7FF8000000000000, 0xFFF8000000000000),
+}
+
+
+def _from_bits(name, bits):
+    import ops
+    dtype = ops.dtype_of(name)
+    return np.array(bits, dtype=f"u{dtype.itemsize}").view(dtype)
+
+
+@pytest.mark.parametrize("name", sorted(NAN_BITS))
+def test_the_sign_of_a_nan_survives_save_and_load_bit_exactly(tmp_path, name):
+    pos, neg = NAN_BITS[name]
+    one = {"float16": 0x3C00, "bfloat16": 0x3F80, "float32": 0x3F800000, "float64": 0x3FF0000000000000}[name]
+    bits = [neg, pos, one, neg]
+    g = Graph()
+    g.add_literal(_from_bits(name, bits), node_id="v")
+    path = save_graph(g, tmp_path / "g.ifg.json")
+    doc = json.loads(path.read_text())
+    assert doc["nodes"][0]["value"]["data"] == ["-nan", "nan", 1.0, "-nan"]
+    back = load_graph(path).node("v").value
+    assert back.dtype == _from_bits(name, bits).dtype
+    assert back.view(f"u{back.dtype.itemsize}").tolist() == bits
+
+
+@pytest.mark.parametrize("dtype, part_bits", [("complex64", "u4"), ("complex128", "u8")])
+def test_the_sign_of_a_nan_survives_in_complex_parts(tmp_path, dtype, part_bits):
+    part = "float32" if dtype == "complex64" else "float64"
+    pos, neg = NAN_BITS[part]
+    g = Graph()
+    g.add_literal(np.array([neg, pos, pos, neg], dtype=part_bits).view(dtype), node_id="v")
+    path = save_graph(g, tmp_path / "g.ifg.json")
+    assert json.loads(path.read_text())["nodes"][0]["value"]["data"] == [["-nan", "nan"], ["nan", "-nan"]]
+    back = load_graph(path).node("v").value
+    assert back.view(part_bits).tolist() == [neg, pos, pos, neg]
+
+
+def test_files_from_before_negative_nans_still_read():
+    # version 1 files only ever held "nan"; they read as the positive quiet NaN, as before
+    text = json.dumps({"format": "indexflow-graph", "version": 1, "settings": {"name": "old"},
+                       "nodes": [{"id": "v", "kind": "literal", "name": "v", "position": [0, 0],
+                                  "value": {"dtype": "float32", "shape": [2], "data": ["nan", "-inf"]}}],
+                       "edges": []})
+    from nodeeditor.graph.fileformat import loads_graph
+    value = loads_graph(text).node("v").value
+    assert value.view("u4").tolist() == [0x7FC00000, 0xFF800000]
+
+
+def test_nans_of_formats_with_one_nan_are_still_written_nan(tmp_path):
+    # float8e4m3fnuz / float8e5m2fnuz have a single NaN (0x80, the bits of -0): no sign to keep,
+    # so it stays "nan" and older IndexFlow versions read the file as before
+    import ops
+    for name in ("float8e4m3fnuz", "float8e5m2fnuz"):
+        if name not in ops.SMALL_DTYPE_NAMES:
+            continue
+        g = Graph()
+        g.add_literal(np.array([0x80], np.uint8).view(ops.dtype_of(name)), node_id="v")
+        path = save_graph(g, tmp_path / f"{name}.ifg.json")
+        assert json.loads(path.read_text())["nodes"][0]["value"]["data"] == ["nan"]
+        assert load_graph(path).node("v").value.view(np.uint8).tolist() == [0x80]
