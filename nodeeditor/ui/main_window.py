@@ -313,6 +313,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.viewer.set_tensor("", None)
         self._shown_array_id = None
         self.update_title()
+        # a fresh document starts at 100% (framing below changes that when there are nodes;
+        # an empty graph must not keep the previous document's zoom)
+        self.view.resetTransform()
+        self.view.centerOn(0, 0)
         QtCore.QTimer.singleShot(0, lambda: self.view.frame(False))
         self.documentChanged.emit()
 

@@ -23,3 +23,29 @@ def test_opening_an_example_says_so_in_the_status_bar(window, qtbot, dialogs):
     assert action.text() == "Segment sum and histogram"
     SHOTS.mkdir(parents=True, exist_ok=True)
     window.grab().save(str(SHOTS / "08_opened_example_status.png"))
+
+
+def test_new_starts_at_100_percent_after_a_zoomed_out_example(window, qtbot, dialogs):
+    w = window
+    _example_action(w, "scatterelements_examples").trigger()
+    qtbot.wait(20)
+    w.runner.wait()
+    assert w.view.zoom < 0.8                           # the example opens zoomed out (0.55)
+    w.view.setFocus()
+    keys(w.view, "Ctrl+N")
+    qtbot.wait(20)
+    assert not w.graph.node_ids
+    assert w.view.zoom == 1.0
+    # a block added now has its normal size on screen
+    tree = w.palette.tree
+    item = w.palette.item("op:Gather")
+    point = tree.visualItemRect(item).center()
+    QTest.mouseClick(tree.viewport(), LEFT, NOMOD, point)
+    QTest.mouseDClick(tree.viewport(), LEFT, NOMOD, point)
+    qtbot.waitUntil(lambda: len(w.graph.node_ids) == 1, timeout=3000)
+    (node_id,) = w.graph.node_ids
+    on_screen = w.view.mapFromScene(w.scene.node_item(node_id).sceneBoundingRect()).boundingRect()
+    assert abs(on_screen.width() - w.scene.node_item(node_id).sceneBoundingRect().width()) <= 2
+    assert w.view.viewport().rect().contains(on_screen)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.grab().save(str(SHOTS / "04_new_then_add_gather.png"))
