@@ -6,7 +6,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 #: What the canvas does without a menu action.
 CANVAS_GESTURES = (
-    ("Tab (on the canvas)", "Quick add: type a block's name"),
     ("Drag from an output port to an input port", "Connect (dropping on a connected input replaces its wire)"),
     ("Drag a wire's end away", "Disconnect"),
     ("Mouse wheel", "Zoom at the pointer"),
@@ -22,14 +21,21 @@ def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
     the canvas gestures."""
     rows: list[tuple[str, str]] = []
     seen: set[int] = set()
+    # the undo stack's actions are named after the next command ("Undo Delete 1 Node")
+    fixed = {id(getattr(window, name)): text for name, text in
+             (("undo_action", "Undo"), ("redo_action", "Redo")) if hasattr(window, name)}
+    notes = {"Add Block…": "Add Block… (quick add on the canvas: type a block's name)"}
 
     def walk(menu: QtWidgets.QMenu) -> None:
         for action in menu.actions():
             if action.menu() is not None:
                 walk(action.menu())
                 continue
-            keys = action.shortcut().toString(QtGui.QKeySequence.SequenceFormat.NativeText)
-            text = action.text().replace("&", "").split("\t")[0]
+            # every key of an action (Redo: Ctrl+Shift+Z and Ctrl+Y; Delete: Del and Backspace)
+            keys = ", ".join(k.toString(QtGui.QKeySequence.SequenceFormat.NativeText)
+                             for k in action.shortcuts() if not k.isEmpty())
+            text = fixed.get(id(action)) or action.text().replace("&", "").split("\t")[0]
+            text = notes.get(text, text)
             if "\t" in action.text() and not keys:
                 keys = action.text().split("\t", 1)[1]
             if keys and id(action) not in seen:
