@@ -4,7 +4,8 @@ Contract of :func:`export_model`:
 
 - Nodes are written in topological order; every tensor and node name is unique and a valid
   identifier (:class:`~.names.NameTable`); graph inputs and outputs keep their names where
-  they are valid identifiers.
+  they are valid identifiers. The names the nodes have in the editor, where they differ,
+  travel in ``metadata_props`` (``names.DISPLAY_NAMES_KEY``), so an import shows them again.
 - Tensor sources (literal, generator, file) become initializers, or graph inputs with their
   shapes when ``sources="inputs"``; graph-input nodes stay inputs; each output node becomes a
   graph output of that name; ``value_info`` carries every inferred intermediate type.
@@ -39,7 +40,7 @@ from nodeeditor.graph.fileformat import write_atomically
 
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
-from .names import NameTable
+from .names import DISPLAY_NAMES_KEY, NameTable, encode_display_names
 from .opset_rules import MAX_OPSET, MIN_EXPORT_OPSET, check_at, lowest_opset, onnx_op_type
 from .types import elem_type, tensor_type_proto, value_info
 
@@ -304,6 +305,7 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping, values: Mappi
             initializers.append(numpy_helper.from_array(np.asarray(value), name))
 
     # 3. Operators in topological order.
+    operator_names: dict[str, str] = {}  # node id -> ONNX node name
     for node_id in order:
         node = graph.node(node_id)
         if not isinstance(node, N.OperatorNode):
@@ -318,8 +320,9 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping, values: Mappi
             input_names.pop()
         written = onnx_op_type(node.op, node.attributes, opset)
         attrs = _written_attributes(written, node.attributes, opset)
+        operator_names[node.id] = names.claim(node.name)
         nodes.append(helper.make_node(written, input_names, [tensor_name[(node.id, p)] for p in node.output_ports()],
-                                      name=names.claim(node.name), **attrs))
+                                      name=operator_names[node.id], **attrs))
         for port in node.output_ports():
             if (node.id, port) not in renamed:
                 infos.append(value_info(tensor_name[(node.id, port)], types[(node.id, port)]))
@@ -341,12 +344,20 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping, values: Mappi
     opset_ids = [helper.make_opsetid("", opset)]
     model = helper.make_model(graph_proto, opset_imports=opset_ids, producer_name=PRODUCER,
                               ir_version=ir_version_for(opset))
+    props: dict[str, str] = {}
     for node in graph.nodes:
         if isinstance(node, N.InputSource) or (sources == "inputs" and node.is_source):
             text = encode_example(values[node.id])
             if text is not None:
-                helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props},
-                                               PREFIX + tensor_name[(node.id, N.SOURCE_PORT)]: text})
+                props[PREFIX + tensor_name[(node.id, N.SOURCE_PORT)]] = text
+    shown = {tensor_name[(n.id, N.SOURCE_PORT)]: n.name for n in graph.nodes if n.is_source}
+    shown.update({output_names[n.id]: n.name for n in graph.output_nodes()})
+    shown.update({onnx_name: graph.node(nid).name for nid, onnx_name in operator_names.items()})
+    text = encode_display_names(shown)
+    if text is not None:
+        props[DISPLAY_NAMES_KEY] = text
+    if props:
+        helper.set_model_props(model, props)
     return model, feeds
 
 

@@ -12,6 +12,8 @@ Contract of :func:`import_model`:
   (unknown dimensions become 1; an input with no shape at all, rank unknown, gets shape
   ``[1]``, not a scalar: data inputs of every op need rank >= 1); ``Identity`` nodes are
   folded into wires; each graph output becomes an output node of the same name.
+- Nodes get the display names an IndexFlow export carried (``names.DISPLAY_NAMES_KEY``),
+  else their ONNX names.
 - The model's opset is kept as the graph's opset; node positions come from a layered layout
   with sources on the left.
 - External-data models and files over 2 GB are refused with a clear message, as are files
@@ -35,6 +37,7 @@ from nodeeditor.graph import Graph, nodes as N
 from .errors import OnnxImportError
 from .examples_meta import PREFIX, decode_example
 from .layout import layered_positions
+from .names import DISPLAY_NAMES_KEY, decode_display_names
 from .types import dtype_name_of_elem
 
 SUPPORTED_OPS = frozenset(ops.OP_NAMES) | {"Constant", "Identity"}
@@ -126,9 +129,11 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
 
     initializer_names = {t.name for t in g.initializer}
     carried = {p.key[len(PREFIX):]: p.value for p in model.metadata_props if p.key.startswith(PREFIX)}
+    shown = decode_display_names(next((p.value for p in model.metadata_props if p.key == DISPLAY_NAMES_KEY), None))
     for tensor in g.initializer:
         value = _array(tensor, where)
-        nid = add(N.LiteralSource(id=_id(graph, tensor.name, "literal"), name=tensor.name, value=N.frozen_array(value)), [])
+        nid = add(N.LiteralSource(id=_id(graph, tensor.name, "literal"), name=shown.get(tensor.name, tensor.name),
+                                  value=N.frozen_array(value)), [])
         producer[tensor.name] = (nid, N.SOURCE_PORT)
     for inp in g.input:
         if inp.name in initializer_names:
@@ -137,7 +142,8 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         stored = decode_example(carried[inp.name]) if inp.name in carried else None
         if stored is not None and stored.shape == example.shape and stored.dtype == example.dtype:
             example = stored
-        nid = add(N.InputSource(id=_id(graph, inp.name, "input"), name=inp.name, example=N.frozen_array(example)), [])
+        nid = add(N.InputSource(id=_id(graph, inp.name, "input"), name=shown.get(inp.name, inp.name),
+                                example=N.frozen_array(example)), [])
         producer[inp.name] = (nid, N.SOURCE_PORT)
 
     for i, node in enumerate(g.node):
@@ -154,14 +160,15 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
             continue
         if node.op_type == "Constant":
             value = _constant_value(node, where, label)
-            nid = add(N.LiteralSource(id=_id(graph, node.output[0], "literal"), name=node.output[0],
+            nid = add(N.LiteralSource(id=_id(graph, node.output[0], "literal"), name=shown.get(node.output[0], node.output[0]),
                                       value=N.frozen_array(value)), [])
             producer[node.output[0]] = (nid, N.SOURCE_PORT)
             continue
         schema = ops.get_schema(node.op_type)
         attrs = _attributes(node, schema, where, label)
         op_node = N.OperatorNode(id=_id(graph, node.name or node.op_type, node.op_type.lower()),
-                                 name=node.name or "", op=node.op_type, attributes=attrs)
+                                 name=shown.get(node.name, node.name) if node.name else "",
+                                 op=node.op_type, attributes=attrs)
         preds = []
         ports = [p.name for p in schema.inputs]
         if len(node.input) > len(ports):
@@ -188,7 +195,7 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         if out.name not in producer:
             raise OnnxImportError(f"{where}: graph output {out.name!r} is produced by no node")
         src, src_port = producer[out.name]
-        nid = add(N.OutputNode(id=_id(graph, out.name, "output"), name=out.name), [src])
+        nid = add(N.OutputNode(id=_id(graph, out.name, "output"), name=shown.get(out.name, out.name)), [src])
         graph.connect(src, src_port, nid, N.OUTPUT_PORT, force=True)
 
     positions = layered_positions(created, predecessors)

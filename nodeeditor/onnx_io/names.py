@@ -1,6 +1,15 @@
-"""Unique, valid tensor and node names for an exported model."""
+"""Unique, valid tensor and node names for an exported model, and the editor's own names
+carried beside them.
+
+ONNX names must be C identifiers, so "sum per segment" is exported as ``sum_per_segment``.
+The name a person gave each node travels in the model's ``metadata_props`` under
+``DISPLAY_NAMES_KEY``, as a JSON object from the ONNX name (of the node for an operator, of
+the tensor for a source or an output) to the display name, for the names that differ;
+runtimes ignore it and an import puts the names back.
+"""
 from __future__ import annotations
 
+import json
 import re
 
 _INVALID = re.compile(r"[^A-Za-z0-9_]")
@@ -31,3 +40,28 @@ class NameTable:
 
     def __contains__(self, name: str) -> bool:
         return name in self._taken
+
+
+DISPLAY_NAMES_KEY = "indexflow.names"
+
+
+def encode_display_names(names: dict[str, str]) -> str | None:
+    """The metadata text for ``{onnx name: display name}``, or None when every display name
+    is already its ONNX name."""
+    differing = {k: v for k, v in names.items() if k != v}
+    return json.dumps(differing, ensure_ascii=False, sort_keys=True) if differing else None
+
+
+def decode_display_names(text: str | None) -> dict[str, str]:
+    """``{onnx name: display name}`` from the metadata text; anything malformed (another
+    tool's entry under the same key, a damaged file) gives no names rather than an error:
+    the model still imports, with its ONNX names."""
+    if not text:
+        return {}
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, str) and v.strip()}
