@@ -239,3 +239,74 @@ def test_heat_map_tick_labels_never_overlap(qtbot, shape, height):
             for b, tb in rects[i + 1:]:
                 assert not a.intersects(b), (side, ta, tb, a, b)
     area.close()
+
+
+# ---------------------------------------------------------------------------- 3: short vectors
+
+
+def _bar_pixels(viewer, panel, x, y):
+    """Picture-widget pixel of view point (x, y) of ``panel``, and the picture's image."""
+    scene = panel.plot.vb.mapViewToScene(QtCore.QPointF(x, y))
+    point = viewer.picture.mapFromScene(scene)
+    return point, viewer.picture.grab().toImage()
+
+
+def _near_colour(image, point, rgb, dy_range, tol=12):
+    for dy in dy_range:
+        for dx in (-1, 0, 1):
+            c = image.pixelColor(point.x() + dx, point.y() + dy)
+            if all(abs(a - b) <= tol for a, b in zip((c.red(), c.green(), c.blue()), rgb)):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("size", [(420, 482), (900, 650)])
+def test_short_vectors_write_their_values_and_show_zeros(make_viewer, qtbot, size):
+    from nodeeditor.ui.viewer import colors
+    from nodeeditor.ui.viewer.panels import LinePanel
+
+    viewer = make_viewer(*size)
+    v = np.array([0, 1, 0, 3, 2], np.int64)   # the walkthrough's Gather output, with zeros
+    viewer.set_tensor("gather1.output", v)
+    viewer.wait_for_background()
+    qtbot.wait(30)
+    _shot(viewer, f"bars_ints_{size[0]}")
+    (panel,) = [p for p in viewer.picture.panels if isinstance(p, LinePanel)]
+    bar_rgb = tuple(int(c) for c in colors.lookup_table(colors.colormap())[100][:3])
+    # a zero is a visible line in the bar colour at the base
+    for i in (0, 2):
+        point, image = _bar_pixels(viewer, panel, i, 0.0)
+        assert _near_colour(image, point, bar_rgb, range(-2, 3)), i
+    # the number is written just above each bar: light pixels in the 16 px above its top
+    for i, value in enumerate(v):
+        point, image = _bar_pixels(viewer, panel, i, float(value))
+        light = any(image.pixelColor(point.x() + dx, point.y() - dy).lightness() > 170
+                    for dx in range(-4, 5) for dy in range(2, 17))
+        assert light, (i, value)
+    assert panel.value_texts.texts == ["0", "1", "0", "3", "2"]
+    # the values fit in the plot: the view reaches above the tallest bar's text
+    assert panel.plot.vb.viewRange()[1][1] > 3.3
+
+
+def test_thirty_two_floats_with_negatives_are_labelled_and_longer_vectors_are_not(make_viewer, qtbot):
+    from nodeeditor.ui.viewer.panels import LinePanel
+
+    viewer = make_viewer(420, 482)
+    v = np.round(np.sin(np.arange(32) / 3) * 7, 2).astype(np.float32)
+    v[5] = 0
+    viewer.set_tensor("sin", v)
+    viewer.wait_for_background()
+    qtbot.wait(30)
+    _shot(viewer, "bars_32_floats_420")
+    (panel,) = [p for p in viewer.picture.panels if isinstance(p, LinePanel)]
+    assert len(panel.value_texts.texts) == 32 and panel.value_texts.texts[5] == "0"
+    low, high = panel.plot.vb.viewRange()[1]
+    assert low < v.min() and high > v.max()   # room below the negative bars' values too
+    for n in (33, 64, 500):   # longer vectors stay as they were: bars or a line, no numbers
+        viewer.set_tensor("long", np.arange(n, dtype=np.float32))
+        viewer.wait_for_background()
+        (panel,) = [p for p in viewer.picture.panels if isinstance(p, LinePanel)]
+        assert panel.value_texts.texts == []
+    viewer.set_tensor("mask", np.array([True, False, True]))   # bools: colours, no numbers
+    (panel,) = [p for p in viewer.picture.panels if isinstance(p, LinePanel)]
+    assert panel.value_texts.texts == []

@@ -112,6 +112,83 @@ class CellTextItem(pg.GraphicsObject):
         painter.restore()
 
 
+class BarTextItem(pg.GraphicsObject):
+    """Writes each bar's value above it (below a negative bar), in device pixels.
+
+    The text is laid flat when it fits the bar's slot, else turned upright; when neither
+    fits at ``MIN_FONT_PX`` nothing is written (the hover line still says the value). Text
+    that would leave the plot is moved inside it (onto the bar)."""
+
+    MIN_FONT_PX = 7
+    MAX_FONT_PX = 11
+
+    def __init__(self):
+        super().__init__()
+        self.x = np.zeros(0)
+        self.y = np.zeros(0)
+        self.texts: list[str] = []
+        self._rect = QtCore.QRectF()
+
+    def set_values(self, x: np.ndarray, y: np.ndarray, texts: list[str] | None) -> None:
+        self.prepareGeometryChange()
+        self.texts = list(texts or [])
+        self.x = np.asarray(x, float)[: len(self.texts)]
+        self.y = np.nan_to_num(np.asarray(y, float), nan=0.0, posinf=0.0, neginf=0.0)[: len(self.texts)]
+        if self.texts:
+            lo, hi = min(0.0, float(self.y.min())), max(0.0, float(self.y.max()))
+            self._rect = QtCore.QRectF(float(self.x.min()) - 0.5, lo, float(self.x.max() - self.x.min()) + 1.0, hi - lo)
+        else:
+            self._rect = QtCore.QRectF()
+        self.update()
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return self._rect
+
+    def paint(self, painter: QtGui.QPainter, *args) -> None:
+        if not self.texts:
+            return
+        vb = self.getViewBox()
+        if vb is None:
+            return
+        transform = painter.transform()
+        slot = abs(transform.mapRect(QtCore.QRectF(0, 0, 1, 1)).width())
+        clip = transform.mapRect(vb.viewRect()).normalized()
+        longest = max(self.texts, key=len)
+        font = QtGui.QFont()
+        upright = False
+        for size in range(self.MAX_FONT_PX, self.MIN_FONT_PX - 1, -1):
+            font.setPixelSize(size)
+            metrics = QtGui.QFontMetricsF(font)
+            if metrics.horizontalAdvance(longest) + 2 <= slot:
+                break
+            if metrics.height() <= slot:
+                upright = True
+                break
+        else:
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setFont(font)
+        painter.setPen(QtGui.QColor(235, 235, 235))
+        metrics = QtGui.QFontMetricsF(font)
+        for x, y, text in zip(self.x, self.y, self.texts):
+            anchor = transform.map(QtCore.QPointF(x, y))
+            length, thick = metrics.horizontalAdvance(text) + 2, metrics.height()
+            w, h = (thick, length) if upright else (length, thick)
+            top = anchor.y() - h - 2 if y >= 0 else anchor.y() + 2
+            top = min(max(top, clip.top()), clip.bottom() - h)   # keep it in the plot
+            rect = QtCore.QRectF(anchor.x() - w / 2, top, w, h)
+            if upright:
+                painter.save()
+                painter.translate(rect.center())
+                painter.rotate(-90)
+                painter.drawText(QtCore.QRectF(-h / 2, -w / 2, h, w), QtCore.Qt.AlignmentFlag.AlignCenter, text)
+                painter.restore()
+            else:
+                painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+
 class IntegerAxis(pg.AxisItem):
     """An axis that labels only whole indices (no 0.5 ticks between cells); with ``limit``
     set (a heat map's row or column count), only the indices that exist, ``0..limit-1``, so
@@ -346,6 +423,9 @@ class LinePanel:
         self.nan_marks = pg.ScatterPlotItem(symbol="x", size=10, pen=pg.mkPen(colors.NAN_RGBA[:3], width=2),
                                             brush=pg.mkBrush(colors.NAN_RGBA[:3]))
         self.plot.addItem(self.nan_marks)
+        self.value_texts = BarTextItem()
+        self.value_texts.setZValue(10)
+        self.plot.addItem(self.value_texts, ignoreBounds=True)
         self.spec = spec
         self.update(spec)
 
@@ -365,10 +445,14 @@ class LinePanel:
             opts = dict(x=x, height=clean, width=0.8)
             if brushes:
                 opts["brushes"] = brushes
+                opts["pen"] = None
             else:
-                opts["brush"] = pg.mkBrush(colors.lookup_table(colors.colormap())[100][:3])
+                colour = colors.lookup_table(colors.colormap())[100][:3]
+                opts["brush"] = pg.mkBrush(colour)
+                # an outline in the bar's colour: a bar of height 0 is a visible 2 px line
+                opts["pen"] = pg.mkPen(colour, width=2)
             if self.bars is None:
-                self.bars = pg.BarGraphItem(pen=None, **opts)
+                self.bars = pg.BarGraphItem(**opts)
                 self.plot.addItem(self.bars)
             else:
                 self.bars.setOpts(**opts)
@@ -381,7 +465,14 @@ class LinePanel:
             self.nan_marks.setData(x[nan], np.zeros(int(nan.sum())))
         else:
             self.nan_marks.clear()
+        texts = spec.extra.get("value_texts") if spec.bars else None
+        self.value_texts.set_values(x, clean, texts)
         self.plot.vb.autoRange(padding=0.05)
+        if texts:  # room above (below) the bars for their values
+            lo, hi = min(0.0, float(clean.min())), max(0.0, float(clean.max()))
+            span = (hi - lo) or 1.0
+            self.plot.vb.setYRange(lo - (0.22 * span if lo < 0 else 0.04 * span),
+                                   hi + (0.22 * span if hi > 0 or lo == 0 else 0.04 * span), padding=0)
 
 
 class TextPanel:

@@ -54,6 +54,8 @@ from .table import TablePage
 
 #: 1-D vectors up to this length are drawn as bars, longer ones as a line.
 BAR_LIMIT = 64
+#: Bar charts of up to this many values get each value written above its bar.
+VALUE_TEXT_LIMIT = 32
 #: 2-D slices up to this many rows and columns get their values written in the cells.
 CELL_TEXT_LIMIT = 32
 #: Differences of slices with more elements than this are computed off the UI thread.
@@ -481,8 +483,14 @@ class TensorViewer(QtWidgets.QWidget):
             colours = [colors.TRUE_RGB if v else colors.FALSE_RGB for v in y]
             y = np.ones_like(y)  # every bool gets a full-height bar in its colour
             shown += "   " + _legend(("True", colors.TRUE_RGB), ("False", colors.FALSE_RGB))
+        extra = {"categorical": categorical}
+        if bars and not categorical and n <= VALUE_TEXT_LIMIT:
+            # the numbers themselves (a 0 is otherwise only a line at the base)
+            short_kind = kind if part_index is None else "float"
+            source = vector if part_index is None else y
+            extra["value_texts"] = [format_short(source[i], short_kind) for i in range(len(y))]
         return PanelSpec("line", shown, values=y, x=x, bars=bars, bar_colours=colours,
-                         hover=self._vector_hover(title, vector, index_of), extra={"categorical": categorical})
+                         hover=self._vector_hover(title, vector, index_of), extra=extra)
 
     def _peak_key(self, view: np.ndarray, part_index: int | None) -> tuple:
         """What a peak-preserving picture depends on: the slice's memory, shape, strides
