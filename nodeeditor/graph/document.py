@@ -537,11 +537,14 @@ class Graph:
 
     def _paste(self, nodes: list[N.Node], edges: list[N.Edge], mapping: dict[str, str],
                offset: tuple[float, float]) -> None:
+        taken = {n.name for n in self._nodes.values()}
         for node in nodes:
             old_id = node.id
             node.id = self.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
             if node.name == old_id:
                 node.name = node.id
+            node.name = unique_name(node.name, taken)   # a copy is "scatternd write 2", not a twin
+            taken.add(node.name)
             node.revision = 0
             node.position = (node.position[0] + offset[0], node.position[1] + offset[1])
             mapping[old_id] = self.add_node(node)
@@ -640,3 +643,19 @@ def _check_attribute(node: N.OperatorNode, name: str, value: Any) -> Any:
     if kind == "string" and not isinstance(value, str):
         raise ValueError(f"{node.op} attribute {name!r} must be a string, got {value!r}")
     return int(value) if kind == "int" else value
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or when it is taken, its base with the next free number: "scatternd write"
+    -> "scatternd write 2"; "scatternd write 2" -> "scatternd write 3"."""
+    if name not in taken:
+        return name
+    base, _, tail = name.rpartition(" ")
+    number = 2
+    if base and tail.isdigit():
+        number = max(2, int(tail) + 1)   # the copy of "positions 7" is "positions 8"
+    else:
+        base = name
+    while f"{base} {number}" in taken:
+        number += 1
+    return f"{base} {number}"

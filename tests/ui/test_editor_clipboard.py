@@ -89,3 +89,37 @@ def test_auto_layout_left_to_right_and_undo(small):
     assert w.undo_action.text() == "Undo Auto Layout"
     w.undo_stack.undo()
     assert all(n.position == (0, 0) for n in w.graph.nodes)
+
+
+def test_pasted_and_duplicated_nodes_get_unique_names(small):
+    """Copies are "scatternd write 2", "scatternd write 3", ... never a second "scatternd write"."""
+    from pathlib import Path
+
+    w = small
+    w.graph.rename_node("g", "scatternd write")
+    w.scene.select_nodes(["g"])
+    w.view.setFocus()
+    keys(w.view, "Ctrl+C")
+    keys(w.view, "Ctrl+V")
+    first = w.scene.selected_node_ids()[0]
+    assert w.graph.node(first).name == "scatternd write 2"
+    keys(w.view, "Ctrl+V")
+    assert w.graph.node(w.scene.selected_node_ids()[0]).name == "scatternd write 3"
+    keys(w.view, "Ctrl+D")              # a duplicate of "scatternd write 3"
+    assert w.graph.node(w.scene.selected_node_ids()[0]).name == "scatternd write 4"
+    names = [n.name for n in w.graph.nodes]
+    assert len(names) == len(set(names)), names
+    # undo and redo keep the names
+    keys(w.view, "Ctrl+Z")
+    keys(w.view, "Ctrl+Shift+Z")
+    assert sorted(n.name for n in w.graph.nodes if n.kind == "op") == [
+        "scatternd write", "scatternd write 2", "scatternd write 3", "scatternd write 4"]
+    # a group: each copy its own number
+    w.graph.rename_node("data", "values")
+    w.graph.rename_node("idx", "positions 7")
+    w.scene.select_nodes(["data", "idx"])
+    keys(w.view, "Ctrl+D")
+    assert sorted(w.graph.node(n).name for n in w.scene.selected_node_ids()) == ["positions 8", "values 2"]
+    Path("/tmp/panelfix").mkdir(parents=True, exist_ok=True)
+    w.view.frame(False, readable=False)
+    w.grab().save("/tmp/panelfix/07_unique_paste_names.png")
