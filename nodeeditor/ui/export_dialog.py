@@ -1,15 +1,30 @@
 """The Export ONNX dialog: file, opset and how sources are exported; "Export" runs the
 exporter (which validates the model) and shows the result or the exact problem, with a
-button to switch to the suggested opset when the exporter names one."""
+button to switch to the suggested opset when the exporter names one. After an export at a
+higher opset than the graph's, a button raises the graph's opset to it (one undoable step,
+through ``push``), so the editor stops flagging what the model already allows.
+
+The file field starts with a proposal (:func:`default_export_path`): the graph's name +
+``.onnx`` in the last-used folder, or the home folder."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Callable
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph.document import Graph
 
 from .properties import MAX_OPSET
+
+def default_export_path(graph: Graph, folder: str | Path | None = None) -> str:
+    """``<folder>/<graph name>.onnx`` (``folder``: the last-used folder, else home); characters
+    that are not allowed in file names on some systems (``/ \\ : * ? " < > |``) become spaces."""
+    name = re.sub(r'[\\/:*?"<>|]+', " ", graph.name or "")
+    name = re.sub(r"\s+", " ", name).strip(" .") or "model"
+    return str(Path(folder or Path.home()) / f"{name}.onnx")
+
 
 SOURCE_MODES = (("initializers", "Sources become initializers (weights inside the model)"),
                 ("inputs", "Sources become graph inputs (fed at run time)"))
@@ -18,11 +33,13 @@ SOURCE_MODES = (("initializers", "Sources become initializers (weights inside th
 class ExportDialog(QtWidgets.QDialog):
     exported = QtCore.Signal(str)
 
-    def __init__(self, graph: Graph, start_path: str = "", parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, graph: Graph, start_path: str = "", parent: QtWidgets.QWidget | None = None,
+                 push: Callable[[QtGui.QUndoCommand], None] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export ONNX model")
         self.graph = graph
-        self.path_edit = QtWidgets.QLineEdit(start_path)
+        self.push = push
+        self.path_edit = QtWidgets.QLineEdit(start_path or default_export_path(graph))
         self.path_edit.setPlaceholderText("model.onnx")
         browse = QtWidgets.QPushButton("Browse…")
         browse.clicked.connect(self.browse)
@@ -48,6 +65,10 @@ class ExportDialog(QtWidgets.QDialog):
         self.suggest_button.hide()
         self.suggest_button.clicked.connect(self._use_suggestion)
         self._suggested: int | None = None
+        self.raise_button = QtWidgets.QPushButton()
+        self.raise_button.hide()
+        self.raise_button.clicked.connect(self.raise_graph_opset)
+        self._exported_opset: int | None = None
         self.export_button = QtWidgets.QPushButton("Export")
         self.export_button.setDefault(True)
         self.export_button.clicked.connect(self.export)
@@ -55,6 +76,7 @@ class ExportDialog(QtWidgets.QDialog):
         close.clicked.connect(self.reject)
         buttons = QtWidgets.QHBoxLayout()
         buttons.addWidget(self.suggest_button)
+        buttons.addWidget(self.raise_button)
         buttons.addStretch(1)
         buttons.addWidget(self.export_button)
         buttons.addWidget(close)
@@ -70,7 +92,7 @@ class ExportDialog(QtWidgets.QDialog):
         self.ok: bool | None = None
 
     def browse(self) -> None:
-        start = self.path_edit.text() or str(Path.home() / f"{self.graph.name}.onnx")
+        start = self.path_edit.text() or default_export_path(self.graph)
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export ONNX model", start, "ONNX models (*.onnx)")
         if path:
             if not path.endswith(".onnx"):
@@ -88,6 +110,7 @@ class ExportDialog(QtWidgets.QDialog):
         """Run the exporter; True when the model was written."""
         path = self.path_edit.text().strip()
         self.suggest_button.hide()
+        self.raise_button.hide()
         if not path:
             self.browse()
             path = self.path_edit.text().strip()
@@ -114,10 +137,40 @@ class ExportDialog(QtWidgets.QDialog):
             return False
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
-        self._show(True, f"Exported to {path} (opset {self.opset_box.value()}, sources as "
-                         f"{self.sources_combo.currentData()}). The model passed onnx.checker (full check) "
-                         "and strict shape inference.")
+        opset = self.opset_box.value()
+        text = (f"Exported to {path} (opset {opset}, sources as {self.sources_combo.currentData()}). "
+                "The model passed onnx.checker (full check) and strict shape inference.")
+        if opset > self.graph.opset:
+            # the model is valid at this opset; the graph itself still targets the old one (and
+            # its nodes that need the new one stay red) until the user raises it
+            self._exported_opset = opset
+            text += (f"\n\nThe graph is still at opset {self.graph.opset}: “Set graph to opset {opset}” "
+                     f"raises it (one step, Ctrl+Z undoes it).")
+            self.raise_button.setText(f"Set graph to opset {opset}")
+            self.raise_button.show()
+        self._show(True, text)
         self.exported.emit(path)
+        return True
+
+    def raise_graph_opset(self) -> bool:
+        """Set the graph's opset to the one just exported at (an undo step when ``push`` was
+        given); True when it changed."""
+        opset, old = self._exported_opset, self.graph.opset
+        self.raise_button.hide()
+        if opset is None or opset == old:
+            return False
+        if self.push is not None:
+            from .commands import SettingCommand
+
+            self.push(SettingCommand(self.graph, "opset", opset))
+        else:
+            self.graph.set_setting("opset", opset)
+        self.opset_box.setValue(self.graph.opset)
+        message = f"Graph opset raised from {old} to {opset} (Ctrl+Z undoes it)."
+        self._show(True, self.result.text().split("\n\n")[0] + "\n\n" + message)
+        parent = self.parent()
+        if parent is not None and hasattr(parent, "show_status"):
+            parent.show_status(message)
         return True
 
     def _use_suggestion(self) -> None:

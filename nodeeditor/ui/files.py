@@ -171,12 +171,13 @@ class FileController(QtCore.QObject):
         return True
 
     def export_onnx(self) -> None:
-        from .export_dialog import ExportDialog
+        from .export_dialog import ExportDialog, default_export_path
 
-        start = ""
         if self.current_path is not None:
             start = str(self.current_path.with_name(self.current_path.name.replace(EXTENSION, "") + ".onnx"))
-        dialog = ExportDialog(self.window.graph, start, self.window)
+        else:   # an example or a graph never saved: its name in the last-used (or home) folder
+            start = default_export_path(self.window.graph, self._dir())
+        dialog = ExportDialog(self.window.graph, start, self.window, push=self.window.push)
         dialog.exported.connect(lambda p: S.set_last_directory(p))
         self.window.export_dialog = dialog
         dialog.open()

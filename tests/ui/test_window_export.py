@@ -1,0 +1,104 @@
+"""Export dialog follow-ups (walkthrough shots 39-41): a proposed file name for examples and
+unsaved graphs, and after an export at a higher opset, a button that raises the graph's
+opset (one undo step) so its nodes stop being flagged."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtTest import QTest
+
+from nodeeditor.ui import commands as C
+from nodeeditor.ui import settings as S
+
+from .helpers import LEFT, NOMOD, keys
+
+SHOTS = Path("/tmp/panelfix")
+
+
+def _click(button: QtWidgets.QAbstractButton) -> None:
+    assert button.isVisible() and button.isEnabled(), button.text()
+    QTest.mouseClick(button, LEFT, NOMOD, button.rect().center())
+
+
+def _open_segment_sum(window):
+    action = next(a for a in window.examples_menu.actions() if a.data() == "segment_sum")
+    action.trigger()
+    window.runner.wait()
+
+
+def _export_dialog(window):
+    window.view.setFocus()
+    keys(window.view, "Ctrl+E")
+    dialog = window.export_dialog
+    assert dialog is not None and dialog.isVisible()
+    return dialog
+
+
+def test_export_proposes_the_graphs_name_in_the_home_folder(window, qtbot, monkeypatch, tmp_path):
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path / "home"))
+    _open_segment_sum(window)
+    dialog = _export_dialog(window)
+    assert dialog.path_edit.text() == str(tmp_path / "home" / "Segment sum and histogram.onnx")
+    dialog.close()
+    # an unsaved graph named with characters a file name cannot hold, last folder known
+    (tmp_path / "work").mkdir()
+    S.set_last_directory(tmp_path / "work")
+    window.push(C.SettingCommand(window.graph, "name", "ScatterElements: worked/examples"))
+    dialog = _export_dialog(window)
+    assert dialog.path_edit.text() == str(tmp_path / "work" / "ScatterElements worked examples.onnx")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    dialog.grab().save(str(SHOTS / "05a_export_default_path.png"))
+    dialog.close()
+
+
+def test_after_exporting_at_a_higher_opset_the_graph_can_be_raised_to_it(window, qtbot, tmp_path):
+    pytest.importorskip("onnx")
+    w = window
+    _open_segment_sum(w)
+    S.set_last_directory(tmp_path)
+    w.push(C.AttributeCommand(w.graph, "sum", "reduction", "max"))
+    w.push(C.SettingCommand(w.graph, "opset", 16))
+    w.runner.wait()
+    assert w.scene.node_state("sum")[0] == "error"
+    dialog = _export_dialog(w)
+    target = tmp_path / "Segment sum and histogram.onnx"
+    assert dialog.path_edit.text() == str(target)
+    assert dialog.opset_box.value() == 16
+    _click(dialog.export_button)
+    assert dialog.ok is False and dialog.suggest_button.text() == "Use opset 18"
+    assert not dialog.raise_button.isVisible()
+    _click(dialog.suggest_button)
+    _click(dialog.export_button)
+    assert dialog.ok, dialog.result.text()
+    assert target.is_file()
+    # the model is at 18, the graph still at 16: the dialog says so and offers to raise it
+    assert w.graph.opset == 16
+    assert "still at opset 16" in dialog.result.text()
+    assert dialog.raise_button.text() == "Set graph to opset 18"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.grab().save(str(SHOTS / "05b_window_before_raising.png"))
+    dialog.grab().save(str(SHOTS / "05b_export_ok_offers_opset.png"))
+    _click(dialog.raise_button)
+    assert w.graph.opset == 18
+    assert "raised from 16 to 18" in dialog.result.text()
+    assert "raised from 16 to 18" in w.statusBar().currentMessage()
+    assert not dialog.raise_button.isVisible()
+    dialog.grab().save(str(SHOTS / "05c_export_dialog_after_raising.png"))
+    w.runner.wait()
+    qtbot.waitUntil(lambda: w.scene.node_state("sum")[0] == "ok", timeout=3000)
+    w.grab().save(str(SHOTS / "05c_graph_raised_to_18.png"))
+    dialog.close()
+    # one undo step takes the graph back to 16
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=3000)
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.opset == 16 and w.undo_action.text() == "Undo Change Opset"
+    # an export at the graph's own opset offers nothing
+    dialog = _export_dialog(w)
+    w.push(C.AttributeCommand(w.graph, "sum", "reduction", "add"))
+    _click(dialog.export_button)
+    assert dialog.ok and not dialog.raise_button.isVisible()
+    dialog.close()
