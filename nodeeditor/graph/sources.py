@@ -64,15 +64,42 @@ def _check_size(generator: str, ttype: TensorType) -> TensorType:
 
 
 def generator_params(generator: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Defaults of ``generator`` overlaid with ``params``; raises SourceError on unknown names."""
+    """Defaults of ``generator`` overlaid with ``params``. SourceError for an unknown
+    generator or parameter, or a value of the wrong type (see :func:`_check_param`)."""
     if generator not in GENERATORS:
         raise SourceError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
     merged = dict(GENERATORS[generator])
     for key, value in (params or {}).items():
         if key not in merged:
             raise SourceError(f"generator {generator!r} has no parameter {key!r}")
+        _check_param(generator, key, value, merged[key])
         merged[key] = value
     return merged
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_param(generator: str, key: str, value: Any, default: Any) -> None:
+    """A parameter has its default's type (what the property panel edits): ``shape`` a list
+    of integers, ``dtype`` a name, an integer where the default is an integer (``m`` may also
+    be empty), a number where it is a float and for arange's start, stop and step. A file edited by hand or damaged gets a message
+    that names the parameter, never a Python error from deep inside numpy."""
+    if key == "shape":
+        ok = isinstance(value, (list, tuple)) and all(_is_int(d) for d in value)
+        wanted = "a list of integers"
+    elif key == "dtype":
+        ok, wanted = isinstance(value, str), "a dtype name"
+    elif default is None or key == "m":
+        ok, wanted = value is None or _is_int(value), "an integer or empty"
+    elif _is_int(default) and generator != "arange":  # arange(0, 1, 0.25) is a float range
+        ok, wanted = _is_int(value), "an integer"
+    else:
+        ok = _is_int(value) or (isinstance(value, (float, np.floating)) and not isinstance(value, bool))
+        wanted = "a number"
+    if not ok:
+        raise SourceError(f"{generator}: parameter {key!r} must be {wanted}, not {value!r}")
 
 
 def _shape(value: Any) -> tuple[int, ...]:

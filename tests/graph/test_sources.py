@@ -144,3 +144,46 @@ def test_random_generators_drawn_in_chunks_equal_one_draw(monkeypatch, name, par
         want = method(params[args[0]], params[args[1]], shape).astype(np_dtype)
     assert got.dtype == want.dtype and got.shape == shape
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("generator, params, message", [
+    ("arange", {"stop": "banana"}, "arange: parameter 'stop' must be a number, not 'banana'"),
+    ("arange", {"step": None}, "arange: parameter 'step' must be a number, not None"),
+    ("zeros", {"shape": "abc"}, "zeros: parameter 'shape' must be a list of integers, not 'abc'"),
+    ("zeros", {"shape": [2, 2.7]}, "zeros: parameter 'shape' must be a list of integers, not [2, 2.7]"),
+    ("zeros", {"dtype": 5}, "zeros: parameter 'dtype' must be a dtype name, not 5"),
+    ("full", {"value": "banana"}, "full: parameter 'value' must be a number, not 'banana'"),
+    ("eye", {"n": "3"}, "eye: parameter 'n' must be an integer, not '3'"),
+    ("eye", {"m": 2.5}, "eye: parameter 'm' must be an integer or empty, not 2.5"),
+    ("uniform", {"low": [1]}, "uniform: parameter 'low' must be a number, not [1]"),
+    ("integers", {"high": True}, "integers: parameter 'high' must be an integer, not True"),
+    ("permutation", {"seed": "s"}, "permutation: parameter 'seed' must be an integer, not 's'"),
+])
+def test_a_parameter_of_the_wrong_type_is_named(generator, params, message):
+    with pytest.raises(SourceError) as info:
+        generate(generator, params)
+    assert str(info.value) == message
+
+
+def test_a_damaged_parameter_in_a_file_names_the_node_and_the_parameter(tmp_path):
+    import json
+
+    from nodeeditor.graph.fileformat import GraphFileError, load_graph
+
+    path = tmp_path / "bad.ifg.json"
+    path.write_text(json.dumps({
+        "format": "indexflow-graph", "version": 1, "settings": {"name": "g", "opset": 18},
+        "nodes": [{"id": "arange1", "kind": "generator", "name": "arange1", "position": [0, 0],
+                   "generator": "arange", "params": {"stop": "banana"}}],
+        "edges": []}))
+    with pytest.raises(GraphFileError) as info:
+        load_graph(path)
+    assert str(info.value).endswith("node 'arange1': arange: parameter 'stop' must be a number, not 'banana'")
+
+
+@pytest.mark.parametrize("generator, params", [
+    ("arange", {"start": 1, "stop": 2, "step": 0.25}), ("eye", {"m": None}), ("eye", {"m": 2}),
+    ("uniform", {"low": -1, "high": 2.5}), ("full", {"value": 3}), ("zeros", {"shape": (2, np.int64(3))}),
+])
+def test_parameters_of_the_right_type_are_accepted(generator, params):
+    generate(generator, params)
