@@ -1,6 +1,7 @@
 """The canvas view: wheel zoom around the cursor, pan with the middle button or Space+drag,
 a light grid, rubber-band selection, F frames everything (or the selection; never below
-READABLE_ZOOM: a graph too big for it is shown from its top-left), Tab asks for
+READABLE_ZOOM: a graph too big for it is shown from its top-left, and a hint over the
+canvas says how many nodes are out of view and that Ctrl+0 shows them), Tab asks for
 the quick-add box, Esc cancels a wire being drawn, and palette blocks can be dropped on it.
 
 Keyboard: the arrow keys move the selected nodes (:data:`NUDGE_STEP`, with Shift
@@ -59,6 +60,13 @@ class GraphView(QtWidgets.QGraphicsView):
         self._nudge_clock = QtCore.QElapsedTimer()
         self._nudge_burst = 0
         self._nudge_nodes: list[str] = []
+        # shown after framing a graph too big to fit readably: what is out of view, and how to see it
+        self.overflow_hint = QtWidgets.QLabel(self.viewport())
+        self.overflow_hint.setObjectName("overflowHint")
+        self.overflow_hint.setStyleSheet("#overflowHint { background: rgba(29, 35, 48, 215); color: #ffffff;"
+                                         " border-radius: 5px; padding: 5px 9px; }")
+        self.overflow_hint.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.overflow_hint.hide()
         self.select_next_action = self._key_action("Select &Next Node", lambda: self.select_next(1),
                                                    ("Ctrl+Tab", "]"))
         self.select_previous_action = self._key_action("Select &Previous Node", lambda: self.select_next(-1),
@@ -109,6 +117,7 @@ class GraphView(QtWidgets.QGraphicsView):
         if not steps:
             return
         factor = 1.15 ** steps
+        self.hide_overflow_hint()
         new = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom * factor))
         factor = new / self.zoom
         # keep the scene point under the cursor fixed
@@ -149,10 +158,51 @@ class GraphView(QtWidgets.QGraphicsView):
         self.scale(s, s)
         if s > READABLE_ZOOM or not readable:
             self.centerOn(rect.center())
+            self.show_overflow_hint(set(ids) if ids else None)
             return
         x = rect.left() + view.width() / s / 2
         y = rect.top() + view.height() / s / 2
         self.centerOn(QtCore.QPointF(x, y))
+        self.show_overflow_hint(set(ids) if ids else None)
+
+    def show_overflow_hint(self, node_ids=None) -> None:
+        """After framing: when some of the framed nodes (all when ``node_ids`` is None) are
+        not wholly in view, say how many and that Ctrl+0 (View > Frame All) shows them all;
+        else hide the hint. It goes as soon as the view is panned or zoomed."""
+        scene = self.scene()
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        items = [i for i in scene.node_items() if node_ids is None or i.node_id in node_ids]
+        hidden = sum(not visible.contains(i.mapRectToScene(i.shape().boundingRect())) for i in items)
+        if not hidden:
+            self.hide_overflow_hint()
+            return
+        self.overflow_hint.setText(f"{hidden} of {len(items)} nodes are outside the view: "
+                                   "Ctrl+0 (View > Frame All) shows them all, Space+drag pans")
+        self.overflow_hint.adjustSize()
+        self._place_overflow_hint()
+        self.overflow_hint.show()
+        self.overflow_hint.raise_()
+
+    def hide_overflow_hint(self) -> None:
+        hint = getattr(self, "overflow_hint", None)   # None while __init__ sets the scene rect
+        if hint is not None:
+            hint.hide()
+
+    def _place_overflow_hint(self) -> None:
+        hint, area = self.overflow_hint, self.viewport().rect()
+        hint.setMaximumWidth(max(120, area.width() - 20))
+        hint.adjustSize()
+        hint.move(10, max(0, area.height() - hint.height() - 10))
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if getattr(self, "overflow_hint", None) is not None and self.overflow_hint.isVisible():
+            self._place_overflow_hint()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        if dx or dy:
+            self.hide_overflow_hint()   # panned: the hint described the framing, not this
 
     # ------------------------------------------------------------------ panning
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
