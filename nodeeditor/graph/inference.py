@@ -49,7 +49,7 @@ class NodeInfo:
         return next(iter(self.outputs.values()), None)
 
 
-def _not_connected(node: N.Node, ports: list[str]) -> str:
+def not_connected_text(node: N.Node, ports: list[str]) -> str:
     """``input 'data' is not connected`` / ``inputs 'data', 'indices' and 'updates' are not connected``."""
     if node.kind == N.OUTPUT:
         return f"output {node.name!r} is not connected"
@@ -97,7 +97,7 @@ def infer_node(graph: "Graph", node: N.Node, infos: Mapping[str, NodeInfo]) -> N
     missing = [port for port in node.input_ports()
                if graph.edge_into(node.id, port) is None and port not in node.optional_inputs()]
     if missing:
-        return NodeInfo(error=_not_connected(node, missing), incomplete=True)
+        return NodeInfo(error=not_connected_text(node, missing), incomplete=True)
     input_types: list[TensorType | None] = []
     for port in node.input_ports():
         edge = graph.edge_into(node.id, port)

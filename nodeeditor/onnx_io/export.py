@@ -36,6 +36,7 @@ from onnx import helper, numpy_helper
 import ops
 from nodeeditor.graph import Graph, nodes as N
 from nodeeditor.graph.engine import Engine
+from nodeeditor.graph.inference import not_connected_text
 from nodeeditor.graph.fileformat import write_atomically
 
 from .errors import ExportError
@@ -192,7 +193,7 @@ def _why_untyped(graph: Graph, node: N.OperatorNode, types: Mapping) -> str:
     unconnected = [p for p in node.input_ports()
                    if p not in node.optional_inputs() and graph.edge_into(node.id, p) is None]
     if unconnected:
-        return f"{node.label}: input {', '.join(unconnected)} is not connected"
+        return f"{node.label}: {not_connected_text(node, unconnected)}"
     waiting = [graph.node(e.src).label for e in (graph.edge_into(node.id, p) for p in node.input_ports())
                if e is not None and (e.src, e.src_port) not in types]
     return f"{node.label}: depends on {', '.join(waiting)}, which cannot be exported"

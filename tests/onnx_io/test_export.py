@@ -250,3 +250,22 @@ def test_save_model_gives_the_usual_permissions(tmp_path):
     os.chmod(target, 0o640)
     save_model(_gather_graph(), target)
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+
+
+def test_unconnected_inputs_are_named_as_everywhere_else():
+    """Export words a missing wire as the node's own problem line does."""
+    import numpy as np
+
+    from nodeeditor.graph import Graph
+    from nodeeditor.onnx_io import ExportError, export_model
+
+    g = Graph(name="half wired")
+    g.add_literal(np.arange(4, dtype=np.float32), name="data", node_id="d", position=(0, 0))
+    g.add_operator("ScatterElements", {}, node_id="s", name="scatter", position=(200, 0))
+    g.add_output("out", node_id="o", position=(400, 0))
+    g.connect("d", "output", "s", "data")
+    g.connect("s", "output", "o", "value")
+    with pytest.raises(ExportError) as info:
+        export_model(g)
+    assert "scatter [s]: inputs 'indices' and 'updates' are not connected" in str(info.value)
+    assert g.info("s").error == "inputs 'indices' and 'updates' are not connected"
