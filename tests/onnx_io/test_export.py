@@ -268,4 +268,4 @@ def test_unconnected_inputs_are_named_as_everywhere_else():
     with pytest.raises(ExportError) as info:
         export_model(g)
     assert "scatter [s]: inputs 'indices' and 'updates' are not connected" in str(info.value)
-    assert g.info("s").error == "inputs 'indices' and 'updates' are not connected"
+    assert g.node_info("s").error == "inputs 'indices' and 'updates' are not connected"
