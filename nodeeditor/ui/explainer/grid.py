@@ -13,6 +13,7 @@ ROLE_COLOURS = {
     "target": ("#ffd6b8", "#d4650f"),   # the cell written (scatter) or the output element (gather)
     "also": ("#f1e6ff", "#9a6dd7"),     # other elements touching the same cell
 }
+TITLE_LINE = 16  # px between the title's lines
 MAX_CELLS = 16  # per side; larger tensors are not drawn (the text still explains every step)
 
 
@@ -23,6 +24,8 @@ class TensorGrid(QtWidgets.QWidget):
     def __init__(self, title: str = "", parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title
+        self.shown_title = title   # the title lines as last drawn, joined by a newline
+        self._base_title = title   # the title without the note
         self.name = title
         self.note = ""
         self.full: np.ndarray | None = None   # the whole tensor; ``array`` is the 2-D part drawn
@@ -49,11 +52,49 @@ class TensorGrid(QtWidgets.QWidget):
             self.title = f"{self.name}[{', '.join(map(str, prefix))}, :, :]"
         else:
             self.array, self.title = a, self.name
+        self._base_title = self.title
         if self.note:
             self.title += f" {self.note}"
-        self.setMinimumHeight(self.sizeHint().height())
+        self._fit_height()
         self.updateGeometry()
         self.update()
+
+    def title_lines(self, width: int | None = None) -> list[str]:
+        """The title as drawn at ``width`` (default: the current width): one line when it
+        fits; else the note ("after step 3") goes to a second line; a line still too wide is
+        elided (the tooltip then holds the whole title)."""
+        width = self.width() if width is None else width
+        metrics = QtGui.QFontMetrics(self._title_font())
+        room = max(0, width - 10)
+        if metrics.horizontalAdvance(self.title) <= room or not self.note:
+            lines = [self.title]
+        else:
+            lines = [self._base_title, self.note]
+        return [metrics.elidedText(line, QtCore.Qt.TextElideMode.ElideRight, room) for line in lines]
+
+    def _title_font(self) -> QtGui.QFont:
+        font = QtGui.QFont(self.font())
+        font.setBold(True)
+        return font
+
+    def _top(self, width: int | None = None) -> float:
+        """Where the cells start: under the title's lines."""
+        return 24.0 + TITLE_LINE * (len(self.title_lines(width)) - 1)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        rows, _ = self._grid()
+        return int(self._top(width)) + 4 + rows * 24
+
+    def _fit_height(self) -> None:
+        self.setMinimumHeight(self.heightForWidth(self.width()))
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_height()
 
     def set_highlights(self, highlights: dict[tuple, str]) -> None:
         """Highlight positions of the full tensor; an N-D tensor shows the slice holding the
@@ -82,7 +123,7 @@ class TensorGrid(QtWidgets.QWidget):
         r, c = (0, 0) if not pos else ((0, pos[0]) if len(pos) == 1 else pos)
         w = max(24.0, min(58.0, (self.width() - 12) / max(cols, 1)))
         h = 22.0
-        return QtCore.QRectF(6 + c * w, 24 + r * h, w, h)
+        return QtCore.QRectF(6 + c * w, self._top() + r * h, w, h)
 
     def paintEvent(self, event: QtGui.QPaintEvent) -> None:  # noqa: N802 - Qt override
         p = QtGui.QPainter(self)
@@ -91,14 +132,22 @@ class TensorGrid(QtWidgets.QWidget):
         font = p.font()
         font.setBold(True)
         p.setFont(font)
-        p.drawText(QtCore.QPointF(6, 16), self.title)
+        # a title wider than the grid ("output[0, 0, :, :] after step 1" in a narrow dock)
+        # wraps its note to a second line, and is elided if still too wide
+        lines = self.title_lines()
+        self.shown_title = "\n".join(lines)
+        elided = any(line.endswith("…") and not full.endswith("…")
+                     for line, full in zip(lines, [self.title] if len(lines) == 1 else [self._base_title, self.note]))
+        self.setToolTip(self.title if elided else "")
+        for i, line in enumerate(lines):
+            p.drawText(QtCore.QPointF(6, 16 + TITLE_LINE * i), line)
         font.setBold(False)
         p.setFont(font)
         a = self.array
         if not self.drawable(a):
             if a is not None:
                 p.setPen(QtGui.QColor("#7a8090"))
-                p.drawText(QtCore.QPointF(6, 38), f"{a.dtype}{list(a.shape)}: too large to draw")
+                p.drawText(QtCore.QPointF(6, self._top() + 14), f"{a.dtype}{list(a.shape)}: too large to draw")
             p.end()
             return
         for pos in np.ndindex(a.shape):

@@ -234,6 +234,10 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         label = QtWidgets.QLabel()
         label.setTextFormat(QtCore.Qt.TextFormat.RichText)
         label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        # a long type and source name ("float32[2, 1, 5, 3] (past cache [B, H, S, D])") wraps
+        # within the dock instead of widening the page past it (a sideways scroll bar)
+        label.setWordWrap(True)
+        label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Maximum)
         g = self.graph
 
         def refresh() -> None:

@@ -1,0 +1,98 @@
+"""The side panels fit their docks: the Properties panel never needs a sideways scroll bar
+at the dock's default width (walkthrough shots 47, 48), and the Explainer's grid titles wrap
+or elide instead of being cut off (1280x720)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
+
+from nodeeditor.graph import default_example, load_example
+
+from .helpers import LEFT, NOMOD
+
+SHOTS = Path("/tmp/panelfix")
+
+
+def _click_node(window, node_id: str) -> None:
+    rect = window.scene.node_item(node_id).sceneBoundingRect()
+    window.view.centerOn(rect.center())
+    point = window.view.mapFromScene(QtCore.QPointF(rect.left() + 30, rect.top() + 8))
+    QTest.mouseClick(window.view.viewport(), LEFT, NOMOD, point)
+
+
+def _settle(window, qtbot) -> None:
+    window.runner.wait()
+    qtbot.wait(30)
+
+
+def _fits(window) -> str:
+    """'' when the properties page fits its scroll area; else what sticks out."""
+    scroll = window.properties._scroll
+    page = scroll.widget()
+    bar = scroll.horizontalScrollBar()
+    if bar.isVisible() or bar.maximum() > 0 or page.width() > scroll.viewport().width():
+        wide = sorted(((c.minimumSizeHint().width(), type(c).__name__) for c in page.findChildren(QtWidgets.QWidget)
+                       if c.isVisible()), reverse=True)[:3]
+        return f"page {page.width()} > viewport {scroll.viewport().width()}; widest {wide}"
+    name = window.properties.widgets.get("name")
+    if name is not None and name.mapTo(page, name.rect().topRight()).x() > scroll.viewport().width():
+        return "the Name field is cut off"
+    return ""
+
+
+@pytest.mark.parametrize("size", [None, (1280, 720), (1920, 1080)])
+def test_properties_never_scroll_sideways_at_the_default_dock_width(window, qtbot, size):
+    w = window
+    if size is not None:
+        w.resize(*size)
+    qtbot.wait(30)
+    dock_width = w.properties_dock.width()
+    problems = []
+    for graph in (default_example(), load_example("kv_cache_write")):
+        w.set_document(graph, None)
+        _settle(w, qtbot)
+        w.view.resetTransform()
+        for node_id in w.graph.node_ids:
+            _click_node(w, node_id)
+            _settle(w, qtbot)
+            assert w.properties.node_id == node_id
+            problem = _fits(w)
+            if problem:
+                problems.append(f"{graph.name} / {w.graph.node(node_id).name}: {problem}")
+            if node_id == "tensor_scatter":
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                tag = "default" if size is None else f"{size[0]}x{size[1]}"
+                w.grab().save(str(SHOTS / f"03_properties_tensorscatter_{tag}.png"))
+        assert w.properties_dock.width() == dock_width      # the dock was not widened to fit
+    assert not problems, "\n".join(problems)
+
+
+def test_explainer_grid_titles_wrap_or_elide_at_1280x720(window, qtbot):
+    w = window
+    w.resize(1280, 720)
+    w.set_document(load_example("kv_cache_write"), None)
+    _settle(w, qtbot)
+    w.view.resetTransform()
+    _click_node(w, "tensor_scatter")
+    qtbot.waitUntil(lambda: w.explainer.count > 0, timeout=3000)
+    qtbot.wait(50)
+    QTest.mouseClick(w.explainer.next_button, LEFT, NOMOD, w.explainer.next_button.rect().center())
+    qtbot.wait(50)
+    output = w.explainer.grid("output")
+    assert output.title == "output[0, 0, :, :] after step 2"
+    w.explainer.grab()        # paints the grids (the drawn lines are recorded)
+    metrics = QtGui.QFontMetrics(output._title_font())
+    lines = output.shown_title.split("\n")
+    for line in lines:
+        assert metrics.horizontalAdvance(line) <= output.width() - 8, (line, output.width())
+    # the whole title is there: on two lines, or elided with a tooltip that holds it
+    assert " ".join(lines) == output.title or output.toolTip() == output.title
+    # the cells sit under the title's lines, inside the widget
+    assert output.cell_rect((0, 0)).top() >= 8 + 16 * len(lines)
+    assert output.height() >= output.cell_rect((4, 2)).bottom()
+    assert output.geometry().right() <= w.explainer.width()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.grab().save(str(SHOTS / "03_explainer_1280x720.png"))
