@@ -102,3 +102,22 @@ def test_the_kv_cache_example_reads_minus_one_at_085(window, qtbot):
     assert item._preview_labels is not None       # the numbers are drawn as text at paint time
     texts = [t for _rect, t, _colour in item._preview_labels.cells]
     assert texts[:3] == ["-1", "-2", "-3"]
+
+
+def test_a_short_vector_previews_as_one_row_of_values(qapp):
+    from nodeeditor.ui.canvas.preview import preview
+
+    image, text = preview(np.array([3, -1], np.int64), 212, 36)
+    assert [value for _rect, value, _colour in text.cells] == ["3", "-1"]
+    left, right = image.pixelColor(50, 18), image.pixelColor(160, 18)
+    assert left != right                        # two cells coloured by value (a heat strip)
+    assert image.pixelColor(50, 2) == left      # each filling its cell's height, unlike a bar
+
+
+def test_a_long_vector_previews_as_bars_without_values(qapp):
+    from nodeeditor.ui.canvas.preview import preview
+
+    values = np.arange(100, dtype=np.float32)
+    image, text = preview(values, 212, 36)
+    assert text is None
+    assert image.pixelColor(1, 1) != image.pixelColor(210, 1)   # tall bar on the right only

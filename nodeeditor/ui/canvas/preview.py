@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from nodeeditor.ui.viewer.slicing import COMPLEX, dtype_kind, format_short, format_value, is_drawable
-from nodeeditor.ui.viewer.thumbnail import MIN_TEXT_CELL, thumbnail_rgba, to_qimage
+from nodeeditor.ui.viewer.slicing import format_value, is_drawable
+from nodeeditor.ui.viewer.thumbnail import thumbnail_rgba, to_qimage, value_cells, value_plane
 
 #: Text drawn smaller than this (screen pixels) is left out: below it digits and signs
 #: cannot be told apart, and a value that reads wrong is worse than none.
@@ -29,8 +29,9 @@ class PreviewText:
 
 def preview(array: np.ndarray | None, width: int, height: int) -> tuple[QtGui.QImage, PreviewText | None]:
     """The colour image of ``array`` (``width x height``, no text) and the text to draw over
-    it, by the same rules as ``viewer.thumbnail``: a 2-D (or first 2-D slice) tensor gets its
-    values when every cell has room for its value; a scalar its value; strings "abc"."""
+    it, by the same rules as ``viewer.thumbnail``: a 2-D (or first 2-D slice) tensor, or a
+    short 1-D one, gets its values when every cell has room for its value; a scalar its value;
+    strings "abc"."""
     rgba = thumbnail_rgba(array, width, height)
     image = to_qimage(rgba)
     text = None
@@ -42,36 +43,9 @@ def preview(array: np.ndarray | None, width: int, height: int) -> tuple[QtGui.QI
         size = max(8, min(height // 2, 14))
         rect = QtCore.QRectF(0, 0, width, height)
         return image, PreviewText(size, ((rect, text[:12], QtGui.QColor(230, 230, 230)),))
-    if array is not None and array.ndim >= 2 and is_drawable(array.dtype) and array.size:
-        return image, _cell_values(rgba, array[(0,) * (array.ndim - 2)])
-    return image, None
-
-
-def _cell_values(rgba: np.ndarray, plane: np.ndarray) -> PreviewText | None:
-    rows, cols = plane.shape
-    height, width = rgba.shape[:2]
-    if rows == 0 or cols == 0 or cols > width or rows > height:
-        return None
-    cell_w, cell_h = width / cols, height / rows
-    kind = dtype_kind(plane.dtype)
-    if kind == COMPLEX or cell_w < MIN_TEXT_CELL[0] or cell_h < MIN_TEXT_CELL[1]:
-        return None
-    texts = [[format_short(plane[r, c], kind) for c in range(cols)] for r in range(rows)]
-    size = int(max(8, min(13, cell_h * 0.7)))
-    font = QtGui.QFont()
-    font.setPixelSize(size)
-    metrics = QtGui.QFontMetrics(font)
-    if max(metrics.horizontalAdvance(t) for row in texts for t in row) > cell_w - 2:
-        return None   # some value would not fit: colours only, as for large tensors
-    cells = []
-    for r in range(rows):
-        for c in range(cols):
-            rect = QtCore.QRectF(c * cell_w, r * cell_h, cell_w, cell_h)
-            red, green, blue = (int(v) for v in rgba[min(height - 1, int(rect.center().y())),
-                                                    min(width - 1, int(rect.center().x())), :3])
-            light = 0.299 * red + 0.587 * green + 0.114 * blue > 140
-            cells.append((rect, texts[r][c], QtGui.QColor(0, 0, 0) if light else QtGui.QColor(255, 255, 255)))
-    return PreviewText(size, tuple(cells))
+    plane = value_plane(array, width, height)
+    cells = value_cells(rgba, plane) if plane is not None else None
+    return image, (PreviewText(cells[0], tuple(cells[1])) if cells is not None else None)
 
 
 def draw_text(painter: QtGui.QPainter, target: QtCore.QRectF, image_size: QtCore.QSize,

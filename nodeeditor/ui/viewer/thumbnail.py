@@ -6,7 +6,9 @@ viewer's colours and returns a ``QImage`` (Format_RGBA8888) of exactly that size
 
 - 2-D: heat map (viridis, NaN magenta, bool in the two bool colours, complex: magnitude);
 - N-D: the first 2-D slice over the last two axes (index 0 on the others);
-- 1-D: bars from zero (or from the minimum when all values are positive/negative);
+- 1-D: one row of cells with their values when every value gets a cell of
+  ``MIN_TEXT_CELL`` (a short index vector reads like the viewer's table), else bars from
+  zero (or from the minimum when all values are positive/negative);
 - 0-D, strings, empty, None: a flat tile (strings and scalars get a short text).
 """
 from __future__ import annotations
@@ -39,7 +41,8 @@ def thumbnail_rgba(array: np.ndarray | None, width: int, height: int) -> np.ndar
     if array is None or array.size == 0 or array.ndim == 0 or not is_drawable(array.dtype):
         return out
     kind = dtype_kind(array.dtype)
-    if array.ndim == 1:
+    plane = value_plane(array, width, height)
+    if plane is None:  # 1-D, too long for a cell per value
         n = array.shape[0]
         cols = _sample_indices(n, width) if n >= width else None
         if cols is None:  # fewer elements than pixels: each element gets a band of columns
@@ -67,7 +70,6 @@ def thumbnail_rgba(array: np.ndarray | None, width: int, height: int) -> np.ndar
             y0, y1 = sorted((top, base))
             out[y0 : y1 + 1, x] = bar_rgba
         return out
-    plane = array[(0,) * (array.ndim - 2)]
     rows = _sample_indices(plane.shape[0], height)
     cols = _sample_indices(plane.shape[1], width)
     values = _as_float(plane[np.ix_(rows, cols)])
@@ -95,8 +97,17 @@ def thumbnail(array: np.ndarray | None, width: int = 64, height: int = 48) -> Qt
         text = format_value(array[()])
     elif array is not None and array.size and not is_drawable(array.dtype):
         text = "abc"
-    if text is None and array is not None and array.ndim >= 2 and is_drawable(array.dtype) and array.size:
-        _draw_values(image, array[(0,) * (array.ndim - 2)])
+    plane = value_plane(array, width, height) if text is None and array is not None else None
+    cells = value_cells(thumbnail_rgba(array, width, height), plane) if plane is not None else None
+    if cells is not None:
+        painter = QtGui.QPainter(image)
+        font = painter.font()
+        font.setPixelSize(cells[0])
+        painter.setFont(font)
+        for rect, value, colour in cells[1]:
+            painter.setPen(colour)
+            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, value)
+        painter.end()
     if text:
         painter = QtGui.QPainter(image)
         painter.setPen(QtGui.QColor(230, 230, 230))
@@ -112,30 +123,44 @@ def thumbnail(array: np.ndarray | None, width: int = 64, height: int = 48) -> Qt
 MIN_TEXT_CELL = (14, 11)
 
 
-def _draw_values(image: QtGui.QImage, plane: np.ndarray) -> None:
-    """Write each element's value in its cell when every cell has room for it (small tensors:
-    a teacher can read the indices on the canvas), black or white by the cell's brightness."""
+def value_plane(array: np.ndarray | None, width: int, height: int) -> np.ndarray | None:
+    """The 2-D plane a ``width x height`` thumbnail draws as cells: the first 2-D slice over
+    the last two axes of an N-D tensor, a 1-D tensor as one row when each of its values gets
+    at least a ``MIN_TEXT_CELL`` cell; None for the rest (long 1-D, 0-D, empty, strings)."""
+    if array is None or array.size == 0 or not is_drawable(array.dtype):
+        return None
+    if array.ndim >= 2:
+        return array[(0,) * (array.ndim - 2)]
+    if array.ndim == 1 and array.shape[0] * MIN_TEXT_CELL[0] <= width and MIN_TEXT_CELL[1] <= height:
+        return array.reshape(1, -1)
+    return None
+
+
+def value_cells(rgba: np.ndarray, plane: np.ndarray):
+    """``(pixel size, [(cell rect, text, colour), ...])`` for writing each element's value in
+    its cell of the thumbnail ``rgba`` (black or white by the cell's brightness), or None when
+    some cell has no room for its value (large tensors: colours only) or values are complex."""
     rows, cols = plane.shape
-    width, height = image.width(), image.height()
+    height, width = rgba.shape[:2]
     if rows == 0 or cols == 0 or cols > width or rows > height:
-        return
+        return None
     cell_w, cell_h = width / cols, height / rows
     kind = dtype_kind(plane.dtype)
     if kind == COMPLEX or cell_w < MIN_TEXT_CELL[0] or cell_h < MIN_TEXT_CELL[1]:
-        return
+        return None
     texts = [[format_short(plane[r, c], kind) for c in range(cols)] for r in range(rows)]
+    size = int(max(8, min(13, cell_h * 0.7)))
     font = QtGui.QFont()
-    font.setPixelSize(int(max(8, min(13, cell_h * 0.7))))
+    font.setPixelSize(size)
     metrics = QtGui.QFontMetrics(font)
     if max(metrics.horizontalAdvance(t) for row in texts for t in row) > cell_w - 2:
-        return  # some value would not fit: colours only, as for large tensors
-    painter = QtGui.QPainter(image)
-    painter.setFont(font)
+        return None
+    cells = []
     for r in range(rows):
         for c in range(cols):
             rect = QtCore.QRectF(c * cell_w, r * cell_h, cell_w, cell_h)
-            centre = image.pixelColor(int(rect.center().x()), int(rect.center().y()))
-            light = 0.299 * centre.red() + 0.587 * centre.green() + 0.114 * centre.blue() > 140
-            painter.setPen(QtGui.QColor(0, 0, 0) if light else QtGui.QColor(255, 255, 255))
-            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, texts[r][c])
-    painter.end()
+            red, green, blue = (int(v) for v in rgba[min(height - 1, int(rect.center().y())),
+                                                    min(width - 1, int(rect.center().x())), :3])
+            light = 0.299 * red + 0.587 * green + 0.114 * blue > 140
+            cells.append((rect, texts[r][c], QtGui.QColor(0, 0, 0) if light else QtGui.QColor(255, 255, 255)))
+    return size, cells
