@@ -1,8 +1,10 @@
-"""Help > Keyboard Shortcuts: every menu action that has a shortcut, and the canvas gestures,
+"""Help > Keyboard Shortcuts: every menu action that has a shortcut, the canvas keys and gestures,
 in one table built from the window's own actions (so it cannot fall out of date)."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
+
+from .canvas.view import KEYBOARD_HELP
 
 #: What the canvas does without a menu action.
 CANVAS_GESTURES = (
@@ -18,7 +20,7 @@ CANVAS_GESTURES = (
 
 def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
     """(keys, what) for each menu action of ``window`` with a shortcut, in menu order, then
-    the canvas gestures."""
+    the canvas's own keys and its mouse gestures."""
     rows: list[tuple[str, str]] = []
     seen: set[int] = set()
     # the undo stack's actions are named after the next command ("Undo Delete 1 Node")
@@ -45,7 +47,7 @@ def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
     for action in window.menuBar().actions():
         if action.menu() is not None:
             walk(action.menu())
-    return rows + list(CANVAS_GESTURES)
+    return rows + list(KEYBOARD_HELP) + list(CANVAS_GESTURES)
 
 
 class ShortcutsDialog(QtWidgets.QDialog):
