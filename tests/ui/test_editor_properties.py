@@ -262,3 +262,20 @@ def test_the_panel_heading_stays_put_between_the_graph_and_a_node(small, qtbot):
     qtbot.wait(20)
     assert heading_top() == graph_top
     assert graph_height <= w.properties.title.sizeHint().height() + 2
+
+
+def test_arange_takes_fractional_steps_and_keeps_whole_numbers_whole(small):
+    w = small
+    nid = w.add_block("gen:arange", QtCore.QPointF(300, 400))
+    step, stop = w.properties.widgets["param:step"], w.properties.widgets["param:stop"]
+    assert (step.text(), stop.text()) == ("1", "6")           # whole numbers read as such
+    w.properties.widgets["param:dtype"].setCurrentText("float32")
+    step, stop = w.properties.widgets["param:step"], w.properties.widgets["param:stop"]
+    _type_in(step, "0.25")
+    _type_in(stop, "2")
+    params = w.graph.node(nid).params
+    assert params["step"] == 0.25                              # not truncated by an integer box
+    assert params["stop"] == 2 and isinstance(params["stop"], int)
+    w.runner.wait()
+    np.testing.assert_array_equal(w.runner.value(nid), np.array([0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75], np.float32))
+    assert w.properties.widgets["param:step"].text() == "0.25"

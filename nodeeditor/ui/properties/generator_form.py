@@ -22,6 +22,13 @@ PARAM_HINTS = {
 }
 
 
+class _CompactDoubleSpinBox(QtWidgets.QDoubleSpinBox):
+    """A number field that shows ``6`` and ``0.25``, not ``6.000000`` and ``0.250000``."""
+
+    def textFromValue(self, value: float) -> str:
+        return f"{value:.{self.decimals()}f}".rstrip("0").rstrip(".")
+
+
 class GeneratorForm:
     """Mixin of :class:`PropertyPanel` (uses its ``graph``, ``node_id``, ``push``, ``status``,
     ``widgets``, ``_form``, ``_add``)."""
@@ -103,6 +110,18 @@ class GeneratorForm:
                 w.setValue(int(self._param("seed")))
                 w.blockSignals(False)
             self.widgets["param:seed:box"] = box
+        elif self.graph.node(self.node_id).generator == "arange":
+            # integers or fractions (arange(0, 1, 0.25)); whole numbers are stored as integers
+            widget = _CompactDoubleSpinBox()
+            widget.setRange(-1e12, 1e12)
+            widget.setDecimals(6)
+            widget.setKeyboardTracking(False)
+            widget.valueChanged.connect(lambda v, k=key: self._set_param(k, int(v) if float(v).is_integer() else float(v)))
+
+            def refresh(w=widget, k=key) -> None:
+                w.blockSignals(True)
+                w.setValue(float(self._param(k)))
+                w.blockSignals(False)
         elif isinstance(default, int) and not isinstance(default, bool):
             widget = QtWidgets.QSpinBox()
             widget.setRange(-(2 ** 31), 2 ** 31 - 1)
