@@ -25,8 +25,8 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
   (respectively single elements). Pure copies, so rows move as unsigned words (bit-identical
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
-  rows split across threads; outputs of ``STREAM_MIN_BYTES`` or more are written with
-  non-temporal stores (:mod:`ops.accel_stores`).
+  rows split across threads; with ``INDEXFLOW_STREAM_STORES=1``, outputs of
+  ``STREAM_MIN_BYTES`` or more are written with non-temporal stores (:mod:`ops.accel_stores`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
 * ScatterElements add/mul/max/min (:func:`scatter_elements_fold`) and ScatterND
@@ -69,11 +69,13 @@ OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
 FOLD_DTYPES = frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
 _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-#: Gather outputs at least this large are written with non-temporal stores
-#: (:mod:`ops.accel_stores`): twice a core's L2 here, so most of such an output would be
-#: evicted before anyone reads it. Measured: Gather axis 0 (256 MB out) 20.5 -> 17.7 ms,
-#: GatherElements (16 MB) 3.06 -> 2.66 ms in the benchmark.
-STREAM_MIN_BYTES = 8 << 20
+#: With ``INDEXFLOW_STREAM_STORES=1``, gather outputs at least this large are written with
+#: non-temporal stores (:mod:`ops.accel_stores`), so that an output too large for the cache
+#: does not evict the table being read. Off by default because the gain depends on the
+#: machine: where they were written, Gather axis 0 (256 MB out) went 20.5 -> 17.7 ms and
+#: GatherElements (16 MB) 3.06 -> 2.66 ms; on the 2-core AMD EPYC test machine of 2026-12-01,
+#: Gather axis 0 went 19-22 -> 34-46 ms (min of 15 runs). Off, the threshold is never met.
+STREAM_MIN_BYTES = 8 << 20 if os.environ.get("INDEXFLOW_STREAM_STORES", "0") == "1" else 1 << 62
 #: Index dtypes the checking kernels read directly (others are normalised by numpy first).
 INDEX_DTYPES = frozenset({np.dtype(np.int32), np.dtype(np.int64)})
 #: ScatterElements on an axis other than the last: columns per band (targets of a band stay in cache).
