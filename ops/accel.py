@@ -29,6 +29,8 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
   ``STREAM_MIN_BYTES`` or more are written with non-temporal stores (:mod:`ops.accel_stores`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
+* ScatterElements with reduction none (:func:`scatter_elements_assign`): the fold kernel
+  assigning, elements moved as unsigned words, threads split as for the folds.
 * ScatterElements add/mul/max/min (:func:`scatter_elements_fold`) and ScatterND
   add/mul/max/min (:func:`scatter_rows_fold`) for int8..int64, uint8..uint64, float32,
   float64: the sequential fold ``out[t] = f(out[t], v)`` in row-major order of the updates,
@@ -65,6 +67,8 @@ from . import buffers, parallel
 
 #: Reduction codes passed to the kernels.
 OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
+#: Kernel code for reduction none (assign; the last write wins).
+ASSIGN = 4
 #: dtypes the fold kernels handle (bit-identical to ufunc.at); others stay on numpy.
 FOLD_DTYPES = frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
@@ -318,6 +322,22 @@ def supports_fold(dtype: np.dtype, reduction: str, size: int) -> bool:
     return reduction in OPS and np.dtype(dtype) in FOLD_DTYPES and size >= MIN_SIZE
 
 
+def supports_assign(dtype: np.dtype, size: int) -> bool:
+    """ScatterElements with reduction none can move ``dtype``'s elements as unsigned words."""
+    dtype = np.dtype(dtype)
+    return not dtype.hasobject and dtype.itemsize in _COPY_AS and size >= MIN_SIZE
+
+
+def scatter_elements_assign(out: np.ndarray, rows: np.ndarray, values: np.ndarray, axis_is_last: bool) -> None:
+    """ScatterElements with reduction none in place: ``out.flat[rows[p]] = values[p]`` in
+    row-major order of ``p`` (the last duplicate wins), as numpy's fancy assignment. Elements
+    move as unsigned words of their size (bit for bit); threads split as in
+    :func:`scatter_elements_fold`."""
+    word = _COPY_AS[out.dtype.itemsize]
+    values = np.ascontiguousarray(values, dtype=out.dtype)
+    _scatter_elements(out.view(word), rows, values.view(word), ASSIGN, axis_is_last)
+
+
 def scatter_elements_fold(out: np.ndarray, rows: np.ndarray, values: np.ndarray, reduction: str,
                           axis_is_last: bool) -> None:
     """ScatterElements reduction in place: ``out.flat[rows[p]] = f(out.flat[rows[p]], values[p])``
@@ -327,12 +347,14 @@ def scatter_elements_fold(out: np.ndarray, rows: np.ndarray, values: np.ndarray,
     Threads split the updates along a dimension other than the axis (dimension 0 when the axis
     is the last, else the last dimension in column bands), so no two threads write one cell.
     """
+    _scatter_elements(out, rows, np.ascontiguousarray(values, dtype=out.dtype), OPS[reduction], axis_is_last)
+
+
+def _scatter_elements(out: np.ndarray, rows: np.ndarray, values: np.ndarray, code: int, axis_is_last: bool) -> None:
     k = _load()["scatter_elements"]
     flat = out.reshape(-1)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    values = np.ascontiguousarray(values, dtype=out.dtype)
     shape = rows.shape
-    code = OPS[reduction]
     if rows.ndim < 2:  # one dimension: destinations anywhere, one thread
         r2, v2 = rows.reshape(1, -1), values.reshape(1, -1)
         k(flat, r2, v2, code, 0, 1, 0, r2.shape[1], max(1, r2.shape[1]))

@@ -171,10 +171,15 @@ def scatter_tuples(table, idx, limits, strides, vals):
 def scatter_elements(out, rows, vals, op, a0, a1, c0, c1, band):
     """Fold vals[a, c] into out[rows[a, c]] for a in a0..a1, c in c0..c1, in row-major order
     of (a, c) restricted to that block, column band by column band (``band`` columns at a
-    time; callers band only when a cell's updates all share one column, so order is kept)."""
+    time; callers band only when a cell's updates all share one column, so order is kept).
+    ``op`` 0..3 is add/mul/max/min; 4 assigns (reduction none: the last write wins)."""
     for cb in range(c0, c1, band):
         ce = min(c1, cb + band)
-        if op == 0:
+        if op == 4:
+            for a in range(a0, a1):
+                for c in range(cb, ce):
+                    out[rows[a, c]] = vals[a, c]
+        elif op == 0:
             for a in range(a0, a1):
                 for c in range(cb, ce):
                     k = rows[a, c]

@@ -223,6 +223,11 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
             else:
                 accel.scatter_rows_fold(table, imap.rows, values, reduction)
             return out  # compiled fold, bit-identical to ufunc.at (ops/accel.py)
+    if (reduction == "none" and block == 1 and op in ("ScatterElements", "Scatter")
+            and imap.rows.shape == values.shape and accel.supports_assign(data.dtype, updates.size)
+            and accel.enabled()):
+        accel.scatter_elements_assign(out, imap.rows, values, axis_is_last=not columns_stay)
+        return out  # compiled, threaded by destination, the same writes in the same order
     if block == 1 and columns_stay:
         flat = table.reshape(-1)
         rows = imap.rows.reshape(values.shape)

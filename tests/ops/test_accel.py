@@ -170,6 +170,29 @@ def test_scatter_elements_big_every_axis_threads(dtype, reduction, rank, threads
         assert_same_bits(fast, slow)
 
 
+@pytest.mark.parametrize("dtype", GATHER_DTYPES)
+def test_scatter_elements_none_bit_identical(dtype, monkeypatch):
+    """Reduction none through the assigning kernel: duplicates' last update wins, NaN payloads
+    and signed zeros arrive bit for bit, every element size."""
+    calls = count_calls(monkeypatch, "scatter_elements_assign")
+    rng = np.random.default_rng([16, GATHER_DTYPES.index(dtype)])
+    for trial in range(24):
+        data, idx, upd, axis = elementwise_case(rng, 1 + trial % 4, dtype)
+        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis))
+        assert_same_bits(fast, slow)
+    assert len(calls) == 24
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4])
+def test_scatter_elements_none_big_every_axis_threads_matches_reference(rank, threads):
+    rng = np.random.default_rng([17, rank])
+    for axis in range(-rank, rank):
+        data, idx, upd, _ = elementwise_case(rng, rank, "float32", big=True, axis=axis, payloads=False)
+        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis))
+        assert_same_bits(fast, slow)
+        np.testing.assert_array_equal(fast, reference.scatter_elements(data, idx, upd, axis))
+
+
 # ---------------------------------------------------------------- ScatterND
 
 
