@@ -196,6 +196,8 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
     this). Reductions fold updates into the existing value in row-major order, exactly as
     ``ufunc.at`` (unbuffered, sequential); max/min propagate NaN. Paths:
 
+    * with the accelerator: ScatterElements none and the add/mul/max/min folds, and ScatterND
+      folds, in compiled kernels (bit-identical; :mod:`ops.accel`);
     * block of 1 element (ScatterElements, element ScatterND): ``ufunc.at`` on the flat output;
     * blocks of ``fold.MIN_BLOCK`` or more of a real numeric dtype (bool, int, float incl.
       float16/bfloat16): :func:`ops.fold.fold_rows`, rounds of distinct rows (bit-identical to
