@@ -518,6 +518,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_selection_changed(self) -> None:
         ids = self.scene.selected_node_ids()
         only = ids[0] if len(ids) == 1 else None
+        self.properties.set_selection_count(len(ids))
         if only != self.properties.node_id:
             self.properties.show_node(only)
         if only is not None:

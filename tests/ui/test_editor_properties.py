@@ -279,3 +279,16 @@ def test_arange_takes_fractional_steps_and_keeps_whole_numbers_whole(small):
     w.runner.wait()
     np.testing.assert_array_equal(w.runner.value(nid), np.array([0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75], np.float32))
     assert w.properties.widgets["param:step"].text() == "0.25"
+
+
+def test_several_selected_nodes_are_counted_on_the_graph_page(small):
+    w = small
+    w.scene.select_nodes(["data", "idx"])
+    assert w.properties.node_id is None
+    assert "2 nodes selected" in w.properties.title.text()
+    w.scene.select_nodes(["data", "idx", "g"])
+    assert "3 nodes selected" in w.properties.title.text()
+    w.scene.clearSelection()
+    assert "nothing selected" in w.properties.title.text()
+    w.scene.select_nodes(["g"])
+    assert w.properties.node_id == "g"

@@ -81,11 +81,28 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self._scroll)
         self.title = QtWidgets.QLabel()
+        self._selection_count = 0
 
     # ------------------------------------------------------------------ public
     def set_graph(self, graph: Graph) -> None:
         self.graph = graph
         self.show_node(None)
+
+    def set_selection_count(self, count: int) -> None:
+        """How many nodes are selected: with several, the graph page says so (there is no one
+        node to edit) instead of "nothing selected"."""
+        self._selection_count = count
+        if self.node_id is None:
+            self.title.setText(self._heading_html("Graph", self._graph_subtitle()))
+
+    def _graph_subtitle(self) -> str:
+        if self._selection_count > 1:
+            return f"{self._selection_count} nodes selected (select one to edit it) — these are the document's settings"
+        return "nothing selected — these are the document's settings"
+
+    @staticmethod
+    def _heading_html(title: str, subtitle: str) -> str:
+        return f"<b style='font-size:12pt'>{title}</b><br><span style='color:#6a7285'>{subtitle}</span>"
 
     def show_node(self, node_id: str | None) -> None:
         self.node_id = node_id if node_id and self.graph is not None and self.graph.has_node(node_id) else None
@@ -163,7 +180,7 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
                 "input": "Graph input (its name is the model input's name)", "output": "Graph output"}[node.kind]
 
     def _heading(self, title: str, subtitle: str) -> None:
-        label = QtWidgets.QLabel(f"<b style='font-size:12pt'>{title}</b><br><span style='color:#6a7285'>{subtitle}</span>")
+        label = QtWidgets.QLabel(self._heading_html(title, subtitle))
         label.setWordWrap(True)
         # no taller than its text: a wrapping label may otherwise take a page's spare height
         label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
@@ -194,7 +211,7 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
     # ------------------------------------------------------------------ graph
     def _build_graph(self) -> None:
         g = self.graph
-        self._heading("Graph", "nothing selected — these are the document's settings")
+        self._heading("Graph", self._graph_subtitle())
         name = QtWidgets.QLineEdit()
         name.editingFinished.connect(lambda: name.text().strip() and name.text() != g.name and
                                      self.push(C.SettingCommand(g, "name", name.text().strip())))
