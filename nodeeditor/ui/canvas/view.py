@@ -360,3 +360,19 @@ class GraphView(QtWidgets.QGraphicsView):
         painter.drawLines(minor)
         painter.setPen(QtGui.QPen(style.GRID_MAJOR, 0))
         painter.drawLines(major)
+
+    #: What an empty canvas says (drawn in the middle of the view, at screen size).
+    EMPTY_HINT = "An empty graph.\nDrag a block from the palette, double-click one, or press Tab here\nand type its name (e.g. gather). File > Examples has worked examples."
+
+    def drawForeground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:  # noqa: N802 - Qt override
+        scene = self.scene()
+        if scene is None or getattr(scene, "node_items", None) is None or scene.node_items():
+            return
+        painter.save()
+        painter.resetTransform()   # viewport pixels: the hint does not zoom with the canvas
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        painter.setFont(font)
+        painter.setPen(style.GRID_MAJOR.darker(170))
+        painter.drawText(QtCore.QRectF(self.viewport().rect()), QtCore.Qt.AlignmentFlag.AlignCenter, self.EMPTY_HINT)
+        painter.restore()

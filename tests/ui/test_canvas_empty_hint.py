@@ -1,0 +1,27 @@
+"""An empty canvas says how to start; the hint goes as soon as there is a node."""
+from __future__ import annotations
+
+from PySide6 import QtCore
+
+from nodeeditor.ui.canvas import style
+
+
+def _dark_pixels_in_the_middle(view) -> int:
+    """Pixels in the middle band of the viewport darker than the grid's major lines (text)."""
+    image = view.viewport().grab().toImage()
+    grid = style.GRID_MAJOR.lightness()
+    h, w = image.height(), image.width()
+    return sum(1 for y in range(h // 2 - 40, h // 2 + 40, 2) for x in range(w // 4, 3 * w // 4, 2)
+               if image.pixelColor(x, y).lightness() < grid - 40)
+
+
+def test_an_empty_canvas_shows_how_to_start_and_a_node_removes_the_hint(window, qtbot):
+    w = window
+    w.new_action.trigger()
+    qtbot.wait(20)
+    assert not w.scene.node_items()
+    assert _dark_pixels_in_the_middle(w.view) > 50          # the hint's text
+    w.view.grab().save("/tmp/canvasfix/empty_hint.png")
+    w.add_block("op:Gather", w.view.mapToScene(QtCore.QPoint(10, 10)))
+    qtbot.wait(20)
+    assert _dark_pixels_in_the_middle(w.view) == 0           # a node far from the middle; no text
