@@ -14,6 +14,7 @@ import numpy as np
 import ops
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.sources import GENERATORS
 
 MIME_TYPE = "application/x-indexflow-block"
 CATEGORIES = ("Sources", "Gather", "Scatter", "Outputs")
@@ -39,9 +40,21 @@ def _op_block(op: str, category: str) -> Block:
     return Block(f"op:{op}", op, category, f"{schema.doc} ({since})", make)
 
 
+def next_seed(graph: Graph) -> int:
+    """The seed for a new random generator: one more than the largest seed in ``graph`` (0 in
+    a graph without one), so two random blocks added one after the other draw different
+    values (two equal tensors look like a wiring mistake) and the graph stays reproducible."""
+    seeds = [int(n.params.get("seed", 0)) for n in graph.nodes
+             if isinstance(n, N.GeneratorSource) and "seed" in GENERATORS.get(n.generator, {})]
+    return max(seeds) + 1 if seeds else 0
+
+
 def _generator_block(generator: str, title: str, description: str) -> Block:
     def make(graph: Graph, position: tuple[float, float]) -> N.Node:
-        return N.GeneratorSource(id=graph.new_id(generator), name="", position=position, generator=generator)
+        seeded = "seed" in GENERATORS[generator]
+        seed = next_seed(graph) if seeded else 0
+        return N.GeneratorSource(id=graph.new_id(generator), name="", position=position, generator=generator,
+                                 params={"seed": seed} if seed else {})
 
     return Block(f"gen:{generator}", title, "Sources", description, make)
 
