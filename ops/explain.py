@@ -4,7 +4,9 @@ The teaching view walks the elements of the output (gather ops) or of the update
 ops) in row-major order. Step ``k`` says which index decided it, which data cell it reads or
 writes, the value that moves, and, for scatters, what happens in that cell: the update wins or
 is overwritten by a later one (reduction none), or how the running value is folded (add, mul,
-max, min). Everything comes from :func:`ops.index_map`, the same map the kernels apply, so an
+max, min). A negative index says where it lands ("indices[1, 0] = -1, from the end: 5 - 1 = 4");
+a circular TensorScatter writes its position as "(3 + 1) mod 4 = 0" (4: max_sequence_length).
+Everything comes from :func:`ops.index_map`, the same map the kernels apply, so an
 explanation cannot drift from the semantics.
 
 Cost: building an :class:`Explanation` builds the index map once; each :meth:`Explanation.move`
@@ -101,6 +103,29 @@ class Explanation:
             return "write_indices", (element[0],), writes[element[0]]
         raise AssertionError(op)
 
+    def _index_dims(self) -> list[int]:
+        """The sizes of the data axes the index values count along (one per tuple entry for
+        GatherND / ScatterND), for saying where a negative index lands."""
+        op, data = self.op, self.inputs[0]
+        if op in ("GatherND", "ScatterND"):
+            batch = int(self.attrs.get("batch_dims", 0)) if op == "GatherND" else 0
+            k = self.inputs[1].shape[-1]
+            return [int(n) for n in data.shape[batch:batch + k]]
+        return [int(data.shape[self.attrs.get("axis", 0) % data.ndim])]
+
+    def _index_text(self, value: Any) -> str:
+        """``-1, from the end: 5 - 1 = 4`` for a negative index (counted from the end of its axis of
+        size 5); GatherND / ScatterND tuples: ``[0, -1], from the end: [0, 5 - 1] = [0, 4]``."""
+        values = [int(v) for v in value] if isinstance(value, tuple) else [int(value)]
+        if all(v >= 0 for v in values):
+            return _index_text(value)
+        dims = self._index_dims()
+        sums = [f"{n} - {-v}" if v < 0 else str(v) for v, n in zip(values, dims)]
+        landed = [v + n if v < 0 else v for v, n in zip(values, dims)]
+        if isinstance(value, tuple):
+            return f"{_index_text(value)}, from the end: [{', '.join(sums)}] = {_index_text(tuple(landed))}"
+        return f"{values[0]}, from the end: {sums[0]} = {landed[0]}"
+
     def contributors(self, target_flat: int) -> list[int]:
         """Steps (row-major) whose element touches data cell ``target_flat``."""
         block = self.map.block
@@ -120,18 +145,27 @@ class Explanation:
         if self.kind == "gather":
             value = data.reshape(-1)[flat]
             text = (f"output{position_text(element)} = data{position_text(target)} = {value_text(value)}"
-                    f"   ({index_input}{position_text(index_pos)} = {_index_text(index_value)})")
+                    f"   ({index_input}{position_text(index_pos)} = {self._index_text(index_value)})")
         else:
             updates = self.inputs[1] if self.op == "TensorScatter" else self.inputs[2]
             value = updates.reshape(-1)[k]
             source = "update" if self.op == "TensorScatter" else "updates"
-            where = (f"{index_input}{position_text(index_pos)} = {_index_text(index_value)}"
-                     if index_pos is not None else "write_indices omitted: 0")
             if self.op == "TensorScatter":
+                where = (f"{index_input}{position_text(index_pos)} = {_index_text(index_value)}"
+                         if index_pos is not None else "write_indices omitted: 0")
                 axis = self.attrs["axis"] % data.ndim
-                offset = element[axis]
-                wrapped = " (circular: wrapped)" if target[axis] != int(index_value) + offset else ""
-                where += f"; sequence position {int(index_value)} + {offset} = {target[axis]}{wrapped}"
+                offset, start = element[axis], int(index_value)
+                if self.attrs.get("mode", "linear") == "circular":
+                    # present[.., (write_indices[b] + s) mod max_sequence_length, ..]
+                    where += f"; sequence position ({start} + {offset}) mod {data.shape[axis]} = {target[axis]}"
+                    if start < 0:
+                        where += ", a negative write index counts from the end"
+                    elif start + offset >= data.shape[axis]:
+                        where += ", wrapped to the start"
+                else:
+                    where += f"; sequence position {start} + {offset} = {target[axis]}"
+            else:
+                where = f"{index_input}{position_text(index_pos)} = {self._index_text(index_value)}"
             head = f"{source}{position_text(element)} = {value_text(value)} → output{position_text(target)}   ({where})"
             text = head + "\n" + self._fate(k, flat, source)
         return Move(k, element, target, index_input, index_pos, index_value, value, text)

@@ -69,6 +69,60 @@ def test_tensor_scatter_circular_says_it_wraps():
     assert last.target == (1, 0) and "wrapped" in last.text
 
 
+def test_tensor_scatter_circular_writes_the_modulo_with_max_sequence_length():
+    """Circular mode: present[b, (write_indices[b] + s) mod max_sequence_length] = update[b, s];
+    the sentence writes that arithmetic out, never "3 + 1 = 0"."""
+    e = explain("TensorScatter", [np.zeros((2, 4), np.float32), np.ones((2, 2), np.float32), np.array([1, 3])],
+                {"axis": 1, "mode": "circular"})
+    assert "sequence position (1 + 1) mod 4 = 2" in e.move(1).text
+    wrapped = e.move(3)                                # (3 + 1) mod 4 = 0
+    assert wrapped.target == (1, 0)
+    assert "(write_indices[1] = 3; sequence position (3 + 1) mod 4 = 0, wrapped to the start)" in wrapped.text
+    assert "3 + 1 = 0" not in wrapped.text.replace("(3 + 1) mod 4 = 0", "")
+    # a negative write index wraps too (Python %): (-1 + 0) mod 4 = 3
+    e = explain("TensorScatter", [np.zeros((1, 4, 2)), np.ones((1, 1, 2)), np.array([-1])],
+                {"axis": 1, "mode": "circular"})
+    assert e.move(0).target == (0, 3, 0)
+    assert "sequence position (-1 + 0) mod 4 = 3, a negative write index counts from the end" in e.move(0).text
+    # linear mode never wraps: plain addition
+    e = explain("TensorScatter", [np.zeros((1, 5)), np.ones((1, 2)), np.array([2])], {"axis": 1})
+    assert "(write_indices[0] = 2; sequence position 2 + 1 = 3)" in e.move(1).text
+
+
+@pytest.mark.parametrize("op,inputs,attrs,step,expected", [
+    # Gather axis 1: output[i, j] = data[i, indices[j]]; -1 on an axis of 4 is 3
+    ("Gather", [np.arange(12.0).reshape(3, 4), np.array([-1, 0])], {"axis": 1}, 0,
+     "output[0, 0] = data[0, 3] = 3   (indices[0] = -1, from the end: 4 - 1 = 3)"),
+    # GatherElements axis 0: output[i, j] = data[indices[i, j], j]; -2 on an axis of 3 is 1
+    ("GatherElements", [np.arange(6.0).reshape(3, 2), np.array([[-2, 0]])], {"axis": 0}, 0,
+     "output[0, 0] = data[1, 0] = 2   (indices[0, 0] = -2, from the end: 3 - 2 = 1)"),
+    # GatherND: each tuple entry counts along its own axis: [0, -1] on (3, 4) is [0, 3]
+    ("GatherND", [np.arange(12.0).reshape(3, 4), np.array([[0, -1], [-3, 2]])], {}, 1,
+     "output[1] = data[0, 2] = 2   (indices[1] = [-3, 2], from the end: [3 - 3, 2] = [0, 2])"),
+    # GatherND with batch_dims 1: the tuple indexes data axes 1.. (size 4)
+    ("GatherND", [np.arange(12.0).reshape(3, 4), np.array([[-1], [0], [1]])], {"batch_dims": 1}, 0,
+     "output[0] = data[0, 3] = 3   (indices[0] = [-1], from the end: [4 - 1] = [3])"),
+])
+def test_negative_gather_indices_say_they_count_from_the_end(op, inputs, attrs, step, expected):
+    assert explain(op, inputs, attrs).move(step).text == expected
+
+
+@pytest.mark.parametrize("op,attrs", [("ScatterElements", {"axis": 1}), ("Scatter", {"axis": 1})])
+def test_negative_scatter_elements_index_says_it_counts_from_the_end(op, attrs):
+    """The reviewer's case: data (2, 5), indices[1, 0] = -1 on axis 1 writes column 5 - 1 = 4."""
+    e = explain(op, [np.zeros((2, 5)), np.array([[0], [-1]]), np.array([[1.0], [0.5]])], attrs)
+    assert e.move(1).text.splitlines()[0] == \
+        "updates[1, 0] = 0.5 → output[1, 4]   (indices[1, 0] = -1, from the end: 5 - 1 = 4)"
+    assert "from the end" not in e.move(0).text      # a non-negative index is just its value
+
+
+def test_negative_scatter_nd_tuple_says_it_counts_from_the_end():
+    e = explain("ScatterND", [np.zeros((2, 3)), np.array([[-1, -3], [0, 1]]), np.array([7.0, 8.0])])
+    assert e.move(0).text.splitlines()[0] == \
+        "updates[0] = 7 → output[1, 0]   (indices[0] = [-1, -3], from the end: [2 - 1, 3 - 3] = [1, 0])"
+    assert "(indices[1] = [0, 1])" in e.move(1).text
+
+
 def test_step_outside_the_range_is_an_index_error():
     e = explain("Gather", [np.arange(3), np.array([0])])
     with pytest.raises(IndexError):
