@@ -8,6 +8,9 @@ dock would keep that width after the text is gone. Both labels here ask for no w
   a single word wider than that is cut at the edge, and the full text is in the tooltip.
 - ``ElidedLabel`` is one line, cut with "…" when it does not fit; the full text is in the
   tooltip and in ``text()``.
+- ``ItemsLabel`` is a ``WrapLabel`` for a line of `` · `` separated items (the statistics
+  ``min 0  ·  max 2.2  ·  NaN 0  ·  inf 0``): it wraps only between items, never inside one,
+  so no lone ``0`` or ``inf 0`` ends up on a line of its own; ``text()`` is the plain text.
 """
 from __future__ import annotations
 
@@ -45,6 +48,44 @@ class WrapLabel(QtWidgets.QLabel):
         room = self.contentsRect().width()
         cut = any(metrics.horizontalAdvance(word) > room for word in text.split()) if text else False
         self.setToolTip(text if cut else "")
+
+
+NBSP = "\u00a0"
+
+
+def keep_items_together(text: str, separator: str = "·") -> str:
+    """``text`` with the spaces inside each ``separator``-separated item made non-breaking,
+    and the separator glued to the item before it: a wrap can only fall after a separator."""
+    items = [item.strip() for item in text.split(separator)]
+    if len(items) < 2:
+        return text
+    glued = [item.replace(" ", NBSP) for item in items]
+    return f"{NBSP}{separator} ".join(glued)
+
+
+class ItemsLabel(WrapLabel):
+    """A ``WrapLabel`` that wraps between `` · `` separated items only (see the module
+    docstring); ``text()`` gives the text as set, with ordinary spaces."""
+
+    def __init__(self, text: str = "", parent: QtWidgets.QWidget | None = None, separator: str = "·"):
+        self._separator = separator
+        self._plain = ""
+        super().__init__(text, parent)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt name)
+        self._plain = text
+        super().setText(keep_items_together(text, self._separator))
+
+    def text(self) -> str:
+        return self._plain
+
+    def _update_tooltip(self) -> None:
+        """The full text as the tooltip while some item is wider than the label."""
+        shown = QtWidgets.QLabel.text(self)
+        metrics = self.fontMetrics()
+        room = self.contentsRect().width()
+        cut = any(metrics.horizontalAdvance(part) > room for part in shown.split(" ") if part) if shown else False
+        self.setToolTip(self._plain if cut else "")
 
 
 class ElidedLabel(QtWidgets.QLabel):

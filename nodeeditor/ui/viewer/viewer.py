@@ -25,7 +25,7 @@ from PySide6 import QtCore, QtWidgets
 
 from . import colors, saving
 from .controls import SliceControls
-from .labels import ElidedLabel, WrapLabel
+from .labels import ElidedLabel, ItemsLabel, WrapLabel
 from .panels import PanelSpec, PictureArea, PictureScroll
 from .slicing import (
     BOOL,
@@ -135,7 +135,7 @@ class TensorViewer(QtWidgets.QWidget):
         self.name_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.info_label = WrapLabel()
         self.info_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.stats_label = WrapLabel()
+        self.stats_label = ItemsLabel()   # wraps between "min 0 · max 3" items, not inside one
         self.stats_label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.pinned_label = WrapLabel()
         self.pinned_label.setStyleSheet("color: #b05000;")
