@@ -1,7 +1,9 @@
 """The canvas view: wheel zoom around the cursor, pan with the middle button or Space+drag,
 a light grid, rubber-band selection, F frames everything (or the selection; never below
 READABLE_ZOOM: a graph too big for it is shown from its top-left, and a hint over the
-canvas says how many nodes are out of view and that Ctrl+0 shows them), Tab asks for
+canvas, wrapped to the view's width, says how many nodes are out of view and that Ctrl+0
+shows them; Ctrl+0 (Frame All) zooms out down to FRAME_ALL_MIN_ZOOM, and if even that is
+not enough the hint says so instead of offering Ctrl+0 again), Tab asks for
 the quick-add box, Esc cancels a wire being drawn, and palette blocks can be dropped on it.
 
 Keyboard: the arrow keys move the selected nodes (:data:`NUDGE_STEP`, with Shift
@@ -24,6 +26,10 @@ from nodeeditor.ui.blocks import MIME_TYPE
 from . import style
 
 MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
+# Frame All (an overview of the graph's shape) may zoom out further than the wheel: on a
+# projector (QT_SCALE_FACTOR=1.5, 1280x720) the ScatterElements example needs ~0.12 with the
+# palette closed. The wheel then zooms in from there and never out below it.
+FRAME_ALL_MIN_ZOOM = 0.06
 READABLE_ZOOM = 0.55   # framing never zooms out further: below it the 9.5 pt node titles are under 7 px
 FRAME_MARGIN = 40.0    # scene units kept around framed nodes
 NUDGE_STEP, NUDGE_BIG_STEP = 10.0, 50.0   # scene units per arrow-key press (Shift: big)
@@ -66,6 +72,7 @@ class GraphView(QtWidgets.QGraphicsView):
         self.overflow_hint.setStyleSheet("#overflowHint { background: rgba(29, 35, 48, 215); color: #ffffff;"
                                          " border-radius: 5px; padding: 5px 9px; }")
         self.overflow_hint.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.overflow_hint.setWordWrap(True)   # a narrow canvas (projector) wraps it, never cuts it
         self.overflow_hint.hide()
         self.select_next_action = self._key_action("Select &Next Node", lambda: self.select_next(1),
                                                    ("Ctrl+Tab", "]"))
@@ -118,7 +125,8 @@ class GraphView(QtWidgets.QGraphicsView):
             return
         factor = 1.15 ** steps
         self.hide_overflow_hint()
-        new = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom * factor))
+        # below MIN_ZOOM only after Frame All: from there the wheel zooms in, not further out
+        new = min(MAX_ZOOM, max(min(MIN_ZOOM, self.zoom), self.zoom * factor))
         factor = new / self.zoom
         # keep the scene point under the cursor fixed
         anchor_view = event.position().toPoint()
@@ -143,7 +151,9 @@ class GraphView(QtWidgets.QGraphicsView):
         instead and puts the top-left corner of the framed nodes' bounding box at the view's
         top-left (a :data:`FRAME_MARGIN` inside), so nodes stay readable, reading starts where
         the graph starts, and the rest is a pan (middle button, Space+drag) away. Without it
-        (View > Frame All, Ctrl+0: an overview) everything fits, down to :data:`MIN_ZOOM`.
+        (View > Frame All, Ctrl+0: an overview) everything fits, down to
+        :data:`FRAME_ALL_MIN_ZOOM`; what does not fit even then is named by the hint, which
+        then does not offer Ctrl+0 again.
         """
         scene = self.scene()
         ids = scene.selected_node_ids() if selection_only else []
@@ -154,21 +164,23 @@ class GraphView(QtWidgets.QGraphicsView):
         self.resetTransform()
         view = self.viewport().rect()
         s = min(view.width() / rect.width(), view.height() / rect.height(), 1.25)
-        s = max(READABLE_ZOOM if readable else MIN_ZOOM, s)
+        s = max(READABLE_ZOOM if readable else FRAME_ALL_MIN_ZOOM, s)
         self.scale(s, s)
         if s > READABLE_ZOOM or not readable:
             self.centerOn(rect.center())
-            self.show_overflow_hint(set(ids) if ids else None)
+            self.show_overflow_hint(set(ids) if ids else None, overview=not readable)
             return
         x = rect.left() + view.width() / s / 2
         y = rect.top() + view.height() / s / 2
         self.centerOn(QtCore.QPointF(x, y))
         self.show_overflow_hint(set(ids) if ids else None)
 
-    def show_overflow_hint(self, node_ids=None) -> None:
+    def show_overflow_hint(self, node_ids=None, overview: bool = False) -> None:
         """After framing: when some of the framed nodes (all when ``node_ids`` is None) are
-        not wholly in view, say how many and that Ctrl+0 (View > Frame All) shows them all;
-        else hide the hint. It goes as soon as the view is panned or zoomed."""
+        not wholly in view, say how many and that Ctrl+0 (View > Frame All) shows them all
+        (after Ctrl+0 itself, ``overview``: that they do not fit even at the smallest zoom,
+        and how to pan to them); else hide the hint. It goes as soon as the view is panned
+        or zoomed."""
         scene = self.scene()
         visible = self.mapToScene(self.viewport().rect()).boundingRect()
         items = [i for i in scene.node_items() if node_ids is None or i.node_id in node_ids]
@@ -176,9 +188,13 @@ class GraphView(QtWidgets.QGraphicsView):
         if not hidden:
             self.hide_overflow_hint()
             return
-        self.overflow_hint.setText(f"{hidden} of {len(items)} nodes are outside the view: "
-                                   "Ctrl+0 (View > Frame All) shows them all, Space+drag pans")
-        self.overflow_hint.adjustSize()
+        if overview:
+            text = (f"{hidden} of {len(items)} nodes do not fit even at the smallest zoom: "
+                    "Space+drag or the arrow keys pan to the rest")
+        else:
+            text = (f"{hidden} of {len(items)} nodes are outside the view: "
+                    "Ctrl+0 (View > Frame All) shows them all, Space+drag pans")
+        self.overflow_hint.setText(text)
         self._place_overflow_hint()
         self.overflow_hint.show()
         self.overflow_hint.raise_()
@@ -189,9 +205,14 @@ class GraphView(QtWidgets.QGraphicsView):
             hint.hide()
 
     def _place_overflow_hint(self) -> None:
+        """Bottom-left of the viewport, as wide as its text on one line or the viewport
+        allows (then wrapped, as tall as the wrapped text needs)."""
         hint, area = self.overflow_hint, self.viewport().rect()
-        hint.setMaximumWidth(max(120, area.width() - 20))
-        hint.adjustSize()
+        room = max(60, area.width() - 20)
+        margins = hint.contentsMargins()
+        one_line = hint.fontMetrics().horizontalAdvance(hint.text()) + margins.left() + margins.right() + 4
+        width = min(room, one_line)
+        hint.setFixedSize(width, hint.heightForWidth(width))
         hint.move(10, max(0, area.height() - hint.height() - 10))
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
