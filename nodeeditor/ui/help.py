@@ -1,5 +1,9 @@
 """Help > Keyboard Shortcuts: every menu action that has a shortcut, the canvas keys and gestures,
-in one table built from the window's own actions (so it cannot fall out of date)."""
+in one table built from the window's own actions (so it cannot fall out of date).
+
+The dialog fits the screen's available area (``fit_to_screen``): on a projector
+(QT_SCALE_FACTOR=1.5 on 1280x720, 853x480 logical) it is shorter than its preferred 620x520,
+the table scrolls and the Close button stays on screen."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -50,7 +54,31 @@ def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
     return rows + list(KEYBOARD_HELP) + list(CANVAS_GESTURES)
 
 
+def fit_to_screen(widget: QtWidgets.QWidget, preferred: QtCore.QSize | None = None) -> None:
+    """Resize ``widget`` (a top-level window: a dialog) to ``preferred`` (default: its
+    current size), shrunk to its screen's available area less its frame, and move it inside
+    that area; it never gets smaller than its minimum size."""
+    parent = widget.parentWidget()
+    screen = (parent.screen() if parent is not None else None) or widget.screen() \
+        or QtGui.QGuiApplication.primaryScreen()
+    if screen is None:
+        return
+    area = screen.availableGeometry()
+    frame = widget.frameGeometry().size() - widget.geometry().size() if widget.isVisible() else QtCore.QSize(0, 0)
+    size = preferred or widget.size()
+    size = QtCore.QSize(min(size.width(), area.width() - frame.width()),
+                        min(size.height(), area.height() - frame.height()))
+    widget.resize(size.expandedTo(widget.minimumSizeHint()))
+    if widget.isVisible():
+        box = widget.frameGeometry()
+        x = min(max(box.x(), area.left()), area.right() + 1 - box.width())
+        y = min(max(box.y(), area.top()), area.bottom() + 1 - box.height())
+        widget.move(max(x, area.left()), max(y, area.top()))
+
+
 class ShortcutsDialog(QtWidgets.QDialog):
+    PREFERRED_SIZE = QtCore.QSize(620, 520)
+
     def __init__(self, window: QtWidgets.QMainWindow) -> None:
         super().__init__(window)
         self.setWindowTitle("Keyboard Shortcuts")
@@ -72,4 +100,8 @@ class ShortcutsDialog(QtWidgets.QDialog):
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(self.table)
         layout.addWidget(buttons)
-        self.resize(QtCore.QSize(620, 520))
+        fit_to_screen(self, self.PREFERRED_SIZE)
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        fit_to_screen(self)   # now the frame is known, and where Qt placed the dialog
