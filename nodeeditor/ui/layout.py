@@ -108,12 +108,37 @@ def _overlaps(a: Rect, b: Rect, margin: float) -> bool:
             and a[1] < b[1] + b[3] + margin and b[1] < a[1] + a[3] + margin)
 
 
+def _inside(a: Rect, b: Rect) -> bool:
+    return b[0] <= a[0] and b[1] <= a[1] and a[0] + a[2] <= b[0] + b[2] and a[1] + a[3] <= b[1] + b[3]
+
+
 def free_offset(group: Rect, occupied: list[Rect], step: float = 40.0, margin: float = 12.0,
-                tries: int = 60) -> tuple[float, float]:
+                tries: int = 60, within: Rect | None = None) -> tuple[float, float]:
     """How far to move ``group`` (the bounding box of what is being placed) so that it overlaps
     none of ``occupied``: (0, 0) when it already fits, else the first free place found
     stepping down, then right, in ``step`` units (``tries`` places each way at most; after
-    that (0, 0): overlapping is better than landing far out of sight)."""
+    that (0, 0): overlapping is better than landing far out of sight).
+
+    With ``within`` (the part of the canvas in view), the nearest free place that lies wholly
+    inside ``within`` comes first (ties: below, then right of the start), so a block added
+    "at the centre" stays in sight; only when the view has no room left is the search above
+    used (the caller then scrolls to the block)."""
+    if within is not None:
+        fits = []
+        nx = int((within[2] - group[2]) // step) + 1
+        ny = int((within[3] - group[3]) // step) + 1
+        x0 = within[0] + ((group[0] - within[0]) % step)   # the grid through the start point
+        y0 = within[1] + ((group[1] - within[1]) % step)
+        for i in range(max(0, nx)):
+            for j in range(max(0, ny)):
+                moved = (x0 + i * step, y0 + j * step, group[2], group[3])
+                if not _inside(moved, within):
+                    continue
+                dx, dy = moved[0] - group[0], moved[1] - group[1]
+                fits.append(((dx * dx + dy * dy, dy < 0, dx < 0, abs(dy)), (dx, dy), moved))
+        for _key, offset, moved in sorted(fits, key=lambda f: f[0]):
+            if not any(_overlaps(moved, r, margin) for r in occupied):
+                return offset
     for dx_steps in range(0, tries, 4):
         for dy_steps in range(tries):
             dx, dy = dx_steps * step * 2, dy_steps * step

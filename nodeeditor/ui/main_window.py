@@ -360,8 +360,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def add_block(self, key: str, scene_pos: QtCore.QPointF, avoid_overlap: bool = False) -> str | None:
         """Add the block ``key`` centred at ``scene_pos`` (with ``avoid_overlap``, the nearest
-        free place below or right of it: "add at the centre" must not bury a node); returns the
-        new node id."""
+        free place in view, else below or right of it, and the view scrolls to it: "add at the
+        centre" must neither bury a node nor put the new one out of sight); returns the new
+        node id."""
         try:
             block = B.block(key)
         except KeyError:
@@ -369,12 +370,18 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
         pos = (round(scene_pos.x() - style.NODE_WIDTH / 2), round(scene_pos.y() - 30))
         if avoid_overlap:
-            dx, dy = free_offset((pos[0], pos[1], style.NODE_WIDTH, 120.0), self._occupied())
+            seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect().adjusted(10, 10, -10, -10)
+            dx, dy = free_offset((pos[0], pos[1], style.NODE_WIDTH, 120.0), self._occupied(),
+                                 within=(seen.x(), seen.y(), seen.width(), seen.height()))
             pos = (round(pos[0] + dx), round(pos[1] + dy))
         node = block.make(self.graph, pos)
         command = C.AddNodeCommand(self.graph, node, f"Add {block.title}")
         self.push(command)
         self.scene.select_nodes([command.node_id])
+        if avoid_overlap:
+            item = self.scene.node_item(command.node_id)
+            if item is not None:
+                self.view.ensureVisible(item.sceneBoundingRect(), 20, 20)
         return command.node_id
 
     def _on_connect_requested(self, src: str, src_port: str, dst: str, dst_port: str, replaced, displaced) -> None:
