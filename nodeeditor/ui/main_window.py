@@ -2,6 +2,12 @@
 viewer and explainer; menus and shortcuts; the wiring between the graph, the undo stack,
 the runner and the views.
 
+On a small screen (a projector: QT_SCALE_FACTOR=1.5 on 1280x720 is 853x480 logical) the
+window starts no larger than the screen's available area, the side docks start narrower
+(:meth:`initial_dock_widths`) so the canvas keeps about half the width, the tensor viewer
+scrolls vertically instead of raising the window's minimum height, and the window is capped
+to the available area whenever it is shown or resized (:meth:`fit_to_screen`).
+
 Who changes what: every edit is an undo command pushed here (``push``); commands call Graph
 methods; the scene, the property panel and the runner follow the graph's events.
 """
@@ -37,6 +43,31 @@ Key = QtGui.QKeySequence
 PROGRESS_DELAY_MS = 300
 
 
+class _DockScroll(QtWidgets.QScrollArea):
+    """A dock's content that scrolls vertically when the dock is lower than the content's
+    minimum height; its minimum width is still the content's (no sideways scrolling in the
+    normal case), and it follows the content's minimum as that changes."""
+
+    MIN_HEIGHT = 120
+
+    def __init__(self, widget: QtWidgets.QWidget) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setWidget(widget)
+        widget.installEventFilter(self)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 - Qt override
+        inner = self.widget().minimumSizeHint()
+        bar = self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
+        return QtCore.QSize(inner.width() + bar, min(inner.height(), self.MIN_HEIGHT))
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if watched is self.widget() and event.type() == QtCore.QEvent.Type.LayoutRequest:
+            self.updateGeometry()   # the dock learns the content's new minimum width
+        return super().eventFilter(watched, event)
+
+
 class MainWindow(QtWidgets.QMainWindow):
     documentChanged = QtCore.Signal()
 
@@ -68,6 +99,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._connect()
         self.explainer_controller = ExplainerController(self, self.explainer, self.explainer_dock)
         self.resize(self.initial_size())
+        self.resizeDocks([self.palette_dock, self.properties_dock], list(self.initial_dock_widths(self.width())),
+                         QtCore.Qt.Orientation.Horizontal)
         self.set_document(self.graph, path)
         self.restore_layout()
 
@@ -86,6 +119,53 @@ class MainWindow(QtWidgets.QMainWindow):
             height = min(height, int(available.height() * 0.92))
         return QtCore.QSize(width, height)
 
+    #: The side docks' widths on a first start, and the most of the window's width each may
+    #: take then: on 818 px (a projector) 180 and 245, the canvas keeps ~46% of the width.
+    DOCK_WIDTHS = (220, 420)
+    DOCK_SHARES = (0.22, 0.30)
+
+    def initial_dock_widths(self, width: int) -> tuple[int, int]:
+        """(palette, right column) widths for a window ``width`` wide: :data:`DOCK_WIDTHS`,
+        or less on a small window so the canvas is not squeezed to a strip."""
+        return tuple(min(w, int(width * share)) for w, share in zip(self.DOCK_WIDTHS, self.DOCK_SHARES))
+
+    def _available(self) -> QtCore.QRect | None:
+        screen = self.screen() or QtGui.QGuiApplication.primaryScreen()
+        return screen.availableGeometry() if screen is not None else None
+
+    def fit_to_screen(self) -> None:
+        """Shrink the window (frame included) to the screen's available area and move it
+        inside, unless maximised or full screen; it never goes below its minimum size (which
+        the docks keep small enough for 853x480, see the module docstring)."""
+        area = self._available()
+        if area is None or self.isMaximized() or self.isFullScreen() or getattr(self, "_fitting", False):
+            return
+        frame = self.frameGeometry().size() - self.size() if self.isVisible() else QtCore.QSize(0, 0)
+        width = min(self.width(), area.width() - frame.width())
+        height = min(self.height(), area.height() - frame.height())
+        self._fitting = True
+        try:
+            if (width, height) != (self.width(), self.height()):
+                self.resize(width, height)
+            if self.isVisible():
+                box = self.frameGeometry()
+                x = max(area.left(), min(box.x(), area.right() + 1 - box.width()))
+                y = max(area.top(), min(box.y(), area.bottom() + 1 - box.height()))
+                if (x, y) != (box.x(), box.y()):
+                    self.move(x, y)
+        finally:
+            self._fitting = False
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.fit_to_screen()
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        area = self._available()
+        if area is not None and (event.size().width() > area.width() or event.size().height() > area.height()):
+            QtCore.QTimer.singleShot(0, self.fit_to_screen)   # after Qt has finished this resize
+
     # ------------------------------------------------------------------ building
     def _build_docks(self) -> None:
         Dock = QtCore.Qt.DockWidgetArea
@@ -98,7 +178,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.properties = PropertyPanel(self.push, self.show_status, state_of=lambda nid: self.scene.node_state(nid))
         self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, Dock.RightDockWidgetArea)
         self.viewer = TensorViewer()
-        self.viewer_dock = self._dock("Tensor viewer", "viewerDock", self.viewer, Dock.RightDockWidgetArea)
+        # scrolls vertically on a low screen rather than raise the window's minimum height
+        # (a 3-d tensor's slice controls make the viewer 320 px high at least)
+        self.viewer_dock = self._dock("Tensor viewer", "viewerDock", _DockScroll(self.viewer), Dock.RightDockWidgetArea)
         self.viewer_dock.visibilityChanged.connect(lambda visible: visible and self.update_viewer())
         self.explainer = ExplainerWidget()
         self.explainer_dock = self._dock("Explainer", "explainerDock", self.explainer, Dock.BottomDockWidgetArea)
