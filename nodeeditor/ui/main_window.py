@@ -35,6 +35,7 @@ from .files import FileController
 from .layout import free_offset, layered_layout, make_room
 from .palette import Palette
 from .properties import PropertyPanel
+from .find_node import FindNodeBox
 from .quick_add import QuickAddBox
 from .runner import EvaluationRunner
 from .viewer import TensorViewer
@@ -90,6 +91,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view = GraphView(self.scene)
         self.setCentralWidget(self.view)
         self.quick_add = QuickAddBox(self.view)
+        self.find_box = FindNodeBox(self.view, lambda: self.graph)
+        self.find_box.accepted.connect(self.go_to_node)
         self.files = FileController(self)
 
         self._build_docks()
@@ -256,6 +259,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.select_all_action = self._action("Select &All", self.select_all, "Ctrl+A")
         self.layout_action = self._action("Auto &Layout", self.auto_layout, "Ctrl+L")
         self.add_action = self._action("Add Block…\tTab", self.open_quick_add)
+        self.find_action = self._action("&Find Node…", self.open_find, QtGui.QKeySequence.StandardKey.Find)
 
         self.frame_action = self._action("&Frame Selection (or All)\tF", lambda: self.view.frame(True))
         self.frame_all_action = self._action("Frame &All", lambda: self.view.frame(False, readable=False), "Ctrl+0")
@@ -296,7 +300,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu.addActions([self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
                                    self.select_all_action])
         self.edit_menu.addSeparator()
-        self.edit_menu.addActions([self.add_action, self.layout_action])
+        self.edit_menu.addActions([self.add_action, self.find_action, self.layout_action])
 
         view_menu = menu.addMenu("&View")
         view_menu.addActions([self.frame_action, self.frame_all_action])
@@ -539,6 +543,27 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def open_quick_add(self) -> None:
         self.open_quick_add_at(self.view.cursor_scene_pos())
+
+    def open_find(self) -> None:
+        """Edit > Find Node: the search box at the top of the canvas."""
+        self.find_box.open_at(QtCore.QPoint(max(0, (self.view.width() - self.find_box.width()) // 2), 12))
+
+    #: Zoom a found node is shown at when the view is zoomed further out (its text readable).
+    GO_TO_ZOOM = 1.0
+
+    def go_to_node(self, node_id: str) -> None:
+        """Select ``node_id`` alone and bring it to the middle of the canvas, zooming in to
+        :data:`GO_TO_ZOOM` when the view is zoomed out below it (after Frame All of a large
+        graph the node would be found but unreadable)."""
+        if not self.graph.has_node(node_id):
+            return
+        self.scene.select_nodes([node_id])
+        if self.view.zoom < self.GO_TO_ZOOM:
+            factor = self.GO_TO_ZOOM / self.view.zoom
+            self.view.scale(factor, factor)
+        self.view.centerOn(self.scene.node_item(node_id).sceneBoundingRect().center())
+        node = self.graph.node(node_id)
+        self.show_status(f"Found {node.name or node.id}")
 
     def open_quick_add_at(self, scene_pos: QtCore.QPointF) -> None:
         self.quick_add.popup(self.view.mapFromScene(scene_pos), scene_pos)

@@ -7,14 +7,14 @@ little as needed) so that the whole block, its ports counted, lies inside the vi
 of the canvas (see :func:`fit_in_view`)."""
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from nodeeditor.graph import Graph
 
 from .blocks import BLOCKS, block, search
 from .canvas import style
+from .search_popup import SearchPopup
 
-KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole
 TITLE_OFFSET = 30.0   # the window puts a new block's top this far above the chosen point
 EDGE_MARGIN = 12.0    # view pixels kept between a new block and the canvas edge
 
@@ -41,93 +41,27 @@ def fit_in_view(view: QtWidgets.QGraphicsView, scene_pos: QtCore.QPointF, height
     return QtCore.QPointF(x, y)
 
 
-class QuickAddBox(QtWidgets.QFrame):
+class QuickAddBox(SearchPopup):
+    """The Tab box. ``chosen(key, scene_pos)``: the block to add and where (see the module
+    docstring)."""
+
     chosen = QtCore.Signal(str, QtCore.QPointF)
 
     def __init__(self, parent: QtWidgets.QWidget) -> None:
-        super().__init__(parent)
-        self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
-        self.setObjectName("quickAdd")
-        self.setStyleSheet("#quickAdd { background: #ffffff; border: 1px solid #9aa1b1; border-radius: 6px; }")
-        effect = QtWidgets.QGraphicsDropShadowEffect(self)
-        effect.setBlurRadius(16)
-        effect.setOffset(0, 3)
-        effect.setColor(QtGui.QColor(0, 0, 0, 80))
-        self.setGraphicsEffect(effect)
-        self.field = QtWidgets.QLineEdit()
-        self.field.setPlaceholderText("Add block…")
-        self.field.textChanged.connect(self._refill)
-        self.field.installEventFilter(self)
-        self.list = QtWidgets.QListWidget()
-        self.list.itemActivated.connect(self._accept_item)
-        self.list.itemClicked.connect(self._accept_item)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.field)
-        layout.addWidget(self.list)
-        self.setFixedWidth(280)
+        super().__init__(parent, "Add block…")
         self.scene_pos = QtCore.QPointF()
-        self.hide()
+        self.accepted.connect(self._add)
 
     def popup(self, view_pos: QtCore.QPoint, scene_pos: QtCore.QPointF) -> None:
         """Show at ``view_pos`` (parent coordinates) for adding at ``scene_pos``."""
         self.scene_pos = QtCore.QPointF(scene_pos)
-        self.field.clear()
-        self._refill("")
-        parent = self.parentWidget().rect()
-        x = min(max(0, view_pos.x()), max(0, parent.width() - self.width()))
-        y = min(max(0, view_pos.y()), max(0, parent.height() - self.height()))
-        self.move(x, y)
-        self.show()
-        self.raise_()
-        self.field.setFocus()
+        self.open_at(view_pos)
 
-    def keys(self) -> list[str]:
-        return [self.list.item(i).data(KEY_ROLE) for i in range(self.list.count())]
+    def entries(self, text: str) -> list[tuple[str, str, str]]:
+        return [(f"{b.title}    ·  {b.category}", b.key, b.description)
+                for b in (search(text) if text.strip() else BLOCKS)]
 
-    def _refill(self, text: str) -> None:
-        self.list.clear()
-        for b in (search(text) if text.strip() else BLOCKS):
-            item = QtWidgets.QListWidgetItem(f"{b.title}    ·  {b.category}")
-            item.setData(KEY_ROLE, b.key)
-            item.setToolTip(b.description)
-            self.list.addItem(item)
-        if self.list.count():
-            self.list.setCurrentRow(0)
-        rows = max(1, min(self.list.count(), 14))
-        self.list.setFixedHeight(rows * self.list.sizeHintForRow(0) + 6 if self.list.count() else 24)
-        self.adjustSize()
-
-    def eventFilter(self, obj, event) -> bool:
-        if (obj is self.field and event.type() == QtCore.QEvent.Type.ShortcutOverride
-                and event.key() in (QtCore.Qt.Key.Key_Escape, QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)):
-            event.accept()   # these keys are the box's, not the window's shortcuts (Esc cancels runs)
-            return False
-        if obj is self.field and event.type() == QtCore.QEvent.Type.KeyPress:
-            key = event.key()
-            if key in (QtCore.Qt.Key.Key_Down, QtCore.Qt.Key.Key_Up):
-                row = self.list.currentRow() + (1 if key == QtCore.Qt.Key.Key_Down else -1)
-                self.list.setCurrentRow(max(0, min(self.list.count() - 1, row)))
-                return True
-            if key in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter):
-                item = self.list.currentItem()
-                if item is not None:
-                    self._accept_item(item)
-                return True
-            if key == QtCore.Qt.Key.Key_Escape:
-                self.close_box()
-                return True
-        return super().eventFilter(obj, event)
-
-    def close_box(self) -> None:
-        self.hide()
-        parent = self.parentWidget()
-        if parent is not None:
-            parent.setFocus()
-
-    def _accept_item(self, item: QtWidgets.QListWidgetItem) -> None:
-        key = item.data(KEY_ROLE)
-        self.close_box()
+    def _add(self, key: str) -> None:
         pos = self.scene_pos
         view = self.parentWidget()
         if isinstance(view, QtWidgets.QGraphicsView):
