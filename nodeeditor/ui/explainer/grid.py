@@ -6,6 +6,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ops.explain import value_text
 
+from ..viewer.slicing import BOOL, FLOAT, INT, dtype_kind, format_short
+
 #: Highlight roles and their colours (fill, border).
 ROLE_COLOURS = {
     "index": ("#ffe9a8", "#c99a00"),    # the index value that decided the step
@@ -15,6 +17,15 @@ ROLE_COLOURS = {
 }
 TITLE_LINE = 16  # px between the title's lines
 MAX_CELLS = 16  # per side; larger tensors are not drawn (the text still explains every step)
+MIN_CELL, MAX_CELL = 24, 58  # cell width range (px); a wider short text widens the cells
+
+
+def cell_text(value, kind: str) -> str:
+    """What a cell shows: the viewer's short rounding ("0.126", "-0.132"); the exact value
+    (``value_text``) is the cell's tooltip."""
+    if kind in (BOOL, INT, FLOAT):
+        return format_short(value, kind)
+    return value_text(value)
 
 
 class TensorGrid(QtWidgets.QWidget):
@@ -61,16 +72,50 @@ class TensorGrid(QtWidgets.QWidget):
 
     def title_lines(self, width: int | None = None) -> list[str]:
         """The title as drawn at ``width`` (default: the current width): one line when it
-        fits; else the note ("after step 3") goes to a second line; a line still too wide is
-        elided (the tooltip then holds the whole title)."""
+        fits, else the slice and the note ("after step 3") on two lines. Never elided: the
+        grid's minimum width holds its widest line (the explainer scrolls)."""
         width = self.width() if width is None else width
         metrics = QtGui.QFontMetrics(self._title_font())
-        room = max(0, width - 10)
-        if metrics.horizontalAdvance(self.title) <= room or not self.note:
-            lines = [self.title]
-        else:
-            lines = [self._base_title, self.note]
-        return [metrics.elidedText(line, QtCore.Qt.TextElideMode.ElideRight, room) for line in lines]
+        if metrics.horizontalAdvance(self.title) <= max(0, width - 10) or not self.note:
+            return [self.title]
+        return [self._base_title, self.note]
+
+    def _kind(self) -> str:
+        return dtype_kind(self.array.dtype) if self.array is not None else FLOAT
+
+    def cell_texts(self) -> dict[tuple, str]:
+        """The text of each drawn cell, by position in ``array``."""
+        a = self.array
+        if not self.drawable(a):
+            return {}
+        kind = self._kind()
+        return {pos: cell_text(a[pos], kind) for pos in np.ndindex(a.shape)}
+
+    def cell_tooltip(self, pos: tuple) -> str:
+        """The exact value of the drawn cell at ``pos`` (shown when hovering the cell)."""
+        return value_text(self.array[pos])
+
+    def cell_at(self, point: QtCore.QPointF) -> tuple | None:
+        """The drawn cell under ``point`` (widget coordinates), or None."""
+        a = self.array
+        if not self.drawable(a):
+            return None
+        for pos in np.ndindex(a.shape):
+            if self.cell_rect(pos).contains(point):
+                return pos
+        return None
+
+    def event(self, event: QtCore.QEvent) -> bool:  # noqa: D401 - Qt override
+        if event.type() == QtCore.QEvent.Type.ToolTip:
+            pos = self.cell_at(QtCore.QPointF(event.pos()))
+            if pos is None:
+                QtWidgets.QToolTip.hideText()
+                event.ignore()
+            else:
+                QtWidgets.QToolTip.showText(event.globalPos(), self.cell_tooltip(pos), self,
+                                            self.cell_rect(pos).toAlignedRect())
+            return True
+        return super().event(event)
 
     def _title_font(self) -> QtGui.QFont:
         font = QtGui.QFont(self.font())
@@ -88,8 +133,26 @@ class TensorGrid(QtWidgets.QWidget):
         rows, _ = self._grid()
         return int(self._top(width)) + 4 + rows * 24
 
+    def _cell_width(self) -> float:
+        """The narrowest cell that holds every cell's short text."""
+        texts = self.cell_texts()
+        if not texts:
+            return MIN_CELL
+        metrics = QtGui.QFontMetrics(self.font())
+        return max(MIN_CELL, max(metrics.horizontalAdvance(t) for t in texts.values()) + 8)
+
+    def _min_width(self) -> int:
+        """Room for every cell and the widest title line (the slice and the note each fit)."""
+        _, cols = self._grid()
+        metrics = QtGui.QFontMetrics(self._title_font())
+        lines = [self._base_title, self.note] if self.note else [self.title]
+        title = max(metrics.horizontalAdvance(line) for line in lines) + 12
+        cells = 12 + cols * self._cell_width() if self.drawable(self.array) else 120
+        return int(max(60, title, cells)) + 1
+
     def _fit_height(self) -> None:
-        self.setMinimumHeight(self.heightForWidth(self.width()))
+        self.setMinimumWidth(self._min_width())
+        self.setMinimumHeight(self.heightForWidth(max(self.width(), self.minimumWidth())))
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -115,13 +178,14 @@ class TensorGrid(QtWidgets.QWidget):
 
     def sizeHint(self) -> QtCore.QSize:
         rows, cols = self._grid()
-        return QtCore.QSize(max(160, 12 + cols * 46), 28 + rows * 24)
+        return QtCore.QSize(max(160, 12 + cols * 46, self._min_width()), self.heightForWidth(self._min_width()))
 
     def cell_rect(self, pos: tuple) -> QtCore.QRectF:
         """Where the cell at ``pos`` is drawn (widget coordinates)."""
         rows, cols = self._grid()
         r, c = (0, 0) if not pos else ((0, pos[0]) if len(pos) == 1 else pos)
-        w = max(24.0, min(58.0, (self.width() - 12) / max(cols, 1)))
+        least = self._cell_width()
+        w = max(least, min(max(MAX_CELL, least), (self.width() - 12) / max(cols, 1)))
         h = 22.0
         return QtCore.QRectF(6 + c * w, self._top() + r * h, w, h)
 
@@ -132,13 +196,10 @@ class TensorGrid(QtWidgets.QWidget):
         font = p.font()
         font.setBold(True)
         p.setFont(font)
-        # a title wider than the grid ("output[0, 0, :, :] after step 1" in a narrow dock)
-        # wraps its note to a second line, and is elided if still too wide
+        # a title wider than the grid ("output[0, 0, :, :] after step 1") puts its note on
+        # a second line; the grid is never narrower than its widest line
         lines = self.title_lines()
         self.shown_title = "\n".join(lines)
-        elided = any(line.endswith("…") and not full.endswith("…")
-                     for line, full in zip(lines, [self.title] if len(lines) == 1 else [self._base_title, self.note]))
-        self.setToolTip(self.title if elided else "")
         for i, line in enumerate(lines):
             p.drawText(QtCore.QPointF(6, 16 + TITLE_LINE * i), line)
         font.setBold(False)
@@ -150,6 +211,7 @@ class TensorGrid(QtWidgets.QWidget):
                 p.drawText(QtCore.QPointF(6, self._top() + 14), f"{a.dtype}{list(a.shape)}: too large to draw")
             p.end()
             return
+        texts = self.cell_texts()
         for pos in np.ndindex(a.shape):
             rect = self.cell_rect(pos)
             fill, border = ROLE_COLOURS.get(self.highlights.get(pos), ("#ffffff", "#c9ccd3"))
@@ -157,7 +219,5 @@ class TensorGrid(QtWidgets.QWidget):
             p.setPen(QtGui.QPen(QtGui.QColor(border), 2 if pos in self.highlights else 1))
             p.drawRect(rect.adjusted(1, 1, -1, -1))
             p.setPen(QtGui.QColor("#1d2030"))
-            text = value_text(a[pos])
-            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter,
-                       p.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, int(rect.width()) - 4))
+            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, texts[pos])
         p.end()

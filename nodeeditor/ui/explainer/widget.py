@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 import ops
 from ops.explain import Explanation
@@ -56,12 +56,26 @@ class ExplainerWidget(QtWidgets.QWidget):
         layout.addWidget(self.title)
         layout.addLayout(controls)
         layout.addWidget(self.sentence)
+        # the grids scroll (both ways) inside the dock: the explainer asks for little width
+        # (a projector at QT_SCALE_FACTOR=1.5 has 853 logical px), no cell or title is cut
+        self.grid_area = QtWidgets.QWidget()
+        self.grid_area.setObjectName("explainerGrids")
+        self.grid_area.setBackgroundRole(QtGui.QPalette.ColorRole.Window)
+        area = QtWidgets.QVBoxLayout(self.grid_area)
+        area.setContentsMargins(0, 0, 0, 0)
         grids = QtWidgets.QHBoxLayout()
         for g in self.grids:
-            grids.addWidget(g)
-        layout.addLayout(grids)
-        layout.addWidget(self.legend)
-        layout.addStretch(1)
+            grids.addWidget(g, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        grids.addStretch(1)
+        area.addLayout(grids)
+        area.addWidget(self.legend)
+        area.addStretch(1)
+        self.scroll = QtWidgets.QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.scroll.setWidget(self.grid_area)
+        self.scroll.setMinimumHeight(60)
+        layout.addWidget(self.scroll, 1)
 
         self.timer = QtCore.QTimer(self, interval=interval_ms)
         self.timer.timeout.connect(self._advance)
@@ -92,6 +106,7 @@ class ExplainerWidget(QtWidgets.QWidget):
             g.set_tensor("", None)
             g.hide()
         self.legend.hide()
+        self.scroll.hide()   # idle: the dock is a line (the hint and the controls)
         for w in (self.prev_button, self.next_button, self.play_button, self.slider):
             w.setEnabled(False)
 
@@ -112,6 +127,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.title.setText(f"<b>{title}</b> — {op}: {explanation.count} step{'s' * (explanation.count != 1)}, "
                            f"one per {what}, in row-major order")
         self._set_grids()
+        self.scroll.show()
         self.slider.blockSignals(True)
         self.slider.setRange(0, explanation.count - 1)
         self.slider.setValue(0)

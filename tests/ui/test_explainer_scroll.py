@@ -1,0 +1,179 @@
+"""The Explainer on a projector (QT_SCALE_FACTOR=1.5 on 1280x720: 853x480 logical px): it
+asks for little width, its grids scroll inside the dock, and no cell, cell text or grid
+title is cut or elided."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.graph import load_example
+from nodeeditor.graph import nodes as N
+from nodeeditor.ui.explainer import ExplainerWidget
+
+SHOTS = Path("/tmp/explainfix")
+EXAMPLES = sorted(p.name[: -len(".ifg.json")]
+                  for p in (Path(__file__).resolve().parents[2] / "resources" / "examples").glob("*.ifg.json"))
+MAX_MIN_WIDTH = 260
+
+
+def _reachable_problems(w: ExplainerWidget) -> list[str]:
+    """Every drawn cell and title line lies inside its grid, and every grid inside the scroll
+    area's widget (so scrolling reaches it); cell texts fit their cells; titles are whole."""
+    scroll = w.findChild(QtWidgets.QScrollArea)
+    if scroll is None:
+        return ["the grids are not in a scroll area"]
+    problems = []
+    area = scroll.widget()
+    area_rect = area.rect()
+    for grid in w.grids:
+        if not grid.isVisible():
+            continue
+        grid.grab()                                  # paints: records the drawn title lines
+        if not area.isAncestorOf(grid):
+            problems.append(f"{grid.name}: not inside the scroll area")
+        box = QtCore.QRect(grid.mapTo(area, QtCore.QPoint(0, 0)), grid.size())
+        if not area_rect.contains(box):
+            problems.append(f"{grid.name}: grid {box} outside the scroll area's widget {area_rect}")
+        lines = grid.shown_title.split("\n")
+        if " ".join(lines) != grid.title:
+            problems.append(f"{grid.name}: title shown as {lines!r}, not {grid.title!r}")
+        title_metrics = QtGui.QFontMetrics(grid._title_font())
+        for line in lines:
+            if title_metrics.horizontalAdvance(line) > grid.width() - 6:
+                problems.append(f"{grid.name}: title line {line!r} wider than the grid ({grid.width()} px)")
+        metrics = QtGui.QFontMetrics(grid.font())
+        inside = QtCore.QRectF(grid.rect())
+        for pos, text in grid.cell_texts().items():
+            rect = grid.cell_rect(pos)
+            if not inside.contains(rect):
+                problems.append(f"{grid.title}: cell {pos} at {rect} outside the grid {grid.rect()}")
+            if metrics.horizontalAdvance(text) > rect.width() - 2:
+                problems.append(f"{grid.title}: cell {pos} text {text!r} wider than its cell")
+    return problems
+
+
+def _widget(qtbot, width=420, height=300):
+    w = ExplainerWidget(interval_ms=10)
+    qtbot.addWidget(w)
+    w.resize(width, height)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_the_explainer_asks_for_little_width_and_reaches_every_cell_of_every_example(window, qtbot):
+    """Every operator of every bundled example, at its first and last step: the explainer's
+    minimum width stays <= 260 px, and every cell is inside the scroll area's widget."""
+    w = window
+    w.resize(1280, 720)
+    problems, widths, seen = [], {}, 0
+    for name in EXAMPLES:
+        w.set_document(load_example(name), None)
+        w.runner.wait()
+        for node in [n for n in w.graph.nodes if isinstance(n, N.OperatorNode)]:
+            w.scene.clearSelection()
+            w.scene.select_nodes([node.id])           # the explainer follows synchronously
+            qtbot.wait(1)
+            if w.explainer.count == 0:
+                continue
+            seen += 1
+            for step in (0, w.explainer.count - 1):
+                w.explainer.set_step(step)
+                qtbot.wait(1)
+                width = w.explainer.minimumSizeHint().width()
+                widths[f"{name}/{node.name}"] = width
+                if width > MAX_MIN_WIDTH:
+                    problems.append(f"{name}/{node.name}: minimum width {width} px")
+                problems += [f"{name}/{node.name} step {step + 1}: {p}" for p in _reachable_problems(w.explainer)]
+    assert seen >= 20, seen
+    print("widest minimum width:", max(widths.values()), max(widths, key=widths.get))
+    assert not problems, "\n".join(problems)
+
+
+def test_the_circular_tensorscatter_at_a_projector_width_scrolls_to_its_last_column(qtbot):
+    """The reviewer's screenshot 15: past_cache/update/output of shape (2, 1, 4, 5) in a
+    dock about 450 px wide; the 5th column was cut. Now the grids scroll sideways and the
+    output's 5th column is inside the scroll area's widget, fully drawn."""
+    w = _widget(qtbot, 450, 300)
+    past = np.arange(40, dtype=np.float32).reshape(2, 1, 4, 5) % 10
+    update = np.full((2, 1, 2, 5), 2, np.float32)
+    w.set_operation("circular", "TensorScatter", [past, update, np.array([1, 3])], {"mode": "circular"})
+    w.set_step(w.count - 1)
+    qtbot.wait(10)
+    assert w.minimumSizeHint().width() <= MAX_MIN_WIDTH
+    assert not _reachable_problems(w)
+    output = w.grid("output")
+    assert output.highlights == {(0, 4): "target"} or output.highlights
+    bar = w.scroll.horizontalScrollBar()
+    assert bar.maximum() > 0                          # too wide for 450 px: it scrolls
+    w.scroll.ensureWidgetVisible(output)
+    qtbot.wait(10)
+    corner = output.mapTo(w.scroll.viewport(), output.cell_rect((3, 4)).bottomRight().toPoint())
+    assert w.scroll.viewport().rect().contains(corner)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.grab().save(str(SHOTS / "scroll_tensorscatter_circular_last.png"))
+
+
+def test_grid_titles_show_the_whole_slice_on_two_lines(qtbot):
+    """"past_cache[1, …" told nothing: the slice title is whole, and the output's note goes
+    to a second line when the grid is narrow."""
+    w = _widget(qtbot, 300, 300)
+    past = np.zeros((2, 1, 4, 5), np.float32)
+    w.set_operation("circular", "TensorScatter", [past, np.ones((2, 1, 2, 5), np.float32), np.array([1, 3])],
+                    {"mode": "circular"})
+    w.set_step(12)                                     # batch 1: update[1, 0, :, :]
+    qtbot.wait(10)
+    assert w.grid("past_cache").title == "past_cache[1, 0, :, :]"
+    assert w.grid("update").title == "update[1, 0, :, :]"
+    output = w.grid("output")
+    assert output.title == "output[1, 0, :, :] after step 13"
+    assert not _reachable_problems(w)
+    for name in ("past_cache", "update"):
+        grid = w.grid(name)
+        assert grid.shown_title == grid.title and "…" not in grid.shown_title
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.grab().save(str(SHOTS / "titles_whole.png"))
+
+
+def test_cells_show_the_viewers_short_values_with_the_exact_value_as_tooltip(qtbot):
+    """Cells read 0.126 / -0.132 (as the tensor viewer draws them), not "0.1257…"; hovering a
+    cell shows its exact value."""
+    w = _widget(qtbot, 700, 320)
+    data = np.array([[0.12573022, -0.13210486, 0.64042264, 0.10490011],
+                     [-0.53566937, 0.36159506, 1.30400005, 0.94708096]], np.float32)
+    w.set_operation("g", "Gather", [data, np.array([1, 0])])
+    qtbot.wait(10)
+    grid = w.grid("data")
+    texts = grid.cell_texts()
+    assert texts[(0, 0)] == "0.126" and texts[(0, 1)] == "-0.132" and texts[(1, 2)] == "1.3"
+    assert grid.cell_tooltip((0, 0)) == "0.12573022"
+    assert not _reachable_problems(w)
+    # a real hover: the tooltip event over cell (0, 1) shows its exact value
+    center = grid.cell_rect((0, 1)).center().toPoint()
+    event = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, center, grid.mapToGlobal(center))
+    QtWidgets.QApplication.sendEvent(grid, event)
+    qtbot.waitUntil(lambda: QtWidgets.QToolTip.isVisible(), timeout=2000)
+    assert QtWidgets.QToolTip.text() == "-0.13210486"
+    QtWidgets.QToolTip.hideText()
+    ints = w.grid("indices").cell_texts()
+    assert ints == {(0,): "1", (1,): "0"}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w.grab().save(str(SHOTS / "cells_short_values.png"))
+
+
+@pytest.mark.parametrize("reduction", ["add", "mul", "max", "min"])
+def test_scatterelements_reduction_examples_show_their_last_cell(qtbot, reduction):
+    """Screenshot 07: the 5th data/output cell of the reduction examples was cut in a
+    narrow dock."""
+    w = _widget(qtbot, 360, 300)
+    data = np.array([[1.0, 2.0, 3.0, 4.0, 5.0]], np.float32)
+    w.set_operation(reduction, "ScatterElements", [data, np.array([[1, 1]]), np.array([[1.1, 2.1]], np.float32)],
+                    {"axis": 1, "reduction": reduction})
+    w.set_step(1)
+    qtbot.wait(10)
+    assert w.minimumSizeHint().width() <= MAX_MIN_WIDTH
+    assert not _reachable_problems(w)
+    if reduction == "add":
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        w.grab().save(str(SHOTS / "scatterelements_add_step2.png"))
