@@ -3,7 +3,8 @@
 ``set_operation(title, op, inputs, attrs)`` takes the node's input values; the widget builds
 an :class:`ops.explain.Explanation`, shows the step's sentence, and draws the small tensors
 with the deciding index, the moved value and the written cell highlighted. Prev/next, a slider
-and Play (one step every ``interval_ms``) move through the steps.
+and Play (one step every ``interval_ms``) move through the steps. The "All steps" tab lists
+every step as a table row (the whole index map at once); choosing a row goes to that step.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import ops
 from ops.explain import Explanation
 
 from .grid import ROLE_COLOURS, TensorGrid
+from .steps_table import StepsView
 
 HINT = "Select an operator node (with its inputs computed) to step through which index sends which value where."
 
@@ -75,7 +77,14 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.scroll.setWidget(self.grid_area)
         self.scroll.setMinimumHeight(60)
-        layout.addWidget(self.scroll, 1)
+        # "All steps": the whole index map as a table; choosing a row goes to that step
+        self.steps = StepsView()
+        self.steps.stepChosen.connect(self.set_step)
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.scroll, "Step")
+        self.tabs.addTab(self.steps, "All steps")
+        layout.addWidget(self.tabs, 1)
 
         self.timer = QtCore.QTimer(self, interval=interval_ms)
         self.timer.timeout.connect(self._advance)
@@ -106,7 +115,8 @@ class ExplainerWidget(QtWidgets.QWidget):
             g.set_tensor("", None)
             g.hide()
         self.legend.hide()
-        self.scroll.hide()   # idle: the dock is a line (the hint and the controls)
+        self.steps.show_explanation(None)
+        self.tabs.hide()   # idle: the dock is a line (the hint and the controls)
         for w in (self.prev_button, self.next_button, self.play_button, self.slider):
             w.setEnabled(False)
 
@@ -127,7 +137,8 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.title.setText(f"<b>{title}</b> — {op}: {explanation.count} step{'s' * (explanation.count != 1)}, "
                            f"one per {what}, in row-major order")
         self._set_grids()
-        self.scroll.show()
+        self.steps.show_explanation(explanation)
+        self.tabs.show()
         self.slider.blockSignals(True)
         self.slider.setRange(0, explanation.count - 1)
         self.slider.setValue(0)
@@ -197,6 +208,7 @@ class ExplainerWidget(QtWidgets.QWidget):
             grid.set_highlights(self._fit(grid, mark))
         self.prev_button.setEnabled(k > 0)
         self.next_button.setEnabled(k < e.count - 1)
+        self.steps.show_step(k)
         self.stepChanged.emit(k)
 
     @staticmethod

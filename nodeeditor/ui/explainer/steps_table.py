@@ -1,0 +1,133 @@
+"""All the steps of an explanation at once: a table with one row per step (which element,
+which index decided it, the cell it reads or writes, the value, and for a scatter what happens
+to it), so a class can see the whole index map in one picture; selecting a row goes to that
+step.
+
+The model asks :meth:`ops.explain.Explanation.move` only for the rows on screen, so a 200k-step
+explanation opens as fast as a 6-step one.
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ops.explain import Explanation, position_text, value_text
+
+Qt = QtCore.Qt
+COLUMNS = ("step", "from", "index", "to", "value", "what happens")
+#: Moves kept (the table asks for each visible row several times per paint).
+CACHE_ROWS = 512
+
+
+class StepsModel(QtCore.QAbstractTableModel):
+    """Rows are the steps of one :class:`Explanation` (none: empty)."""
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._explanation: Explanation | None = None
+        self._cache: dict[int, tuple[str, ...]] = {}
+        self.current = -1
+
+    def set_explanation(self, explanation: Explanation | None) -> None:
+        self.beginResetModel()
+        self._explanation = explanation
+        self._cache.clear()
+        self.current = -1
+        self.endResetModel()
+
+    def set_current(self, step: int) -> None:
+        """Mark ``step`` (the explainer's step) in bold."""
+        old, self.current = self.current, step
+        for row in (old, step):
+            if 0 <= row < self.rowCount():
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def rowCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802 - Qt override
+        if parent.isValid() or self._explanation is None:
+            return 0
+        return self._explanation.count
+
+    def columnCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt override
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def row_texts(self, step: int) -> tuple[str, ...]:
+        """The cells of row ``step``: step number, source, deciding index, target, value, fate."""
+        if step not in self._cache:
+            if len(self._cache) >= CACHE_ROWS:
+                self._cache.clear()
+            self._cache[step] = self._texts(step)
+        return self._cache[step]
+
+    def _texts(self, step: int) -> tuple[str, ...]:
+        e = self._explanation
+        move = e.move(step)
+        if e.kind == "gather":
+            source, target = f"data{position_text(move.target)}", f"output{position_text(move.element)}"
+            fate = ""
+        else:
+            name = "update" if e.op == "TensorScatter" else "updates"
+            source, target = f"{name}{position_text(move.element)}", f"output{position_text(move.target)}"
+            fate = move.text.split("\n", 1)[1] if "\n" in move.text else ""
+        if move.index_position is None:
+            index = f"{move.index_input} omitted"
+        else:
+            index = f"{move.index_input}{position_text(move.index_position)} = {_value(move.index_value)}"
+        return (str(step + 1), source, index, target, value_text(move.value), fate)
+
+    def data(self, index: QtCore.QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self._explanation is None:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return self.row_texts(index.row())[index.column()]
+        if role == Qt.ItemDataRole.FontRole and index.row() == self.current:
+            font = QtGui.QFont()
+            font.setBold(True)
+            return font
+        return None
+
+
+def _value(value) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(str(int(v)) for v in value) + "]"
+    return value_text(value)
+
+
+class StepsView(QtWidgets.QTableView):
+    """The table; ``stepChosen(step)`` when the person selects a row."""
+
+    stepChosen = QtCore.Signal(int)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.steps_model = StepsModel(self)
+        self.setModel(self.steps_model)
+        self.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.setWordWrap(False)
+        self.setAlternatingRowColors(True)
+        self.selectionModel().currentRowChanged.connect(
+            lambda current, _previous: current.isValid() and self.stepChosen.emit(current.row()))
+
+    def show_explanation(self, explanation: Explanation | None) -> None:
+        self.steps_model.set_explanation(explanation)
+        widths = (44, 120, 170, 120, 70)
+        for column, width in enumerate(widths):
+            self.setColumnWidth(column, width)
+
+    def show_step(self, step: int) -> None:
+        """Follow the explainer: mark and scroll to ``step`` without emitting ``stepChosen``."""
+        self.steps_model.set_current(step)
+        if 0 <= step < self.steps_model.rowCount():
+            index = self.steps_model.index(step, 0)
+            blocked = self.selectionModel().blockSignals(True)
+            self.selectionModel().setCurrentIndex(
+                index, QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect | QtCore.QItemSelectionModel.SelectionFlag.Rows)
+            self.selectionModel().blockSignals(blocked)
+            self.scrollTo(index)
