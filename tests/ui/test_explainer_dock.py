@@ -79,3 +79,22 @@ def test_the_explainer_is_a_line_when_idle_and_opens_for_an_operator(window, qtb
     qtbot.waitUntil(lambda: window.explainer_dock.height() < 140, timeout=3000)
     _click_node(window, op.id)
     qtbot.waitUntil(lambda: window.explainer_dock.height() >= 330, timeout=3000)
+
+
+def test_on_a_low_window_the_explainer_leaves_the_canvas_more_than_half(window, qtbot):
+    """A projector (1280x720 at 1.5x is 853x480 logical): opening for an operator, the
+    explainer takes at most 40% of the window's height (or its minimum, when that is more)."""
+    window.resize(853, 480)
+    qtbot.wait(20)
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    op = next(n for n in window.graph.nodes if n.kind == "op")
+    _click_node(window, op.id)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() > 140, timeout=3000)
+    qtbot.wait(50)
+    from nodeeditor.ui.explainer.dock import EXPANDED_HEIGHT
+
+    dock = window.explainer_dock
+    assert dock.height() <= max(0.4 * window.height(), dock.minimumSizeHint().height()) + 2
+    assert dock.height() < EXPANDED_HEIGHT          # 290 would leave the canvas a strip
+    window.grab().save("/tmp/explainfix/low_window_explainer.png")

@@ -18,6 +18,8 @@ MAX_STEPS = 200_000
 #: and, until the user sizes it, with an operator to step through.
 COMPACT_HEIGHT = 96
 EXPANDED_HEIGHT = 290
+#: Opening for an operator, the explainer takes at most this share of the window's height.
+MAX_EXPANDED_SHARE = 0.4
 
 
 class ExplainerController(QtCore.QObject):
@@ -83,8 +85,10 @@ class ExplainerController(QtCore.QObject):
         if dock.isFloating() or window.dockWidgetArea(dock) != QtCore.Qt.DockWidgetArea.BottomDockWidgetArea:
             return
         height = dock.height()
-        if expanded and height < self._expanded_height:
-            window.resizeDocks([dock], [self._expanded_height], QtCore.Qt.Orientation.Vertical)
+        # on a low window (a projector) the canvas keeps more than half the height
+        wanted = min(self._expanded_height, int(window.height() * MAX_EXPANDED_SHARE))
+        if expanded and height < wanted:
+            window.resizeDocks([dock], [wanted], QtCore.Qt.Orientation.Vertical)
         elif not expanded and height > COMPACT_HEIGHT:
             if height > COMPACT_HEIGHT + 40:
                 self._expanded_height = height   # the user's size, for the next operator
