@@ -107,3 +107,25 @@ def viewer(qtbot):
     qtbot.waitExposed(widget)
     yield widget
     widget.wait_for_background()
+
+
+@pytest.fixture
+def make_viewer(qtbot):
+    """``make_viewer(width, height=650)``: a shown TensorViewer of that size (as many as a
+    test needs); background jobs are waited for afterwards."""
+    from nodeeditor.ui.viewer import TensorViewer
+
+    made = []
+
+    def make(width, height=650):
+        widget = TensorViewer()
+        qtbot.addWidget(widget)
+        widget.resize(width, height)
+        widget.show()
+        qtbot.waitExposed(widget)
+        made.append(widget)
+        return widget
+
+    yield make
+    for widget in made:
+        widget.wait_for_background()

@@ -7,7 +7,6 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
-from nodeeditor.ui.viewer import TensorViewer
 
 SHOTS = Path("/tmp/viewerfix")
 LONG_WARNING = ("warning: 2 target cell(s) are written more than once with reduction 'none' and the "
@@ -19,24 +18,6 @@ assert len(LONG_WARNING) >= 300 - 60
 def _shot(widget, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     widget.grab().save(str(SHOTS / f"{name}.png"))
-
-
-@pytest.fixture
-def make_viewer(qtbot):
-    made = []
-
-    def make(width, height):
-        viewer = TensorViewer()
-        qtbot.addWidget(viewer)
-        viewer.resize(width, height)
-        viewer.show()
-        qtbot.waitExposed(viewer)
-        made.append(viewer)
-        return viewer
-
-    yield make
-    for viewer in made:
-        viewer.wait_for_background()
 
 
 # ---------------------------------------------------------------------------- 1: long texts

@@ -10,28 +10,10 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
-from nodeeditor.ui.viewer import TensorViewer, colors
+from nodeeditor.ui.viewer import colors
 from nodeeditor.ui.viewer.panels import HeatPanel, max_pool_2d
 
 SHOTS = Path("/tmp/viewer_fix_shots")
-
-
-@pytest.fixture
-def make_viewer(qtbot):
-    made = []
-
-    def make(width, height=650):
-        viewer = TensorViewer()
-        qtbot.addWidget(viewer)
-        viewer.resize(width, height)
-        viewer.show()
-        qtbot.waitExposed(viewer)
-        made.append(viewer)
-        return viewer
-
-    yield make
-    for viewer in made:
-        viewer.wait_for_background()
 
 
 def _near(rgb, target, tol=8):
