@@ -31,3 +31,17 @@ def drag(viewport: QtWidgets.QWidget, start: QtCore.QPoint, end: QtCore.QPoint, 
 def keys(widget: QtWidgets.QWidget, sequence: str) -> None:
     """Type a key sequence such as 'Ctrl+Z' at ``widget`` (shortcuts included)."""
     QTest.keySequence(widget, QtGui.QKeySequence(sequence))
+
+
+def open_example(window, name: str) -> None:
+    """File > Examples > ``name`` through its menu action; returns once it is framed and run."""
+    action = next(a for a in window.examples_menu.actions() if a.data() == name)
+    action.trigger()
+    QTest.qWait(1)                    # the opening frame runs on the next event-loop turn
+    window.runner.wait()
+
+
+def nodes_out_of_view(window) -> int:
+    """How many node items are not wholly inside the visible part of the canvas."""
+    visible = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
+    return sum(not visible.contains(i.sceneBoundingRect()) for i in window.scene.node_items())

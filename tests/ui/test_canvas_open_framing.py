@@ -9,19 +9,8 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.ui.canvas import view as V
 
-from .helpers import keys
+from .helpers import keys, nodes_out_of_view as _cut, open_example as _open_example
 
-
-def _open_example(w, name):
-    action = next(a for a in w.examples_menu.actions() if a.data() == name)
-    action.trigger()
-    QTest.qWait(1)                    # the opening frame runs on the next event-loop turn
-    w.runner.wait()
-
-
-def _cut(w) -> int:
-    visible = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
-    return sum(not visible.contains(i.sceneBoundingRect()) for i in w.scene.node_items())
 
 
 def test_a_graph_too_big_says_what_is_out_of_view_and_ctrl_0_shows_it(window, qtbot):

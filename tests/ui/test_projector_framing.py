@@ -15,22 +15,11 @@ from PySide6.QtTest import QTest
 from nodeeditor.graph import Graph
 from nodeeditor.ui.canvas import view as V
 
-from .helpers import keys
+from .helpers import keys, nodes_out_of_view as _cut, open_example as _open_example
 
 SHOTS = Path("/tmp/projfix")
 PROJECTOR = (818, 441)   # the first-start window on 1280x720 at QT_SCALE_FACTOR=1.5 (logical px)
 
-
-def _open_example(w, name):
-    action = next(a for a in w.examples_menu.actions() if a.data() == name)
-    action.trigger()
-    QTest.qWait(1)                    # the opening frame runs on the next event-loop turn
-    w.runner.wait()
-
-
-def _cut(w) -> int:
-    visible = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
-    return sum(not visible.contains(i.sceneBoundingRect()) for i in w.scene.node_items())
 
 
 def _text_fits(label: QtWidgets.QLabel) -> bool:
