@@ -126,5 +126,5 @@ def test_closing_the_window_stops_the_viewers_background_jobs(window, qtbot):
     window.undo_stack.setClean()
     window.close()
     for job in (window.viewer._stats, window.viewer._diff_job, window.viewer._envelope_job, window.viewer._peak_job):
-        assert job.pool.activeThreadCount() == 0
+        assert not job.busy
     assert window.runner._thread is None or not window.runner._thread.is_alive()
