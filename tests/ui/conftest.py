@@ -13,14 +13,34 @@ def _state_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("INDEXFLOW_RECOVERY_MS", "600000")
 
 
-@pytest.fixture(autouse=True)
-def _no_background_work_left():
-    """After each ui test, every background job it started has stopped (no thread of one
-    test runs into the next, or into interpreter teardown)."""
+@pytest.fixture(scope="session", autouse=True)
+def _collect_garbage_only_between_tests():
+    """The garbage collector runs only between ui tests, never in the middle of one.
+
+    Each test leaves windows, scenes and items behind; collected at an arbitrary moment, their
+    Qt objects are destroyed while the next test's evaluation thread is running, and two
+    fresh-clone CI runs hung that way (the main thread blocked "Garbage-collecting" inside
+    ``runner.wait``, the evaluation thread waiting for the GIL). The per-test fixture below
+    collects once every background thread has stopped."""
+    import gc
+
+    gc.disable()
     yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _no_background_work_left(_collect_garbage_only_between_tests):
+    """After each ui test, every background job it started has stopped (no thread of one
+    test runs into the next, or into interpreter teardown), and then the garbage is
+    collected, with no other thread running."""
+    yield
+    import gc
+
     from nodeeditor.ui import lifecycle
 
     lifecycle.shutdown_all()
+    gc.collect()
 
 
 class Dialogs:
