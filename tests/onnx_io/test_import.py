@@ -141,15 +141,20 @@ def _gather_model(node):
     return _model([node], [], [out], [data, idx], opset=13)
 
 
-def test_a_node_with_more_outputs_than_its_op_defines_is_refused():
-    # Gather defines one output (output); the checker agrees the node is invalid
-    node = helper.make_node("Gather", ["data", "idx"], ["y", "extra"], name="pick", axis=1)
-    model = _gather_model(node)
+def _refused_by_checker_and_importer(model) -> str:
+    """The import error's message for a model onnx.checker also rejects (the independent
+    judge that the model is invalid)."""
     with pytest.raises(onnx.checker.ValidationError):
         onnx.checker.check_model(model)
     with pytest.raises(OnnxImportError) as info:
         import_model(model)
-    message = str(info.value)
+    return str(info.value)
+
+
+def test_a_node_with_more_outputs_than_its_op_defines_is_refused():
+    # Gather defines one output (output); the checker agrees the node is invalid
+    node = helper.make_node("Gather", ["data", "idx"], ["y", "extra"], name="pick", axis=1)
+    message = _refused_by_checker_and_importer(_gather_model(node))
     assert "\n" not in message
     assert "pick" in message and "Gather" in message and "2 outputs" in message, message
 
@@ -162,12 +167,7 @@ def test_identity_and_constant_with_two_outputs_are_refused(op):
     else:
         node = helper.make_node("Constant", [], ["y", "extra"], name="same",
                                 value=numpy_helper.from_array(np.zeros(2, np.float32), "v"))
-    model = _gather_model(node)
-    with pytest.raises(onnx.checker.ValidationError):
-        onnx.checker.check_model(model)
-    with pytest.raises(OnnxImportError) as info:
-        import_model(model)
-    message = str(info.value)
+    message = _refused_by_checker_and_importer(_gather_model(node))
     assert "\n" not in message and "same" in message and op in message and "2 outputs" in message, message
 
 
