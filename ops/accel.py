@@ -25,8 +25,10 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
   (respectively single elements). Pure copies, so rows move as unsigned words (bit-identical
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
-  rows split across threads; with ``INDEXFLOW_STREAM_STORES=1``, outputs of
-  ``STREAM_MIN_BYTES`` or more are written with non-temporal stores (:mod:`ops.accel_stores`).
+  rows split across threads; the row gathers prefetch each row :data:`ops.accel_kernels.AHEAD`
+  rows before copying it, GatherElements on the last axis reads a data row in order before
+  picking from it; outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
+  stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
 * ScatterElements with reduction none (:func:`scatter_elements_assign`): the fold kernel
@@ -73,13 +75,16 @@ ASSIGN = 4
 FOLD_DTYPES = frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
 _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-#: With ``INDEXFLOW_STREAM_STORES=1``, gather outputs at least this large are written with
-#: non-temporal stores (:mod:`ops.accel_stores`), so that an output too large for the cache
-#: does not evict the table being read. Off by default because the gain depends on the
-#: machine: where they were written, Gather axis 0 (256 MB out) went 20.5 -> 17.7 ms and
-#: GatherElements (16 MB) 3.06 -> 2.66 ms; on the 2-core AMD EPYC test machine of 2026-12-01,
-#: Gather axis 0 went 19-22 -> 34-46 ms (min of 15 runs). Off, the threshold is never met.
-STREAM_MIN_BYTES = 8 << 20 if os.environ.get("INDEXFLOW_STREAM_STORES", "0") == "1" else 1 << 62
+#: Gather outputs at least this large are written with non-temporal stores
+#: (:mod:`ops.accel_intrinsics`), so that an output too large for the cache does not evict the
+#: table being read; ``INDEXFLOW_STREAM_STORES=0`` turns them off (the threshold is then never
+#: met). On the 2-core AMD EPYC test machine (2026-12-01, medians of 21 in one process, two
+#: threads): Gather axis 0 36.8 -> 26.4 ms, GatherND 4.6 -> 4.2 ms, GatherElements 4.3 ->
+#: 3.7 ms. They used to be off by default: before the row gathers prefetched, streaming made
+#: Gather axis 0 1.8x slower on that machine (42.9 -> 76.0 ms), the stores holding up the
+#: loads that each waited for its miss.
+STREAM_MIN_BYTES = 1 << 62 if os.environ.get("INDEXFLOW_STREAM_STORES", "1").strip().lower() in (
+    "0", "false", "no", "off") else 8 << 20
 #: Index dtypes the checking kernels read directly (others are normalised by numpy first).
 INDEX_DTYPES = frozenset({np.dtype(np.int32), np.dtype(np.int64)})
 #: ScatterElements on an axis other than the last: columns per band (targets of a band stay in cache).
@@ -155,13 +160,13 @@ def _load() -> dict | None:
             from . import accel_kernels as K
 
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (K.normalised, K.tuple_row, K.copy_row):  # callable from the kernels, inlined
+            for helper in (K.normalised, K.tuple_row, K.copy_row, K.prefetch_row, K.row_in_range):  # callable from the kernels, inlined
                 numba.extending.register_jitable(inline="always")(helper)
             try:
-                from . import accel_stores  # numba internals (llvmlite, cgutils): may move between versions
-                accel_stores.install(K.stream_store, K.store_fence)
-            except Exception:  # ordinary stores then: the same results, a little slower
-                for helper in (K.stream_store, K.store_fence):
+                from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
+                accel_intrinsics.install(K.prefetch, K.touch, K.stream_store, K.store_fence)
+            except Exception:  # no prefetches, ordinary stores: the same results, slower
+                for helper in (K.prefetch, K.touch, K.stream_store, K.store_fence):
                     numba.extending.register_jitable(inline="always")(helper)
             _kernels = {
                 "gather_elements": jit(K.gather_elements),

@@ -23,7 +23,7 @@ from math import prod
 import numpy as np
 
 MIN_POOLED_BYTES = 4 << 20
-#: Pooled buffers start on a cache-line boundary (whole-line streaming stores, ops.accel_stores).
+#: Pooled buffers start on a cache-line boundary (whole-line streaming stores, ops.accel_intrinsics).
 ALIGN = 64
 MAX_ENTRIES = 4
 _GRAIN = 1 << 16

@@ -455,29 +455,33 @@ def test_env_switch_and_missing_numba_turn_it_off():
     assert results["on"][:2] == ["True", "True"]
 
 
-BREAK_STORES = {
+BREAK_INTRINSICS = {
     # the module does not import (llvmlite or numba.extending moved)
-    "import": "sys.modules['ops.accel_stores'] = None\n",
+    "import": "sys.modules['ops.accel_intrinsics'] = None\n",
     # it imports, but code generation fails when a kernel is compiled (cgutils moved)
-    "codegen": "import ops.accel_stores as stores\nstores.cgutils = object()\n",
+    "codegen": "import ops.accel_intrinsics as intrinsics\nintrinsics.cgutils = object()\n",
 }
 
 
-@pytest.mark.parametrize("how", sorted(BREAK_STORES))
-def test_without_streaming_stores_the_kernels_still_run(tmp_path, how):
-    """If numba's internals that ops/accel_stores.py uses ever move, the gathers fall back to
-    ordinary stores: same results, accelerator still on. (A fresh numba cache, so the kernel is
-    compiled with the fallback rather than loaded.)"""
+@pytest.mark.parametrize("how", sorted(BREAK_INTRINSICS))
+def test_without_intrinsics_the_kernels_still_run(tmp_path, how):
+    """If numba's internals that ops/accel_intrinsics.py uses ever move, the gathers run without
+    prefetches, warming loads and streaming stores: same results, accelerator still on. (A fresh
+    numba cache, so the kernels are compiled with the fallback rather than loaded.)"""
     script = (
         "import sys\n"
-        + BREAK_STORES[how]
+        + BREAK_INTRINSICS[how]
         + "import numpy as np, ops\n"
         "from ops import accel\n"
         "accel.STREAM_MIN_BYTES = 0\n"
+        "accel.MIN_SIZE = 0\n"
         "d = np.arange(20000, dtype=np.float32).reshape(1000, 20)\n"
         "i = np.arange(-1000, 1000)\n"
-        "out = ops.gather(d, i)\n"
-        "print(accel.enabled(), bool((out == d[i]).all()))\n"
+        "rows = np.stack([i % 1000, i % 20], axis=1)\n"
+        "cols = (np.arange(20000).reshape(1000, 20) * 7) % 20\n"
+        "ok = [(ops.gather(d, i) == d[i]).all(), (ops.gather_nd(d, rows) == d[i % 1000, i % 20]).all(),\n"
+        "      (ops.gather_elements(d, cols, 1) == np.take_along_axis(d, cols, 1)).all()]\n"
+        "print(accel.enabled(), all(bool(x) for x in ok))\n"
     )
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, INDEXFLOW_ACCEL="1", PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(tmp_path))

@@ -117,7 +117,7 @@ def test_reused_buffers_never_alias_live_results():
 
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "complex128"])
 def test_pooled_buffers_start_on_a_cache_line(dtype):
-    """Streaming stores (ops/accel_stores.py) write whole 64-byte lines of pooled outputs."""
+    """Streaming stores (ops/accel_intrinsics.py) write whole 64-byte lines of pooled outputs."""
     held = []
     for extra in range(5):  # several live buffers, so some are fresh allocations and some reused
         arr = buffers.empty((buffers.MIN_POOLED_BYTES // np.dtype(dtype).itemsize + extra * 7,), dtype)
