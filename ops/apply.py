@@ -219,17 +219,10 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
     values = np.ascontiguousarray(updates)
     if reduction != "none":
         ufunc = _reduction_ufunc(op, reduction, data)
-        if accel.supports_fold(data.dtype, reduction, updates.size) and accel.enabled():
-            if block == 1 and op in ("ScatterElements", "Scatter") and imap.rows.shape == values.shape:
-                accel.scatter_elements_fold(out, imap.rows, values, reduction, axis_is_last=not columns_stay)
-            else:
-                accel.scatter_rows_fold(table, imap.rows, values, reduction)
+        if (op not in ("ScatterElements", "Scatter") and accel.supports_fold(data.dtype, reduction, updates.size)
+                and accel.enabled()):
+            accel.scatter_rows_fold(table, imap.rows, values, reduction)
             return out  # compiled fold, bit-identical to ufunc.at (ops/accel.py)
-    if (reduction == "none" and block == 1 and op in ("ScatterElements", "Scatter")
-            and imap.rows.shape == values.shape and accel.supports_assign(data.dtype, updates.size)
-            and accel.enabled()):
-        accel.scatter_elements_assign(out, imap.rows, values, axis_is_last=not columns_stay)
-        return out  # compiled, threaded by destination, the same writes in the same order
     if block == 1 and columns_stay:
         flat = table.reshape(-1)
         rows = imap.rows.reshape(values.shape)

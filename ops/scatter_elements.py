@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .apply import put_rows
-from .checks import fmt_shape, require_data_dtype
+from . import accel
+from .apply import check_reduction, copy_of, put_rows
+from .checks import fmt_shape, normalize_axis, require_data_dtype
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_elements import elementwise_output_shape, elementwise_rows
@@ -60,10 +61,21 @@ def scatter(data, indices, updates, axis: int = 0) -> np.ndarray:
 
 
 def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray:
+    """Validation, then with the accelerator the compiled kernel on the raw indices
+    (:func:`ops.accel.scatter_elements`: the index map's formula applied as it is computed,
+    the same writes in the same order); otherwise, or when it meets a bad index, the index map
+    and :func:`ops.apply.put_rows`, which raise the exact error."""
     data, updates, indices = as_tensor(data, f"{op}: data"), as_tensor(updates, f"{op}: updates"), np.asarray(indices)
     require_data_dtype(op, "data", data)
     require_data_dtype(op, "updates", updates)
     check_same_dtype(op, data, updates)
+    scatter_elements_output_shape(data.shape, indices.shape, updates.shape, axis, op)
+    check_reduction(op, reduction, data)
+    a = normalize_axis(op, axis, data.ndim)
+    if accel.supports_scatter_elements(data.dtype, indices, reduction) and accel.enabled():
+        out = copy_of(data)
+        if accel.scatter_elements(out, indices, updates, a, reduction):
+            return out
     imap = scatter_elements_index_map(data, indices, updates.shape, axis, op)
-    columns_stay = data.ndim >= 2 and axis % data.ndim != data.ndim - 1
+    columns_stay = data.ndim >= 2 and a != data.ndim - 1
     return put_rows(op, data, imap, updates, reduction, columns_stay=columns_stay)

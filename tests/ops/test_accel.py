@@ -150,7 +150,7 @@ def count_calls(monkeypatch, name: str) -> list:
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("dtype", FOLD_DTYPES)
 def test_scatter_elements_bit_identical(dtype, reduction, monkeypatch):
-    calls = count_calls(monkeypatch, "scatter_elements_fold")
+    calls = count_calls(monkeypatch, "scatter_elements")
     rng = np.random.default_rng([1, FOLD_DTYPES.index(dtype), REDUCTIONS.index(reduction)])
     for trial in range(24):
         data, idx, upd, axis = elementwise_case(rng, 1 + trial % 4, dtype)  # numpy path: ufunc.at, every NaN
@@ -174,7 +174,7 @@ def test_scatter_elements_big_every_axis_threads(dtype, reduction, rank, threads
 def test_scatter_elements_none_bit_identical(dtype, monkeypatch):
     """Reduction none through the assigning kernel: duplicates' last update wins, NaN payloads
     and signed zeros arrive bit for bit, every element size."""
-    calls = count_calls(monkeypatch, "scatter_elements_assign")
+    calls = count_calls(monkeypatch, "scatter_elements")
     rng = np.random.default_rng([16, GATHER_DTYPES.index(dtype)])
     for trial in range(24):
         data, idx, upd, axis = elementwise_case(rng, 1 + trial % 4, dtype)
@@ -234,14 +234,14 @@ def test_fold_kernels_match_ufunc_at_on_every_nan(dtype, reduction):
     got = data.copy()
     accel.scatter_rows_fold(got, rows, upd, reduction)
     assert_same_bits(got, want)
-    idx = rng.integers(0, 6, size=(40, 50))  # ScatterElements on the last axis: row i writes row i
-    flat = np.arange(40)[:, None] * 6 + idx
+    idx = rng.integers(-6, 6, size=(40, 50))  # ScatterElements on the last axis: row i writes row i
+    flat = np.arange(40)[:, None] * 6 + idx % 6
     upd = values(dtype, (40, 50), rng)
     want = data.copy()
     with np.errstate(all="ignore"):
         ufunc.at(want.reshape(-1), flat.reshape(-1), upd.reshape(-1))
     got = data.copy()
-    accel.scatter_elements_fold(got, flat, upd, reduction, axis_is_last=True)
+    assert accel.scatter_elements(got, idx, upd, 1, reduction)
     assert_same_bits(got, want)
 
 
@@ -277,7 +277,7 @@ def test_gather_elements_big_every_axis_threads(dtype, rank, threads, stream):
 
 
 def test_unsupported_dtypes_stay_on_numpy(monkeypatch):
-    folds = count_calls(monkeypatch, "scatter_elements_fold")
+    folds = count_calls(monkeypatch, "scatter_elements")
     gathers = count_calls(monkeypatch, "gather_elements")
     rng = np.random.default_rng(7)
     for dtype in ["bool", "float16", "bfloat16", "complex64"]:
@@ -396,10 +396,13 @@ def test_checking_kernels_refuse_every_bad_index(where, value, threads, stream, 
     data = rng.standard_normal((size, 8)).astype(np.float32)
     upd = rng.standard_normal((n, 8)).astype(np.float32)
     ge_data = rng.standard_normal((rows, size)).astype(np.float32)
-    calls = {name: count_calls(monkeypatch, name) for name in ("gather_tuples", "scatter_tuples", "gather_elements")}
+    names = ("gather_tuples", "scatter_tuples", "gather_elements", "scatter_elements")
+    calls = {name: count_calls(monkeypatch, name) for name in names}
     message = rf"indices\[{at}\] = {bad} is out of range"
     nd_message = rf"indices\[{at}, 0\] = {bad} is out of range"
     ge_message = rf"indices\[{at // size}, {at % size}\] = {bad} is out of range"
+    se_idx = idx.reshape(rows, size)
+    se_data, se_upd = rng.standard_normal((size, size)).astype(np.float32), ge_data
     for flag in (True, False):
         accel.set_enabled(flag)
         with pytest.raises(ops.IndexOutOfRangeError, match=message):
@@ -409,9 +412,13 @@ def test_checking_kernels_refuse_every_bad_index(where, value, threads, stream, 
         with pytest.raises(ops.IndexOutOfRangeError, match=nd_message):
             ops.scatter_nd(data, idx[:, None], upd)
         with pytest.raises(ops.IndexOutOfRangeError, match=ge_message):
-            ops.gather_elements(ge_data, idx.reshape(rows, size), 1)
-    # the kernels ran (with the accelerator on): Gather and GatherND, ScatterND, GatherElements
-    assert {name: len(c) for name, c in calls.items()} == {"gather_tuples": 2, "scatter_tuples": 1, "gather_elements": 1}
+            ops.gather_elements(ge_data, se_idx, 1)
+        for axis, reduction in ((1, "add"), (0, "max"), (1, "none"), (0, "none")):  # rows split, column bands
+            with pytest.raises(ops.IndexOutOfRangeError, match=ge_message):
+                ops.scatter_elements(se_data, se_idx, se_upd, axis, reduction)
+    # the kernels ran (with the accelerator on): Gather and GatherND, ScatterND, GatherElements, ScatterElements
+    assert {name: len(c) for name, c in calls.items()} == {
+        "gather_tuples": 2, "scatter_tuples": 1, "gather_elements": 1, "scatter_elements": 4}
 
 
 # ---------------------------------------------------------------- switch, errors, reference
