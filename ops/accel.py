@@ -7,12 +7,13 @@ gives a bit-identical result (tests/ops/test_accel.py compares raw bytes) and is
   silently), and
 * it is not switched off: ``INDEXFLOW_ACCEL=0`` in the environment or :func:`set_enabled`.
 
-Shape and attribute validation stay in the calling code. The gathers and the ScatterND none
-kernel read raw int32/int64 indices and check each one as they go
+Shape and attribute validation stay in the calling code. The gathers, ScatterElements and the
+ScatterND none kernel read raw int32/int64 indices and check each one as they go
 (:func:`ops.accel_kernels.normalised`: one unsigned comparison when it is already in
 ``[0, size)``), which saves numpy's separate pass over the indices; on the first bad index
 they stop and return its position, and the caller then runs the numpy path, whose check
-raises the exact ``IndexOutOfRangeError``. So messages are the same code either way. The fold kernels run on indices the numpy code has normalised.
+raises the exact ``IndexOutOfRangeError``. So messages are the same code either way. The
+ScatterND fold kernel runs on rows the numpy code has normalised.
 
 Every kernel addresses ``data`` with the index map's own formulas (row ``sum(v[c] *
 stride[c])``, element ``base + v * stride[axis]``); the tests compare each with the numpy path
@@ -37,12 +38,12 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
   Reduction none assigns (elements moved as unsigned words of 1, 2, 4 or 8 bytes, the last
   write wins); the reductions fold as below.
 * ScatterElements add/mul/max/min and ScatterND add/mul/max/min (:func:`scatter_rows_fold`)
-  for int8..int64, uint8..uint64, float32, float64: the sequential fold ``out[t] = f(out[t], v)`` in row-major order of the updates,
-  with numpy's scalar semantics (wrap-around integers; ``maximum(a, b) = a if a > b or
-  isnan(a) else b``, likewise ``minimum`` with ``<``: a NaN propagates from either side, the
-  first NaN's payload wins, and of two equal values, e.g. ``-0.0`` and ``0.0``, the update
-  wins, exactly as numpy). Threads split by destination: ScatterElements along a dimension other
-  than the axis (every update there writes the same coordinate), ScatterND by ranges of target
+  for int8..int64, uint8..uint64, float32, float64: the sequential fold ``out[t] = f(out[t],
+  v)`` in row-major order of the updates, with numpy's scalar semantics (wrap-around
+  integers; ``maximum(a, b) = a if a > b or isnan(a) else b``, likewise ``minimum`` with
+  ``<``: a NaN propagates from either side, the first NaN's payload wins, and of two equal
+  values, e.g. ``-0.0`` and ``0.0``, the update wins, exactly as numpy). Threads split by
+  destination: ScatterElements along a dimension other than the axis (every update there writes the same coordinate), ScatterND by ranges of target
   rows (each thread folds, in order, only the updates whose row is in its range).
 
   One caveat on "bit-identical": when two NaNs with *different* bit patterns meet in add or
@@ -68,7 +69,7 @@ from math import prod
 import numpy as np
 
 from . import buffers, parallel
-from .index_map import element_base
+from .index_map import element_base, row_major_strides
 
 #: Reduction codes passed to the kernels.
 OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
@@ -205,13 +206,6 @@ def set_enabled(flag: bool) -> bool:
 # GatherElements
 
 
-def _row_major_strides(shape: tuple) -> np.ndarray:
-    strides = np.ones(len(shape), dtype=np.int64)
-    for d in range(len(shape) - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
-    return strides
-
-
 def supports_gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> bool:
     return (axis > 0 and not data.dtype.hasobject and data.dtype.itemsize in _COPY_AS
             and idx.size >= MIN_SIZE and kernel_index_type(idx.dtype))
@@ -243,7 +237,7 @@ def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
     start in the flat data with the axis coordinate left out (int64, the index map's own
     :func:`ops.index_map.element_base` over ``idx.shape[:-1]``), the data stride of the axis, and
     whether the axis is the last (then ``bases`` includes every coordinate but the axis)."""
-    strides = _row_major_strides(data_shape)
+    strides = np.array(row_major_strides(data_shape), dtype=np.int64)
     lead = tuple(idx.shape[:-1])
     bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:-1], axis), lead), dtype=np.int64)
     return idx.reshape(-1, idx.shape[-1]), bases.reshape(-1), int(strides[axis]), axis == idx.ndim - 1
@@ -287,7 +281,8 @@ def kernel_indices(indices: np.ndarray) -> np.ndarray:
 
 def _tuple_operands(data_shape: tuple, indices: np.ndarray, k: int):
     idx2 = kernel_indices(indices).reshape(-1, k)
-    return idx2, np.array(data_shape[:k], dtype=np.int64), _row_major_strides(tuple(data_shape[:k]))
+    strides = np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64)
+    return idx2, np.array(data_shape[:k], dtype=np.int64), strides
 
 
 def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray | None:
@@ -352,7 +347,9 @@ def supports_scatter_elements(dtype: np.dtype, indices: np.ndarray, reduction: s
     indices as :func:`kernel_index_type` takes them; at least :data:`MIN_SIZE` updates."""
     if not kernel_index_type(indices.dtype) or indices.size < MIN_SIZE:
         return False
-    return supports_assign(dtype, indices.size) if reduction == "none" else supports_fold(dtype, reduction, indices.size)
+    if reduction == "none":
+        return supports_assign(dtype, indices.size)
+    return supports_fold(dtype, reduction, indices.size)
 
 
 def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, axis: int, reduction: str) -> bool:
@@ -401,4 +398,5 @@ def scatter_rows_fold(table: np.ndarray, rows: np.ndarray, values: np.ndarray, r
     rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1)
     values = np.ascontiguousarray(values, dtype=table.dtype).reshape(rows.size, table.shape[1])
     code = OPS[reduction]
-    _run_chunks(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], values.size, chunks_per_thread=ND_CHUNKS_PER_THREAD)
+    _run_chunks(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], values.size,
+                chunks_per_thread=ND_CHUNKS_PER_THREAD)

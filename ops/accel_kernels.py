@@ -1,10 +1,12 @@
 """The compiled kernels of :mod:`ops.accel`, written as plain Python.
 
 :func:`ops.accel._load` compiles them with ``numba.njit(cache=True, nogil=True)`` and makes
-the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`, :func:`prefetch_row`,
-:func:`in_range`, :func:`fold_block`, :func:`warm_row`, :func:`prefetch`, :func:`touch`, :func:`stream_store`, :func:`store_fence`) callable from them, inlined. As plain Python
+the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
+:func:`prefetch_row`, :func:`in_range`, :func:`fold_block`, :func:`warm_row`, :func:`prefetch`,
+:func:`touch`, :func:`stream_store`, :func:`store_fence`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
-tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit.
+tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
+against the index map.
 
 Rows of a gather move as unsigned words (the caller views both tables so), so a copy is bit
 exact for every dtype. Kernels that read raw indices return -1, or the position of the first

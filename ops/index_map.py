@@ -1,7 +1,13 @@
 """IndexMap: which target position each element reads (gather) or writes (scatter).
 
-Every kernel first builds an IndexMap and then applies it (:mod:`ops.apply`), so the teaching
-view, duplicate detection and gradients read exactly what the kernels do.
+The map is the contract the teaching view, duplicate detection and gradients read, and every
+kernel route applies it: the numpy scatters and ``take_rows`` build an IndexMap and apply it
+(:mod:`ops.apply`); the faster routes apply the same formulas in factored form without
+materialising one offset per element, from operands written once here (``take_axis`` and
+``take_elements`` in :mod:`ops.apply`; the compiled kernels of :mod:`ops.accel`, which take
+:func:`element_base` and :func:`row_major_strides` and add ``index * stride`` as they read each
+index). tests/ops/test_accel.py::test_every_path_reads_and_writes_what_the_index_map_says checks
+that every route, compiled and numpy, reads or writes exactly :meth:`IndexMap.flat_offsets`.
 
 The map is stored factored: the target (``data``) is viewed as a ``(-1, block)`` matrix whose
 rows are contiguous runs of ``block = prod(block_shape)`` elements, and ``rows`` says which row

@@ -545,3 +545,73 @@ def test_reference_catches_a_wrong_kernel(reduction, monkeypatch):
         got = ops.scatter_elements(d, i, u, a, reduction)
         mismatches += not np.array_equal(got, reference.scatter_elements(d, i, u, a, reduction))
     assert mismatches > 0
+
+
+# ---------------------------------------------------------------- every path against the index map
+
+UFUNC_OF = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def map_cases(rng):
+    """(op, inputs, attrs) large enough for the compiled paths, one per accelerated route and
+    axis kind, with negative indices and duplicates (unique targets where reduction is none)."""
+    f32 = np.float32
+    data2 = rng.standard_normal((300, 260)).astype(f32)
+    data3 = rng.standard_normal((40, 30, 50)).astype(f32)
+    dup2 = rng.integers(-260, 260, (300, 260))
+    dup0 = rng.integers(-300, 300, (300, 260))
+    perm0 = np.argsort(rng.random((300, 260)), axis=0)[:150] - 300  # unique per column, negative
+    perm1 = np.argsort(rng.random((300, 260)), axis=1)[:, :130]  # unique per row
+    tuples = np.stack([rng.integers(-40, 40, 5000), rng.integers(-30, 30, 5000)], axis=1)
+    return [
+        ("Gather", [data2, rng.integers(-300, 300, (50, 80))], {"axis": 0}),
+        ("Gather", [data3, rng.integers(-30, 30, 70)], {"axis": 1}),
+        ("GatherElements", [data2, dup2], {"axis": 1}),
+        ("GatherElements", [data3, rng.integers(-30, 30, (40, 60, 50))], {"axis": 1}),
+        ("GatherElements", [data2, dup0], {"axis": 0}),
+        ("GatherND", [data3, tuples], {}),
+        ("ScatterElements", [data2, perm1, rng.standard_normal((300, 130)).astype(f32)], {"axis": 1}),
+        ("ScatterElements", [data2, perm0, rng.standard_normal((150, 260)).astype(f32)], {"axis": 0}),
+        ("ScatterElements", [data2, dup2, rng.standard_normal((300, 260)).astype(f32)],
+         {"axis": 1, "reduction": "add"}),
+        ("ScatterElements", [data3, rng.integers(-40, 40, (40, 30, 50)), rng.standard_normal((40, 30, 50)).astype(f32)],
+         {"axis": 0, "reduction": "max"}),
+        ("ScatterND", [data3, np.unique(tuples % [40, 30], axis=0)[::-1],
+                       rng.standard_normal((len(np.unique(tuples % [40, 30], axis=0)), 50)).astype(f32)], {}),
+        ("ScatterND", [data3, tuples, rng.standard_normal((5000, 50)).astype(f32)], {"reduction": "mul"}),
+    ]
+
+
+@pytest.mark.parametrize("accelerated", [True, False], ids=["compiled", "numpy"])
+def test_every_path_reads_and_writes_what_the_index_map_says(accelerated, threads, monkeypatch):
+    """The index map is the contract the teaching view shows: each kernel route, compiled or
+    numpy, must read (gathers) or write (scatters) exactly the flat offsets
+    ``ops.index_map(...).flat_offsets()`` gives, in row-major order of the elements. The
+    expected results here apply those offsets directly: a take, an assignment of distinct
+    targets, or a sequential ``ufunc.at`` fold."""
+    names = ("gather_tuples", "gather_elements", "scatter_elements", "scatter_tuples", "scatter_rows_fold")
+    calls = {name: count_calls(monkeypatch, name) for name in names}
+    accel.set_enabled(accelerated)
+    for op, inputs, attrs in map_cases(np.random.default_rng(30)):
+        offsets = ops.index_map(op, inputs, attrs).flat_offsets().reshape(-1)
+        got = ops.run_op(op, inputs, attrs)
+        data = inputs[0]
+        if op.startswith("Gather"):
+            want = data.reshape(-1)[offsets].reshape(got.shape)
+        else:
+            want = data.copy().reshape(-1)
+            updates = inputs[2].reshape(-1)
+            reduction = attrs.get("reduction", "none")
+            if reduction == "none":
+                assert len(set(offsets.tolist())) == offsets.size  # distinct targets: order cannot matter
+                want[offsets] = updates
+            else:
+                UFUNC_OF[reduction].at(want, offsets, updates)
+            want = want.reshape(data.shape)
+        assert_same_bits(got, want)
+    ran = {name: len(c) for name, c in calls.items()}
+    if accelerated:  # every compiled route was taken (the numpy routes are the rest)
+        assert ran == {"gather_tuples": 2, "gather_elements": 2, "scatter_elements": 4, "scatter_tuples": 1,
+                       "scatter_rows_fold": 1}, ran
+    else:
+        assert sum(ran.values()) == 0
