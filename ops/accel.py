@@ -43,8 +43,9 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
   integers; ``maximum(a, b) = a if a > b or isnan(a) else b``, likewise ``minimum`` with
   ``<``: a NaN propagates from either side, the first NaN's payload wins, and of two equal
   values, e.g. ``-0.0`` and ``0.0``, the update wins, exactly as numpy). Threads split by
-  destination: ScatterElements along a dimension other than the axis (every update there writes the same coordinate), ScatterND by ranges of target
-  rows (each thread folds, in order, only the updates whose row is in its range).
+  destination: ScatterElements along a dimension other than the axis (every update there
+  writes the same coordinate), ScatterND by ranges of target rows (each thread folds, in
+  order, only the updates whose row is in its range).
 
   One caveat on "bit-identical": when two NaNs with *different* bit patterns meet in add or
   mul, the kernels keep the current value's NaN, as ``ufunc.at`` and numpy's scalar loop do;
