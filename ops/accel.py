@@ -22,7 +22,7 @@ that applies the map.
 What is accelerated (see benchmarks/bench_ops.py for the numbers):
 
 * Gather on axis 0 and GatherND with batch_dims 0 (:func:`gather_tuples`), and GatherElements
-  on any axis > 0 (:func:`gather_elements`): one pass over the indices, copying whole rows
+  on any axis (:func:`gather_elements`): one pass over the indices, copying whole rows
   (respectively single elements). Pure copies, so rows move as unsigned words (bit-identical
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
@@ -208,14 +208,14 @@ def set_enabled(flag: bool) -> bool:
 
 
 def supports_gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> bool:
-    return (axis > 0 and not data.dtype.hasobject and data.dtype.itemsize in _COPY_AS
+    return (not data.dtype.hasobject and data.dtype.itemsize in _COPY_AS
             and idx.size >= MIN_SIZE and kernel_index_type(idx.dtype))
 
 
 def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray | None:
-    """GatherElements for ``axis > 0`` on raw (not yet normalised) integer ``idx``: the
-    result of :func:`ops.apply.take_elements` as a new (possibly pooled) array, or None when an
-    index is out of range (the caller's numpy path then raises the exact error)."""
+    """GatherElements on raw (not yet normalised) integer ``idx``, any axis: the numpy path's
+    result as a new (possibly pooled) array, or None when an index is out of range (the
+    caller's numpy path then raises the exact error)."""
     k = _load()["gather_elements"]
     data = np.ascontiguousarray(data)
     out = buffers.empty(idx.shape, data.dtype)
