@@ -78,12 +78,12 @@ def in_range(idx, r, c0, c1, size):
 def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, op):
     """For rows ``r`` in ``r0..r1`` and, within each, columns ``c`` in ``c0..c1``, in that
     order: ``out[t] = f(out[t], vals[r, c])`` with ``t = bases[r] + c * cstep + v * vstep``,
-    ``v`` = ``idx[r, c]`` made non-negative. ``op`` 0..3 is add/mul/max/min with numpy's scalar semantics
-    (``maximum(x, v) = x if x > v or isnan(x) else v``: a NaN propagates from either side, of
-    two equal values the update wins), 4 assigns. With ``warm``, each target row (``size``
-    elements from ``bases[r]``) is first read in order (:func:`warm_row`). Returns -1, or the flat
-    position ``r * last + c`` of the first index outside ``[-size, size)`` (``out`` is then
-    partly written).
+    ``v`` = ``idx[r, c]`` made non-negative. ``op`` 0..3 is add/mul/max/min with numpy's
+    scalar semantics (``maximum(x, v) = x if x > v or isnan(x) else v``: a NaN propagates from
+    either side, of two equal values the update wins), 4 assigns. With ``warm``, each target
+    row (``size`` elements from ``bases[r]``) is first read in order (:func:`warm_row`).
+    Returns -1, or the flat position ``r * last + c`` of the first index outside ``[-size,
+    size)`` (``out`` is then partly written).
 
     One copy of the loops per ``op``, so no loop tests it (a test per element, or a call per
     row, measured 25-60% slower); the index test is one unsigned comparison
@@ -183,7 +183,8 @@ def touch(arr, i):
 
 
 def prefetch(arr, i, j):
-    """Nothing in Python; compiled, a prefetch of ``arr[i, j]``'s cache line (:mod:`ops.accel_intrinsics`)."""
+    """Nothing in Python; compiled, a prefetch of ``arr[i, j]``'s cache line
+    (:mod:`ops.accel_intrinsics`)."""
 
 
 def stream_store(arr, i, j, value):
@@ -298,25 +299,40 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
 
 
 def scatter_rows(out, rows, vals, op, r0, r1):
-    """Fold vals[i] into out[rows[i]] for every i (in order) whose row is in r0..r1."""
+    """Fold vals[i] into out[rows[i]] for every i (in order) whose row is in r0..r1: ``op`` 0..3
+    is add/mul/max/min with numpy's scalar semantics (as :func:`fold_block`). The target row of
+    each such update is prefetched when it enters a first-in first-out queue of :data:`AHEAD`
+    updates and folded when it leaves, so the folds keep the order of ``i``."""
     nb = out.shape[1]
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        if r < r0 or r >= r1:
+    queue = np.empty(AHEAD, np.int64)
+    queued = 0  # updates that entered the queue
+    folded = 0  # updates that left it
+    i = 0
+    while i < rows.shape[0] or folded < queued:
+        if i < rows.shape[0] and queued - folded < AHEAD:
+            r = rows[i]
+            if r0 <= r < r1:
+                prefetch_row(out, r)
+                queue[queued & (AHEAD - 1)] = i
+                queued += 1
+            i += 1
             continue
+        j = queue[folded & (AHEAD - 1)]
+        folded += 1
+        t = rows[j]
         if op == 0:
             for b in range(nb):
-                out[r, b] = out[r, b] + vals[i, b]
+                out[t, b] = out[t, b] + vals[j, b]
         elif op == 1:
             for b in range(nb):
-                out[r, b] = out[r, b] * vals[i, b]
+                out[t, b] = out[t, b] * vals[j, b]
         elif op == 2:
             for b in range(nb):
-                c = out[r, b]
-                v = vals[i, b]
-                out[r, b] = c if (c > v or c != c) else v
+                x = out[t, b]
+                y = vals[j, b]
+                out[t, b] = x if (x > y or x != x) else y
         else:
             for b in range(nb):
-                c = out[r, b]
-                v = vals[i, b]
-                out[r, b] = c if (c < v or c != c) else v
+                x = out[t, b]
+                y = vals[j, b]
+                out[t, b] = x if (x < y or x != x) else y
