@@ -294,3 +294,43 @@ def test_thirty_two_floats_with_negatives_are_labelled_and_longer_vectors_are_no
     viewer.set_tensor("mask", np.array([True, False, True]))   # bools: colours, no numbers
     (panel,) = [p for p in viewer.picture.panels if isinstance(p, LinePanel)]
     assert panel.value_texts.texts == []
+
+
+# ---------------------------------------------------------------------------- long plot titles
+
+
+def _right_edge_in_view(viewer, item) -> float:
+    """Where ``item``'s right edge is drawn, in the picture widget's pixels."""
+    rect = item.mapRectToScene(item.boundingRect())
+    return viewer.picture.mapFromScene(rect.topRight()).x()
+
+
+def test_a_long_title_is_cut_and_the_colour_bar_stays_in_the_picture(make_viewer, qtbot):
+    """A large heat map in the editor's 420-pixel dock: its title ('... [2000 x 2000] (2 x 2
+    blocks, extremes)') used to demand its full width, and the layout pushed the colour bar out
+    of the picture. The title is cut with '…' (the whole of it in the tooltip) and comes back
+    whole when there is room."""
+    from nodeeditor.ui.viewer.panels import HeatPanel
+
+    viewer = make_viewer(420, 500)
+    values = np.random.default_rng(3).standard_normal((2000, 2000)).astype(np.float32)
+    viewer.set_tensor("sum into rows.output", values, "output")
+    viewer.wait_for_background()
+    qtbot.wait(50)
+    (panel,) = [p for p in viewer.picture.panels if isinstance(p, HeatPanel)]
+    doc = QtGui.QTextDocument()
+    doc.setHtml(panel.spec.title)
+    full = doc.toPlainText()
+    assert full.startswith("sum into rows.output [2000 × 2000]") and len(full) > 50
+    shown = panel.plot.titleLabel.item.toPlainText()
+    _shot(viewer, "long_title_narrow")
+    assert shown.endswith("…") and full.startswith(shown[:-1])
+    assert panel.plot.titleLabel.toolTip() == full
+    width = viewer.picture.width()
+    assert _right_edge_in_view(viewer, panel.colorbar) <= width + 1   # the whole bar is drawn
+    assert _right_edge_in_view(viewer, panel.plot.titleLabel.item) <= width + 1
+    viewer.resize(900, 500)
+    qtbot.waitUntil(lambda: panel.plot.titleLabel.item.toPlainText() == full, timeout=3000)
+    _shot(viewer, "long_title_wide")
+    assert panel.plot.titleLabel.toolTip() == ""
+    assert _right_edge_in_view(viewer, panel.colorbar) <= viewer.picture.width() + 1

@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import colors
+from .plot_title import FittedTitle
 from .slicing import peak_blocks
 
 HoverFn = Callable[[float, float], "str | None"]
@@ -316,6 +317,7 @@ class HeatPanel:
 
     def __init__(self, spec: PanelSpec):
         self.plot = _index_plot()
+        self.title = FittedTitle(self.plot)
         self.plot.invertY(True)
         self.plot.showGrid(False, False)
         # autoDownsample: the (<= 2048 px) picture is reduced again to the screen by pyqtgraph,
@@ -347,7 +349,7 @@ class HeatPanel:
 
     def update(self, spec: PanelSpec) -> None:
         self.spec = spec
-        self.plot.setTitle(spec.title, size="10pt")
+        self.title.set(spec.title)
         values = spec.values
         cmap = spec.cmap or colors.colormap()
         self.image_item.pool = spec.extra.get("pool", "mean")
@@ -417,6 +419,7 @@ class LinePanel:
 
     def __init__(self, spec: PanelSpec):
         self.plot = pg.PlotItem(axisItems={"bottom": IntegerAxis("bottom")})
+        self.title = FittedTitle(self.plot)
         self.plot.showGrid(True, True, alpha=0.25)
         self.bars: pg.BarGraphItem | None = None
         self.curve: pg.PlotDataItem | None = None
@@ -434,7 +437,7 @@ class LinePanel:
 
     def update(self, spec: PanelSpec) -> None:
         self.spec = spec
-        self.plot.setTitle(spec.title, size="10pt")
+        self.title.set(spec.title)
         self.plot.getAxis("left").setStyle(showValues=not spec.extra.get("categorical", False))
         y = np.asarray(spec.values, dtype=np.float32)
         x = spec.x if spec.x is not None else np.arange(len(y), dtype=np.float64)
@@ -586,8 +589,13 @@ class PictureArea(pg.GraphicsLayoutWidget):
     def needed_width(self, panel) -> float:
         """Pixels one panel needs: its kind's ``MIN_WIDTH`` or, when more, what its items
         ask for as a minimum (a long title, a colour bar with words) plus the spacing."""
-        measured = sum(item.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width() + self.ITEM_SPACING
-                       for item in panel.items())
+        measured = 0.0
+        for item in panel.items():
+            width = item.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width()
+            title = getattr(panel, "title", None)
+            if title is not None and item is panel.plot:  # the whole title above the view box
+                width = max(width, title.natural_width + item.getAxis("left").width())
+            measured += width + self.ITEM_SPACING
         return max(self.MIN_WIDTH.get(panel.spec.kind, 200), measured)
 
     def _place(self) -> None:
