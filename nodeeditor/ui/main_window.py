@@ -35,6 +35,7 @@ from .files import FileController
 from .layout import free_offset, layered_layout, make_room
 from .palette import Palette
 from .properties import PropertyPanel
+from .connect_box import ConnectBox, parse_key
 from .find_node import FindNodeBox
 from .quick_add import QuickAddBox
 from .runner import EvaluationRunner
@@ -93,6 +94,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.quick_add = QuickAddBox(self.view)
         self.find_box = FindNodeBox(self.view, lambda: self.graph)
         self.find_box.accepted.connect(self.go_to_node)
+        self.connect_box = ConnectBox(self.view, lambda: self.graph)
+        self.connect_box.accepted.connect(self.apply_connect_choice)
         self.files = FileController(self)
 
         self._build_docks()
@@ -260,6 +263,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.layout_action = self._action("Auto &Layout", self.auto_layout, "Ctrl+L")
         self.add_action = self._action("Add Block…\tTab", self.open_quick_add)
         self.find_action = self._action("&Find Node…", self.open_find, QtGui.QKeySequence.StandardKey.Find)
+        self.connect_action = self._action("C&onnect Ports…", self.open_connect, "C",
+                                           tip="Wire the selected node's ports from the keyboard")
 
         self.frame_action = self._action("&Frame Selection (or All)\tF", lambda: self.view.frame(True))
         self.frame_all_action = self._action("Frame &All", lambda: self.view.frame(False, readable=False), "Ctrl+0")
@@ -268,7 +273,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.run_action = self._action("&Evaluate Now", self.evaluate_now, "F5")
         self.cancel_action = self._action("&Cancel Run", self.cancel_run, "Esc")
         for a in (self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
-                  self.select_all_action, self.cancel_action):
+                  self.select_all_action, self.cancel_action, self.connect_action):
             # let text fields keep their own Ctrl+C/V/A, Delete and Esc
             a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.removeAction(a)
@@ -300,7 +305,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu.addActions([self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
                                    self.select_all_action])
         self.edit_menu.addSeparator()
-        self.edit_menu.addActions([self.add_action, self.find_action, self.layout_action])
+        self.edit_menu.addActions([self.add_action, self.find_action, self.connect_action, self.layout_action])
 
         view_menu = menu.addMenu("&View")
         view_menu.addActions([self.frame_action, self.frame_all_action])
@@ -548,6 +553,36 @@ class MainWindow(QtWidgets.QMainWindow):
         """Edit > Find Node: the search box at the top of the canvas."""
         self.find_box.open_at(QtCore.QPoint(max(0, (self.view.width() - self.find_box.width()) // 2), 12))
 
+    def open_connect(self) -> None:
+        """Edit > Connect Ports: the box of wires the selected node can take or give
+        (:mod:`nodeeditor.ui.connect_box`), at the top of the canvas."""
+        ids = self.scene.selected_node_ids()
+        if len(ids) != 1:
+            self.show_status("Select one node to connect its ports (Ctrl+F finds one)", error=True)
+            return
+        node = self.graph.node(ids[0])
+        self.connect_box.open_for(ids[0], QtCore.QPoint(max(0, (self.view.width() - self.connect_box.width()) // 2),
+                                                        12))
+        if not self.connect_box.choices():
+            self.connect_box.close_box()
+            self.show_status(f"Nothing can be connected to {node.name or node.id}", error=True)
+
+    def apply_connect_choice(self, key: str) -> None:
+        """One entry of the Connect Ports box, as one undo step."""
+        action, src, src_port, dst, dst_port = parse_key(key)
+        src_node, dst_node = self.graph.node(src), self.graph.node(dst)
+        wire = f"{src_node.name or src} · {src_port} → {dst_node.name or dst} · {dst_port}"
+        if action == "remove":
+            self.push(C.DisconnectCommand(self.graph, dst, dst_port))
+            self.show_status(f"Disconnected {wire}")
+            return
+        refusal = self.graph.can_replace(src, src_port, dst, dst_port)
+        if refusal is not None:  # the graph changed since the box opened
+            self._on_refused(refusal)
+            return
+        self.push(C.ConnectCommand(self.graph, src, src_port, dst, dst_port, None, self.graph.edge_into(dst, dst_port)))
+        self.show_status(f"Connected {wire}")
+
     #: Zoom a found node is shown at when the view is zoomed further out (its text readable).
     GO_TO_ZOOM = 1.0
 
@@ -582,6 +617,8 @@ class MainWindow(QtWidgets.QMainWindow):
         paste = menu.addAction("Paste Here")
         paste.setEnabled(clipboard.clipboard_data() is not None)
         paste.triggered.connect(lambda: self.paste(at=scene_pos))
+        if len(self.scene.selected_node_ids()) == 1:
+            menu.addAction(self.connect_action)
         menu.addSeparator()
         menu.addActions([self.layout_action, self.frame_action])
         menu.aboutToHide.connect(lambda: [a.setEnabled(True) for a in
