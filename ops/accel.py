@@ -167,8 +167,10 @@ def _load() -> dict | None:
             jit = numba.njit(cache=True, nogil=True)
             for helper in (K.normalised, K.tuple_row, K.copy_row, K.prefetch_row, K.in_range, K.warm_row):
                 numba.extending.register_jitable(inline="always")(helper)  # inlined into the kernels' IR
-            # a plain call, once per band: inlined into numba's IR it took 4 s to compile per dtype
-            numba.extending.register_jitable(K.fold_block)
+            # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
+            # several returns trips its own SSA check (NumbaIRAssumptionWarning)
+            for helper in (K.fold_block, K.fold):
+                numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
                 accel_intrinsics.install(K.prefetch, K.touch, K.stream_store, K.store_fence)

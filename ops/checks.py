@@ -142,9 +142,10 @@ def _out_of_range(op, name, indices, bad, size_of, axis_of, what="data") -> Inde
     value = int(indices.ravel()[first])
     size = int(size_of(first))
     axis = axis_of(first) if callable(axis_of) else axis_of
+    valid = f"valid {-size}..{size - 1}" if size else "no index is valid in an empty axis"
     return IndexOutOfRangeError(
         f"{op}: {name}{_position(indices.shape, first)} = {value} is out of range for {what} axis {axis} "
-        f"of size {size} (valid {-size}..{size - 1})"
+        f"of size {size} ({valid})"
     )
 
 
