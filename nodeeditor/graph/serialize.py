@@ -171,7 +171,14 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         values = [_number(v, dtype.kind if dtype.kind in "biu" else "f") for v in flat]
         if dtype.kind in "biu":
             return np.array(values, dtype=dtype).reshape(shape)
-        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
+        wide = np.array(values, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            arr = wide.astype(dtype)
+        overflow = np.isfinite(wide) & ~np.isfinite(arr.astype(np.float64))
+        if overflow.any():
+            first = int(np.argmax(overflow))
+            raise ValueError(f"tensor value {float(wide[first])!r} (element {first}) is too large for {name}")
+        return arr.reshape(shape)
     if "base64" in spec:
         try:
             raw = base64.b64decode(spec["base64"], validate=True)

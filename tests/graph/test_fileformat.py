@@ -120,6 +120,11 @@ def good_doc():
     (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "float99", "shape": [1], "data": [1]}}]
                 + d["nodes"][1:]}, "unknown dtype 'float99'"),
     (lambda d: {**d, "nodes": d["nodes"] + d["nodes"][:1]}, "two nodes have the id 'rows'"),
+    # a finite number that the dtype cannot hold would silently become inf (or NaN for float8)
+    (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "float16", "shape": [2], "data": [1.0, 1e6]}}]
+                + d["nodes"][1:]}, "tensor value 1000000.0 (element 1) is too large for float16"),
+    (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "float32", "shape": [1], "data": [1e300]}}]
+                + d["nodes"][1:]}, "tensor value 1e+300 (element 0) is too large for float32"),
 ])
 def test_bad_files_raise_a_clear_error_naming_the_file(tmp_path, mutate, expected):
     path = write(tmp_path, mutate(good_doc()))
