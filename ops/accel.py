@@ -165,7 +165,8 @@ def _load() -> dict | None:
             from . import accel_kernels as K
 
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (K.normalised, K.tuple_row, K.copy_row, K.prefetch_row, K.in_range, K.warm_row):
+            for helper in (K.normalised, K.tuple_row, K.copy_row, K.prefetch_row, K.prefetch_band, K.in_range,
+                           K.warm_row):
                 numba.extending.register_jitable(inline="always")(helper)  # inlined into the kernels' IR
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning)

@@ -85,9 +85,13 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
     comparison (:func:`normalised`) that branch prediction passes; offsets are unsigned, so
     numba adds no wrap-around test where it indexes."""
     m = idx.shape[1]
+    banded = c1 - c0 < m  # a slice of each row: rows far apart in memory, which no prefetcher follows
     for r in range(r0, r1):
         base = bases[r]
         warm_row(out, base, size, warm)
+        if banded and r + AHEAD < r1:
+            prefetch_band(idx, r + AHEAD, c0, c1)
+            prefetch_band(vals, r + AHEAD, c0, c1)
         for c in range(c0, c1):
             v = normalised(idx[r, c], size)
             if v < 0:
@@ -95,6 +99,12 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
             t = np.uint64(base + c * cstep + v * vstep)
             out[t] = fold(out[t], vals[r, c], op)
     return -1
+
+
+def prefetch_band(arr, r, c0, c1):
+    """Prefetch the cache lines of ``arr[r, c0:c1]``."""
+    for c in range(c0, c1, max(1, 64 // arr.itemsize)):
+        prefetch(arr, r, c)
 
 
 def fold(x, y, op):
