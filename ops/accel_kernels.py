@@ -40,7 +40,9 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
         base = bases[r]
         warm_row(data, base, size, warm)
         if in_range(idx, r, 0, m, size):
-            # unsigned offsets: numba then adds no wrap-around test for negative indices
+            # unsigned offsets: numba then adds no wrap-around test for negative indices. Two
+            # loops that differ in the offset only: one loop with ``j * jstep`` (0 or 1) in it
+            # ran 4% slower on the benchmark case (4.00 vs 3.85 ms)
             if last:
                 for j in range(m):
                     value = data[np.uint64(base + idx[r, j])]
