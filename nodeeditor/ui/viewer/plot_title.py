@@ -31,6 +31,8 @@ class FittedTitle:
         self._fitting = False
         original_update_min = self.label.updateMin
 
+        # pyqtgraph's LabelItem.updateMin sets a minimum width and the size hints it answers
+        # from ``_sizeHint`` (pyqtgraph 0.13-0.14); tests/ui/test_viewer_fit.py notices if that moves
         def update_min() -> None:  # the label's own minimum, without its width
             original_update_min()
             self.label.setMinimumWidth(0)
