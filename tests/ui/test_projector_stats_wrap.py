@@ -31,14 +31,8 @@ def _lines(label: QtWidgets.QLabel) -> list[str]:
     return lines
 
 
-def test_the_statistics_line_wraps_between_items_only(qtbot):
-    from nodeeditor.ui.viewer import TensorViewer
-
-    viewer = TensorViewer()
-    qtbot.addWidget(viewer)
-    viewer.resize(420, 500)
-    viewer.show()
-    qtbot.waitExposed(viewer)
+def test_the_statistics_line_wraps_between_items_only(make_viewer, qtbot):
+    viewer = make_viewer(420, 500)
     array = np.array([[0, 1.1, 2.2], [1, 0, 2.2], [0, 2.1, 1.2]], np.float32)
     with qtbot.waitSignal(viewer.statsReady, timeout=20000):
         viewer.set_tensor("without axis.output", array, "output")
