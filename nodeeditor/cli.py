@@ -25,8 +25,8 @@ import os
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 

@@ -10,7 +10,8 @@ ScatterND); batch coordinates ``n0, n1, ..``. Returns None when a rank it needs 
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 _INDEX_NAMES = "ijklmh"
 _DATA_NAMES = "abcdefg"

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 #: Below this many elements of work per thread, threading costs more than it saves.
 MIN_PART = 1 << 16

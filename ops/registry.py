@@ -1,7 +1,8 @@
 """Dispatch by ONNX op name: run a kernel, build an index map, or infer output types."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -5,8 +5,9 @@ all read these objects, so there is one description of each op in the product.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import OpError
 

@@ -21,8 +21,14 @@ from math import prod
 import numpy as np
 
 from .apply import put_rows
-from .checks import dims_equal, fmt_shape, normalize_axis, require_data_dtype, require_integer_indices, \
-    require_rank_at_least
+from .checks import (
+    dims_equal,
+    fmt_shape,
+    normalize_axis,
+    require_data_dtype,
+    require_integer_indices,
+    require_rank_at_least,
+)
 from .dtypes import as_tensor
 from .errors import IndexOutOfRangeError, OpError
 from .index_map import IndexMap

@@ -22,7 +22,7 @@ class TensorType:
         return len(self.shape)
 
     @classmethod
-    def of(cls, array) -> "TensorType":
+    def of(cls, array) -> TensorType:
         """The type of a concrete array."""
         arr = np.asarray(array)
         return cls(dtype_name(arr), tuple(int(d) for d in arr.shape))

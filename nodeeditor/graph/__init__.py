@@ -10,13 +10,29 @@ from .document import DEFAULT_OPSET, ConnectionRefused, Graph, RemovedNode
 from .engine import Engine, NodeResult, Plan, RunResult
 from .events import EVENT_KINDS, GraphEvent
 from .examples import (
-    DEFAULT_EXAMPLE, ExampleInfo, default_example, example_path, is_example, list_examples, load_example, open_graph,
+    DEFAULT_EXAMPLE,
+    ExampleInfo,
+    default_example,
+    example_path,
+    is_example,
+    list_examples,
+    load_example,
+    open_graph,
 )
 from .fileformat import EXTENSION, GraphFileError, load_graph, loads_graph, save_graph
 from .inference import NodeInfo
 from .nodes import (
-    NODE_KINDS, OUTPUT_PORT, SOURCE_PORT, Edge, FileSource, GeneratorSource, InputSource, LiteralSource, Node,
-    OperatorNode, OutputNode,
+    NODE_KINDS,
+    OUTPUT_PORT,
+    SOURCE_PORT,
+    Edge,
+    FileSource,
+    GeneratorSource,
+    InputSource,
+    LiteralSource,
+    Node,
+    OperatorNode,
+    OutputNode,
 )
 from .sources import GENERATORS
 

@@ -6,7 +6,8 @@ target cell more than once has a result that depends on an order the spec leaves
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def duplicate_warning(op: str, inputs: Sequence[Any], attrs: Mapping[str, Any] |
             f"the spec leaves the order open (IndexFlow: the last update in row-major order wins)")
 
 
-def source_value(graph: "Graph", node: N.Node) -> np.ndarray:
+def source_value(graph: Graph, node: N.Node) -> np.ndarray:
     """The tensor a source node produces (SourceError if it cannot)."""
     if isinstance(node, N.LiteralSource):
         return node.value
@@ -51,7 +52,7 @@ def source_value(graph: "Graph", node: N.Node) -> np.ndarray:
     raise TypeError(f"{node.label} is not a source")
 
 
-def static_duplicate_warnings(graph: "Graph") -> dict[str, str]:
+def static_duplicate_warnings(graph: Graph) -> dict[str, str]:
     """Node id -> duplicate warning, for scatters fed directly by sources (no kernel runs)."""
     out: dict[str, str] = {}
     for node in graph.nodes:

@@ -22,10 +22,11 @@ from __future__ import annotations
 import heapq
 import itertools
 import weakref
+from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -508,7 +509,7 @@ class Graph:
         return graph_to_dict(self, node_ids, inline_tensor)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Graph":
+    def from_dict(cls, data: Mapping[str, Any]) -> Graph:
         """A new graph from ``to_dict`` data (same ids). ValueError/KeyError/TypeError on bad data."""
         from .serialize import graph_from_dict
 

@@ -8,8 +8,9 @@ to the code that made the change; the change itself has already happened.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 # Event kinds and their payload keys (all payload values are plain data or
 # graph value objects; listeners must not mutate them).

@@ -14,6 +14,7 @@ from pathlib import Path
 from .document import Graph
 from .fileformat import EXTENSION, GraphFileError, load_graph
 
+
 def _examples_dir() -> Path:
     """``resources/examples`` of the source tree (a checkout or an editable install), else the
     copy a regular install puts in ``<prefix>/share/indexflow/examples`` (pyproject data-files)."""

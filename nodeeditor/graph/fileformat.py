@@ -22,15 +22,16 @@ import json
 import os
 import tempfile
 import zipfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from .document import Graph
 from .paths import rebase_path
-from .sources import SourceError, check_magic, damage_text
 from .serialize import FORMAT, INLINE_LIMIT, VERSION, graph_from_dict, graph_to_dict, inline_tensor
+from .sources import SourceError, check_magic, damage_text
 
 EXTENSION = ".ifg.json"
 SIDECAR_EXTENSION = ".npz"

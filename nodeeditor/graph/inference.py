@@ -8,9 +8,10 @@ checked with the ``ops`` schema at the graph's opset (attributes) and
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 import ops
 from ops import TensorType
@@ -59,7 +60,7 @@ def not_connected_text(node: N.Node, ports: list[str]) -> str:
     return f"inputs {', '.join(names[:-1])} and {names[-1]} are not connected"
 
 
-def resolve_path(graph: "Graph", path: str) -> Path:
+def resolve_path(graph: Graph, path: str) -> Path:
     """A FileSource path made absolute against the graph file's folder (or the cwd)."""
     p = Path(path)
     if not p.is_absolute() and graph.file_path is not None:
@@ -67,7 +68,7 @@ def resolve_path(graph: "Graph", path: str) -> Path:
     return p
 
 
-def _source_type(graph: "Graph", node: N.Node) -> TensorType:
+def _source_type(graph: Graph, node: N.Node) -> TensorType:
     if isinstance(node, N.LiteralSource):
         return TensorType.of(node.value)
     if isinstance(node, N.InputSource):
@@ -81,7 +82,7 @@ def _source_type(graph: "Graph", node: N.Node) -> TensorType:
     raise AssertionError(node.kind)
 
 
-def infer_node(graph: "Graph", node: N.Node, infos: Mapping[str, NodeInfo]) -> NodeInfo:
+def infer_node(graph: Graph, node: N.Node, infos: Mapping[str, NodeInfo]) -> NodeInfo:
     """NodeInfo for ``node`` given the infos of its upstream nodes."""
     if node.is_source:
         try:
@@ -142,7 +143,7 @@ def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:
     return None
 
 
-def infer_graph(graph: "Graph") -> dict[str, NodeInfo]:
+def infer_graph(graph: Graph) -> dict[str, NodeInfo]:
     """NodeInfo of every node, computed in topological order."""
     infos: dict[str, NodeInfo] = {}
     for node_id in graph.topological_order():

@@ -85,7 +85,7 @@ class Node:
     def is_source(self) -> bool:
         return self.kind in SOURCE_KINDS
 
-    def clone(self) -> "Node":
+    def clone(self) -> Node:
         """An independent copy (arrays are read-only, so they are shared)."""
         out = copy.copy(self)
         for name in ("params", "attributes"):

@@ -22,7 +22,8 @@ from __future__ import annotations
 import base64
 import functools
 import math
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ TensorDecoder = Callable[[Mapping[str, Any]], np.ndarray] | None
 
 
 # ---------------------------------------------------------------------- tensors
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _has_signed_nan(dtype: np.dtype) -> bool:
     """True when ``dtype`` has a NaN of each sign (the IEEE formats, float8e4m3fn, float8e5m2),
     False for the formats with one NaN (the ``fnuz`` float8s: 0x80; float8e8m0: 0xff)."""
@@ -299,7 +300,7 @@ def edge_from_dict(d: Any) -> N.Edge:
     return N.Edge(d["from"][0], d["from"][1], d["to"][0], d["to"][1])
 
 
-def graph_to_dict(graph: "Graph", node_ids: Iterable[str] | None, encode: TensorEncoder) -> dict[str, Any]:
+def graph_to_dict(graph: Graph, node_ids: Iterable[str] | None, encode: TensorEncoder) -> dict[str, Any]:
     """The document (or a selection and the edges inside it) as plain data."""
     selected = list(graph.node_ids if node_ids is None else dict.fromkeys(node_ids))
     for node_id in selected:
@@ -338,7 +339,7 @@ def nodes_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> tuple[li
     return nodes, [edge_from_dict(d) for d in raw_edges]
 
 
-def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> "Graph":
+def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> Graph:
     """A new Graph from plain data of the current version (ids kept). ValueError on problems."""
     from .document import SETTINGS_DEFAULTS, ConnectionRefused, Graph
 

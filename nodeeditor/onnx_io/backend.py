@@ -7,14 +7,16 @@ ONNX's own ``onnx.backend.test.BackendTest`` runs against this module.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import onnx
 from onnx import helper
 from onnx.backend.base import Backend, BackendRep
 
-from nodeeditor.graph import Engine, Graph, nodes as N
+from nodeeditor.graph import Engine, Graph
+from nodeeditor.graph import nodes as N
 
 from .importer import import_model
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 

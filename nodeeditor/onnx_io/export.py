@@ -25,25 +25,26 @@ Contract of :func:`export_model`:
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
+from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
 import ops
-from nodeeditor.graph import Graph, nodes as N
+from nodeeditor.graph import Graph
+from nodeeditor.graph import nodes as N
 from nodeeditor.graph.engine import Engine
-from nodeeditor.graph.inference import not_connected_text
 from nodeeditor.graph.fileformat import write_atomically
+from nodeeditor.graph.inference import not_connected_text
 
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
 from .names import DISPLAY_NAMES_KEY, NameTable, encode_display_names
 from .opset_rules import MAX_OPSET, MIN_EXPORT_OPSET, check_at, lowest_opset, onnx_op_type
-from .types import elem_type, tensor_type_proto, value_info
+from .types import elem_type, value_info
 
 SOURCES_MODES = ("initializers", "inputs")
 PRODUCER = "IndexFlow"

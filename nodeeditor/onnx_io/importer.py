@@ -32,7 +32,8 @@ import onnx
 from onnx import helper, numpy_helper
 
 import ops
-from nodeeditor.graph import Graph, nodes as N
+from nodeeditor.graph import Graph
+from nodeeditor.graph import nodes as N
 
 from .errors import OnnxImportError
 from .examples_meta import PREFIX, decode_example
@@ -44,7 +45,7 @@ SUPPORTED_OPS = frozenset(ops.OP_NAMES) | {"Constant", "Identity"}
 MAX_PROTO_BYTES = 2 * 1024 ** 3
 
 
-def import_model(source: "os.PathLike | str | bytes | onnx.ModelProto", name: str | None = None) -> Graph:
+def import_model(source: os.PathLike | str | bytes | onnx.ModelProto, name: str | None = None) -> Graph:
     """An editable :class:`Graph` for the model (see the module contract); OnnxImportError otherwise."""
     model, where = _load(source)
     return _to_graph(model, where, name)

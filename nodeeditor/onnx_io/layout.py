@@ -8,7 +8,7 @@ to right: towards the mean of its inputs), each column then spread so nodes keep
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 COLUMN_WIDTH = 260.0
 ROW_HEIGHT = 150.0

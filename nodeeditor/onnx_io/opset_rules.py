@@ -8,8 +8,9 @@ none is written as ``Scatter`` at 9 and 10.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import ops
 

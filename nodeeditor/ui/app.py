@@ -6,7 +6,7 @@ import logging
 import sys
 from pathlib import Path
 
-from PySide6 import QtGui, QtWidgets
+from PySide6 import QtWidgets
 
 from nodeeditor.graph import default_example
 

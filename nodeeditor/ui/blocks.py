@@ -6,8 +6,8 @@ command can add and remove that same object). No Qt here.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -7,7 +7,8 @@ Commands are pushed after the caller checked that the change is allowed (for exa
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from PySide6 import QtGui
 

@@ -16,12 +16,13 @@ undoable step. ``Choice.key()`` is what the box emits; :func:`parse_key` reads i
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6 import QtWidgets
 
-from nodeeditor.graph import Graph, nodes as N
+from nodeeditor.graph import Graph
+from nodeeditor.graph import nodes as N
 
 from .blocks import fuzzy_score
 from .search_popup import SearchPopup

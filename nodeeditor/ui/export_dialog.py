@@ -9,14 +9,15 @@ The file field starts with a proposal (:func:`default_export_path`): the graph's
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph.document import Graph
 
 from .properties import MAX_OPSET
+
 
 def default_export_path(graph: Graph, folder: str | Path | None = None) -> str:
     """``<folder>/<graph name>.onnx`` (``folder``: the last-used folder, else home); characters

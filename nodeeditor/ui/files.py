@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_example, load_graph, save_graph
 from nodeeditor.graph.document import Graph

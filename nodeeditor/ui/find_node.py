@@ -4,11 +4,12 @@ window selects that node and brings it into view. In a 35-node example this repl
 two dozen presses of Ctrl+Tab."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6 import QtWidgets
 
-from nodeeditor.graph import Graph, nodes as N
+from nodeeditor.graph import Graph
+from nodeeditor.graph import nodes as N
 
 from .blocks import fuzzy_score
 from .search_popup import SearchPopup

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 
-_live: "weakref.WeakSet" = weakref.WeakSet()
+_live: weakref.WeakSet = weakref.WeakSet()
 
 
 def register(obj) -> None:

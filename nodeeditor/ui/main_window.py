@@ -21,22 +21,21 @@ from nodeeditor.graph import events as E
 from nodeeditor.graph.document import Graph
 from nodeeditor.graph.examples import EXAMPLES_DIR
 
-from .explainer import ExplainerWidget
-from .explainer.dock import ExplainerController
 from . import blocks as B
 from . import clipboard
 from . import commands as C
 from . import settings as S
-from .canvas import GraphScene, GraphView
-from .canvas import style
+from .canvas import GraphScene, GraphView, style
 from .canvas.edge_item import EdgeItem
 from .canvas.node_item import NodeItem
+from .connect_box import ConnectBox, parse_key
+from .explainer import ExplainerWidget
+from .explainer.dock import ExplainerController
 from .files import FileController
+from .find_node import FindNodeBox
 from .layout import free_offset, layered_layout, make_room
 from .palette import Palette
 from .properties import PropertyPanel
-from .connect_box import ConnectBox, parse_key
-from .find_node import FindNodeBox
 from .quick_add import QuickAddBox
 from .runner import EvaluationRunner
 from .viewer import TensorViewer

@@ -1,7 +1,8 @@
 """Random edit sequences: incremental type inference always equals a full inference, every
 edit is undone exactly by its symmetric operation, and to_dict/from_dict round-trips."""
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nodeeditor.graph import ConnectionRefused, Graph
 from nodeeditor.graph.inference import infer_graph

@@ -2,7 +2,8 @@
 another exception."""
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nodeeditor.graph import GraphFileError, load_example, loads_graph
 

@@ -5,8 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from nodeeditor.graph import Engine, Graph, GraphFileError, load_graph, save_graph
-from nodeeditor.graph import fileformat
+from nodeeditor.graph import Engine, Graph, GraphFileError, fileformat, load_graph, save_graph
 
 
 def _big_graph(value):

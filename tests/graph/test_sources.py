@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from nodeeditor.graph import Engine, Graph, save_graph, load_graph
+from nodeeditor.graph import Engine, Graph, load_graph, save_graph
 from nodeeditor.graph.sources import GENERATORS, SourceError, file_type, generate, generator_type, load_file
 from ops import TensorType
 

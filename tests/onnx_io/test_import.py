@@ -1,6 +1,5 @@
 """Import: models of the indexing ops become editable graphs; round trips both ways; anything
 else is refused with a clear message."""
-import os
 
 import numpy as np
 import onnx

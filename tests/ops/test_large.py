@@ -15,8 +15,8 @@ import pytest
 import ops
 import ops.parallel
 
-from .test_vs_onnxruntime import run_ort
 from ._helpers import eps
+from .test_vs_onnxruntime import run_ort
 
 RNG_SEED = 20261129
 
@@ -340,8 +340,8 @@ def test_large_reductions_onnxruntime_lacks_vs_reference(dtype, reduction):
     """float16/bfloat16/complex reductions at a size past the threading threshold; onnxruntime
     has none of them, so the (slow) reference is the oracle."""
     from . import reference
-    from ._helpers import assert_same, np_dtype, random_values
     from ._cases import Case
+    from ._helpers import assert_same, np_dtype, random_values
     from .test_properties import assert_reduction_close
 
     before = ops.parallel.threads()

@@ -18,8 +18,14 @@ import ops
 from . import reference
 from ._cases import case_strategy
 from ._helpers import (
-    CORE_DTYPES, SMALL_DTYPES, assert_inputs_unchanged, assert_no_shared_memory, assert_same,
-    copies, eps, np_dtype,
+    CORE_DTYPES,
+    SMALL_DTYPES,
+    assert_inputs_unchanged,
+    assert_no_shared_memory,
+    assert_same,
+    copies,
+    eps,
+    np_dtype,
 )
 
 SETTINGS = settings(

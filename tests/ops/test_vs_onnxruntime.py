@@ -77,7 +77,7 @@ def _session_options():
     return so
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _session(op, signature, attrs_items):
     """One-node model; signature = ((elem_type, rank) or None per input)."""
     names = INPUT_NAMES[op]

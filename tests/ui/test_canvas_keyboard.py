@@ -4,7 +4,6 @@ move the selection with the arrow keys (Shift: a larger step; a burst of presses
 undo step), and the keys are listed for the shortcuts dialog."""
 from __future__ import annotations
 
-import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 

@@ -9,8 +9,9 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.ui.canvas import view as V
 
-from .helpers import keys, nodes_out_of_view as _cut, open_example as _open_example
-
+from .helpers import keys
+from .helpers import nodes_out_of_view as _cut
+from .helpers import open_example as _open_example
 
 
 def test_a_graph_too_big_says_what_is_out_of_view_and_ctrl_0_shows_it(window, qtbot):

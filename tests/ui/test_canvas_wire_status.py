@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from .helpers import LEFT, NOMOD, drag, port_point, scene_point
+from .helpers import LEFT, NOMOD, port_point, scene_point
 
 
 def _wired(w):

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from nodeeditor.graph import Graph, load_example

@@ -15,7 +15,9 @@ from PySide6.QtTest import QTest
 from nodeeditor.graph import Graph
 from nodeeditor.ui.canvas import view as V
 
-from .helpers import keys, nodes_out_of_view as _cut, open_example as _open_example
+from .helpers import keys
+from .helpers import nodes_out_of_view as _cut
+from .helpers import open_example as _open_example
 
 SHOTS = Path("/tmp/projfix")
 PROJECTOR = (818, 441)   # the first-start window on 1280x720 at QT_SCALE_FACTOR=1.5 (logical px)

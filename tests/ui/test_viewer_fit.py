@@ -4,9 +4,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
-
 
 SHOTS = Path("/tmp/viewerfix")
 LONG_WARNING = ("warning: 2 target cell(s) are written more than once with reduction 'none' and the "

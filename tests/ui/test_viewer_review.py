@@ -8,7 +8,7 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore
 
 from nodeeditor.ui.viewer import colors
 from nodeeditor.ui.viewer.panels import HeatPanel, max_pool_2d

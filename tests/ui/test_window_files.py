@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from .helpers import LEFT, NOMOD, keys

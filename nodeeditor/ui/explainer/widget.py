@@ -8,7 +8,8 @@ every step as a table row (the whole index map at once); choosing a row goes to 
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets

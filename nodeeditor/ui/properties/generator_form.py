@@ -13,7 +13,6 @@ from nodeeditor.graph.sources import GENERATORS, generator_params
 from .. import commands as C
 from .values import COMMON_DTYPES, parse_shape, shape_text
 
-
 #: (generator, parameter) -> what the parameter means where its name leaves it open.
 PARAM_HINTS = {
     ("integers", "high"): "values are drawn from low up to high - 1: high is excluded (numpy's integers)",

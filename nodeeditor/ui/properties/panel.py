@@ -7,7 +7,7 @@ events (``on_event``) and updates its widgets in place, so undo/redo show up her
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -16,12 +16,11 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
 
 from .. import commands as C
-from .values import MAX_OPSET, muted
 from .file_form import FileForm
 from .generator_form import GeneratorForm
 from .operator_form import OperatorForm
 from .value_form import ValueForm
-
+from .values import MAX_OPSET, muted
 
 PROBLEM_COLOURS = {"error": "#d43c3c", "blocked": "#8a6d3b", "warning": "#a87400", "incomplete": "#5f6778"}
 

@@ -9,7 +9,7 @@ import ops
 from nodeeditor.graph import nodes as N
 
 from .. import commands as C
-from .values import EDITABLE_LIMIT, COMMON_DTYPES, parse_shape, shape_text, parse_value, format_cell, muted
+from .values import COMMON_DTYPES, EDITABLE_LIMIT, format_cell, muted, parse_shape, parse_value, shape_text
 
 
 class ValueForm:

@@ -6,7 +6,6 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-
 EDITABLE_LIMIT = 400          # elements a value table edits in place
 MAX_OPSET = 24
 COMMON_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import threading
 import weakref
-from concurrent.futures import Future, ThreadPoolExecutor, wait as wait_futures
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 
 from PySide6 import QtCore
 

@@ -8,8 +8,8 @@ so moving a slider keeps the zoom.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg

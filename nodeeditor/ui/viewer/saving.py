@@ -40,7 +40,7 @@ _CELLS_PER_WRITE = 1 << 16
 _FLOAT_FORMATS = {np.dtype(np.float16): "%.5g", np.dtype(np.float32): "%.9g", np.dtype(np.float64): "%.17g"}
 
 
-def csv_cell_format(dtype: np.dtype) -> tuple[str, "np.dtype | None"] | None:
+def csv_cell_format(dtype: np.dtype) -> tuple[str, np.dtype | None] | None:
     """``(printf format of one cell, dtype to convert to first)`` for the vectorised CSV
     writer, or None when cells need the per-value path (strings, objects, other dtypes).
 

@@ -10,7 +10,7 @@ tensor is larger, and the headers always show the true indices.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets

@@ -24,6 +24,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from . import colors, saving
+from .background import BackgroundCall
 from .controls import SliceControls
 from .labels import ElidedLabel, ItemsLabel, WrapLabel
 from .panels import PanelSpec, PictureArea, PictureScroll
@@ -48,7 +49,6 @@ from .slicing import (
     slice_2d,
     to_display_float,
 )
-from .background import BackgroundCall
 from .stats_worker import StatsComputer
 from .table import TablePage
 
