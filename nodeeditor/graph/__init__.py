@@ -1,14 +1,29 @@
 """nodeeditor.graph: the headless document model (no Qt, no onnx).
 
 Public API: :class:`Graph` (the document, every change through its methods, events
-to listeners), node and edge records, static type info (:class:`NodeInfo`), the
-caching :class:`Engine`, the file format (:func:`load_graph`, :func:`save_graph`,
-:class:`GraphFileError`) and the bundled examples (:func:`list_examples`,
-:func:`load_example`, :func:`default_example`).
+to listeners as small dataclasses), node and edge records, static type info
+(:class:`NodeInfo`), :class:`NodeStatus`, the caching :class:`Engine`, plain-data
+serialisation (:func:`graph_to_dict`, :func:`graph_from_dict`, :func:`paste_dict`), the
+file format (:func:`load_graph`, :func:`save_graph`, :class:`GraphFileError`), and the bundled
+examples (:func:`list_examples`, :func:`load_example`, :func:`default_example`).
 """
-from .document import DEFAULT_OPSET, ConnectionRefused, Graph, RemovedNode
+from .base import DEFAULT_OPSET, ConnectionRefused
+from .document import Graph, RemovedNode
 from .engine import Engine, NodeResult, Plan, RunResult
-from .events import EVENT_KINDS, GraphEvent
+from .events import (
+    EVENT_TYPES,
+    AttributeChanged,
+    EdgeAdded,
+    EdgeRemoved,
+    GraphEvent,
+    NodeAdded,
+    NodeRemoved,
+    NodeRenamed,
+    PositionChanged,
+    SettingChanged,
+    SourceChanged,
+    TypesChanged,
+)
 from .examples import (
     DEFAULT_EXAMPLE,
     ExampleInfo,
@@ -20,7 +35,7 @@ from .examples import (
     open_graph,
 )
 from .fileformat import EXTENSION, GraphFileError, load_graph, loads_graph, save_graph
-from .inference import NodeInfo
+from .info import NodeInfo
 from .nodes import (
     NODE_KINDS,
     OUTPUT_PORT,
@@ -33,14 +48,20 @@ from .nodes import (
     Node,
     OperatorNode,
     OutputNode,
+    Source,
 )
+from .serialize import graph_from_dict, graph_to_dict, paste_dict
 from .sources import GENERATORS
+from .status import NodeStatus
 
 __all__ = [
-    "Graph", "ConnectionRefused", "RemovedNode", "DEFAULT_OPSET", "GraphEvent", "EVENT_KINDS", "NodeInfo",
-    "Node", "Edge", "LiteralSource", "GeneratorSource", "FileSource", "InputSource", "OperatorNode", "OutputNode",
-    "NODE_KINDS", "SOURCE_PORT", "OUTPUT_PORT", "GENERATORS",
+    "Graph", "ConnectionRefused", "RemovedNode", "DEFAULT_OPSET", "NodeInfo", "NodeStatus",
+    "GraphEvent", "EVENT_TYPES", "NodeAdded", "NodeRemoved", "EdgeAdded", "EdgeRemoved", "AttributeChanged",
+    "SourceChanged", "NodeRenamed", "PositionChanged", "SettingChanged", "TypesChanged",
+    "Node", "Edge", "Source", "LiteralSource", "GeneratorSource", "FileSource", "InputSource", "OperatorNode",
+    "OutputNode", "NODE_KINDS", "SOURCE_PORT", "OUTPUT_PORT", "GENERATORS",
     "Engine", "RunResult", "NodeResult", "Plan",
+    "graph_to_dict", "graph_from_dict", "paste_dict",
     "load_graph", "loads_graph", "save_graph", "GraphFileError", "EXTENSION",
     "list_examples", "load_example", "default_example", "example_path", "ExampleInfo", "DEFAULT_EXAMPLE",
     "is_example", "open_graph",

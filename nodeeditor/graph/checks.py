@@ -7,18 +7,15 @@ target cell more than once has a result that depends on an order the spec leaves
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 import ops
 
 from . import nodes as N
-from .inference import resolve_path
-from .sources import SourceError, generate, load_file
-
-if TYPE_CHECKING:
-    from .document import Graph
+from .sources import SourceError
+from .view import GraphView
 
 DUPLICATE_CHECKED = ("Scatter", "ScatterElements", "ScatterND", "TensorScatter")
 
@@ -39,20 +36,7 @@ def duplicate_warning(op: str, inputs: Sequence[Any], attrs: Mapping[str, Any] |
             f"the spec leaves the order open (IndexFlow: the last update in row-major order wins)")
 
 
-def source_value(graph: Graph, node: N.Node) -> np.ndarray:
-    """The tensor a source node produces (SourceError if it cannot)."""
-    if isinstance(node, N.LiteralSource):
-        return node.value
-    if isinstance(node, N.InputSource):
-        return node.example
-    if isinstance(node, N.GeneratorSource):
-        return generate(node.generator, node.params)
-    if isinstance(node, N.FileSource):
-        return load_file(resolve_path(graph, node.path), node.key, node.dtype)
-    raise TypeError(f"{node.label} is not a source")
-
-
-def static_duplicate_warnings(graph: Graph) -> dict[str, str]:
+def static_duplicate_warnings(graph: GraphView) -> dict[str, str]:
     """Node id -> duplicate warning, for scatters fed directly by sources (no kernel runs)."""
     out: dict[str, str] = {}
     for node in graph.nodes:
@@ -65,10 +49,10 @@ def static_duplicate_warnings(graph: Graph) -> dict[str, str]:
                 values.append(None)
                 continue
             src = graph.node(edge.src)
-            if not src.is_source:
+            if not isinstance(src, N.Source):
                 break
             try:
-                values.append(source_value(graph, src))
+                values.append(src.source_value(graph.folder))
             except SourceError:
                 break
         else:

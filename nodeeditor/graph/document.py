@@ -2,10 +2,10 @@
 
 Contract:
 
-- Every change goes through a Graph method; each one emits one or more
-  :class:`~nodeeditor.graph.events.GraphEvent` (see ``events.py`` for kinds and
-  payloads) after the change is complete, then ``types_changed`` for the nodes
-  whose inferred :class:`~nodeeditor.graph.inference.NodeInfo` changed.
+- Every change goes through a Graph method; each one emits one or more events
+  (the dataclasses in ``events.py``: ``NodeAdded``, ``EdgeRemoved``, ...) after the
+  change is complete, then ``TypesChanged`` for the nodes whose inferred
+  :class:`~nodeeditor.graph.info.NodeInfo` changed.
 - Mutations come in symmetric pairs so undo commands need nothing but Graph
   methods: ``add_node``/``remove_node`` (which returns a :class:`RemovedNode`
   holding the node and its edges for ``restore_node``), ``connect``/``disconnect``,
@@ -13,6 +13,8 @@ Contract:
   ``rename_node``, ``set_source``, ``set_source_value``, ``set_setting``).
 - Types are inferred eagerly after every change (static, no kernels run) and
   read with :meth:`Graph.node_info`.
+- Serialisation (``to_dict``/``from_dict``, paste) lives in ``serialize.py`` as free
+  functions over this public API; the file format in ``fileformat.py``.
 - ``generation`` increases with every change; a background run started at one
   generation is stale once it differs.
 - Not thread-safe: change a graph from one thread only.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,21 +36,13 @@ import ops
 
 from . import events as E
 from . import nodes as N
-from .inference import NodeInfo, infer_node
+from .attributes import check_attribute
+from .base import DEFAULT_OPSET, SETTINGS_DEFAULTS, ConnectionRefused, check_opset
+from .inference import infer_node
+from .info import NodeInfo
 from .paths import rebase_path
 from .rules import connection_refusal, replacement_refusal, structural_refusal
 from .sources import SourceError, generator_params
-
-DEFAULT_OPSET = 18
-SETTINGS_DEFAULTS: dict[str, Any] = {"name": "untitled", "description": "", "opset": DEFAULT_OPSET}
-
-
-class ConnectionRefused(ValueError):
-    """``Graph.connect`` refused an edge; ``reason`` (also ``str(exc)``) says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -71,10 +65,10 @@ class Graph:
         self._edges: dict[tuple[str, str], N.Edge] = {}  # (dst, dst_port) -> edge
         self._out: dict[str, dict[N.Edge, None]] = {}     # src -> its outgoing edges (ordered set)
         self._in: dict[str, dict[N.Edge, None]] = {}      # dst -> its incoming edges (ordered set)
-        self._deferred = 0                                 # > 0 inside _batch(): inference waits
+        self._deferred = 0                                 # > 0 inside batch(): inference waits
         self._pending_all = False                          # a change was deferred: infer everything
         self._settings: dict[str, Any] = dict(SETTINGS_DEFAULTS)
-        self._settings.update(name=str(name), description=str(description), opset=_check_opset(opset))
+        self._settings.update(name=str(name), description=str(description), opset=check_opset(opset))
         self._infos: dict[str, NodeInfo] = {}
         self._stamps = itertools.count(1)
         self._issued: dict[int, weakref.ref] = {}          # revision -> the node it was given to
@@ -87,7 +81,7 @@ class Graph:
     def file_path(self) -> Path | None:
         """The file this graph was loaded from / saved to; relative FileSource paths resolve
         against its folder. Set by the file functions; not part of the document (no undo),
-        but setting it re-infers types (``types_changed``) since file sources may resolve
+        but setting it re-infers types (``TypesChanged``) since file sources may resolve
         differently."""
         return self._file_path
 
@@ -275,7 +269,7 @@ class Graph:
     # ------------------------------------------------------------------ changing: nodes
     def add_node(self, node: N.Node, *, index: int | None = None) -> str:
         """Insert ``node`` (its ``id`` must be unused; an empty id gets a fresh one). Emits
-        ``node_added``. Returns the id. A node object seen before (``restore_node``) keeps its
+        ``NodeAdded``. Returns the id. A node object seen before (``restore_node``) keeps its
         revision, so cached results stay valid; any other gets a fresh revision. ``index`` puts
         it at that place in the node order (default: last)."""
         if not isinstance(node, N.Node) or type(node).kind not in N.NODE_KINDS:
@@ -298,7 +292,7 @@ class Graph:
             items.insert(index, items.pop())
             self._nodes = dict(items)
         self._changed()
-        self.events.emit(E.NODE_ADDED, node_id=node.id)
+        self.events.emit(E.NodeAdded(node.id))
         self._reinfer({node.id})
         return node.id
 
@@ -307,7 +301,7 @@ class Graph:
         """Add an operator node for ``op`` (an ``ops.OP_NAMES`` name). Returns its id."""
         node = N.OperatorNode(id=node_id, name=name, position=position, op=op)
         for key, value in (attributes or {}).items():
-            node.attributes[key] = _check_attribute(node, key, value)
+            node.attributes[key] = check_attribute(node, key, value)
         return self.add_node(node)
 
     def add_literal(self, value: Any, *, dtype: str | None = None, name: str = "",
@@ -339,7 +333,7 @@ class Graph:
         return self.add_node(N.OutputNode(id=node_id, name=name, position=position))
 
     def remove_node(self, node_id: str) -> RemovedNode:
-        """Remove the node and its edges. Emits ``edge_removed`` per edge, then ``node_removed``.
+        """Remove the node and its edges. Emits ``EdgeRemoved`` per edge, then ``NodeRemoved``.
         Returns what ``restore_node`` needs to put everything back."""
         node = self.node(node_id)
         edges = self.edges_of(node_id)
@@ -349,11 +343,11 @@ class Graph:
         for edge in edges:
             self._drop_edge(edge)
             self._changed()
-            self.events.emit(E.EDGE_REMOVED, edge=edge)
+            self.events.emit(E.EdgeRemoved(edge))
         del self._nodes[node_id]
         self._infos.pop(node_id, None)
         self._changed()
-        self.events.emit(E.NODE_REMOVED, node_id=node_id, node=node)
+        self.events.emit(E.NodeRemoved(node_id, node))
         self._reinfer({e.dst for e in edges if e.dst != node_id})
         return RemovedNode(node, edges, index, edge_indices, self.folder)
 
@@ -374,7 +368,7 @@ class Graph:
         """Wire ``src.src_port`` to ``dst.dst_port``. Raises :class:`ConnectionRefused` with the
         reason (see ``rules.py``); ``force=True`` skips the type rules (for undo, paste and
         loading) but never the structural ones. ``index``: place in the edge order (default
-        last). Emits ``edge_added``."""
+        last). Emits ``EdgeAdded``."""
         reason = (structural_refusal if force else connection_refusal)(self, src, src_port, dst, dst_port)
         if reason is not None:
             raise ConnectionRefused(reason)
@@ -387,19 +381,19 @@ class Graph:
             items.insert(index, items.pop())
             self._edges = dict(items)
         self._changed()
-        self.events.emit(E.EDGE_ADDED, edge=edge)
+        self.events.emit(E.EdgeAdded(edge))
         self._reinfer({dst})
         return edge
 
     def disconnect(self, dst: str, dst_port: str) -> N.Edge:
         """Remove the edge feeding ``dst.dst_port`` and return it (KeyError if none).
-        Emits ``edge_removed``."""
+        Emits ``EdgeRemoved``."""
         edge = self._edges.get((dst, dst_port))
         if edge is None:
             raise KeyError(f"input {dst_port!r} of {dst!r} is not connected")
         self._drop_edge(edge)
         self._changed()
-        self.events.emit(E.EDGE_REMOVED, edge=edge)
+        self.events.emit(E.EdgeRemoved(edge))
         self._reinfer({dst})
         return edge
 
@@ -408,10 +402,10 @@ class Graph:
         """Set (``value=None``: unset, back to the schema default) an attribute of an operator
         node and return the old explicit value (None if it was unset). An unknown attribute
         name or a value of the wrong kind raises ValueError; a value the graph's opset does not
-        allow is accepted and shown as an error on the node. Emits ``attribute_changed``."""
+        allow is accepted and shown as an error on the node. Emits ``AttributeChanged``."""
         node = self._operator(node_id)
         if value is not None:
-            value = _check_attribute(node, name, value)
+            value = check_attribute(node, name, value)
         elif name not in {a.name for a in node.schema.attributes}:
             raise ValueError(f"{node.op} has no attribute {name!r}")
         old = node.attributes.get(name)
@@ -422,36 +416,36 @@ class Graph:
         else:
             node.attributes[name] = value
         self._bump(node)
-        self.events.emit(E.ATTRIBUTE_CHANGED, node_id=node_id, name=name, old=old, new=value)
+        self.events.emit(E.AttributeChanged(node_id, name, old, value))
         self._reinfer({node_id})
         return old
 
     def set_position(self, node_id: str, position: tuple[float, float]) -> tuple[float, float]:
-        """Move a node on the canvas; returns the old position. Emits ``position_changed``."""
+        """Move a node on the canvas; returns the old position. Emits ``PositionChanged``."""
         node = self.node(node_id)
         old = node.position
         node.position = (float(position[0]), float(position[1]))
         self._changed()
-        self.events.emit(E.POSITION_CHANGED, node_id=node_id, old=old, new=node.position)
+        self.events.emit(E.PositionChanged(node_id, old, node.position))
         return old
 
     def rename_node(self, node_id: str, name: str) -> str:
         """Change a node's display name (for inputs/outputs: the graph input/output name);
-        returns the old name. Emits ``node_renamed``."""
+        returns the old name. Emits ``NodeRenamed``."""
         node = self.node(node_id)
         if not isinstance(name, str) or not name.strip():
             raise ValueError("a node name must be a non-empty string")
         old = node.name
         node.name = name
         self._changed()
-        self.events.emit(E.NODE_RENAMED, node_id=node_id, old=old, new=name)
+        self.events.emit(E.NodeRenamed(node_id, old, name))
         self._reinfer({node_id})
         return old
 
     def set_source(self, node_id: str, **fields: Any) -> dict[str, Any]:
         """Change fields of a source node (literal: value; generator: generator, params;
         file: path, key, dtype; input: example). Returns the old values as a dict that
-        ``set_source(node_id, **old)`` restores. Emits one ``source_changed`` per field."""
+        ``set_source(node_id, **old)`` restores. Emits one ``SourceChanged`` per field."""
         node = self.node(node_id)
         allowed = N.SOURCE_FIELDS.get(node.kind)
         if allowed is None:
@@ -475,7 +469,7 @@ class Graph:
             setattr(node, key, value)
         self._bump(node)
         for key in new:
-            self.events.emit(E.SOURCE_CHANGED, node_id=node_id, field=key, old=old[key], new=new[key])
+            self.events.emit(E.SourceChanged(node_id, key, old[key], new[key]))
         self._reinfer({node_id})
         return old
 
@@ -489,68 +483,16 @@ class Graph:
 
     def set_setting(self, name: str, value: Any) -> Any:
         """Change a document setting (``name``, ``description``, ``opset``); returns the old
-        value. Emits ``setting_changed``; an opset change re-checks every operator."""
+        value. Emits ``SettingChanged``; an opset change re-checks every operator."""
         if name not in SETTINGS_DEFAULTS:
             raise ValueError(f"unknown setting {name!r}; settings are {', '.join(SETTINGS_DEFAULTS)}")
-        value = _check_opset(value) if name == "opset" else str(value)
+        value = check_opset(value) if name == "opset" else str(value)
         old = self._settings[name]
         self._settings[name] = value
         self._changed()
-        self.events.emit(E.SETTING_CHANGED, name=name, old=old, new=value)
+        self.events.emit(E.SettingChanged(name, old, value))
         self._reinfer()
         return old
-
-    # ------------------------------------------------------------------ selections
-    def to_dict(self, node_ids: Iterable[str] | None = None) -> dict[str, Any]:
-        """The document (or the given nodes and the edges between them) as JSON-ready data in
-        the file format, every tensor inline. For copy/paste and tests."""
-        from .serialize import graph_to_dict, inline_tensor
-
-        return graph_to_dict(self, node_ids, inline_tensor)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Graph:
-        """A new graph from ``to_dict`` data (same ids). ValueError/KeyError/TypeError on bad data."""
-        from .serialize import graph_from_dict
-
-        return graph_from_dict(data, None)
-
-    def paste_dict(self, data: Mapping[str, Any], offset: tuple[float, float] = (30.0, 30.0)) -> dict[str, str]:
-        """Add the nodes and edges of ``to_dict`` data with fresh ids, moved by ``offset``; returns
-        old id -> new id. Emits the usual ``node_added``/``edge_added`` events. Relative file
-        paths are re-expressed for this graph's folder when ``data["folder"]`` says which folder
-        they were relative to (the clipboard records it)."""
-        from .serialize import nodes_from_dict
-
-        nodes, edges = nodes_from_dict(data, None)
-        source_folder = data.get("folder")
-        if source_folder:
-            for node in nodes:
-                if isinstance(node, N.FileSource) and node.path and not Path(node.path).is_absolute():
-                    if self.folder is None:  # nothing to be relative to yet: name the file outright
-                        node.path = str(Path(source_folder).resolve() / node.path)
-                    else:
-                        node.path = rebase_path(node.path, Path(source_folder), self.folder)
-        mapping: dict[str, str] = {}
-        with self._batch():
-            self._paste(nodes, edges, mapping, offset)
-        return mapping
-
-    def _paste(self, nodes: list[N.Node], edges: list[N.Edge], mapping: dict[str, str],
-               offset: tuple[float, float]) -> None:
-        taken = {n.name for n in self._nodes.values()}
-        for node in nodes:
-            old_id = node.id
-            node.id = self.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
-            if node.name == old_id:
-                node.name = node.id
-            node.name = unique_name(node.name, taken)   # a copy is "scatternd write 2", not a twin
-            taken.add(node.name)
-            node.revision = 0
-            node.position = (node.position[0] + offset[0], node.position[1] + offset[1])
-            mapping[old_id] = self.add_node(node)
-        for e in edges:
-            self.connect(mapping[e.src], e.src_port, mapping[e.dst], e.dst_port, force=True)
 
     # ------------------------------------------------------------------ internals
     def _operator(self, node_id: str) -> N.OperatorNode:
@@ -564,15 +506,11 @@ class Graph:
         self._out[edge.src].pop(edge, None)
         self._in[edge.dst].pop(edge, None)
 
-    def batch(self):
-        """Context manager: a series of changes whose type inference runs once, at the end
-        (events are still emitted per change; ``types_changed`` comes once when the outermost
-        batch closes). Undoing the deletion of many nodes uses it."""
-        return self._batch()
-
     @contextmanager
-    def _batch(self):
-        """Defer type inference to the end of a series of changes (loading, pasting)."""
+    def batch(self) -> Iterator[None]:
+        """Context manager: a series of changes whose type inference runs once, at the end
+        (events are still emitted per change; ``TypesChanged`` comes once when the outermost
+        batch closes). Loading, pasting and undoing the deletion of many nodes use it."""
         self._deferred += 1
         try:
             yield
@@ -593,11 +531,6 @@ class Graph:
 
     def _changed(self) -> None:
         self.generation += 1
-
-    def refresh_types(self) -> None:
-        """Infer every node's type again (e.g. after files on disk changed). Emits
-        ``types_changed`` for the nodes whose info changed."""
-        self._reinfer()
 
     def _reinfer(self, dirty: Iterable[str] | None = None) -> None:
         """Re-infer ``dirty`` nodes and everything downstream of them (all nodes for None)."""
@@ -623,40 +556,4 @@ class Graph:
             new[node_id] = info
         self._infos = new
         if changed:
-            self.events.emit(E.TYPES_CHANGED, node_ids=frozenset(changed))
-
-
-def _check_opset(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
-        raise ValueError(f"opset must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _check_attribute(node: N.OperatorNode, name: str, value: Any) -> Any:
-    """The value as plain int/str; refuses names the op never has and values of the wrong
-    kind (opset rules are checked by inference and shown on the node)."""
-    specs = {a.name: a for a in node.schema.attributes}
-    if name not in specs:
-        raise ValueError(f"{node.op} has no attribute {name!r}; it has {', '.join(specs) or 'none'}")
-    kind = specs[name].kind
-    if kind == "int" and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
-        raise ValueError(f"{node.op} attribute {name!r} must be an integer, got {value!r}")
-    if kind == "string" and not isinstance(value, str):
-        raise ValueError(f"{node.op} attribute {name!r} must be a string, got {value!r}")
-    return int(value) if kind == "int" else value
-
-
-def unique_name(name: str, taken: set[str]) -> str:
-    """``name``, or when it is taken, its base with the next free number: "scatternd write"
-    -> "scatternd write 2"; "scatternd write 2" -> "scatternd write 3"."""
-    if name not in taken:
-        return name
-    base, _, tail = name.rpartition(" ")
-    number = 2
-    if base and tail.isdigit():
-        number = max(2, int(tail) + 1)   # the copy of "positions 7" is "positions 8"
-    else:
-        base = name
-    while f"{base} {number}" in taken:
-        number += 1
-    return f"{base} {number}"
+            self.events.emit(E.TypesChanged(frozenset(changed)))

@@ -52,10 +52,8 @@ import ops
 from . import nodes as N
 from .checks import duplicate_warning
 from .document import Graph
-from .inference import resolve_path
-from .sources import SourceError, file_stamp, generate, load_file
-
-OK, ERROR, BLOCKED, CANCELLED = "ok", "error", "blocked", "cancelled"
+from .sources import SourceError
+from .status import NodeStatus
 
 Kernel = Callable[[str, list, Mapping[str, Any]], np.ndarray]
 Progress = Callable[[int, int, str], None]
@@ -63,11 +61,11 @@ Progress = Callable[[int, int, str], None]
 
 @dataclass(frozen=True)
 class NodeResult:
-    """Outcome for one node: ``status`` is ok / error / blocked / cancelled; ``error`` is the
-    message (with the node's label) for error and blocked; ``recomputed`` tells whether this
-    run computed it (False: taken from the cache)."""
+    """Outcome for one node: ``status`` is ``NodeStatus.OK`` / ``ERROR`` / ``BLOCKED`` /
+    ``CANCELLED``; ``error`` is the message (with the node's label) for error and blocked;
+    ``recomputed`` tells whether this run computed it (False: taken from the cache)."""
 
-    status: str
+    status: NodeStatus
     error: str | None = None
     warnings: tuple[str, ...] = ()
     recomputed: bool = False
@@ -84,11 +82,11 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        return not self.cancelled and all(r.status == OK for r in self.nodes.values())
+        return not self.cancelled and all(r.status == NodeStatus.OK for r in self.nodes.values())
 
     def errors(self) -> list[tuple[str, str]]:
         """(node id, message) for nodes that failed themselves (blocked ones excluded)."""
-        return [(nid, r.error) for nid, r in self.nodes.items() if r.status == ERROR]
+        return [(nid, r.error) for nid, r in self.nodes.items() if r.status == NodeStatus.ERROR]
 
     def warnings(self) -> list[tuple[str, str]]:
         return [(nid, w) for nid, r in self.nodes.items() for w in r.warnings]
@@ -176,7 +174,7 @@ class Plan:
 class _Entry:
     key: tuple
     version: int
-    status: str
+    status: NodeStatus
     value: Any = None
     has_value: bool = False
     error: str | None = None
@@ -252,22 +250,14 @@ class Engine:
         fingerprint: tuple = (node.kind, node.revision)
         compute: Callable[[list], np.ndarray] | None = None
         op = attrs = None
-        if isinstance(node, N.LiteralSource):
-            value = node.value
-            compute = lambda _inputs, v=value: v  # noqa: E731
-        elif isinstance(node, N.InputSource):
-            value = node.example
-            compute = lambda _inputs, v=node.example: v  # noqa: E731
-        elif isinstance(node, N.GeneratorSource):
-            compute = lambda _inputs, gen=node.generator, p=dict(node.params): generate(gen, p)  # noqa: E731
-        elif isinstance(node, N.FileSource):
-            static_error = None  # the file may have appeared since types were inferred: try it
-            path = resolve_path(g, node.path)
-            try:
-                fingerprint += file_stamp(path)
-            except OSError:
-                fingerprint += ("missing",)
-            compute = lambda _inputs, p=path, k=node.key, d=node.dtype: load_file(p, k, d)  # noqa: E731
+        if isinstance(node, N.Source):
+            folder = g.folder
+            outside = node.outside_stamp(folder)
+            if outside:
+                static_error = None  # a file may have appeared since types were inferred: try it
+                fingerprint += outside
+            planned = node.clone()  # the worker must see the node as planned, not as edited since
+            compute = lambda _inputs, s=planned, f=folder: s.source_value(f)  # noqa: E731
         elif isinstance(node, N.OperatorNode):
             fingerprint += (g.opset,)
             op = node.op
@@ -304,7 +294,7 @@ class Engine:
             entry = self._cache.get(node_id)
             if entry is None or entry.key != keys[node_id]:
                 return False
-            return entry.has_value or entry.status != OK or not need_value
+            return entry.has_value or entry.status != NodeStatus.OK or not need_value
 
         to_compute: set[str] = set()
         need_value: set[str] = set()
@@ -328,14 +318,14 @@ class Engine:
             if is_cancelled is not None and is_cancelled():
                 result.cancelled = True
                 for rest in order[i:]:
-                    result.nodes[rest.node_id] = NodeResult(CANCELLED)
+                    result.nodes[rest.node_id] = NodeResult(NodeStatus.CANCELLED)
                 break
             try:
                 entry = self._compute(step, keys[step.node_id], versions[step.node_id], plan, is_cancelled)
             except _Abandoned:
                 result.cancelled = True
                 for rest in order[i:]:
-                    result.nodes[rest.node_id] = NodeResult(CANCELLED)
+                    result.nodes[rest.node_id] = NodeResult(NodeStatus.CANCELLED)
                 break
             self._cache[step.node_id] = entry
             result.nodes[step.node_id] = NodeResult(entry.status, entry.error, entry.warnings, True)
@@ -356,7 +346,8 @@ class Engine:
                 result.nodes[step.node_id] = NodeResult(e.status, e.error, e.warnings, False)
         for node_id, name in plan.outputs.items():
             entry = self._cache.get(node_id)
-            if entry is not None and entry.status == OK and entry.has_value and not result.nodes[node_id].status == CANCELLED:
+            if (entry is not None and entry.status == NodeStatus.OK and entry.has_value
+                    and result.nodes[node_id].status != NodeStatus.CANCELLED):
                 result.outputs[name] = entry.value
         # only what this run needed, in plan order
         result.nodes = {s.node_id: result.nodes[s.node_id] for s in plan.steps if s.node_id in result.nodes}
@@ -366,22 +357,23 @@ class Engine:
         if self.keep_intermediates or node_id in keep or node_id in plan.outputs:
             return
         entry = self._cache.get(node_id)
-        if entry is not None and entry.status == OK:
+        if entry is not None and entry.status == NodeStatus.OK:
             entry.value, entry.has_value = None, False
 
     def _compute(self, step: Step, key: tuple, version: int, plan: Plan,
                  is_cancelled: Callable[[], bool] | None = None) -> _Entry:
         if step.static_error is not None:
-            return _Entry(key, version, ERROR, error=f"{step.label}: {step.static_error}")
+            return _Entry(key, version, NodeStatus.ERROR, error=f"{step.label}: {step.static_error}")
         values = []
         for port, src in step.inputs:
             if src is None:
                 values.append(None)
                 continue
             upstream = self._cache.get(src)
-            if upstream is None or upstream.status != OK or not upstream.has_value:
-                why = {ERROR: "failed", BLOCKED: "is blocked"}.get(upstream.status if upstream else "", "has no value")
-                return _Entry(key, version, BLOCKED,
+            if upstream is None or upstream.status != NodeStatus.OK or not upstream.has_value:
+                why = {NodeStatus.ERROR: "failed", NodeStatus.BLOCKED: "is blocked"}.get(
+                    upstream.status if upstream else None, "has no value")
+                return _Entry(key, version, NodeStatus.BLOCKED,
                               error=f"{step.label}: input {port!r} waits for {plan.label(src)}, which {why}")
             values.append(upstream.value)
         try:
@@ -393,15 +385,15 @@ class Engine:
         except _Abandoned:
             raise
         except (ops.OpError, SourceError) as exc:
-            return _Entry(key, version, ERROR, error=f"{step.label}: {exc}")
+            return _Entry(key, version, NodeStatus.ERROR, error=f"{step.label}: {exc}")
         except MemoryError:
             # not cached as current (key None never matches): memory may be free next run
-            return _Entry(None, version, ERROR,
+            return _Entry(None, version, NodeStatus.ERROR,
                           error=f"{step.label}: not enough memory for this result; make its inputs smaller")
         except Exception as exc:  # a kernel bug must not take the whole run down
-            return _Entry(key, version, ERROR, error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
+            return _Entry(key, version, NodeStatus.ERROR, error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
         warnings = self._duplicate_warning(step, values)
-        return _Entry(key, version, OK, value=value, has_value=True, warnings=warnings)
+        return _Entry(key, version, NodeStatus.OK, value=value, has_value=True, warnings=warnings)
 
     def _watched(self, step: Step, key: tuple, values: list, is_cancelled: Callable[[], bool]) -> Any:
         """``step.compute(values)`` as a :class:`_Flight` that a cancel abandons (raising

@@ -1,46 +1,97 @@
 """A tiny observer: the graph tells its listeners what changed, nothing more.
 
-No Qt here. A view subscribes a callable and receives every :class:`GraphEvent`
-after the change it describes is complete (the graph is consistent when the
-callback runs). Listeners are called in subscription order, synchronously, on
-the thread that made the change. An exception raised by a listener propagates
-to the code that made the change; the change itself has already happened.
+No Qt here. A view subscribes a callable and receives every event after the change it
+describes is complete (the graph is consistent when the callback runs). Listeners are
+called in subscription order, synchronously, on the thread that made the change. An
+exception raised by a listener propagates to the code that made the change; the change
+itself has already happened.
+
+Each kind of change is its own small frozen dataclass (all subclasses of
+:class:`GraphEvent`); a listener dispatches on the type (``match event: case
+NodeAdded(node_id=nid): ...``). Payload values are plain data or graph value objects;
+listeners must not mutate them.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-# Event kinds and their payload keys (all payload values are plain data or
-# graph value objects; listeners must not mutate them).
-NODE_ADDED = "node_added"                # node_id
-NODE_REMOVED = "node_removed"            # node_id, node (the removed Node object)
-EDGE_ADDED = "edge_added"                # edge (Edge)
-EDGE_REMOVED = "edge_removed"            # edge (Edge)
-ATTRIBUTE_CHANGED = "attribute_changed"  # node_id, name, old, new (None = unset, schema default)
-SOURCE_CHANGED = "source_changed"        # node_id, field, old, new
-NODE_RENAMED = "node_renamed"            # node_id, old, new
-POSITION_CHANGED = "position_changed"    # node_id, old, new  ((x, y) tuples)
-SETTING_CHANGED = "setting_changed"      # name, old, new
-TYPES_CHANGED = "types_changed"          # node_ids (frozenset of ids whose NodeInfo changed)
-
-EVENT_KINDS = (
-    NODE_ADDED, NODE_REMOVED, EDGE_ADDED, EDGE_REMOVED, ATTRIBUTE_CHANGED,
-    SOURCE_CHANGED, NODE_RENAMED, POSITION_CHANGED, SETTING_CHANGED, TYPES_CHANGED,
-)
+from . import nodes as N
 
 
 @dataclass(frozen=True)
 class GraphEvent:
-    """One change to a graph: ``kind`` is one of ``EVENT_KINDS``; ``data`` holds its payload."""
+    """Base class of every event a graph emits."""
 
-    kind: str
-    data: Mapping[str, Any] = field(default_factory=dict)
 
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
+@dataclass(frozen=True)
+class NodeAdded(GraphEvent):
+    node_id: str
 
+
+@dataclass(frozen=True)
+class NodeRemoved(GraphEvent):
+    node_id: str
+    node: N.Node              #: the removed node object
+
+
+@dataclass(frozen=True)
+class EdgeAdded(GraphEvent):
+    edge: N.Edge
+
+
+@dataclass(frozen=True)
+class EdgeRemoved(GraphEvent):
+    edge: N.Edge
+
+
+@dataclass(frozen=True)
+class AttributeChanged(GraphEvent):
+    node_id: str
+    name: str
+    old: Any                  #: None: it was unset (the schema default)
+    new: Any                  #: None: now unset
+
+
+@dataclass(frozen=True)
+class SourceChanged(GraphEvent):
+    node_id: str
+    field: str                #: a name in ``nodes.SOURCE_FIELDS`` for the node's kind
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class NodeRenamed(GraphEvent):
+    node_id: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class PositionChanged(GraphEvent):
+    node_id: str
+    old: tuple[float, float]
+    new: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class SettingChanged(GraphEvent):
+    name: str                 #: a key of ``base.SETTINGS_DEFAULTS``
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class TypesChanged(GraphEvent):
+    node_ids: frozenset[str]  #: the nodes whose NodeInfo changed
+
+
+EVENT_TYPES: tuple[type[GraphEvent], ...] = (
+    NodeAdded, NodeRemoved, EdgeAdded, EdgeRemoved, AttributeChanged,
+    SourceChanged, NodeRenamed, PositionChanged, SettingChanged, TypesChanged,
+)
 
 Listener = Callable[[GraphEvent], None]
 
@@ -61,9 +112,8 @@ class Observable:
 
         return unsubscribe
 
-    def emit(self, kind: str, **data: Any) -> GraphEvent:
-        """Build a :class:`GraphEvent` and hand it to every listener (a snapshot of the list)."""
-        event = GraphEvent(kind, data)
+    def emit(self, event: GraphEvent) -> GraphEvent:
+        """Hand ``event`` to every listener (a snapshot of the list) and return it."""
         for listener in list(self._listeners):
             listener(event)
         return event

@@ -9,45 +9,14 @@ checked with the ``ops`` schema at the graph's opset (attributes) and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import ops
 from ops import TensorType
 
 from . import nodes as N
-from .sources import SourceError, file_type, generator_type
-
-if TYPE_CHECKING:
-    from .document import Graph
-
-
-@dataclass(frozen=True)
-class NodeInfo:
-    """What is known about a node before running it.
-
-    ``outputs`` maps output port -> TensorType (empty when unknown); ``error`` is a message
-    when the node itself is wrong; ``blocked`` is True when an input has no type because of
-    a problem upstream (``error`` then says which input); ``warnings`` are static remarks.
-    """
-
-    outputs: Mapping[str, TensorType] = field(default_factory=dict)
-    error: str | None = None
-    blocked: bool = False
-    warnings: tuple[str, ...] = ()
-    #: a required input is not connected yet (``error`` names them): the node is unfinished
-    #: work rather than a mistake, and the editor shows it so
-    incomplete: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.blocked
-
-    @property
-    def type(self) -> TensorType | None:
-        """The type of the first output port, if known."""
-        return next(iter(self.outputs.values()), None)
+from .info import NodeInfo
+from .sources import SourceError
+from .view import GraphView
 
 
 def not_connected_text(node: N.Node, ports: list[str]) -> str:
@@ -60,33 +29,11 @@ def not_connected_text(node: N.Node, ports: list[str]) -> str:
     return f"inputs {', '.join(names[:-1])} and {names[-1]} are not connected"
 
 
-def resolve_path(graph: Graph, path: str) -> Path:
-    """A FileSource path made absolute against the graph file's folder (or the cwd)."""
-    p = Path(path)
-    if not p.is_absolute() and graph.file_path is not None:
-        p = Path(graph.file_path).parent / p
-    return p
-
-
-def _source_type(graph: Graph, node: N.Node) -> TensorType:
-    if isinstance(node, N.LiteralSource):
-        return TensorType.of(node.value)
-    if isinstance(node, N.InputSource):
-        return TensorType.of(node.example)
-    if isinstance(node, N.GeneratorSource):
-        return generator_type(node.generator, node.params)
-    if isinstance(node, N.FileSource):
-        if not node.path:
-            raise SourceError("no file chosen")
-        return file_type(resolve_path(graph, node.path), node.key, node.dtype)
-    raise AssertionError(node.kind)
-
-
-def infer_node(graph: Graph, node: N.Node, infos: Mapping[str, NodeInfo]) -> NodeInfo:
+def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) -> NodeInfo:
     """NodeInfo for ``node`` given the infos of its upstream nodes."""
-    if node.is_source:
+    if isinstance(node, N.Source):
         try:
-            return NodeInfo({N.SOURCE_PORT: _source_type(graph, node)})
+            return NodeInfo({N.SOURCE_PORT: node.source_type(graph.folder)})
         except (SourceError, ops.OpError) as exc:
             return NodeInfo(error=str(exc))
 
@@ -143,7 +90,7 @@ def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:
     return None
 
 
-def infer_graph(graph: Graph) -> dict[str, NodeInfo]:
+def infer_graph(graph: GraphView) -> dict[str, NodeInfo]:
     """NodeInfo of every node, computed in topological order."""
     infos: dict[str, NodeInfo] = {}
     for node_id in graph.topological_order():

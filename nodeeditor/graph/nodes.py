@@ -12,16 +12,24 @@ that affects the node's computed value changes; the engine keys its cache on it.
 Ports: every source has one output port ``"output"``; an operator has the input
 and output ports of its ``ops`` schema (names in schema order); an output node
 has one input port ``"value"`` and no outputs.
+
+Each tensor source (a :class:`Source`) says itself how to get its tensor and its type
+(``source_value``, ``source_type``); type inference, the static checks and the engine all
+ask it, so the four kinds are told apart in one place.
 """
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 import ops
+from ops import TensorType
+
+from .sources import SourceError, file_stamp, file_type, generate, generator_type, load_file
 
 SOURCE_PORT = "output"
 OUTPUT_PORT = "value"
@@ -95,15 +103,41 @@ class Node:
 
 
 @dataclass(eq=False)
-class LiteralSource(Node):
+class Source(Node):
+    """A tensor source (one output port). ``folder`` in the methods below is the folder a
+    relative file path resolves against (the graph file's folder; None: the working folder)."""
+
+    def source_type(self, folder: Path | None) -> TensorType:
+        """The type of the tensor, without building it where that is cheaper. SourceError
+        (or ``ops.OpError``) when the source cannot produce one."""
+        return TensorType.of(self.source_value(folder))
+
+    def source_value(self, folder: Path | None) -> np.ndarray:
+        """The tensor (SourceError when the source cannot produce it)."""
+        raise NotImplementedError
+
+    def outside_stamp(self, folder: Path | None) -> tuple:
+        """What the value depends on besides the node itself (a file's modification stamp),
+        so a cache keyed on it notices a change; () when nothing."""
+        return ()
+
+
+@dataclass(eq=False)
+class LiteralSource(Source):
     """A tensor typed in by hand. ``value`` is a read-only numpy array."""
 
     value: np.ndarray = field(default_factory=lambda: frozen_array(0.0))
     kind: ClassVar[str] = LITERAL
 
+    def source_type(self, folder: Path | None) -> TensorType:
+        return TensorType.of(self.value)
+
+    def source_value(self, folder: Path | None) -> np.ndarray:
+        return self.value
+
 
 @dataclass(eq=False)
-class GeneratorSource(Node):
+class GeneratorSource(Source):
     """A generated tensor: ``generator`` is a key of ``sources.GENERATORS``; ``params`` holds
     only the parameters that differ from its defaults' keys (any subset of them)."""
 
@@ -111,9 +145,15 @@ class GeneratorSource(Node):
     params: dict[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = GENERATOR
 
+    def source_type(self, folder: Path | None) -> TensorType:
+        return generator_type(self.generator, self.params)
+
+    def source_value(self, folder: Path | None) -> np.ndarray:
+        return generate(self.generator, self.params)
+
 
 @dataclass(eq=False)
-class FileSource(Node):
+class FileSource(Source):
     """A tensor read from a file: ``.npy``, one ``key`` of an ``.npz``, or a ``.csv`` read as
     ``dtype``. A relative ``path`` is resolved against the graph file's folder."""
 
@@ -122,14 +162,43 @@ class FileSource(Node):
     dtype: str | None = None
     kind: ClassVar[str] = FILE
 
+    def resolved_path(self, folder: Path | None) -> Path:
+        """``path`` made absolute against ``folder`` (None: left relative to the working folder)."""
+        p = Path(self.path)
+        if not p.is_absolute() and folder is not None:
+            p = Path(folder) / p
+        return p
+
+    def source_type(self, folder: Path | None) -> TensorType:
+        if not self.path:
+            raise SourceError("no file chosen")
+        return file_type(self.resolved_path(folder), self.key, self.dtype)
+
+    def source_value(self, folder: Path | None) -> np.ndarray:
+        if not self.path:
+            raise SourceError("no file chosen")
+        return load_file(self.resolved_path(folder), self.key, self.dtype)
+
+    def outside_stamp(self, folder: Path | None) -> tuple:
+        try:
+            return file_stamp(self.resolved_path(folder))
+        except OSError:
+            return ("missing",)
+
 
 @dataclass(eq=False)
-class InputSource(Node):
+class InputSource(Source):
     """A graph input. ``name`` is the input's name in an exported model; ``example`` is the
     value used when running in the editor (read-only array)."""
 
     example: np.ndarray = field(default_factory=lambda: frozen_array(np.zeros((1,), np.float32)))
     kind: ClassVar[str] = INPUT
+
+    def source_type(self, folder: Path | None) -> TensorType:
+        return TensorType.of(self.example)
+
+    def source_value(self, folder: Path | None) -> np.ndarray:
+        return self.example
 
 
 @dataclass(eq=False)

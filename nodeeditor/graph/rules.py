@@ -18,17 +18,13 @@ rules as if that edge were gone.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import nodes as N
-
-if TYPE_CHECKING:
-    from .document import Graph
+from .view import GraphView
 
 INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 
 
-def structural_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_port: str, *,
+def structural_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_port: str, *,
                        replacing: bool = False) -> str | None:
     """Why the edge cannot exist at all, or None. ``replacing``: judge it as if the edge
     now feeding ``dst.dst_port`` (if any) were removed first."""
@@ -51,7 +47,7 @@ def structural_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_port
     return None
 
 
-def type_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+def type_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
     """Why the edge would be wrongly typed, or None (also None when types are unknown)."""
     d = graph.node(dst)
     if not isinstance(d, N.OperatorNode):
@@ -84,7 +80,7 @@ def type_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_port: str)
     return None
 
 
-def replacement_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+def replacement_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
     """Why ``src.src_port`` may not feed ``dst.dst_port`` once the edge now feeding that
     input (if any) is removed; None when disconnecting it and connecting this one would be
     accepted. Equal to :func:`connection_refusal` on the graph without that edge:
@@ -99,7 +95,7 @@ def replacement_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_por
             or type_refusal(graph, src, src_port, dst, dst_port))
 
 
-def connection_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+def connection_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
     """Structural rules, then type rules; None when the wire may be drawn."""
     return structural_refusal(graph, src, src_port, dst, dst_port) or type_refusal(graph, src, src_port, dst, dst_port)
 

@@ -1,7 +1,10 @@
 """Graph <-> plain data (the JSON structure of the file format, version 1).
 
-Shared by copy/paste (``Graph.to_dict``), and by ``fileformat`` (which adds the
-file, the sidecar and version migration). Structure::
+Free functions over the public :class:`~nodeeditor.graph.document.Graph` API:
+:func:`graph_to_dict` (a document or a selection, for copy and tests),
+:func:`graph_from_dict` (a new graph) and :func:`paste_dict` (add copied nodes to a
+graph with fresh ids). ``fileformat`` adds the file, the sidecar and version
+migration. Structure::
 
     {"format": "indexflow-graph", "version": 1,
      "settings": {"name": ..., "description": ..., "opset": 18},
@@ -23,16 +26,19 @@ import base64
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import ops
 
 from . import nodes as N
-
-if TYPE_CHECKING:
-    from .document import Graph
+from .attributes import check_attribute
+from .base import SETTINGS_DEFAULTS, ConnectionRefused
+from .document import Graph
+from .paths import rebase_path
+from .sources import generator_params
 
 FORMAT = "indexflow-graph"
 VERSION = 1
@@ -264,8 +270,6 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         if kind == N.INPUT:
             return N.InputSource(**common, example=N.frozen_array(decode_tensor(_require(d, "example", dict, what), sidecar)))
         if kind == N.GENERATOR:
-            from .sources import generator_params
-
             node = N.GeneratorSource(**common, generator=_require(d, "generator", str, what),
                                      params=dict(_require(d, "params", dict, what)))
             generator_params(node.generator, node.params)
@@ -280,10 +284,8 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
             if op not in ops.OP_NAMES:
                 raise ValueError(f"unknown operator {op!r} (known: {', '.join(ops.OP_NAMES)})")
             node = N.OperatorNode(**common, op=op)
-            from .document import _check_attribute
-
             for key, value in _require(d, "attributes", dict, what).items():
-                node.attributes[key] = _check_attribute(node, key, value)
+                node.attributes[key] = check_attribute(node, key, value)
             return node
         return N.OutputNode(**common)
     except ValueError as exc:
@@ -300,8 +302,10 @@ def edge_from_dict(d: Any) -> N.Edge:
     return N.Edge(d["from"][0], d["from"][1], d["to"][0], d["to"][1])
 
 
-def graph_to_dict(graph: Graph, node_ids: Iterable[str] | None, encode: TensorEncoder) -> dict[str, Any]:
-    """The document (or a selection and the edges inside it) as plain data."""
+def graph_to_dict(graph: Graph, node_ids: Iterable[str] | None = None,
+                  encode: TensorEncoder = inline_tensor) -> dict[str, Any]:
+    """The document (or the nodes ``node_ids`` and the edges between them) as plain data;
+    tensors through ``encode`` (default: every tensor inline, as for copy and paste)."""
     selected = list(graph.node_ids if node_ids is None else dict.fromkeys(node_ids))
     for node_id in selected:
         graph.node(node_id)
@@ -339,10 +343,9 @@ def nodes_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> tuple[li
     return nodes, [edge_from_dict(d) for d in raw_edges]
 
 
-def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> Graph:
-    """A new Graph from plain data of the current version (ids kept). ValueError on problems."""
-    from .document import SETTINGS_DEFAULTS, ConnectionRefused, Graph
-
+def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder = None) -> Graph:
+    """A new Graph from plain data of the current version (same ids). ValueError (or
+    KeyError/TypeError) on bad data; ``sidecar`` reads ``"sidecar"`` tensors."""
     nodes, edges = nodes_from_dict(data, sidecar)
     settings = data.get("settings", {})
     if not isinstance(settings, Mapping):
@@ -351,7 +354,7 @@ def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> Graph:
     if unknown:
         raise ValueError(f"unknown setting(s) {sorted(unknown)}")
     graph = Graph(**{**SETTINGS_DEFAULTS, **settings})
-    with graph._batch():
+    with graph.batch():
         for node in nodes:
             graph.add_node(node)
         for edge in edges:
@@ -360,3 +363,52 @@ def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> Graph:
             except ConnectionRefused as exc:
                 raise ValueError(f"edge {edge}: {exc.reason}") from None
     return graph
+
+
+def paste_dict(graph: Graph, data: Mapping[str, Any], offset: tuple[float, float] = (30.0, 30.0)) -> dict[str, str]:
+    """Add the nodes and edges of :func:`graph_to_dict` data to ``graph`` with fresh ids, moved
+    by ``offset``; returns old id -> new id. A copy whose name is taken gets the next free
+    number (:func:`unique_name`). The graph emits its usual ``NodeAdded``/``EdgeAdded``
+    events. Relative file paths are re-expressed for the graph's folder when
+    ``data["folder"]`` says which folder they were relative to (the clipboard records it)."""
+    nodes, edges = nodes_from_dict(data, None)
+    source_folder = data.get("folder")
+    if source_folder:
+        for node in nodes:
+            if isinstance(node, N.FileSource) and node.path and not Path(node.path).is_absolute():
+                if graph.folder is None:  # nothing to be relative to yet: name the file outright
+                    node.path = str(Path(source_folder).resolve() / node.path)
+                else:
+                    node.path = rebase_path(node.path, Path(source_folder), graph.folder)
+    mapping: dict[str, str] = {}
+    with graph.batch():
+        taken = {n.name for n in graph.nodes}
+        for node in nodes:
+            old_id = node.id
+            node.id = graph.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
+            if node.name == old_id:
+                node.name = node.id
+            node.name = unique_name(node.name, taken)   # a copy is "scatternd write 2", not a twin
+            taken.add(node.name)
+            node.revision = 0
+            node.position = (node.position[0] + offset[0], node.position[1] + offset[1])
+            mapping[old_id] = graph.add_node(node)
+        for e in edges:
+            graph.connect(mapping[e.src], e.src_port, mapping[e.dst], e.dst_port, force=True)
+    return mapping
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or when it is taken, its base with the next free number: "scatternd write"
+    -> "scatternd write 2"; "scatternd write 2" -> "scatternd write 3"."""
+    if name not in taken:
+        return name
+    base, _, tail = name.rpartition(" ")
+    number = 2
+    if base and tail.isdigit():
+        number = max(2, int(tail) + 1)   # the copy of "positions 7" is "positions 8"
+    else:
+        base = name
+    while f"{base} {number}" in taken:
+        number += 1
+    return f"{base} {number}"

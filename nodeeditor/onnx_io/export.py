@@ -39,6 +39,7 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.engine import Engine
 from nodeeditor.graph.fileformat import write_atomically
 from nodeeditor.graph.inference import not_connected_text
+from nodeeditor.graph.status import NodeStatus
 
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
@@ -260,7 +261,7 @@ def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
         return {}
     engine = Engine(graph, keep_intermediates=True)
     result = engine.run(source_ids)
-    failed = [(nid, r.error) for nid, r in result.nodes.items() if r.status != "ok"]
+    failed = [(nid, r.error) for nid, r in result.nodes.items() if r.status != NodeStatus.OK]
     if failed:
         raise ExportError("Cannot read the graph's sources:\n" + "\n".join(f"- {e}" for _, e in failed))
     return {nid: engine.value(nid) for nid in source_ids}

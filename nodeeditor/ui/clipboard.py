@@ -1,4 +1,4 @@
-"""Copy, paste and duplicate: the selection (with the edges inside it) as ``Graph.to_dict``
+"""Copy, paste and duplicate: the selection (with the edges inside it) as ``graph_to_dict``
 data, on the system clipboard as JSON under ``MIME_TYPE`` (and as text)."""
 from __future__ import annotations
 
@@ -10,18 +10,19 @@ from typing import Any
 from PySide6 import QtCore, QtGui
 
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.serialize import graph_to_dict
 
 MIME_TYPE = "application/x-indexflow-graph"
 STEP = 30.0
 
 
 def selection_data(graph: Graph, node_ids: list[str]) -> dict[str, Any] | None:
-    """The selected nodes as ``Graph.to_dict`` data, plus ``folder``: what their relative file
+    """The selected nodes as ``graph_to_dict`` data, plus ``folder``: what their relative file
     paths resolve against (the graph's folder, or the working folder of a graph never saved),
-    so a paste into a graph elsewhere still names the same files (``Graph.paste_dict``)."""
+    so a paste into a graph elsewhere still names the same files (``serialize.paste_dict``)."""
     if not node_ids:
         return None
-    data = graph.to_dict(node_ids)
+    data = graph_to_dict(graph, node_ids)
     data["folder"] = str(graph.folder if graph.folder is not None else Path.cwd())
     return data
 

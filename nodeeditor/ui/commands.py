@@ -1,6 +1,7 @@
-"""Undo commands. Each one calls Graph methods and nothing else (the canvas follows the
-graph's events), using the graph's symmetric edits: add/remove -> restore, setters that
-return the old value. ``text()`` names the action, so the Edit menu reads "Undo Connect".
+"""Undo commands. Each one calls Graph methods and nothing else (``serialize.paste_dict``
+too uses nothing else; the canvas follows the graph's events), using the graph's symmetric
+edits: add/remove -> restore, setters that return the old value. ``text()`` names the
+action, so the Edit menu reads "Undo Connect".
 
 Commands are pushed after the caller checked that the change is allowed (for example with
 ``Graph.can_connect``): a redo that raises would leave a wrong entry on the stack.
@@ -14,6 +15,7 @@ from PySide6 import QtGui
 
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph, RemovedNode
+from nodeeditor.graph.serialize import paste_dict
 
 MOVE_ID = 1
 ATTRIBUTE_ID = 2
@@ -255,7 +257,7 @@ class SettingCommand(QtGui.QUndoCommand):
 
 
 class PasteCommand(QtGui.QUndoCommand):
-    """Add the nodes of ``Graph.to_dict`` data with fresh ids (``Graph.paste_dict``)."""
+    """Add the nodes of ``graph_to_dict`` data with fresh ids (``serialize.paste_dict``)."""
 
     def __init__(self, graph: Graph, data: Mapping[str, Any], offset: tuple[float, float],
                  text: str = "Paste") -> None:
@@ -266,7 +268,7 @@ class PasteCommand(QtGui.QUndoCommand):
 
     def redo(self) -> None:
         if not self._removed:
-            self.new_ids = list(self.graph.paste_dict(self.data, self.offset).values())
+            self.new_ids = list(paste_dict(self.graph, self.data, self.offset).values())
         else:
             with self.graph.batch():
                 for removed in reversed(self._removed):

@@ -435,12 +435,13 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _on_graph_event(self, event: E.GraphEvent) -> None:
         self.properties.on_event(event)
-        if event.kind == E.SETTING_CHANGED and event["name"] == "name":
-            self.update_title()
-        if event.kind == E.SETTING_CHANGED and event["name"] == "opset":
-            self.palette.set_opset(event["new"])
-        if event.kind in (E.TYPES_CHANGED, E.NODE_REMOVED):
-            self._update_selection_status()
+        match event:
+            case E.SettingChanged(name="name"):
+                self.update_title()
+            case E.SettingChanged(name="opset", new=opset):
+                self.palette.set_opset(opset)
+            case E.TypesChanged() | E.NodeRemoved():
+                self._update_selection_status()
 
     # ------------------------------------------------------------------ adding and editing
     def _occupied(self) -> list[tuple[float, float, float, float]]:

@@ -19,11 +19,9 @@ from PySide6 import QtCore
 from nodeeditor.graph import events as E
 from nodeeditor.graph.document import Graph
 from nodeeditor.graph.engine import Engine, NodeResult, RunResult
+from nodeeditor.graph.status import NodeStatus
 
 from . import lifecycle
-
-RUNNING = "running"
-STALE = "stale"
 
 
 def _emit(signal, *args) -> None:
@@ -116,11 +114,11 @@ class EvaluationRunner(QtCore.QObject):
     def result(self, node_id: str) -> NodeResult | None:
         return self.engine.result(node_id) if self.engine is not None else None
 
-    def state(self, node_id: str) -> str | None:
-        """``running`` while a pending run will recompute it, ``stale`` when it must be
-        recomputed but no run is going, else None (ask ``result`` for the outcome)."""
+    def state(self, node_id: str) -> NodeStatus | None:
+        """``NodeStatus.RUNNING`` while a pending run will recompute it, ``STALE`` when it must
+        be recomputed but no run is going, else None (ask ``result`` for the outcome)."""
         if node_id in self.dirty:
-            return RUNNING if self.busy else STALE
+            return NodeStatus.RUNNING if self.busy else NodeStatus.STALE
         return None
 
     def wait(self, timeout: float = 10.0) -> bool:
@@ -135,19 +133,20 @@ class EvaluationRunner(QtCore.QObject):
 
     # ------------------------------------------------------------------ internals
     def _on_event(self, event: E.GraphEvent) -> None:
-        kind = event.kind
-        if kind in (E.POSITION_CHANGED, E.TYPES_CHANGED):
+        if isinstance(event, (E.PositionChanged, E.TypesChanged)):
             return
         graph = self.graph
         touched: list[str] = []
-        if kind in (E.NODE_ADDED, E.ATTRIBUTE_CHANGED, E.SOURCE_CHANGED, E.NODE_RENAMED):
-            touched.append(event["node_id"])
-        elif kind in (E.EDGE_ADDED, E.EDGE_REMOVED):
-            touched.append(event["edge"].dst)
-        elif kind == E.SETTING_CHANGED:
-            touched.extend(graph.node_ids)
-        elif kind == E.NODE_REMOVED:
-            self.dirty.discard(event["node_id"])
+        match event:
+            case (E.NodeAdded(node_id=nid) | E.AttributeChanged(node_id=nid) | E.SourceChanged(node_id=nid)
+                  | E.NodeRenamed(node_id=nid)):
+                touched.append(nid)
+            case E.EdgeAdded(edge=edge) | E.EdgeRemoved(edge=edge):
+                touched.append(edge.dst)
+            case E.SettingChanged():
+                touched.extend(graph.node_ids)
+            case E.NodeRemoved(node_id=nid):
+                self.dirty.discard(nid)
         for nid in touched:
             if graph.has_node(nid):
                 self.dirty.add(nid)

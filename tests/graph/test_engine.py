@@ -7,7 +7,8 @@ import pytest
 
 import ops
 from nodeeditor.graph import Graph
-from nodeeditor.graph.engine import BLOCKED, CANCELLED, ERROR, OK, Engine
+from nodeeditor.graph.engine import Engine
+from nodeeditor.graph.status import NodeStatus
 
 
 class CountingKernel:
@@ -102,12 +103,12 @@ def test_a_failing_node_keeps_its_error_dependants_are_blocked_rest_runs():
     g.set_source_value("rows", np.array([7, 0], np.int64))  # 7 is out of range for 4 rows
     g.rename_node("gather", "pick rows")
     r = Engine(g).run()
-    assert r.nodes["gather"].status == ERROR
+    assert r.nodes["gather"].status == NodeStatus.ERROR
     msg = r.nodes["gather"].error
     assert msg.startswith("pick rows [gather]:") and "7" in msg
-    assert r.nodes["elements"].status == BLOCKED
-    assert r.nodes["out1"].status == BLOCKED
-    assert r.nodes["out2"].status == OK
+    assert r.nodes["elements"].status == NodeStatus.BLOCKED
+    assert r.nodes["out1"].status == NodeStatus.BLOCKED
+    assert r.nodes["out2"].status == NodeStatus.OK
     assert "out1" not in r.outputs and "out2" in r.outputs
     assert [nid for nid, _ in r.errors()] == ["gather"]
 
@@ -118,8 +119,8 @@ def test_static_errors_are_reported_without_running_the_kernel():
     k = CountingKernel()
     r = Engine(g, kernel=k).run()
     assert "Gather" not in k.calls
-    assert r.nodes["gather"].status == ERROR and "axis" in r.nodes["gather"].error
-    assert r.nodes["out1"].status == BLOCKED
+    assert r.nodes["gather"].status == NodeStatus.ERROR and "axis" in r.nodes["gather"].error
+    assert r.nodes["out1"].status == NodeStatus.BLOCKED
 
 
 def test_progress_reports_each_computed_node():
@@ -144,11 +145,11 @@ def test_cancel_stops_and_leaves_the_rest_for_the_next_run():
 
     r = engine.run(progress=progress, cancel=stop)
     assert r.cancelled and not r.ok
-    assert r.nodes["elements"].status == CANCELLED
+    assert r.nodes["elements"].status == NodeStatus.CANCELLED
     assert k.calls == ["Gather"]
     r2 = engine.run()
     assert r2.ok and sorted(k.calls) == ["Gather", "GatherElements", "ScatterND"]  # Gather not again
-    assert engine.run(cancel=lambda: True).nodes["out1"].status == OK  # all cached: nothing to cancel
+    assert engine.run(cancel=lambda: True).nodes["out1"].status == NodeStatus.OK  # all cached: nothing to cancel
 
 
 def test_intermediates_are_freed_unless_kept():
@@ -195,7 +196,7 @@ def test_duplicate_targets_with_reduction_none_warn():
     for port, src in (("data", "d"), ("indices", "i"), ("updates", "u")):
         g.connect(src, "output", "s", port)
     r = Engine(g).run()
-    assert r.nodes["s"].status == OK
+    assert r.nodes["s"].status == NodeStatus.OK
     assert len(r.nodes["s"].warnings) == 1 and "1 target cell" in r.nodes["s"].warnings[0]
     g.set_attribute("s", "reduction", "add")
     r = Engine(g).run()
@@ -305,10 +306,10 @@ def test_a_missing_file_is_an_error_until_it_appears(tmp_path):
     g.add_file_source(str(tmp_path / "later.npy"), node_id="f")
     engine = Engine(g)
     r = engine.run()
-    assert r.nodes["f"].status == ERROR and "not found" in r.nodes["f"].error
+    assert r.nodes["f"].status == NodeStatus.ERROR and "not found" in r.nodes["f"].error
     np.save(tmp_path / "later.npy", np.array([1.5]))
-    assert Engine(g, keep_intermediates=True).run().nodes["f"].status == OK
-    assert engine.run().nodes["f"].status == OK
+    assert Engine(g, keep_intermediates=True).run().nodes["f"].status == NodeStatus.OK
+    assert engine.run().nodes["f"].status == NodeStatus.OK
 
 
 def test_running_out_of_memory_is_a_node_error_and_the_rest_runs():
@@ -321,9 +322,9 @@ def test_running_out_of_memory_is_a_node_error_and_the_rest_runs():
 
     g = chain_graph()
     r = Engine(g, keep_intermediates=True, kernel=kernel).run()
-    assert r.nodes["elements"].status == "error"
+    assert r.nodes["elements"].status == NodeStatus.ERROR
     assert "not enough memory" in r.nodes["elements"].error and "internal error" not in r.nodes["elements"].error
-    assert r.nodes["scatter"].status == "ok" and r.nodes["gather"].status == "ok"
+    assert r.nodes["scatter"].status == NodeStatus.OK and r.nodes["gather"].status == NodeStatus.OK
 
 
 def test_cancel_abandons_a_long_node_at_once_and_keeps_the_cache(monkeypatch):
@@ -357,9 +358,9 @@ def test_cancel_abandons_a_long_node_at_once_and_keeps_the_cache(monkeypatch):
     assert r.cancelled
     first = calls[0]
     node = next(s for s in engine.plan().steps if s.op == first).node_id
-    assert r.nodes[node].status == "cancelled" and engine.value(node) is None
+    assert r.nodes[node].status == NodeStatus.CANCELLED and engine.value(node) is None
     again = engine.run()
-    assert not again.cancelled and all(n.status == "ok" for n in again.nodes.values())
+    assert not again.cancelled and all(n.status == NodeStatus.OK for n in again.nodes.values())
     np.testing.assert_array_equal(again.outputs["out2"], [0, 7, 0, 9])
 
 
@@ -402,7 +403,7 @@ def test_a_cancelled_long_node_is_adopted_by_the_next_run_when_its_key_is_unchan
     assert engine.run(targets=["out1"], cancel=cancel).cancelled
     g.set_attribute("elements", "axis", -1)                      # downstream of gather only
     r = engine.run(targets=["out1"], cancel=threading.Event())
-    assert not r.cancelled and r.nodes["gather"].status == "ok"
+    assert not r.cancelled and r.nodes["gather"].status == NodeStatus.OK
     assert calls.count("Gather") == 1
     data = np.arange(12, dtype=np.float32).reshape(4, 3)
     np.testing.assert_array_equal(r.outputs["out1"], expected_out1(data, [3, 0], np.array([[2, 1, 0], [0, 0, 0]])))
@@ -437,7 +438,7 @@ def test_edits_that_cancel_a_long_node_again_and_again_never_pile_computations_u
         threading.Timer(0.05, cancel.set).start()
         assert engine.run(targets=["out1"], cancel=cancel).cancelled
     r = engine.run(targets=["out1"], cancel=threading.Event())
-    assert not r.cancelled and r.nodes["out1"].status == "ok"
+    assert not r.cancelled and r.nodes["out1"].status == NodeStatus.OK
     assert max(most) == 1                                          # one Gather at a time, ever
 
 
@@ -455,7 +456,7 @@ def test_out_of_memory_is_not_remembered_as_the_nodes_result():
     assert "not enough memory" in engine.run().nodes["scatter"].error
     state["fail"] = False
     r = engine.run()
-    assert r.nodes["scatter"].status == "ok" and r.nodes["scatter"].recomputed
+    assert r.nodes["scatter"].status == NodeStatus.OK and r.nodes["scatter"].recomputed
     np.testing.assert_array_equal(r.outputs["out2"], [0, 7, 0, 9])
 
 

@@ -8,7 +8,7 @@ import pytest
 from nodeeditor.graph import Graph
 from nodeeditor.graph.engine import Engine
 from nodeeditor.graph.fileformat import GraphFileError, load_graph, save_graph, sidecar_path
-from nodeeditor.graph.serialize import INLINE_LIMIT, inline_tensor
+from nodeeditor.graph.serialize import INLINE_LIMIT, graph_from_dict, graph_to_dict, inline_tensor
 
 
 def sample_graph():
@@ -94,7 +94,7 @@ def write(tmp_path, doc, name="bad.ifg.json"):
 
 
 def good_doc():
-    return Graph.from_dict(sample_graph().to_dict(["rows", "pick", "out"])).to_dict()
+    return graph_to_dict(graph_from_dict(graph_to_dict(sample_graph(), ["rows", "pick", "out"])))
 
 
 @pytest.mark.parametrize("mutate,expected", [

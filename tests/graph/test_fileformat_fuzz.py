@@ -5,9 +5,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nodeeditor.graph import GraphFileError, load_example, loads_graph
+from nodeeditor.graph import GraphFileError, graph_to_dict, load_example, loads_graph
 
-BASE = load_example("segment_sum").to_dict()
+BASE = graph_to_dict(load_example("segment_sum"))
 
 junk = st.recursive(
     st.none() | st.booleans() | st.integers(-10, 10**20) | st.floats(allow_nan=False) | st.text(max_size=5),

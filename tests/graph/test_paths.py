@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from nodeeditor.graph import Graph, save_graph
+from nodeeditor.graph import Graph, graph_to_dict, paste_dict, save_graph
 from nodeeditor.graph.paths import rebase_path
 
 
@@ -55,13 +55,13 @@ def test_paste_from_a_graph_elsewhere_names_the_same_file(tmp_path):
     source = Graph()
     source.add_file_source("data/a.npy", node_id="f")
     save_graph(source, first / "g.ifg.json")
-    data = source.to_dict(["f"])
+    data = graph_to_dict(source, ["f"])
     data["folder"] = str(source.folder)              # what the clipboard records
     target = Graph()
     save_graph(target, second / "t.ifg.json")
-    (new_id,) = target.paste_dict(data).values()
+    (new_id,) = paste_dict(target, data).values()
     assert (second / target.node(new_id).path).resolve() == (first / "data" / "a.npy").resolve()
     assert target.output_type(new_id).shape == (3,)
     unsaved = Graph()
-    (new_id,) = unsaved.paste_dict(data).values()    # no folder to be relative to: absolute
+    (new_id,) = paste_dict(unsaved, data).values()    # no folder to be relative to: absolute
     assert unsaved.node(new_id).path == str((first / "data" / "a.npy").resolve())

@@ -2,7 +2,7 @@
 feeding an input (what an editor does when a wire is dropped on a connected input)."""
 import numpy as np
 
-from nodeeditor.graph import Graph
+from nodeeditor.graph import Graph, graph_from_dict, graph_to_dict
 
 
 def scatter_graph():
@@ -55,7 +55,7 @@ def test_can_replace_agrees_with_can_connect_after_a_real_disconnect():
     sources = [(n.id, p) for n in g.nodes for p in n.output_ports()]
     checked = 0
     for edge in g.edges:
-        without = Graph.from_dict(g.to_dict())
+        without = graph_from_dict(graph_to_dict(g))
         without.disconnect(edge.dst, edge.dst_port)
         for src, port in sources:
             assert g.can_replace(src, port, edge.dst, edge.dst_port) == \

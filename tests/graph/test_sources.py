@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from nodeeditor.graph import Engine, Graph, load_graph, save_graph
+from nodeeditor.graph import Engine, Graph, NodeStatus, load_graph, save_graph
 from nodeeditor.graph.sources import GENERATORS, SourceError, file_type, generate, generator_type, load_file
 from ops import TensorType
 
@@ -102,7 +102,7 @@ def test_an_oversized_generator_is_a_node_error_not_a_crash():
     src = graph.add_generator("uniform", {"shape": [200000, 200000]})
     assert "limited to" in graph.node_info(src).error  # shown on the node before anything runs
     result = Engine(graph).run()
-    assert result.nodes[src].status == "error" and "limited to" in result.nodes[src].error
+    assert result.nodes[src].status == NodeStatus.ERROR and "limited to" in result.nodes[src].error
 
 
 def test_relative_file_paths_resolve_against_the_graph_file(tmp_path):

@@ -6,6 +6,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
+from nodeeditor.graph import NodeStatus
 from nodeeditor.ui.blocks import MIME_TYPE
 
 from .helpers import LEFT, NOMOD, drag, keys, port_point, scene_point
@@ -102,7 +103,7 @@ def test_connect_with_mouse_drag_then_undo_redo(small, qtbot):
     assert str(w.graph.output_type("g")) == "float32[2, 4]"
     assert w.scene.node_item("out").port_label("value", False) == ("float32[2, 4]", True)
     w.runner.wait()
-    assert w.scene.node_state("g")[0] == "ok"
+    assert w.scene.node_state("g")[0] == NodeStatus.OK
     assert (w.runner.value("out") == [[8, 9, 10, 11], [0, 1, 2, 3]]).all()
     w.undo_stack.undo()
     assert w.graph.edge_into("out", "value") is None
@@ -249,14 +250,14 @@ def test_states_warning_error_blocked_and_edge_colours(small):
     w.graph.connect("g", "output", "out", "value")
     w.runner.wait()
     state, message = w.scene.node_state("sc")
-    assert state == "warning" and "more than once" in message
+    assert state == NodeStatus.WARNING and "more than once" in message
     assert "more than once" in w.scene.node_item("sc").toolTip()
-    assert w.scene.edge_item("out", "value").state == "ok"
+    assert w.scene.edge_item("out", "value").state == NodeStatus.OK
     g.set_source("idx", value=np.array([9, 0], np.int64))
     w.runner.wait()
-    assert w.scene.node_state("g")[0] == "error"
-    assert w.scene.node_state("out")[0] == "blocked"
-    assert w.scene.edge_item("out", "value").state == "error"      # the wire carries no value
+    assert w.scene.node_state("g")[0] == NodeStatus.ERROR
+    assert w.scene.node_state("out")[0] == NodeStatus.BLOCKED
+    assert w.scene.edge_item("out", "value").state == NodeStatus.ERROR  # the wire carries no value
     assert "out of range" in w.scene.node_item("g").toolTip()
     w.scene.select_nodes(["g"])
     assert "out of range" in w.properties.widgets["problem"].text()
@@ -497,7 +498,7 @@ def test_a_freshly_dropped_block_is_unfinished_work_not_an_error(small):
     (nid,) = set(w.graph.node_ids) - before
     w.runner.wait()
     state, message = w.scene.node_state(nid)
-    assert state == "incomplete"
+    assert state == NodeStatus.INCOMPLETE
     assert message == "inputs 'data', 'indices' and 'updates' are not connected"
     w.scene.select_nodes([nid])
     problem = w.properties.widgets["problem"]
@@ -515,9 +516,9 @@ def test_a_freshly_dropped_block_is_unfinished_work_not_an_error(small):
     g.add_literal(np.array([[1]], np.int64), node_id="i")
     g.add_literal(np.array([5.0], np.float32), node_id="u")
     g.connect("d", "output", nid, "data")
-    assert w.scene.node_state(nid) == ("incomplete", "inputs 'indices' and 'updates' are not connected")
+    assert w.scene.node_state(nid) == (NodeStatus.INCOMPLETE, "inputs 'indices' and 'updates' are not connected")
     g.connect("i", "output", nid, "indices")
     g.connect("u", "output", nid, "updates")
     w.runner.wait()
-    assert w.scene.node_state(nid)[0] == "ok"
+    assert w.scene.node_state(nid)[0] == NodeStatus.OK
     assert w.runner.value(nid).tolist() == [0.0, 5.0, 0.0, 0.0]

@@ -6,6 +6,8 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
+from nodeeditor.graph import NodeStatus
+
 from .helpers import keys
 
 
@@ -68,7 +70,7 @@ def test_reduction_offers_only_what_the_opset_allows(small):
     texts = [combo.itemText(i) for i in range(combo.count())]
     assert texts[:3] == ["none", "add", "mul"] and "max (not allowed at opset 16)" in texts
     assert "max" in (w.graph.node_info(nid).error or "")       # shown as an error on the node
-    assert w.scene.node_state(nid)[0] == "error"
+    assert w.scene.node_state(nid)[0] == NodeStatus.ERROR
     w.scene.clearSelection()
     _type_in(w.properties.widgets["opset"], "13")
     w.scene.select_nodes([nid])
@@ -135,7 +137,7 @@ def test_file_source_browse(small, tmp_path, monkeypatch):
     path = tmp_path / "t.npy"
     np.save(path, np.ones((3, 2), np.float64))
     nid = w.add_block("file", QtCore.QPointF(300, 400))
-    assert w.scene.node_state(nid)[0] == "error"                # no file chosen yet
+    assert w.scene.node_state(nid)[0] == NodeStatus.ERROR  # no file chosen yet
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     w.properties.widgets["browse"].click()
     assert w.graph.node(nid).path == str(path)

@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 import ops
+from nodeeditor.graph import NodeStatus
 
 
 def _wire(w):
@@ -37,7 +38,7 @@ def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     with qtbot.waitSignal(w.runner.runStarted, timeout=10000):
         w.graph.set_attribute("g", "axis", 1)
     assert w.runner._thread is not None
-    assert w.scene.node_state("g")[0] == "running"
+    assert w.scene.node_state("g")[0] == NodeStatus.RUNNING
     w.graph.set_attribute("g", "axis", 0)          # while the first run is busy
     assert w.runner.wait(10)
     assert len(started) >= 2
@@ -45,7 +46,7 @@ def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     assert len(finished) == 1                      # the stale run's result never arrived
     assert w.runner.value("out").shape == (2, 4)  # axis 0, the latest edit
     assert threads and all(name.startswith("indexflow-run") for name in threads)
-    assert w.scene.node_state("g")[0] == "ok"
+    assert w.scene.node_state("g")[0] == NodeStatus.OK
 
 
 def _start_slow_run(w, qtbot, seconds: float) -> None:
@@ -66,12 +67,12 @@ def test_long_run_shows_progress_and_cancel(small, qtbot):
     assert w.runner.wait(10)
     assert not w.cancel_button.isVisible()
     # g may have finished; the output after it was not evaluated
-    assert w.scene.node_state("out")[0] == "stale"
+    assert w.scene.node_state("out")[0] == NodeStatus.STALE
     assert "cancelled" in w.statusBar().currentMessage()
     w.runner.engine.kernel = ops.run_op
     w.run_action.trigger()                         # F5 evaluates again
     assert w.runner.wait(10)
-    assert w.scene.node_state("out")[0] == "ok"
+    assert w.scene.node_state("out")[0] == NodeStatus.OK
     assert w.runner.value("out").tolist() == [[4, 5, 6, 7], [4, 5, 6, 7]]
 
 
@@ -87,7 +88,7 @@ def test_cancel_during_one_long_node_returns_at_once(small, qtbot, monkeypatch):
     w.cancel_button.click()
     assert w.runner.wait(10)
     assert time.monotonic() - started < 2.0      # not the 8 s of the kernel
-    assert w.scene.node_state("g")[0] == "stale" and w.scene.node_state("out")[0] == "stale"
+    assert w.scene.node_state("g")[0] == NodeStatus.STALE and w.scene.node_state("out")[0] == NodeStatus.STALE
     assert "cancelled" in w.statusBar().currentMessage()
     w.runner.engine.kernel = ops.run_op
     w.run_action.trigger()

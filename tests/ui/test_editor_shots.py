@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from nodeeditor.graph import NodeStatus
+
 SHOTS = Path("/tmp/editor_shots")
 
 
@@ -70,7 +72,7 @@ def test_quick_add_and_error_state(small, tmp_path):
     # an index out of range: a run-time error on g, blocked downstream
     w.graph.set_source("idx", value=np.array([7, 0], np.int64))
     w.runner.wait()
-    assert w.scene.node_state("g")[0] == "error" and w.scene.node_state("out")[0] == "blocked"
+    assert w.scene.node_state("g")[0] == NodeStatus.ERROR and w.scene.node_state("out")[0] == NodeStatus.BLOCKED
     w.scene.select_nodes(["g"])
     assert "out of range" in w.statusBar().currentMessage()
     _save(w, tmp_path, "error_state")

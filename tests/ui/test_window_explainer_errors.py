@@ -7,6 +7,8 @@ from pathlib import Path
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
+from nodeeditor.graph import NodeStatus
+
 from .helpers import LEFT, NOMOD, keys
 from .test_window_selection_viewer import click_node
 
@@ -54,7 +56,7 @@ def test_a_node_in_error_is_not_explained_but_its_error_is_shown(window, qtbot):
     qtbot.waitUntil(lambda: w.properties.node_id == "sum", timeout=3000)
     w.runner.wait()
     qtbot.wait(20)
-    assert w.scene.node_state("sum")[0] == "error"
+    assert w.scene.node_state("sum")[0] == NodeStatus.ERROR
     text = w.explainer.title.text()
     assert "sum per segment" in text and "reduction='max' is not allowed at opset 16" in text, text
     assert w.explainer.count == 0 and not w.explainer.slider.isEnabled()

@@ -9,6 +9,7 @@ import pytest
 from PySide6 import QtWidgets
 from PySide6.QtTest import QTest
 
+from nodeeditor.graph import NodeStatus
 from nodeeditor.ui import commands as C
 from nodeeditor.ui import settings as S
 
@@ -61,7 +62,7 @@ def test_after_exporting_at_a_higher_opset_the_graph_can_be_raised_to_it(window,
     w.push(C.AttributeCommand(w.graph, "sum", "reduction", "max"))
     w.push(C.SettingCommand(w.graph, "opset", 16))
     w.runner.wait()
-    assert w.scene.node_state("sum")[0] == "error"
+    assert w.scene.node_state("sum")[0] == NodeStatus.ERROR
     dialog = _export_dialog(w)
     target = tmp_path / "Segment sum and histogram.onnx"
     assert dialog.path_edit.text() == str(target)
@@ -87,7 +88,7 @@ def test_after_exporting_at_a_higher_opset_the_graph_can_be_raised_to_it(window,
     assert not dialog.raise_button.isVisible()
     dialog.grab().save(str(SHOTS / "05c_export_dialog_after_raising.png"))
     w.runner.wait()
-    qtbot.waitUntil(lambda: w.scene.node_state("sum")[0] == "ok", timeout=3000)
+    qtbot.waitUntil(lambda: w.scene.node_state("sum")[0] == NodeStatus.OK, timeout=3000)
     w.grab().save(str(SHOTS / "05c_graph_raised_to_18.png"))
     dialog.close()
     # one undo step takes the graph back to 16

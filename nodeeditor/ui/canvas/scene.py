@@ -33,6 +33,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.status import NodeStatus
 
 from . import style
 from .edge_item import DraftEdgeItem, EdgeItem
@@ -157,39 +158,37 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self._place_edge(item)
 
     def _on_event(self, event: E.GraphEvent) -> None:
-        kind = event.kind
-        if kind == E.NODE_ADDED:
-            self._add_node_item(event["node_id"]).refresh()
-        elif kind == E.NODE_REMOVED:
-            item = self._nodes.pop(event["node_id"], None)
-            self._previews.pop(event["node_id"], None)
-            self._node_edges.pop(event["node_id"], None)
-            if item is not None:
-                self.removeItem(item)
-        elif kind == E.EDGE_ADDED:
-            edge = event["edge"]
-            self._add_edge_item(edge)
-            self._refresh_ports(edge)
-        elif kind == E.EDGE_REMOVED:
-            edge = event["edge"]
-            key = (edge.dst, edge.dst_port)
-            item = self._edges.pop(key, None)
-            for nid in (edge.src, edge.dst):
-                self._node_edges.get(nid, set()).discard(key)
-            if item is not None:
-                self.removeItem(item)
-            self._refresh_ports(edge)
-        elif kind == E.POSITION_CHANGED:
-            item = self._nodes.get(event["node_id"])
-            if item is not None and (item.pos().x(), item.pos().y()) != tuple(event["new"]):
-                item.setPos(*event["new"])
-        elif kind == E.TYPES_CHANGED:
-            for nid in event["node_ids"]:
+        match event:
+            case E.NodeAdded(node_id=nid):
+                self._add_node_item(nid).refresh()
+            case E.NodeRemoved(node_id=nid):
+                item = self._nodes.pop(nid, None)
+                self._previews.pop(nid, None)
+                self._node_edges.pop(nid, None)
+                if item is not None:
+                    self.removeItem(item)
+            case E.EdgeAdded(edge=edge):
+                self._add_edge_item(edge)
+                self._refresh_ports(edge)
+            case E.EdgeRemoved(edge=edge):
+                key = (edge.dst, edge.dst_port)
+                item = self._edges.pop(key, None)
+                for nid in (edge.src, edge.dst):
+                    self._node_edges.get(nid, set()).discard(key)
+                if item is not None:
+                    self.removeItem(item)
+                self._refresh_ports(edge)
+            case E.PositionChanged(node_id=nid, new=new):
+                item = self._nodes.get(nid)
+                if item is not None and (item.pos().x(), item.pos().y()) != tuple(new):
+                    item.setPos(*new)
+            case E.TypesChanged(node_ids=nids):
+                for nid in nids:
+                    self.refresh_node(nid)
+            case E.AttributeChanged(node_id=nid) | E.SourceChanged(node_id=nid) | E.NodeRenamed(node_id=nid):
                 self.refresh_node(nid)
-        elif kind in (E.ATTRIBUTE_CHANGED, E.SOURCE_CHANGED, E.NODE_RENAMED):
-            self.refresh_node(event["node_id"])
-        elif kind == E.SETTING_CHANGED:
-            self.refresh_all()
+            case E.SettingChanged():
+                self.refresh_all()
 
     def _refresh_ports(self, edge: N.Edge) -> None:
         for nid in (edge.src, edge.dst):
@@ -197,32 +196,27 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 self.refresh_node(nid)
 
     # ------------------------------------------------------------------ states
-    def node_state(self, node_id: str) -> tuple[str, str]:
-        """(state, message): static problems first, then the runner's outcome."""
+    def node_state(self, node_id: str) -> tuple[NodeStatus, str]:
+        """(status, message): static problems first, then the runner's outcome."""
         info = self.graph.node_info(node_id)
-        if info.incomplete:
-            return style.INCOMPLETE, info.error or ""
-        if info.blocked:
-            return style.BLOCKED, info.error or ""
-        if info.error:
-            return style.ERROR, info.error
+        static = info.status
+        if static in (NodeStatus.INCOMPLETE, NodeStatus.BLOCKED, NodeStatus.ERROR):
+            return static, info.error or ""
         runner = self.runner
         if runner is None:
-            return style.OK, ""
+            return NodeStatus.OK, ""
         pending = runner.state(node_id)
         if pending is not None:
-            return (style.RUNNING, "evaluating…") if pending == "running" else (style.STALE, "not evaluated")
+            return pending, ("evaluating…" if pending == NodeStatus.RUNNING else "not evaluated")
         result = runner.result(node_id)
-        if result is None or result.status == "cancelled":
-            return style.STALE, "not evaluated"
-        if result.status == "error":
-            return style.ERROR, result.error or ""
-        if result.status == "blocked":
-            return style.BLOCKED, result.error or ""
+        if result is None or result.status == NodeStatus.CANCELLED:
+            return NodeStatus.STALE, "not evaluated"
+        if result.status in (NodeStatus.ERROR, NodeStatus.BLOCKED):
+            return result.status, result.error or ""
         warnings = tuple(result.warnings) + tuple(info.warnings)
         if warnings:
-            return style.WARNING, "\n".join(warnings)
-        return style.OK, ""
+            return NodeStatus.WARNING, "\n".join(warnings)
+        return NodeStatus.OK, ""
 
     def refresh_node(self, node_id: str) -> None:
         item = self._nodes.get(node_id)

@@ -1,5 +1,7 @@
-"""Colours and sizes of the canvas, in one place."""
+"""Colours and sizes of the canvas, in one place (the status colours serve the whole UI)."""
 from PySide6 import QtGui
+
+from nodeeditor.graph.status import NodeStatus
 
 BACKGROUND = QtGui.QColor("#f3f4f7")
 GRID_MINOR = QtGui.QColor("#e6e8ee")
@@ -24,10 +26,13 @@ CATEGORY_COLOURS = {
     "output": QtGui.QColor("#7c56b8"),
 }
 
-# node / edge states
-OK, RUNNING, STALE, ERROR, BLOCKED, WARNING = "ok", "running", "stale", "error", "blocked", "warning"
+# node / edge states: the graph's NodeStatus (the short names are aliases of its members)
+OK, RUNNING, STALE, ERROR, BLOCKED, WARNING = (NodeStatus.OK, NodeStatus.RUNNING, NodeStatus.STALE,
+                                               NodeStatus.ERROR, NodeStatus.BLOCKED, NodeStatus.WARNING)
 #: a required input is not connected yet: unfinished work, drawn calmly (not as an error)
-INCOMPLETE = "incomplete"
+INCOMPLETE = NodeStatus.INCOMPLETE
+#: The colour of each status, wherever it is shown: node badges on the canvas, the property
+#: panel's problem text. (CANCELLED is never shown: a cancelled node shows as STALE.)
 STATE_COLOURS = {
     INCOMPLETE: QtGui.QColor("#7d8597"),
     OK: QtGui.QColor("#3d9a6a"),
@@ -39,6 +44,7 @@ STATE_COLOURS = {
 }
 STATE_LABELS = {OK: "up to date", RUNNING: "running…", STALE: "not evaluated", ERROR: "error",
                 BLOCKED: "blocked", WARNING: "warning", INCOMPLETE: "inputs to connect"}
+#: A wire takes the status of the node it comes from, in quieter colours.
 EDGE_COLOURS = {
     INCOMPLETE: QtGui.QColor("#9aa1b1"),
     OK: QtGui.QColor("#5f6778"),

@@ -14,15 +14,18 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.status import NodeStatus
 
 from .. import commands as C
+from ..canvas.style import STATE_COLOURS
 from .file_form import FileForm
 from .generator_form import GeneratorForm
 from .operator_form import OperatorForm
 from .value_form import ValueForm
 from .values import MAX_OPSET, muted
 
-PROBLEM_COLOURS = {"error": "#d43c3c", "blocked": "#8a6d3b", "warning": "#a87400", "incomplete": "#5f6778"}
+#: The statuses whose message the panel shows (in the status's colour, ``style.STATE_COLOURS``).
+PROBLEM_STATES = frozenset({NodeStatus.ERROR, NodeStatus.BLOCKED, NodeStatus.WARNING, NodeStatus.INCOMPLETE})
 
 
 class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
@@ -63,7 +66,7 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
 
     def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: Callable[[str], None] = print,
                  parent: QtWidgets.QWidget | None = None,
-                 state_of: Callable[[str], tuple[str, str]] | None = None) -> None:
+                 state_of: Callable[[str], tuple[NodeStatus, str]] | None = None) -> None:
         super().__init__(parent)
         self.push = push
         self.status = status
@@ -112,20 +115,22 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         if self.graph is None:
             return
         nid = self.node_id
-        kind = event.kind
         if nid is not None and not self.graph.has_node(nid):
             self.show_node(None)
             return
-        if kind == E.SETTING_CHANGED and event["name"] == "opset":
-            self._rebuild()
-        elif kind == E.SOURCE_CHANGED and event["node_id"] == nid and event["field"] in ("generator",):
-            self._rebuild()
-        elif kind == E.TYPES_CHANGED or kind == E.SETTING_CHANGED or (
-                kind in (E.ATTRIBUTE_CHANGED, E.SOURCE_CHANGED, E.NODE_RENAMED) and event["node_id"] == nid) or (
-                kind in (E.EDGE_ADDED, E.EDGE_REMOVED) and nid in (event["edge"].src, event["edge"].dst)):
-            self.refresh()
-        elif nid is None and kind in (E.NODE_ADDED, E.NODE_REMOVED, E.EDGE_ADDED, E.EDGE_REMOVED):
-            self.refresh()
+        match event:
+            case E.SettingChanged(name="opset"):
+                self._rebuild()
+            case E.SourceChanged(field="generator") if event.node_id == nid:
+                self._rebuild()
+            case E.TypesChanged() | E.SettingChanged():
+                self.refresh()
+            case E.AttributeChanged() | E.SourceChanged() | E.NodeRenamed() if event.node_id == nid:
+                self.refresh()
+            case E.EdgeAdded(edge=edge) | E.EdgeRemoved(edge=edge) if nid is None or nid in (edge.src, edge.dst):
+                self.refresh()
+            case E.NodeAdded() | E.NodeRemoved() if nid is None:
+                self.refresh()
 
     def refresh(self) -> None:
         for refresh in self._refreshers:
@@ -282,13 +287,12 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
 
         def refresh() -> None:
             info = self.graph.node_info(self.node_id)
-            state = ("incomplete" if info.incomplete else "error" if info.error and not info.blocked
-                     else "blocked" if info.blocked else "warning")
+            state = info.status
             text = info.error or "\n".join(info.warnings)
             if self.state_of is not None:
                 state, message = self.state_of(self.node_id)
-                text = message if state in PROBLEM_COLOURS else ""
-            label.setStyleSheet(f"color: {PROBLEM_COLOURS.get(state, PROBLEM_COLOURS['warning'])};")
+                text = message if state in PROBLEM_STATES else ""
+            label.setStyleSheet(f"color: {STATE_COLOURS.get(state, STATE_COLOURS[NodeStatus.WARNING]).name()};")
             label.setText(text)
             label.setVisible(bool(text))
 

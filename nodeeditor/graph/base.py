@@ -1,0 +1,28 @@
+"""Small things every graph module may share: the document's settings and their defaults,
+and the error a refused connection raises. Nothing in ``nodeeditor.graph`` is below this
+module (it imports none of it), so any module can use it without making a cycle.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+DEFAULT_OPSET = 18
+#: The document settings and the value each has in a new graph.
+SETTINGS_DEFAULTS: dict[str, Any] = {"name": "untitled", "description": "", "opset": DEFAULT_OPSET}
+
+
+class ConnectionRefused(ValueError):
+    """``Graph.connect`` refused an edge; ``reason`` (also ``str(exc)``) says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def check_opset(value: Any) -> int:
+    """``value`` as an int opset; ValueError unless it is a positive integer (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
+        raise ValueError(f"opset must be a positive integer, got {value!r}")
+    return int(value)

@@ -1,0 +1,51 @@
+"""What is known about a node before running it (:class:`NodeInfo`), the result of static
+type inference (:mod:`nodeeditor.graph.inference`) that the document keeps per node."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ops import TensorType
+
+from .status import NodeStatus
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """What is known about a node before running it.
+
+    ``outputs`` maps output port -> TensorType (empty when unknown); ``error`` is a message
+    when the node itself is wrong; ``blocked`` is True when an input has no type because of
+    a problem upstream (``error`` then says which input); ``warnings`` are static remarks.
+    """
+
+    outputs: Mapping[str, TensorType] = field(default_factory=dict)
+    error: str | None = None
+    blocked: bool = False
+    warnings: tuple[str, ...] = ()
+    #: a required input is not connected yet (``error`` names them): the node is unfinished
+    #: work rather than a mistake, and the editor shows it so
+    incomplete: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.blocked
+
+    @property
+    def type(self) -> TensorType | None:
+        """The type of the first output port, if known."""
+        return next(iter(self.outputs.values()), None)
+
+    @property
+    def status(self) -> NodeStatus:
+        """The static status: ``INCOMPLETE``, ``BLOCKED``, ``ERROR``, ``WARNING`` (no problem
+        but ``warnings``) or ``OK``, in that order of precedence."""
+        if self.incomplete:
+            return NodeStatus.INCOMPLETE
+        if self.blocked:
+            return NodeStatus.BLOCKED
+        if self.error:
+            return NodeStatus.ERROR
+        if self.warnings:
+            return NodeStatus.WARNING
+        return NodeStatus.OK
