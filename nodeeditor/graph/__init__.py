@@ -4,8 +4,9 @@ Public API: :class:`Graph` (the document, every change through its methods, even
 to listeners as small dataclasses), node and edge records, static type info
 (:class:`NodeInfo`), :class:`NodeStatus`, the caching :class:`Engine`, plain-data
 serialisation (:func:`graph_to_dict`, :func:`graph_from_dict`, :func:`paste_dict`), the
-file format (:func:`load_graph`, :func:`save_graph`, :class:`GraphFileError`), and the bundled
-examples (:func:`list_examples`, :func:`load_example`, :func:`default_example`).
+file format (:func:`load_graph`, :func:`save_graph`, :class:`GraphFileError`), the
+layered layout (:func:`layered_positions`) and the bundled examples
+(:func:`list_examples`, :func:`load_example`, :func:`default_example`).
 """
 from .base import DEFAULT_OPSET, ConnectionRefused
 from .document import Graph, RemovedNode
@@ -36,6 +37,7 @@ from .examples import (
 )
 from .fileformat import EXTENSION, GraphFileError, load_graph, loads_graph, save_graph
 from .info import NodeInfo
+from .layout import layered_positions
 from .nodes import (
     NODE_KINDS,
     OUTPUT_PORT,
@@ -63,6 +65,7 @@ __all__ = [
     "Engine", "RunResult", "NodeResult", "Plan",
     "graph_to_dict", "graph_from_dict", "paste_dict",
     "load_graph", "loads_graph", "save_graph", "GraphFileError", "EXTENSION",
+    "layered_positions",
     "list_examples", "load_example", "default_example", "example_path", "ExampleInfo", "DEFAULT_EXAMPLE",
     "is_example", "open_graph",
 ]

@@ -14,8 +14,8 @@ Contract of :func:`import_model`:
   folded into wires; each graph output becomes an output node of the same name.
 - Nodes get the display names an IndexFlow export carried (``names.DISPLAY_NAMES_KEY``),
   else their ONNX names.
-- The model's opset is kept as the graph's opset; node positions come from a layered layout
-  with sources on the left.
+- The model's opset is kept as the graph's opset; node positions come from the graph's
+  layered layout (``nodeeditor.graph.layout``), wires pointing right.
 - External-data models and files over 2 GB are refused with a clear message, as are files
   that are not ONNX models (empty, a folder, an IndexFlow graph, bytes protobuf cannot
   parse); every message is one line naming the file.
@@ -34,10 +34,10 @@ from onnx import helper, numpy_helper
 import ops
 from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.layout import layered_positions
 
 from .errors import OnnxImportError
 from .examples_meta import PREFIX, decode_example
-from .layout import layered_positions
 from .names import DISPLAY_NAMES_KEY, decode_display_names
 from .types import dtype_name_of_elem
 
@@ -119,22 +119,13 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
     graph = Graph(name=name or g.name or "imported", opset=int(opset), description=g.doc_string)
     producer: dict[str, tuple[str, str]] = {}  # tensor name -> (node id, port)
     pending_edges: list[tuple[str, str, str]] = []  # (tensor, dst node id, dst port)
-    predecessors: dict[str, list[str]] = {}
-    created: list[str] = []
-
-    def add(node: N.Node, preds: list[str]) -> str:
-        node_id = graph.add_node(node)
-        created.append(node_id)
-        predecessors[node_id] = preds
-        return node_id
-
     initializer_names = {t.name for t in g.initializer}
     carried = {p.key[len(PREFIX):]: p.value for p in model.metadata_props if p.key.startswith(PREFIX)}
     shown = decode_display_names(next((p.value for p in model.metadata_props if p.key == DISPLAY_NAMES_KEY), None))
     for tensor in g.initializer:
         value = _array(tensor, where)
-        nid = add(N.LiteralSource(id=_id(graph, tensor.name, "literal"), name=shown.get(tensor.name, tensor.name),
-                                  value=N.frozen_array(value)), [])
+        nid = graph.add_node(N.LiteralSource(id=_id(graph, tensor.name, "literal"),
+                                             name=shown.get(tensor.name, tensor.name), value=N.frozen_array(value)))
         producer[tensor.name] = (nid, N.SOURCE_PORT)
     for inp in g.input:
         if inp.name in initializer_names:
@@ -143,8 +134,8 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         stored = decode_example(carried[inp.name]) if inp.name in carried else None
         if stored is not None and stored.shape == example.shape and stored.dtype == example.dtype:
             example = stored
-        nid = add(N.InputSource(id=_id(graph, inp.name, "input"), name=shown.get(inp.name, inp.name),
-                                example=N.frozen_array(example)), [])
+        nid = graph.add_node(N.InputSource(id=_id(graph, inp.name, "input"), name=shown.get(inp.name, inp.name),
+                                           example=N.frozen_array(example)))
         producer[inp.name] = (nid, N.SOURCE_PORT)
 
     for i, node in enumerate(g.node):
@@ -161,8 +152,9 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
             continue
         if node.op_type == "Constant":
             value = _constant_value(node, where, label)
-            nid = add(N.LiteralSource(id=_id(graph, node.output[0], "literal"), name=shown.get(node.output[0], node.output[0]),
-                                      value=N.frozen_array(value)), [])
+            nid = graph.add_node(N.LiteralSource(id=_id(graph, node.output[0], "literal"),
+                                                 name=shown.get(node.output[0], node.output[0]),
+                                                 value=N.frozen_array(value)))
             producer[node.output[0]] = (nid, N.SOURCE_PORT)
             continue
         schema = ops.get_schema(node.op_type)
@@ -170,17 +162,13 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         op_node = N.OperatorNode(id=_id(graph, node.name or node.op_type, node.op_type.lower()),
                                  name=shown.get(node.name, node.name) if node.name else "",
                                  op=node.op_type, attributes=attrs)
-        preds = []
         ports = [p.name for p in schema.inputs]
         if len(node.input) > len(ports):
             raise OnnxImportError(f"{where}: {label} has {len(node.input)} inputs; {node.op_type} takes {len(ports)}")
-        for port, tensor in zip(ports, node.input):
-            if not tensor:
-                continue
-            if tensor not in producer:
+        for tensor in node.input:
+            if tensor and tensor not in producer:
                 raise OnnxImportError(f"{where}: {label} reads {tensor!r}, which nothing produces before it")
-            preds.append(producer[tensor][0])
-        nid = add(op_node, preds)
+        nid = graph.add_node(op_node)
         for port, tensor in zip(ports, node.input):
             if tensor:
                 pending_edges.append((tensor, nid, port))
@@ -196,10 +184,10 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         if out.name not in producer:
             raise OnnxImportError(f"{where}: graph output {out.name!r} is produced by no node")
         src, src_port = producer[out.name]
-        nid = add(N.OutputNode(id=_id(graph, out.name, "output"), name=shown.get(out.name, out.name)), [src])
+        nid = graph.add_node(N.OutputNode(id=_id(graph, out.name, "output"), name=shown.get(out.name, out.name)))
         graph.connect(src, src_port, nid, N.OUTPUT_PORT, force=True)
 
-    positions = layered_positions(created, predecessors)
+    positions = layered_positions(graph)
     for node_id, pos in positions.items():
         graph.set_position(node_id, pos)
     return graph

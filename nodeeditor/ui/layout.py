@@ -1,16 +1,17 @@
-"""Layered, left-to-right auto-layout (pure Python, no Qt).
+"""Placing nodes on the canvas (pure functions; Qt only for the style constants).
 
-``layered_layout(graph)`` gives every node a new position: its layer is the length of the
-longest path from a source (so every edge points right), nodes in a layer are ordered by
-the mean row of their inputs (barycentre, two sweeps), and stacked with room for their
-ports. Apply the result with an undo command.
+``layered_layout(graph)`` is the editor's Auto Layout: the graph's layered layout
+(:func:`nodeeditor.graph.layout.layered_positions`, which an ONNX import uses too) fed with
+the size of each node as the canvas draws it. Apply the result with an undo command.
+``make_room`` and ``free_offset`` keep nodes from overlapping when previews open or blocks
+are added.
 """
 from __future__ import annotations
 
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.layout import layered_positions
 
-LAYER_WIDTH = 300.0
-ROW_GAP = 40.0
+from .canvas.style import NODE_WIDTH
 
 
 def node_height(graph: Graph, node_id: str, extra: float = 0.0) -> float:
@@ -23,55 +24,8 @@ def layered_layout(graph: Graph, origin: tuple[float, float] = (0.0, 0.0),
                    extra_height: float = 0.0) -> dict[str, tuple[float, float]]:
     """node id -> position for the whole graph (``extra_height``: room added to every node,
     e.g. for inline previews)."""
-    order = graph.topological_order()
-    layer: dict[str, int] = {}
-    for nid in order:
-        preds = [e.src for e in graph.inputs_of(nid).values()]
-        layer[nid] = 1 + max((layer[p] for p in preds), default=-1)
-    # outputs go to the last column, sources as late as their first consumer allows
-    last = max(layer.values(), default=0)
-    for nid in reversed(order):
-        node = graph.node(nid)
-        consumers = graph.consumers(nid)
-        if node.kind == "output":
-            layer[nid] = last
-        elif consumers and not graph.inputs_of(nid):
-            layer[nid] = min(layer[c] for c in consumers) - 1
-    columns: dict[int, list[str]] = {}
-    for nid in order:
-        columns.setdefault(layer[nid], []).append(nid)
-    rows: dict[str, float] = {}
-    for index in sorted(columns):
-        for i, nid in enumerate(columns[index]):
-            rows[nid] = float(i)
-    for _sweep in range(2):
-        for index in sorted(columns):
-            col = columns[index]
-
-            def key(nid: str) -> float:
-                preds = [e.src for e in graph.inputs_of(nid).values()]
-                succ = graph.consumers(nid)
-                near = preds or list(succ)
-                return sum(rows[p] for p in near) / len(near) if near else rows[nid]
-
-            col.sort(key=key)
-            for i, nid in enumerate(col):
-                rows[nid] = float(i)
-    positions: dict[str, tuple[float, float]] = {}
-    for index in sorted(columns):
-        y = origin[1]
-        for nid in columns[index]:
-            positions[nid] = (origin[0] + (index - min(columns)) * LAYER_WIDTH, y)
-            y += node_height(graph, nid, extra_height) + ROW_GAP
-    # centre each column vertically on the tallest one
-    heights = {i: sum(node_height(graph, n, extra_height) + ROW_GAP for n in c) for i, c in columns.items()}
-    tallest = max(heights.values(), default=0.0)
-    for index, col in columns.items():
-        shift = (tallest - heights[index]) / 2
-        for nid in col:
-            x, y = positions[nid]
-            positions[nid] = (x, y + shift)
-    return positions
+    sizes = {nid: (NODE_WIDTH, node_height(graph, nid, extra_height)) for nid in graph.node_ids}
+    return layered_positions(graph, sizes, origin)
 
 
 def make_room(boxes: dict[str, tuple[float, float, float, float]], gap: float = 16.0) -> dict[str, tuple[float, float]]:

@@ -1,0 +1,93 @@
+"""A layered, left-to-right layout: node positions computed from the wiring alone.
+
+Used for graphs that arrive without positions (ONNX import) and by the editor's Auto Layout
+(which passes the size of each node as drawn). Pure function, no Qt:
+
+- Columns: a node sits one column right of its deepest input (so every edge points right);
+  output nodes go to the last column; a node without inputs (a source) sits just left of its
+  nearest consumer rather than in one far-left column, so short wires stay short. Columns
+  are ``max node width + COLUMN_GAP`` apart.
+- Rows: a few barycentre sweeps (right to left: a node moves towards the mean height of its
+  consumers; left to right: towards the mean of its inputs), comparing node centres; after
+  each, a column is spread top-down so nodes keep ``ROW_GAP`` between them.
+- The top-left of the result is ``origin``. Deterministic: ties keep the topological order.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from . import nodes as N
+from .view import GraphView
+
+#: (width, height) assumed for a node whose size is not given.
+DEFAULT_NODE_SIZE = (230.0, 110.0)
+COLUMN_GAP = 70.0
+ROW_GAP = 40.0
+SWEEPS = 3
+
+Size = tuple[float, float]
+
+
+def layered_positions(graph: GraphView, sizes: Mapping[str, Size] | None = None,
+                      origin: tuple[float, float] = (0.0, 0.0)) -> dict[str, tuple[float, float]]:
+    """node id -> (x, y) of its top-left corner, for every node of ``graph`` (see the module
+    docstring). ``sizes``: node id -> (width, height); missing nodes get ``DEFAULT_NODE_SIZE``."""
+    sizes = sizes or {}
+    order = graph.topological_order()
+    preds: dict[str, list[str]] = {n: [] for n in order}
+    succs: dict[str, list[str]] = {n: [] for n in order}
+    for e in graph.edges:
+        if e.src != e.dst and e.src not in preds[e.dst]:
+            preds[e.dst].append(e.src)
+            succs[e.src].append(e.dst)
+    rank = {n: i for i, n in enumerate(order)}
+
+    depth: dict[str, int] = {}
+    for n in order:
+        depth[n] = 1 + max((depth[p] for p in preds[n]), default=-1)
+    last = max(depth.values(), default=0)
+    for n in reversed(order):  # consumers before their inputs
+        if isinstance(graph.node(n), N.OutputNode):
+            depth[n] = last
+        elif not preds[n] and succs[n]:
+            depth[n] = max(0, min(depth[s] for s in succs[n]) - 1)
+    columns: dict[int, list[str]] = {}
+    for n in order:
+        columns.setdefault(depth[n], []).append(n)
+
+    height = {n: float(sizes.get(n, DEFAULT_NODE_SIZE)[1]) for n in order}
+    centre: dict[str, float] = {}
+
+    def spread(column: list[str], wanted: Mapping[str, float]) -> None:
+        column.sort(key=lambda n: (wanted[n], rank[n]))
+        floor = None
+        for n in column:
+            top = wanted[n] - height[n] / 2
+            if floor is not None:
+                top = max(top, floor)
+            centre[n] = top + height[n] / 2
+            floor = top + height[n] + ROW_GAP
+
+    for column in columns.values():
+        stacked, y = {}, 0.0
+        for n in column:
+            stacked[n] = y + height[n] / 2
+            y += height[n] + ROW_GAP
+        spread(column, stacked)
+
+    def mean_of(column: list[str], neighbours: Mapping[str, list[str]]) -> dict[str, float]:
+        return {n: sum(centre[m] for m in neighbours[n]) / len(neighbours[n]) if neighbours[n] else centre[n]
+                for n in column}
+
+    keys = sorted(columns)
+    for _ in range(SWEEPS):
+        for c in reversed(keys):
+            spread(columns[c], mean_of(columns[c], succs))
+        for c in keys:
+            spread(columns[c], mean_of(columns[c], preds))
+
+    pitch = max((float(sizes.get(n, DEFAULT_NODE_SIZE)[0]) for n in order), default=0.0) + COLUMN_GAP
+    top = min((centre[n] - height[n] / 2 for n in order), default=0.0)
+    first = min(keys, default=0)
+    return {n: (origin[0] + (depth[n] - first) * pitch, origin[1] + centre[n] - height[n] / 2 - top)
+            for n in order}
