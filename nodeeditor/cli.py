@@ -64,14 +64,14 @@ def _load_plugins() -> None:
 
 # ---------------------------------------------------------------------- helpers
 def _load(spec: str | None):
-    """A graph from a file path or an example name (default example for None); a name that
-    is neither is a usage error. (Other layers should use ``nodeeditor.graph.open_graph``.)"""
-    from nodeeditor.graph import is_example, open_graph
-    from nodeeditor.graph.examples import example_suggestion, names_a_path
+    """A graph from a file path or an example name (default example for None, see
+    ``nodeeditor.graph.open_graph``); a name that is neither is a usage error."""
+    from nodeeditor.graph import GraphArgumentError, open_graph
 
-    if spec is not None and not names_a_path(spec) and not is_example(spec):
-        raise UsageError(f"no such graph file or example: {spec}{example_suggestion(spec)}")
-    return open_graph(spec)
+    try:
+        return open_graph(spec)
+    except GraphArgumentError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _describe(graph) -> str:

@@ -6,7 +6,7 @@ to listeners as small dataclasses), node and edge records, static type info
 serialisation (:func:`graph_to_dict`, :func:`graph_from_dict`, :func:`paste_dict`), the
 file format (:func:`load_graph`, :func:`save_graph`, :class:`GraphFileError`), the
 layered layout (:func:`layered_positions`) and the bundled examples
-(:func:`list_examples`, :func:`load_example`, :func:`default_example`).
+(:func:`list_examples`, :func:`load_example`, :func:`resolve_graph_argument`).
 """
 from .base import DEFAULT_OPSET, ConnectionRefused
 from .document import Graph, RemovedNode
@@ -28,12 +28,15 @@ from .events import (
 from .examples import (
     DEFAULT_EXAMPLE,
     ExampleInfo,
+    GraphArgument,
+    GraphArgumentError,
     default_example,
     example_path,
     is_example,
     list_examples,
     load_example,
     open_graph,
+    resolve_graph_argument,
 )
 from .fileformat import EXTENSION, GraphFileError, load_graph, loads_graph, save_graph
 from .info import NodeInfo
@@ -67,5 +70,5 @@ __all__ = [
     "load_graph", "loads_graph", "save_graph", "GraphFileError", "EXTENSION",
     "layered_positions",
     "list_examples", "load_example", "default_example", "example_path", "ExampleInfo", "DEFAULT_EXAMPLE",
-    "is_example", "open_graph",
+    "is_example", "open_graph", "resolve_graph_argument", "GraphArgument", "GraphArgumentError",
 ]

@@ -3,6 +3,10 @@
 Each example's title and one-line description are its graph's ``name`` and
 ``description`` settings. The folder is found beside the package (a source checkout
 or an editable install).
+
+:func:`resolve_graph_argument` is the one place that decides whether a graph named on a
+command line (``indexflow run X``, ``indexflow export X``, ``indexflow X``) is a file or a
+bundled example.
 """
 from __future__ import annotations
 
@@ -94,18 +98,48 @@ def names_a_path(spec: str | Path) -> bool:
         return False
 
 
+class GraphArgumentError(GraphFileError):
+    """A graph argument names neither a file nor a bundled example. ``str(exc)`` is
+    ``"<argument>: <problem>"``; ``argument`` is the text as given."""
+
+    def __init__(self, argument: str | Path, problem: str) -> None:
+        super().__init__(argument, problem)
+        self.argument = str(argument)
+
+
+@dataclass(frozen=True)
+class GraphArgument:
+    """What a graph argument names: the file to load, and the example's name when it named a
+    bundled example (an editor opens that as a template, not as the file)."""
+
+    path: Path
+    example: str | None = None
+
+
+def resolve_graph_argument(text: str | Path) -> GraphArgument:
+    """What a graph named on a command line stands for. Something there (or a name the system
+    refuses to look up, see :func:`names_a_path`) is that file, whatever else it could be;
+    otherwise a bundled example of that name. :class:`GraphArgumentError` naming ``text``
+    when it is neither: a bare name (no folder, no suffix) is taken for a mistyped example
+    and gets a suggestion, anything else is a file that is not there."""
+    if names_a_path(text):
+        return GraphArgument(Path(text))
+    if isinstance(text, str) and is_example(text):
+        return GraphArgument(example_path(text), text)
+    spelled = str(text)
+    if Path(spelled).name != spelled or "." in spelled:
+        raise GraphArgumentError(spelled, "file not found")
+    raise GraphArgumentError(spelled, "no such file, and no bundled example has that name"
+                             + example_suggestion(spelled))
+
+
 def open_graph(spec: str | Path | None) -> Graph:
-    """What ``indexflow run SPEC`` opens: None -> the default example; an existing file ->
-    that file; otherwise the bundled example of that name. GraphFileError when it is
-    neither (or the file cannot be read)."""
+    """What ``indexflow run SPEC`` opens: None -> the default example; otherwise what
+    :func:`resolve_graph_argument` says SPEC names. GraphArgumentError when it names
+    nothing, GraphFileError when the file cannot be read."""
     if spec is None:
         return default_example()
-    path = Path(spec)
-    if names_a_path(path):
-        return load_graph(path)
-    if isinstance(spec, str) and is_example(spec):
-        return load_example(spec)
-    raise GraphFileError(path, "no such file, and no bundled example has that name" + example_suggestion(str(spec)))
+    return load_graph(resolve_graph_argument(spec).path)
 
 
 def example_suggestion(spec: str) -> str:

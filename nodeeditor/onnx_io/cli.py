@@ -16,17 +16,16 @@ EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from nodeeditor.graph import GraphFileError, is_example, open_graph
-    from nodeeditor.graph.examples import names_a_path
+    from nodeeditor.graph import GraphArgumentError, GraphFileError, open_graph
 
     from .errors import ExportError
     from .export import save_model
 
-    if args.graph is not None and not names_a_path(args.graph) and not is_example(args.graph):
-        print(f"error: no such graph file or example: {args.graph}", file=sys.stderr)
-        return EXIT_USAGE
     try:
         graph = open_graph(args.graph)
+    except GraphArgumentError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except GraphFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRAPH_ERROR

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6 import QtWidgets
 
-from nodeeditor.graph import default_example
+from nodeeditor.graph import GraphArgumentError, default_example, resolve_graph_argument
 
 from . import lifecycle
 from . import settings as S
@@ -33,25 +33,17 @@ def create_main_window(path: str | Path | None = None) -> MainWindow:
     ensure_application()
     window = MainWindow(default_example())
     if path is not None:
-        if not Path(path).exists() and isinstance(path, str) and _is_example(path):
-            window.files.open_example(path)
-        elif not Path(path).exists() and isinstance(path, str) and Path(path).name == path and "." not in path:
-            from nodeeditor.graph.examples import example_suggestion  # a bare name: an example, mistyped
-
-            message = f"{path}: no such file, and no bundled example has that name{example_suggestion(str(path))}"
-            window.files._warn("Cannot open file", message)
-            window.show_status(f"Not opened: {message}", error=True)
+        try:
+            target = resolve_graph_argument(path)
+        except GraphArgumentError as exc:
+            window.files._warn("Cannot open file", str(exc))
+            window.show_status(f"Not opened: {exc}", error=True)
         else:
-            window.files.open_path(path, ask=False)
+            if target.example is not None:
+                window.files.open_example(target.example)
+            else:
+                window.files.open_path(target.path, ask=False)
     return window
-
-
-def _is_example(name: str) -> bool:
-    try:
-        from nodeeditor.graph.examples import is_example
-    except ImportError:  # an older graph layer
-        return False
-    return is_example(name)
 
 
 def start_window(path: str | Path | None = None) -> MainWindow:

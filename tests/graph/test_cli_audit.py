@@ -80,7 +80,7 @@ def test_bad_arguments_are_usage_errors(capsys, argv):
 
 def test_a_name_that_is_neither_file_nor_example_is_a_usage_error(capsys):
     code, _, err = run_cli(capsys, "run", "no_such_graph_anywhere")
-    assert code == 2 and "no such graph file or example: no_such_graph_anywhere" in one_line_error(err)
+    assert code == 2 and "no_such_graph_anywhere: no such file, and no bundled example" in one_line_error(err)
 
 
 # ------------------------------------------------------------------------- bad paths
