@@ -260,9 +260,6 @@ class GraphScene(QtWidgets.QGraphicsScene):
             item.set_preview(show, *(self._preview_content(nid) if show else (None, None)))
             self.node_item_moved(nid)
 
-    def _preview_image(self, node_id: str) -> QtGui.QImage | None:
-        return self._preview_content(node_id)[0]
-
     def _preview_content(self, node_id: str) -> tuple[QtGui.QImage | None, Any]:
         """(colour image, text drawn over it at paint time; see ``preview.preview``)."""
         value = self.runner.value(node_id) if self.runner is not None else None
@@ -406,12 +403,6 @@ class GraphScene(QtWidgets.QGraphicsScene):
         plan["displaced"] = existing
         plan["reason"] = self.graph.can_replace(src, src_port, dst, dst_port)
         return plan
-
-    def wire_refusal(self, drag: dict, target: PortItem | None) -> str | None:
-        """While a wire is drawn: the document's reason to refuse it at ``target`` (None when
-        it would be accepted or the pointer is not over a port of the other kind)."""
-        plan = self.wire_plan(drag, target)
-        return plan["reason"] if plan is not None else None
 
     def _fade_displaced(self, drag: dict, edge: N.Edge | None) -> None:
         """Draw the edge a drop would replace faded (and the previous one solid again)."""
