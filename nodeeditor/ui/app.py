@@ -39,8 +39,7 @@ def create_main_window(path: str | Path | None = None) -> MainWindow:
             from nodeeditor.graph.examples import example_suggestion  # a bare name: an example, mistyped
 
             message = f"{path}: no such file, and no bundled example has that name{example_suggestion(str(path))}"
-            window.files._warn("Cannot open file", message)
-            window.show_status(f"Not opened: {message}", error=True)
+            window.files.report_not_opened(message)
         else:
             window.files.open_path(path, ask=False)
     return window
