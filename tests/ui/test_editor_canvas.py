@@ -334,7 +334,7 @@ def test_wire_turns_red_over_a_refusing_port_with_the_reason(small):
     QTest.mousePress(vp, LEFT, NOMOD, start)
     QTest.mouseMove(vp, (start + over) / 2)
     QTest.mouseMove(vp, over)
-    draft = w.scene._drag["draft"]
+    draft = w.scene.wire_drag.draft
     reason = w.graph.can_connect("data", "output", "g", "indices")
     assert draft.refusal == reason and reason in w.statusBar().currentMessage()
     QTest.mouseMove(vp, port_point(w, "g", "data", False))
@@ -419,7 +419,7 @@ def test_drop_on_a_connected_input_replaces_its_wire_in_one_undo_step(small):
     before = _wired(w)
     vp, over = _hover_wire(w, ("idx2", "output"), ("g", "indices"))
     # preview: the wire is not red, and the wire it would replace is drawn faded
-    assert w.scene._drag["draft"].refusal is None
+    assert w.scene.wire_drag.draft.refusal is None
     assert w.scene.edge_item("g", "indices").opacity() == pytest.approx(0.25)
     assert w.statusBar().currentMessage() == "Release to replace the wire from idx"
     QTest.mouseRelease(vp, LEFT, NOMOD, over)
@@ -445,7 +445,7 @@ def test_drop_on_a_connected_input_still_refuses_for_type_reasons(small):
     before = _wired(w)
     # float32 'data' onto the connected integer-only 'indices': red while hovering, refused on drop
     vp, over = _hover_wire(w, ("data", "output"), ("g", "indices"))
-    refusal = w.scene._drag["draft"].refusal
+    refusal = w.scene.wire_drag.draft.refusal
     assert refusal and "integer" in refusal and "float32" in refusal
     assert "already connected" not in refusal
     assert w.scene.edge_item("g", "indices").opacity() == 1.0    # nothing would be replaced
