@@ -3,11 +3,14 @@ viewer and explainer; menus and shortcuts; the document shown and whether it is 
 
 The window builds the parts and wires them; each decision has its own module:
 :mod:`.screen_fit` (size on a small screen, first dock widths, the scrolling viewer dock),
+:mod:`.canvas_edits` (canvas gestures and Edit commands as undo commands),
+:mod:`.clipboard_actions` and :mod:`.placement` (copy, paste, where new nodes go),
 :mod:`.viewer_target` (which tensor the viewer shows), :mod:`.status_line` and
-:mod:`.run_status` (the status bar), :mod:`.clipboard_actions` and :mod:`.placement` (copy,
-paste, and where new nodes go), :mod:`.canvas_menu`, :class:`.connect_box.ConnectPorts` and
-:mod:`.find_node` (the canvas menu, wiring and finding from the keyboard), :mod:`.files`
-(the File menu) and :mod:`.explainer.dock`.
+:mod:`.run_status` (the status bar), :mod:`.previews` (View > Inline Previews),
+:mod:`.canvas_menu`, :class:`.connect_box.ConnectPorts` and :class:`.find_node.FindNode`
+(the right-click menu, wiring and finding from the keyboard), :mod:`.files` (the File menu)
+and :mod:`.explainer.dock`. Each takes typed collaborators (graph getter, scene, push, a status
+callable; the File menu a ``files.DocumentHost``), never an untyped window to reach through.
 
 Who changes what: every edit is an undo command pushed here (``push``); commands call Graph
 methods; the scene, the property panel and the runner follow the graph's events. The
@@ -36,7 +39,7 @@ from .explainer import ExplainerWidget
 from .explainer.dock import ExplainerController
 from .files import FileController
 from .find_node import FindNode, FindNodeBox
-from .help import show_about
+from .help import ShortcutsDialog, show_about
 from .palette import Palette
 from .previews import PreviewSwitch
 from .properties import PropertyPanel
@@ -88,8 +91,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_actions()
         self._build_menus()
         self._connect()
-        self.explainer_controller = ExplainerController(self, lambda: self.graph, self.scene, self.runner,
-                                                        self.explainer, self.explainer_dock)
+        self.explainer_controller = ExplainerController(self, graph_of, self.scene, self.runner, self.explainer,
+                                                        self.explainer_dock)
         self.resize(screen_fit.initial_size(self, self.PREFERRED_SIZE))
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.initial_dock_widths(self.width())),
                          QtCore.Qt.Orientation.Horizontal)
@@ -239,8 +242,6 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def show_shortcuts(self) -> QtWidgets.QDialog:
         """Help > Keyboard Shortcuts (built from the menus, see ``nodeeditor.ui.help``)."""
-        from .help import ShortcutsDialog
-
         dialog = ShortcutsDialog(self)
         dialog.show()
         return dialog
