@@ -139,8 +139,7 @@ def main() -> int:
         stall, total, ticks = bench_stall_1e8(window)
         print(f"1e8-element ScatterElements, viewer dock {label}: run + display {total:.2f} s, longest "
               f"UI-thread stall {stall * 1000:.0f} ms ({ticks} timer ticks)")
-    window._forced_modified = False
-    window.undo_stack.setClean()
+    window.discard_changes()
     window.close()
     return 0
 

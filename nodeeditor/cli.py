@@ -309,8 +309,9 @@ def _no_display_reason() -> str | None:
 
 
 def _open_editor(path: str | None) -> int:
-    """Open the GUI editor (``nodeeditor.ui.app.run_app(path) -> int``). Until the UI exists,
-    say so and run the graph headless instead."""
+    """Open the GUI editor (``nodeeditor.ui.app.run_app(path) -> int``). Without a display
+    say so and stop (usage error); without PySide6 or pyqtgraph, say so and run the graph
+    headless instead."""
     reason = _no_display_reason()
     if reason is not None:
         print(f"indexflow: {reason}", file=sys.stderr)

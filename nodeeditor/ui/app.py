@@ -36,8 +36,7 @@ def create_main_window(path: str | Path | None = None) -> MainWindow:
         try:
             target = resolve_graph_argument(path)
         except GraphArgumentError as exc:
-            window.files._warn("Cannot open file", str(exc))
-            window.show_status(f"Not opened: {exc}", error=True)
+            window.files.report_not_opened(str(exc))
         else:
             if target.example is not None:
                 window.files.open_example(target.example)

@@ -13,19 +13,27 @@ Inputs that nothing feeds yet come first (wiring a new block is the common case)
 node's own output, then replacements and removals; within each, the other nodes in reading
 order. Typing filters the list (fuzzy, as the Tab box does); Enter applies the entry as one
 undoable step. ``Choice.key()`` is what the box emits; :func:`parse_key` reads it back.
+
+:class:`ConnectPorts` is the menu action's controller: it opens the box for the selected
+node (or says why not) and turns an accepted entry into one ``ConnectCommand`` or
+``DisconnectCommand`` pushed through ``push``; a wire the graph refuses by then (it changed
+since the box opened) goes to ``refused`` like a refused drag.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6 import QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
 
+from . import commands as C
 from .blocks import fuzzy_score
+from .canvas import GraphScene
 from .search_popup import SearchPopup
+from .status_line import ShowStatus
 
 _SEP = "\x1f"
 
@@ -125,12 +133,53 @@ class ConnectBox(SearchPopup):
         self._graph_of = graph_of
         self._choices: list[Choice] = []
 
-    def open_for(self, node_id: str, pos) -> None:
+    def open_for(self, node_id: str) -> None:
+        """List ``node_id``'s choices, at the top of the canvas."""
         self._choices = connection_choices(self._graph_of(), node_id)
-        self.open_at(pos)
+        self.open_at_top()
 
     def choices(self) -> list[Choice]:
         return list(self._choices)
 
     def entries(self, text: str) -> list[tuple[str, str, str]]:
         return [(c.label, c.key(), c.label) for c in filter_choices(self._choices, text)]
+
+
+class ConnectPorts:
+    """Edit > Connect Ports: ``open()`` shows ``box`` for the single selected node;
+    ``apply(key)`` (the box's ``accepted``) makes that change as one undo step."""
+
+    def __init__(self, box: ConnectBox, graph_of: Callable[[], Graph], scene: GraphScene,
+                 push: Callable[[QtGui.QUndoCommand], None], status: ShowStatus,
+                 refused: Callable[[str], None]) -> None:
+        self.box, self._graph_of, self.scene = box, graph_of, scene
+        self._push, self._status, self._refused = push, status, refused
+        box.accepted.connect(self.apply)
+
+    def open(self) -> None:
+        ids = self.scene.selected_node_ids()
+        if len(ids) != 1:
+            self._status("Select one node to connect its ports (Ctrl+F finds one)", error=True)
+            return
+        node = self._graph_of().node(ids[0])
+        self.box.open_for(ids[0])
+        if not self.box.choices():
+            self.box.close_box()
+            self._status(f"Nothing can be connected to {node.name or node.id}", error=True)
+
+    def apply(self, key: str) -> None:
+        """One entry of the box, as one undo step."""
+        graph = self._graph_of()
+        action, src, src_port, dst, dst_port = parse_key(key)
+        src_node, dst_node = graph.node(src), graph.node(dst)
+        wire = f"{src_node.name or src} · {src_port} → {dst_node.name or dst} · {dst_port}"
+        if action == "remove":
+            self._push(C.DisconnectCommand(graph, dst, dst_port))
+            self._status(f"Disconnected {wire}")
+            return
+        refusal = graph.can_replace(src, src_port, dst, dst_port)
+        if refusal is not None:  # the graph changed since the box opened
+            self._refused(refusal)
+            return
+        self._push(C.ConnectCommand(graph, src, src_port, dst, dst_port, None, graph.edge_into(dst, dst_port)))
+        self._status(f"Connected {wire}")

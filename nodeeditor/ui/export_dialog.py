@@ -2,7 +2,8 @@
 exporter (which validates the model) and shows the result or the exact problem, with a
 button to switch to the suggested opset when the exporter names one. After an export at a
 higher opset than the graph's, a button raises the graph's opset to it (one undoable step,
-through ``push``), so the editor stops flagging what the model already allows.
+through ``push``), so the editor stops flagging what the model already allows, and says so
+through ``status`` (the window's status line) when given.
 
 The file field starts with a proposal (:func:`default_export_path`): the graph's name +
 ``.onnx`` in the last-used folder, or the home folder."""
@@ -35,11 +36,13 @@ class ExportDialog(QtWidgets.QDialog):
     exported = QtCore.Signal(str)
 
     def __init__(self, graph: Graph, start_path: str = "", parent: QtWidgets.QWidget | None = None,
-                 push: Callable[[QtGui.QUndoCommand], None] | None = None) -> None:
+                 push: Callable[[QtGui.QUndoCommand], None] | None = None,
+                 status: Callable[[str], None] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export ONNX model")
         self.graph = graph
         self.push = push
+        self._status = status
         self.path_edit = QtWidgets.QLineEdit(start_path or default_export_path(graph))
         self.path_edit.setPlaceholderText("model.onnx")
         browse = QtWidgets.QPushButton("Browse…")
@@ -169,9 +172,8 @@ class ExportDialog(QtWidgets.QDialog):
         self.opset_box.setValue(self.graph.opset)
         message = f"Graph opset raised from {old} to {opset} (Ctrl+Z undoes it)."
         self._show(True, self.result.text().split("\n\n")[0] + "\n\n" + message)
-        parent = self.parent()
-        if parent is not None and hasattr(parent, "show_status"):
-            parent.show_status(message)
+        if self._status is not None:
+            self._status(message)
         return True
 
     def _use_suggestion(self) -> None:

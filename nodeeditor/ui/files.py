@@ -1,9 +1,11 @@
 """The File menu's work: New, Open, Open Recent, Save, Save As, Examples, Import/Export ONNX,
 asking before unsaved changes are discarded, and the periodic recovery file.
 
-:class:`FileController` talks to the main window through a small surface:
-``window.graph``, ``window.set_document(graph, path, modified=False)``, ``window.is_modified()``,
-``window.mark_saved()`` and ``window.show_status(message, error=False)``. Dialogs go through QMessageBox and
+:class:`FileController` talks to the main window through :class:`DocumentHost`, a small
+surface: the shown ``graph``, ``set_document``, ``is_modified``, ``mark_saved``, ``push`` and
+``show_status``. It fills the File menu's Examples and Open Recent submenus
+(:meth:`FileController.fill_examples_menu`, :meth:`FileController.set_recent_menu`) and keeps
+the second up to date. Dialogs (parented to ``dialog_parent``) go through QMessageBox and
 QFileDialog static functions so tests can replace them.
 """
 from __future__ import annotations
@@ -12,8 +14,9 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Protocol
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_example, load_graph, save_graph
 from nodeeditor.graph.document import Graph
@@ -38,29 +41,77 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+class DocumentHost(Protocol):
+    """What the File menu needs from the window that shows the document."""
+
+    graph: Graph
+
+    def set_document(self, graph: Graph, path: Path | None, modified: bool = False) -> None: ...
+    def is_modified(self) -> bool: ...
+    def mark_saved(self) -> None: ...
+    def push(self, command: QtGui.QUndoCommand) -> None: ...
+    def show_status(self, message: str, error: bool = False) -> None: ...
+
+
 class FileController(QtCore.QObject):
-    def __init__(self, window: QtWidgets.QMainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, host: DocumentHost, dialog_parent: QtWidgets.QWidget) -> None:
+        super().__init__(dialog_parent)
+        self.host = host
+        self.parent_widget = dialog_parent
         self.current_path: Path | None = None
+        self.export_dialog = None   # the last File > Export ONNX dialog (non-modal)
+        self._recent_menu: QtWidgets.QMenu | None = None
         self.recovery_timer = QtCore.QTimer(self)
         self.recovery_timer.setInterval(int(os.environ.get("INDEXFLOW_RECOVERY_MS", RECOVERY_INTERVAL_MS)))
         self.recovery_timer.timeout.connect(self.write_recovery)
         self.recovery_timer.start()
 
+    # ------------------------------------------------------------------ menus
+    def fill_examples_menu(self, menu: QtWidgets.QMenu) -> None:
+        """One action per bundled example (its name as the action's data) that opens it."""
+        for info in self.examples():
+            action = menu.addAction(info.title)
+            action.setStatusTip(info.description)
+            action.setToolTip(info.description)
+            action.setData(info.name)
+            action.triggered.connect(lambda _=False, n=info.name: self.open_example(n))
+
+    def set_recent_menu(self, menu: QtWidgets.QMenu) -> None:
+        """Keep ``menu`` listing the recent files (newest first), from now on."""
+        self._recent_menu = menu
+        self.update_recent_menu()
+
+    def update_recent_menu(self) -> None:
+        menu = self._recent_menu
+        if menu is None:
+            return
+        menu.clear()
+        recent = S.recent_files()
+        for path in recent:
+            action = menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_path(p))
+        if not recent:
+            menu.addAction("(none)").setEnabled(False)
+
     # ------------------------------------------------------------------ helpers
     def _dir(self) -> str:
         return S.last_directory() or str(Path.home())
 
-    def _warn(self, title: str, text: str) -> None:
-        MB.warning(self.window, title, text)
+    def warn(self, title: str, text: str) -> None:
+        """A warning box over the window (a file that cannot be opened, saved or recovered)."""
+        MB.warning(self.parent_widget, title, text)
+
+    def report_not_opened(self, message: str) -> None:
+        """Say why a file was not opened: a warning box, and the reason in the status line."""
+        self.warn("Cannot open file", message)
+        self.host.show_status(f"Not opened: {message}", error=True)
 
     def maybe_discard(self) -> bool:
         """True when the current graph may be replaced (saved, discarded, or unchanged)."""
-        if not self.window.is_modified():
+        if not self.host.is_modified():
             return True
-        name = self.current_path.name if self.current_path else self.window.graph.name
-        answer = MB.question(self.window, "Unsaved changes",
+        name = self.current_path.name if self.current_path else self.host.graph.name
+        answer = MB.question(self.parent_widget, "Unsaved changes",
                              f"“{name}” has unsaved changes. Save them first?",
                              MB.StandardButton.Save | MB.StandardButton.Discard | MB.StandardButton.Cancel,
                              MB.StandardButton.Save)
@@ -72,13 +123,13 @@ class FileController(QtCore.QObject):
     def new(self) -> bool:
         if not self.maybe_discard():
             return False
-        self.window.set_document(Graph(), None)
+        self.host.set_document(Graph(), None)
         return True
 
     def open_dialog(self) -> bool:
         if not self.maybe_discard():
             return False
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.window, "Open graph", self._dir(), GRAPH_FILTER)
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.parent_widget, "Open graph", self._dir(), GRAPH_FILTER)
         return bool(path) and self.open_path(path, ask=False)
 
     def read(self, path: str | os.PathLike) -> Graph:
@@ -100,15 +151,14 @@ class FileController(QtCore.QObject):
             graph = self.read(path)
         except Exception as exc:  # GraphFileError, OnnxImportError, ImportError, OSError...
             message = str(exc) if isinstance(exc, GraphFileError) or str(path) in str(exc) else f"{path}: {exc}"
-            self._warn("Cannot open file", message)
-            self.window.show_status(f"Not opened: {message}", error=True)
+            self.report_not_opened(message)
             return False
         is_graph_file = path.suffix.lower() != ".onnx"
-        self.window.set_document(graph, path if is_graph_file else None, modified=not is_graph_file)
+        self.host.set_document(graph, path if is_graph_file else None, modified=not is_graph_file)
         S.add_recent_file(path)
         S.set_last_directory(path)
-        self.window.update_recent_menu()
-        self.window.show_status(f"Opened {path}")
+        self.update_recent_menu()
+        self.host.show_status(f"Opened {path}")
         return True
 
     def open_example(self, name: str) -> bool:
@@ -117,11 +167,11 @@ class FileController(QtCore.QObject):
         try:
             graph = load_example(name)
         except Exception as exc:
-            self._warn("Cannot open example", str(exc))
+            self.warn("Cannot open example", str(exc))
             return False
-        self.window.set_document(graph, None)   # an example is a template: Save asks for a file
+        self.host.set_document(graph, None)   # an example is a template: Save asks for a file
         title = next((info.title for info in self.examples() if info.name == name), None) or graph.name
-        self.window.show_status(f"Opened example: {title}")
+        self.host.show_status(f"Opened example: {title}")
         return True
 
     def examples(self):
@@ -133,7 +183,7 @@ class FileController(QtCore.QObject):
     def import_onnx(self) -> bool:
         if not self.maybe_discard():
             return False
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.window, "Import ONNX model", self._dir(),
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.parent_widget, "Import ONNX model", self._dir(),
                                                         "ONNX models (*.onnx);;All files (*)")
         return bool(path) and self.open_path(path, ask=False)
 
@@ -144,30 +194,30 @@ class FileController(QtCore.QObject):
         return self._save_to(self.current_path)
 
     def save_as(self) -> bool:
-        start = str(Path(self._dir()) / f"{self.window.graph.name or 'untitled'}{EXTENSION}")
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.window, "Save graph", start,
+        start = str(Path(self._dir()) / f"{self.host.graph.name or 'untitled'}{EXTENSION}")
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.parent_widget, "Save graph", start,
                                                         f"IndexFlow graphs (*{EXTENSION})")
         if not path:
             return False
         if not path.endswith(EXTENSION):
             path += EXTENSION
-        graph = self.window.graph
+        graph = self.host.graph
         if graph.name in ("", "untitled"):  # a new graph takes its file's name (the model's too)
-            self.window.push(C.SettingCommand(graph, "name", Path(path).name[: -len(EXTENSION)]))
+            self.host.push(C.SettingCommand(graph, "name", Path(path).name[: -len(EXTENSION)]))
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:
         try:
-            save_graph(self.window.graph, path)
+            save_graph(self.host.graph, path)
         except GraphFileError as exc:
-            self._warn("Cannot save", str(exc))
+            self.warn("Cannot save", str(exc))
             return False
         self.current_path = path
-        self.window.mark_saved()
+        self.host.mark_saved()
         S.add_recent_file(path)
         S.set_last_directory(path)
-        self.window.update_recent_menu()
-        self.window.show_status(f"Saved {path}")
+        self.update_recent_menu()
+        self.host.show_status(f"Saved {path}")
         return True
 
     def export_onnx(self) -> None:
@@ -176,10 +226,11 @@ class FileController(QtCore.QObject):
         if self.current_path is not None:
             start = str(self.current_path.with_name(self.current_path.name.replace(EXTENSION, "") + ".onnx"))
         else:   # an example or a graph never saved: its name in the last-used (or home) folder
-            start = default_export_path(self.window.graph, self._dir())
-        dialog = ExportDialog(self.window.graph, start, self.window, push=self.window.push)
+            start = default_export_path(self.host.graph, self._dir())
+        dialog = ExportDialog(self.host.graph, start, self.parent_widget, push=self.host.push,
+                              status=self.host.show_status)
         dialog.exported.connect(lambda p: S.set_last_directory(p))
-        self.window.export_dialog = dialog
+        self.export_dialog = dialog
         dialog.open()
 
     # ------------------------------------------------------------------ recovery
@@ -192,10 +243,10 @@ class FileController(QtCore.QObject):
 
     def write_recovery(self) -> Path | None:
         """Write the graph to this process's recovery file when it has unsaved changes."""
-        if not self.window.is_modified():
+        if not self.host.is_modified():
             return None
         graph_path, meta_path = self.recovery_paths()
-        graph = self.window.graph
+        graph = self.host.graph
         old = graph.file_path
         try:
             save_graph(graph, graph_path)
@@ -207,6 +258,11 @@ class FileController(QtCore.QObject):
                 "original": str(self.current_path) if self.current_path else None}
         meta_path.write_text(json.dumps(meta), encoding="utf-8")
         return graph_path
+
+    def stop_recovery(self) -> None:
+        """The window is closing: no more recovery writes, and this process's file goes."""
+        self.recovery_timer.stop()
+        self.clear_recovery()
 
     def clear_recovery(self, pid: int | None = None) -> None:
         graph_path, meta_path = self.recovery_paths(pid)
@@ -253,20 +309,20 @@ class FileController(QtCore.QObject):
         else:
             text = (f"IndexFlow did not close properly while “{Path(for_path).name}” had unsaved changes. "
                     f"Restore them (from {meta.get('time')}) instead of the saved file?")
-        answer = MB.question(self.window, "Recover unsaved work?", text,
+        answer = MB.question(self.parent_widget, "Recover unsaved work?", text,
                              MB.StandardButton.Yes | MB.StandardButton.No, MB.StandardButton.Yes)
         restored = False
         if answer == MB.StandardButton.Yes:
             try:
                 graph = load_graph(meta["graph_path"])
             except GraphFileError as exc:
-                self._warn("Cannot recover", str(exc))
+                self.warn("Cannot recover", str(exc))
             else:
                 original = Path(meta["original"]) if meta.get("original") else None
                 graph.file_path = original
-                self.window.set_document(graph, original, modified=True)
+                self.host.set_document(graph, original, modified=True)
                 where = f"; Save writes it to {original.name}" if original else ""
-                self.window.show_status(f"Restored the unsaved work from {meta.get('time')}{where}")
+                self.host.show_status(f"Restored the unsaved work from {meta.get('time')}{where}")
                 restored = True
         for m in pending:
             self.clear_recovery(int(m["pid"]))

@@ -1,7 +1,8 @@
-"""Help > Keyboard Shortcuts: every menu action that has a shortcut, the canvas keys and gestures,
-in one table built from the window's own actions (so it cannot fall out of date).
+"""The Help menu. Keyboard Shortcuts: every menu action that has a shortcut, the canvas keys
+and gestures, in one table built from the window's own actions (so it cannot fall out of
+date). About IndexFlow: the version and what the editor is for (:func:`show_about`).
 
-The dialog fits the screen's available area (``fit_to_screen``): on a projector
+The dialog fits the screen's available area (``screen_fit.fit_to_screen``): on a projector
 (QT_SCALE_FACTOR=1.5 on 1280x720, 853x480 logical) it is shorter than its preferred 620x520,
 the table scrolls and the Close button stays on screen."""
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .canvas.view import KEYBOARD_HELP
+from .screen_fit import fit_to_screen
 
 #: What the canvas does without a menu action.
 CANVAS_GESTURES = (
@@ -54,28 +56,6 @@ def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
     return rows + list(KEYBOARD_HELP) + list(CANVAS_GESTURES)
 
 
-def fit_to_screen(widget: QtWidgets.QWidget, preferred: QtCore.QSize | None = None) -> None:
-    """Resize ``widget`` (a top-level window: a dialog) to ``preferred`` (default: its
-    current size), shrunk to its screen's available area less its frame, and move it inside
-    that area; it never gets smaller than its minimum size."""
-    parent = widget.parentWidget()
-    screen = (parent.screen() if parent is not None else None) or widget.screen() \
-        or QtGui.QGuiApplication.primaryScreen()
-    if screen is None:
-        return
-    area = screen.availableGeometry()
-    frame = widget.frameGeometry().size() - widget.geometry().size() if widget.isVisible() else QtCore.QSize(0, 0)
-    size = preferred or widget.size()
-    size = QtCore.QSize(min(size.width(), area.width() - frame.width()),
-                        min(size.height(), area.height() - frame.height()))
-    widget.resize(size.expandedTo(widget.minimumSizeHint()))
-    if widget.isVisible():
-        box = widget.frameGeometry()
-        x = min(max(box.x(), area.left()), area.right() + 1 - box.width())
-        y = min(max(box.y(), area.top()), area.bottom() + 1 - box.height())
-        widget.move(max(x, area.left()), max(y, area.top()))
-
-
 class ShortcutsDialog(QtWidgets.QDialog):
     PREFERRED_SIZE = QtCore.QSize(620, 520)
 
@@ -105,3 +85,19 @@ class ShortcutsDialog(QtWidgets.QDialog):
     def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         fit_to_screen(self)   # now the frame is known, and where Qt placed the dialog
+
+
+def show_about(parent: QtWidgets.QWidget) -> None:
+    """Help > About IndexFlow: the installed version ("development" in a source checkout)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("indexflow")
+    except PackageNotFoundError:
+        v = "development"
+    QtWidgets.QMessageBox.about(
+        parent, "About IndexFlow",
+        f"<b>IndexFlow</b> {v}<br>A node editor for the ONNX indexing operators: Gather, "
+        "GatherElements, GatherND, Scatter, ScatterElements, ScatterND and TensorScatter.<br><br>"
+        "Build a graph from the palette, watch every tensor, step through the Explainer, "
+        "and export to ONNX (File > Export ONNX).")

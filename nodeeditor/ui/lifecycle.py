@@ -20,11 +20,6 @@ def register(obj) -> None:
     _live.add(obj)
 
 
-def live_count() -> int:
-    """How many registered objects are still alive (for tests)."""
-    return len(_live)
-
-
 def shutdown_all() -> int:
     """Call ``shutdown()`` on every registered object still alive; returns how many were
     stopped. An object whose Qt side is already deleted is skipped: its threads went with it

@@ -1,7 +1,7 @@
 """The Tab box: a small search field with a fuzzy-matched list of every block, shown at the
 cursor over the canvas. Enter (or a click) emits ``chosen(key, scene_pos)``; Esc closes.
 
-The window centres the new block's title on ``scene_pos`` (x - width/2, y - 30). Near the
+The new block's title is centred on ``scene_pos`` (``placement.block_position``). Near the
 canvas edge that would put half the block out of view, so ``scene_pos`` is first moved (as
 little as needed) so that the whole block, its ports counted, lies inside the visible part
 of the canvas (see :func:`fit_in_view`)."""
@@ -13,9 +13,9 @@ from nodeeditor.graph import Graph
 
 from .blocks import BLOCKS, block, search
 from .canvas import style
+from .placement import TITLE_OFFSET
 from .search_popup import SearchPopup
 
-TITLE_OFFSET = 30.0   # the window puts a new block's top this far above the chosen point
 EDGE_MARGIN = 12.0    # view pixels kept between a new block and the canvas edge
 
 

@@ -39,7 +39,11 @@ class _Bridge(QtCore.QObject):
 class EvaluationRunner(QtCore.QObject):
     """Signals: ``runStarted()``, ``progressed(done, total, node_id)``, ``nodeFinished(node_id)``,
     ``finished(RunResult)`` (current results only), ``failed(str)`` (the engine itself raised),
-    ``busyChanged(bool)``."""
+    ``busyChanged(bool)``.
+
+    Which nodes are stale is the runner's own business: others ask :meth:`state`,
+    :meth:`is_current` and :attr:`last_result`, and ask for a full re-run with
+    :meth:`rerun_all`."""
 
     runStarted = QtCore.Signal()
     progressed = QtCore.Signal(int, int, str)
@@ -61,9 +65,9 @@ class EvaluationRunner(QtCore.QObject):
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
         self._again = False
-        self.dirty: set[str] = set()
-        self.last_result: RunResult | None = None
-        self.last_duration = 0.0
+        self._dirty: set[str] = set()          # nodes to recompute: changed, or downstream of a change
+        self._last_result: RunResult | None = None
+        self._last_duration = 0.0
         self.graph: Graph | None = None
         self.engine: Engine | None = None
         self._unsubscribe = None
@@ -79,8 +83,8 @@ class EvaluationRunner(QtCore.QObject):
         self._token += 1
         self.graph = graph
         self.engine = Engine(graph, keep_intermediates=True)
-        self.last_result = None
-        self.dirty = set(graph.node_ids)
+        self._last_result = None
+        self._dirty = set(graph.node_ids)
         self._unsubscribe = graph.events.subscribe(self._on_event)
         self.schedule()
 
@@ -88,9 +92,28 @@ class EvaluationRunner(QtCore.QObject):
     def busy(self) -> bool:
         return self._thread is not None or self._timer.isActive()
 
+    @property
+    def last_result(self) -> RunResult | None:
+        """The latest run that finished on the current graph (None before the first one)."""
+        return self._last_result
+
+    @property
+    def last_duration(self) -> float:
+        """How long :attr:`last_result` took, in seconds (wall clock, planning excluded)."""
+        return self._last_duration
+
+    def is_current(self) -> bool:
+        """True when no node waits to be recomputed: every result shown is the graph's."""
+        return not self._dirty
+
     def schedule(self) -> None:
         """Run soon (changes in one event-loop turn share one run)."""
         self._timer.start()
+
+    def rerun_all(self) -> None:
+        """Mark every node stale and run soon (Run > Evaluate Now)."""
+        self._dirty |= set(self.graph.node_ids)
+        self.schedule()
 
     def cancel(self) -> None:
         """Stop the current run (before its next node, or at once inside a large one); the
@@ -117,7 +140,7 @@ class EvaluationRunner(QtCore.QObject):
     def state(self, node_id: str) -> NodeStatus | None:
         """``NodeStatus.RUNNING`` while a pending run will recompute it, ``STALE`` when it must
         be recomputed but no run is going, else None (ask ``result`` for the outcome)."""
-        if node_id in self.dirty:
+        if node_id in self._dirty:
             return NodeStatus.RUNNING if self.busy else NodeStatus.STALE
         return None
 
@@ -146,11 +169,11 @@ class EvaluationRunner(QtCore.QObject):
             case E.SettingChanged():
                 touched.extend(graph.node_ids)
             case E.NodeRemoved(node_id=nid):
-                self.dirty.discard(nid)
+                self._dirty.discard(nid)
         for nid in touched:
             if graph.has_node(nid):
-                self.dirty.add(nid)
-                self.dirty |= graph.downstream(nid)
+                self._dirty.add(nid)
+                self._dirty |= graph.downstream(nid)
         self.schedule()
 
     def _start(self) -> None:
@@ -190,7 +213,7 @@ class EvaluationRunner(QtCore.QObject):
     def _on_progress(self, token: int, done: int, total: int, node_id: str) -> None:
         if token != self._token:
             return
-        self.dirty.discard(node_id)
+        self._dirty.discard(node_id)
         self.progressed.emit(done, total, node_id)
         self.nodeFinished.emit(node_id)
 
@@ -203,9 +226,9 @@ class EvaluationRunner(QtCore.QObject):
             if current:
                 self.failed.emit(f"the engine failed: {type(result).__name__}: {result}")
         elif current and not result.cancelled and result.generation == self.graph.generation:
-            self.last_duration = time.perf_counter() - self._started_at
-            self.last_result = result
-            self.dirty.clear()
+            self._last_duration = time.perf_counter() - self._started_at
+            self._last_result = result
+            self._dirty.clear()
             self.finished.emit(result)
         elif current and result.generation != self.graph.generation:
             self._again = True   # the graph changed while it ran: this result is stale

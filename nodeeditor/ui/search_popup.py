@@ -59,6 +59,14 @@ class SearchPopup(QtWidgets.QFrame):
         self.raise_()
         self.field.setFocus()
 
+    #: How far below the parent's top edge :meth:`open_at_top` shows the box.
+    TOP_MARGIN = 12
+
+    def open_at_top(self) -> None:
+        """Show with an empty field, centred at the top of the parent (the Find and Connect
+        boxes over the canvas)."""
+        self.open_at(QtCore.QPoint(max(0, (self.parentWidget().width() - self.width()) // 2), self.TOP_MARGIN))
+
     def keys(self) -> list[str]:
         return [self.list.item(i).data(KEY_ROLE) for i in range(self.list.count())]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 ORGANISATION = "IndexFlow"
 APPLICATION = "IndexFlow"
@@ -60,3 +60,25 @@ def last_directory() -> str:
 def set_last_directory(path: str | os.PathLike) -> None:
     p = Path(path)
     settings().setValue("last_directory", str(p if p.is_dir() else p.parent))
+
+
+def save_window_layout(window: QtWidgets.QMainWindow, previews: bool) -> None:
+    """Remember ``window``'s geometry, its docks and whether inline previews are shown."""
+    s = settings()
+    s.setValue("window/geometry", window.saveGeometry())
+    s.setValue("window/state", window.saveState())
+    s.setValue("view/previews", "true" if previews else "false")
+    s.sync()
+
+
+def restore_window_layout(window: QtWidgets.QMainWindow) -> bool:
+    """Give ``window`` the geometry and docks :func:`save_window_layout` remembered (nothing
+    on a first start); returns whether inline previews were shown."""
+    s = settings()
+    geometry = s.value("window/geometry")
+    state = s.value("window/state")
+    if geometry is not None:
+        window.restoreGeometry(geometry)
+    if state is not None:
+        window.restoreState(state)
+    return str(s.value("view/previews", "false")).lower() == "true"

@@ -97,8 +97,7 @@ def window(qtbot, dialogs):
     qtbot.waitExposed(w)
     w.runner.wait()
     yield w
-    w._forced_modified = False
-    w.undo_stack.setClean()
+    w.discard_changes()
     w.runner.cancel()
     w.runner.wait()
     w.close()

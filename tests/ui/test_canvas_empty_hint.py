@@ -22,6 +22,6 @@ def test_an_empty_canvas_shows_how_to_start_and_a_node_removes_the_hint(window, 
     assert not w.scene.node_items()
     assert _dark_pixels_in_the_middle(w.view) > 50          # the hint's text
     w.view.grab().save("/tmp/canvasfix/empty_hint.png")
-    w.add_block("op:Gather", w.view.mapToScene(QtCore.QPoint(10, 10)))
+    w.edits.add_block("op:Gather", w.view.mapToScene(QtCore.QPoint(10, 10)))
     qtbot.wait(20)
     assert _dark_pixels_in_the_middle(w.view) == 0           # a node far from the middle; no text

@@ -137,11 +137,11 @@ def test_c_in_a_text_field_types_a_c(small, qtbot):
 def test_the_node_menu_offers_connect_ports(small, qtbot):
     w = small
     w.scene.select_nodes(["g"])
-    menu = w.show_canvas_menu(QtCore.QPointF(400, 100), w.view.mapToGlobal(QtCore.QPoint(200, 200)))
+    menu = w.canvas_menu.popup(QtCore.QPointF(400, 100), w.view.mapToGlobal(QtCore.QPoint(200, 200)))
     assert w.connect_action in menu.actions()
     menu.close()
     w.scene.select_nodes([])
-    menu = w.show_canvas_menu(QtCore.QPointF(400, 100), w.view.mapToGlobal(QtCore.QPoint(200, 200)))
+    menu = w.canvas_menu.popup(QtCore.QPointF(400, 100), w.view.mapToGlobal(QtCore.QPoint(200, 200)))
     assert w.connect_action not in menu.actions()
     menu.close()
     rows = {what: keys for keys, what in shortcut_rows(w)}   # Help > Keyboard Shortcuts lists it

@@ -71,11 +71,11 @@ def test_add_at_the_centre_and_paste_never_bury_a_node(small):
     the status bar says what the paste did."""
     w = small
     for _ in range(3):
-        w.add_block("op:Gather", w.view.centre_scene_pos(), avoid_overlap=True)
+        w.edits.add_block("op:Gather", w.view.centre_scene_pos(), avoid_overlap=True)
     w.scene.select_nodes([w.graph.nodes[-1].id])
     w.copy_action.trigger()
-    w.paste()
-    w.paste()
+    w.clipboard.paste()
+    w.clipboard.paste()
     assert w.statusBar().currentMessage() == "Pasted 1 node"
     rects = [i.sceneBoundingRect() for i in w.scene.node_items()]
     for a in range(len(rects)):
@@ -124,7 +124,7 @@ def test_refused_connection_shows_document_reason(small):
     drag(vp, port_point(w, "data", "output", True), port_point(w, "g", "indices", False))
     assert w.graph.edge_into("g", "indices") is None
     expected = w.graph.can_connect("data", "output", "g", "indices")
-    assert expected and w.last_refusal == expected
+    assert expected and w.edits.last_refusal == expected
     assert expected in w.statusBar().currentMessage()
     assert w.undo_stack.count() == 0
 
@@ -335,7 +335,7 @@ def test_wire_turns_red_over_a_refusing_port_with_the_reason(small):
     QTest.mousePress(vp, LEFT, NOMOD, start)
     QTest.mouseMove(vp, (start + over) / 2)
     QTest.mouseMove(vp, over)
-    draft = w.scene._drag["draft"]
+    draft = w.scene.wire_drag.draft
     reason = w.graph.can_connect("data", "output", "g", "indices")
     assert draft.refusal == reason and reason in w.statusBar().currentMessage()
     QTest.mouseMove(vp, port_point(w, "g", "data", False))
@@ -380,7 +380,7 @@ def test_right_click_menu_selects_node_and_offers_actions(small):
     at = w.view.mapFromScene(w.scene.node_item("g").mapToScene(QtCore.QPointF(60, 10)))
     event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Mouse, at, w.view.viewport().mapToGlobal(at))
     QtWidgets.QApplication.sendEvent(w.view.viewport(), event)
-    menu = w.canvas_menu
+    menu = w.canvas_menu.menu
     assert menu.isVisible()
     assert w.scene.selected_node_ids() == ["g"]
     texts = [a.text() for a in menu.actions() if a.text()]
@@ -420,7 +420,7 @@ def test_drop_on_a_connected_input_replaces_its_wire_in_one_undo_step(small):
     before = _wired(w)
     vp, over = _hover_wire(w, ("idx2", "output"), ("g", "indices"))
     # preview: the wire is not red, and the wire it would replace is drawn faded
-    assert w.scene._drag["draft"].refusal is None
+    assert w.scene.wire_drag.draft.refusal is None
     assert w.scene.edge_item("g", "indices").opacity() == pytest.approx(0.25)
     assert w.statusBar().currentMessage() == "Release to replace the wire from idx"
     QTest.mouseRelease(vp, LEFT, NOMOD, over)
@@ -446,16 +446,16 @@ def test_drop_on_a_connected_input_still_refuses_for_type_reasons(small):
     before = _wired(w)
     # float32 'data' onto the connected integer-only 'indices': red while hovering, refused on drop
     vp, over = _hover_wire(w, ("data", "output"), ("g", "indices"))
-    refusal = w.scene._drag["draft"].refusal
+    refusal = w.scene.wire_drag.draft.refusal
     assert refusal and "integer" in refusal and "float32" in refusal
     assert "already connected" not in refusal
     assert w.scene.edge_item("g", "indices").opacity() == 1.0    # nothing would be replaced
     QTest.mouseRelease(vp, LEFT, NOMOD, over)
     assert [str(e) for e in w.graph.edges] == before
-    assert w.last_refusal == refusal and w.undo_stack.count() == 0
+    assert w.edits.last_refusal == refusal and w.undo_stack.count() == 0
     # a cycle is refused too: out's source g may not feed g itself
     drag(vp, port_point(w, "g", "output", True), port_point(w, "g", "data", False))
-    assert "cycle" in w.last_refusal and [str(e) for e in w.graph.edges] == before
+    assert "cycle" in w.edits.last_refusal and [str(e) for e in w.graph.edges] == before
     # dropping the same wire again changes nothing
     drag(vp, port_point(w, "idx", "output", True), port_point(w, "g", "indices", False))
     assert [str(e) for e in w.graph.edges] == before and w.undo_stack.count() == 0
@@ -506,7 +506,7 @@ def test_a_freshly_dropped_block_is_unfinished_work_not_an_error(small):
     w.run_action.trigger()
     assert w.runner.wait(10)
     # the small graph's Gather and output are not wired up either: 3 blocks to connect
-    assert "3 to connect" in w.run_label.text() and "error" not in w.run_label.text()
+    assert "3 to connect" in w.run_status.run_label.text() and "error" not in w.run_status.run_label.text()
     image = w.view.grab().toImage()
     header = w.view.mapFromScene(w.scene.node_item(nid).sceneBoundingRect().topLeft() + QtCore.QPointF(40, 6))
     red = image.pixelColor(header)

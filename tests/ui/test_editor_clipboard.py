@@ -53,8 +53,8 @@ def test_copy_paste_keeps_inner_edges_new_ids_offset_and_undo(small):
 def test_paste_at_cursor(small):
     w = small
     w.scene.select_nodes(["idx"])
-    w.copy()
-    ids = w.paste(at=QtCore.QPointF(500, 500))
+    w.clipboard.copy()
+    ids = w.clipboard.paste(at=QtCore.QPointF(500, 500))
     assert w.graph.node(ids[0]).position == (500, 500)
     # with the pointer over the canvas, Ctrl+V pastes there
     from PySide6.QtTest import QTest

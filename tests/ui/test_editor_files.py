@@ -69,7 +69,7 @@ def test_corrupt_file_is_refused_and_graph_untouched(small, monkeypatch, tmp_pat
 
 def test_unsaved_changes_are_asked_about(small, dialogs):
     w = small
-    w.add_block("output", QtCore.QPointF(0, 0))
+    w.edits.add_block("output", QtCore.QPointF(0, 0))
     dialogs.answer = MB.StandardButton.Cancel
     assert not w.files.new()
     assert dialogs.calls[-1][0] == "question" and "unsaved changes" in dialogs.calls[-1][2]
@@ -112,7 +112,7 @@ def test_export_dialog_refuses_with_reason_then_exports_and_import_reads_it(wind
     w.set_document(_scatter_max_graph(), None)
     target = tmp_path / "model.onnx"
     w.export_action.trigger()
-    dialog = w.export_dialog
+    dialog = w.files.export_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.opset_box.value() == 18                    # the graph's opset by default
     _inject(monkeypatch, "getSaveFileName", tmp_path / "model")
@@ -151,7 +151,7 @@ def test_open_onnx_on_the_command_line_path(qtbot, tmp_path, dialogs):
     qtbot.addWidget(w)
     assert any(n.kind == "op" for n in w.graph.nodes)
     w.runner.wait()
-    w._forced_modified = False
+    w.discard_changes()
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")
     graph = w.graph
@@ -162,7 +162,7 @@ def test_open_onnx_on_the_command_line_path(qtbot, tmp_path, dialogs):
 def test_recovery_file_written_and_offered_after_crash(small, dialogs, tmp_path):
     w = small
     assert w.files.write_recovery() is None                     # nothing unsaved yet
-    w.add_block("op:GatherND", QtCore.QPointF(0, 0))
+    w.edits.add_block("op:GatherND", QtCore.QPointF(0, 0))
     written = w.files.write_recovery()
     assert written is not None and written.is_file()
     assert w.files.current_path is None and w.graph.file_path is None   # the copy did not re-point the graph
@@ -186,7 +186,7 @@ def test_recovery_file_written_and_offered_after_crash(small, dialogs, tmp_path)
 
 
 def test_window_layout_persists(window, qtbot):
-    window.set_previews(True)
+    window.previews.set(True)
     window.viewer_dock.hide()
     window.save_layout()
     second = create_main_window()
@@ -200,7 +200,7 @@ def test_recovery_timer_writes_periodically(qtbot, monkeypatch, dialogs):
     w = create_main_window()
     qtbot.addWidget(w)
     graph_path, _ = w.files.recovery_paths()
-    w.add_block("output", QtCore.QPointF(0, 0))
+    w.edits.add_block("output", QtCore.QPointF(0, 0))
     qtbot.waitUntil(graph_path.exists, timeout=5000)
     assert any(n.id == "output1" for n in load_graph(graph_path).nodes)
     w.files.save_as = lambda: True       # pretend "Save" succeeds; closing clears the file
@@ -210,7 +210,7 @@ def test_recovery_timer_writes_periodically(qtbot, monkeypatch, dialogs):
 
 def test_closing_with_unsaved_changes_asks(window, dialogs):
     w = window
-    w.add_block("output", QtCore.QPointF(0, 0))
+    w.edits.add_block("output", QtCore.QPointF(0, 0))
     dialogs.answer = MB.StandardButton.Cancel
     assert not w.close()
     assert w.isVisible() and "unsaved changes" in dialogs.texts("question")[-1]
@@ -253,7 +253,7 @@ def _crash_leaving_recovery(qtbot, path, drag_ports=None):
     if drag_ports:
         drag(w.view.viewport(), port_point(w, *drag_ports[0], True), port_point(w, *drag_ports[1], False))
     else:
-        w.add_block("output", QtCore.QPointF(0, 0))
+        w.edits.add_block("output", QtCore.QPointF(0, 0))
     assert w.isWindowModified()
     written = w.files.write_recovery()
     assert written is not None
@@ -266,8 +266,7 @@ def _crash_leaving_recovery(qtbot, path, drag_ports=None):
     dead_meta.write_text(json.dumps(meta))
     meta_path.unlink()
     w.runner.wait()
-    w._forced_modified = False
-    w.undo_stack.setClean()
+    w.discard_changes()
     w.close()
     return edges
 
@@ -337,8 +336,7 @@ def test_declining_keeps_the_file_and_other_files_recoveries_wait(qtbot, dialogs
     assert w3.files.pending_recoveries() == []
     for win in (w, w2, w3):
         win.runner.wait()
-        win._forced_modified = False
-        win.undo_stack.setClean()
+        win.discard_changes()
 
 
 def _two_data_folders(tmp_path):

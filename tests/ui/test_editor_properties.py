@@ -56,7 +56,7 @@ def test_axis_spin_box_changes_port_type_undo_redo(small):
 
 def test_reduction_offers_only_what_the_opset_allows(small):
     w = small
-    nid = w.add_block("op:ScatterElements", QtCore.QPointF(300, 400))
+    nid = w.edits.add_block("op:ScatterElements", QtCore.QPointF(300, 400))
     combo = w.properties.widgets["attr:reduction"]
     assert [combo.itemText(i) for i in range(combo.count())] == ["none", "add", "mul", "max", "min"]
     combo.setCurrentIndex(combo.findText("max"))
@@ -79,7 +79,7 @@ def test_reduction_offers_only_what_the_opset_allows(small):
 
 def test_gathernd_batch_dims_range(small):
     w = small
-    nid = w.add_block("op:GatherND", QtCore.QPointF(300, 400))
+    nid = w.edits.add_block("op:GatherND", QtCore.QPointF(300, 400))
     box = w.properties.widgets["attr:batch_dims"]
     assert box.maximum() == 31                                 # unknown ranks: loose
     w.graph.connect("data", "output", nid, "data")
@@ -115,7 +115,7 @@ def test_literal_value_table_dtype_and_shape(small):
 
 def test_generator_params_and_seed(small):
     w = small
-    nid = w.add_block("gen:uniform", QtCore.QPointF(300, 400))
+    nid = w.edits.add_block("gen:uniform", QtCore.QPointF(300, 400))
     w.runner.wait()
     first = w.runner.value(nid).copy()
     seed = w.properties.widgets["param:seed:box"]
@@ -136,7 +136,7 @@ def test_file_source_browse(small, tmp_path, monkeypatch):
     w = small
     path = tmp_path / "t.npy"
     np.save(path, np.ones((3, 2), np.float64))
-    nid = w.add_block("file", QtCore.QPointF(300, 400))
+    nid = w.edits.add_block("file", QtCore.QPointF(300, 400))
     assert w.scene.node_state(nid)[0] == NodeStatus.ERROR  # no file chosen yet
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     w.properties.widgets["browse"].click()
@@ -175,7 +175,7 @@ def test_tensor_scatter_mode_and_axis(small):
     w = small
     w.scene.clearSelection()
     _type_in(w.properties.widgets["opset"], "24")
-    nid = w.add_block("op:TensorScatter", QtCore.QPointF(300, 400))
+    nid = w.edits.add_block("op:TensorScatter", QtCore.QPointF(300, 400))
     mode = w.properties.widgets["attr:mode"]
     assert [mode.itemText(i) for i in range(mode.count())] == ["linear", "circular"]
     mode.setCurrentText("circular")
@@ -204,7 +204,7 @@ def test_a_fixed_error_leaves_the_status_bar(small, qtbot):
     w.runner.wait()
     assert "out of range" not in w.statusBar().currentMessage()
     assert w.statusBar().styleSheet() == ""
-    assert "error" not in w.run_label.text()
+    assert "error" not in w.run_status.run_label.text()
 
 
 def test_the_formula_follows_the_axis_and_the_ranks(small):
@@ -268,7 +268,7 @@ def test_the_panel_heading_stays_put_between_the_graph_and_a_node(small, qtbot):
 
 def test_arange_takes_fractional_steps_and_keeps_whole_numbers_whole(small):
     w = small
-    nid = w.add_block("gen:arange", QtCore.QPointF(300, 400))
+    nid = w.edits.add_block("gen:arange", QtCore.QPointF(300, 400))
     step, stop = w.properties.widgets["param:step"], w.properties.widgets["param:stop"]
     assert (step.text(), stop.text()) == ("1", "6")           # whole numbers read as such
     w.properties.widgets["param:dtype"].setCurrentText("float32")

@@ -36,7 +36,7 @@ def test_exception_in_a_slot_is_reported_and_app_keeps_running(window, qtbot, sh
     assert "Traceback" in details and "boom" in details
     assert "kaboom" in (S.state_dir() / "indexflow.log").read_text()
     # still alive and editable
-    window.add_block("output", QtCore.QPointF(0, 0))
+    window.edits.add_block("output", QtCore.QPointF(0, 0))
     assert window.isVisible()
 
 
@@ -122,8 +122,7 @@ def test_closing_the_window_stops_the_viewers_background_jobs(window, qtbot):
 
     big = np.zeros((6000, 6000), np.float32)
     window.viewer.set_tensor("big", big)               # starts statistics and a refinement
-    window._forced_modified = False
-    window.undo_stack.setClean()
+    window.discard_changes()
     window.close()
     for job in (window.viewer._stats, window.viewer._diff_job, window.viewer._envelope_job, window.viewer._peak_job):
         assert not job.busy

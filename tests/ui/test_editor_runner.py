@@ -56,16 +56,16 @@ def _start_slow_run(w, qtbot, seconds: float) -> None:
     w.runner.wait()
     w.runner.engine.kernel = _slow_kernel(seconds, [])
     w.graph.set_source("idx", value=np.array([1, 1], np.int64))
-    qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: w.run_status.cancel_button.isVisible(), timeout=10000)
 
 
 def test_long_run_shows_progress_and_cancel(small, qtbot):
     w = small
     _start_slow_run(w, qtbot, 1.5)
-    assert w.progress.isVisible()
-    w.cancel_button.click()
+    assert w.run_status.progress.isVisible()
+    w.run_status.cancel_button.click()
     assert w.runner.wait(10)
-    assert not w.cancel_button.isVisible()
+    assert not w.run_status.cancel_button.isVisible()
     # g may have finished; the output after it was not evaluated
     assert w.scene.node_state("out")[0] == NodeStatus.STALE
     assert "cancelled" in w.statusBar().currentMessage()
@@ -85,7 +85,7 @@ def test_cancel_during_one_long_node_returns_at_once(small, qtbot, monkeypatch):
     w = small
     _start_slow_run(w, qtbot, 8.0)
     started = time.monotonic()
-    w.cancel_button.click()
+    w.run_status.cancel_button.click()
     assert w.runner.wait(10)
     assert time.monotonic() - started < 2.0      # not the 8 s of the kernel
     assert w.scene.node_state("g")[0] == NodeStatus.STALE and w.scene.node_state("out")[0] == NodeStatus.STALE

@@ -56,10 +56,10 @@ def test_operator_and_source_panels(small, tmp_path):
     _save(w.properties_dock, tmp_path, "properties_operator")
     w.scene.select_nodes(["data"])
     _save(w.properties_dock, tmp_path, "properties_literal")
-    nid = w.add_block("gen:integers", QtCore.QPointF(0, 420))
+    nid = w.edits.add_block("gen:integers", QtCore.QPointF(0, 420))
     w.runner.wait()
     _save(w.properties_dock, tmp_path, "properties_generator")
-    w.add_block("op:ScatterElements", QtCore.QPointF(300, 420))
+    w.edits.add_block("op:ScatterElements", QtCore.QPointF(300, 420))
     image = _save(w.properties_dock, tmp_path, "properties_scatter")
     assert _distinct_colours(image) > 5 and w.graph.has_node(nid)
 
@@ -76,7 +76,7 @@ def test_quick_add_and_error_state(small, tmp_path):
     w.scene.select_nodes(["g"])
     assert "out of range" in w.statusBar().currentMessage()
     _save(w, tmp_path, "error_state")
-    w.open_quick_add_at(QtCore.QPointF(120, 300))
+    w.edits.open_quick_add_at(QtCore.QPointF(120, 300))
     w.quick_add.field.setText("scat")
     _save(w, tmp_path, "quick_add")
     w.quick_add.close_box()
@@ -90,7 +90,7 @@ def test_previews_and_export_dialog(window, tmp_path):
     w.view.frame(False)
     _save(w, tmp_path, "inline_previews")
     w.export_action.trigger()
-    dialog = w.export_dialog
+    dialog = w.files.export_dialog
     dialog.path_edit.setText(str(tmp_path / "kv.onnx"))
     dialog.opset_box.setValue(18)
     dialog.export_button.click()

@@ -18,7 +18,7 @@ def test_all_steps_lists_the_index_map_and_follows_the_stepper(window, qtbot):
     w = window
     w.files.open_example("scatterelements_examples")
     w.runner.wait()
-    w.go_to_node(next(n.id for n in w.graph.nodes if n.name == "with axis"))
+    w.find_node.go_to(next(n.id for n in w.graph.nodes if n.name == "with axis"))
     ex = _explainer(w)
     qtbot.waitUntil(lambda: ex.count == 2)
     bar = ex.tabs.tabBar()

@@ -255,7 +255,7 @@ def test_compare_vectors_and_different_shapes(viewer, qtbot):
     b = np.array([1, 5, 3, 0], np.int64)
     show(viewer, qtbot, "b", b)
     pinned, current, diff = panels(viewer, LinePanel)
-    np.testing.assert_array_equal(diff.spec.extra["mask"], a != b)
+    np.testing.assert_array_equal(diff.spec.mask, a != b)
     show(viewer, qtbot, "c", np.zeros((3, 3)))  # other shape: side by side, no difference
     assert len(panels(viewer, LinePanel)) == 1 and len(panels(viewer, HeatPanel)) == 1
     assert not any("difference" in p.spec.title for p in viewer.picture.panels)
@@ -347,7 +347,7 @@ def test_1e8_float32_is_downsampled_before_pyqtgraph(viewer, qtbot):
         np.testing.assert_array_equal(image, big[::step, ::step])
     stats = blocker.args[0]
     assert (stats.count, stats.minimum, stats.maximum) == (100_000_000, -1.0, 7.0)
-    qtbot.waitUntil(lambda: panels(viewer, HeatPanel)[0].spec.extra["refined"], timeout=30000)
+    qtbot.waitUntil(lambda: panels(viewer, HeatPanel)[0].spec.refined, timeout=30000)
     (panel,) = panels(viewer, HeatPanel)
     expected = np.zeros((10000 // step, 10000 // step), np.float32)
     expected[5000 // step, 5000 // step] = 7.0
@@ -413,7 +413,7 @@ def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):
     # only the waiting panel took the result: the pictures of both tensors were not rebuilt
     assert [p.spec for p in viewer.picture.panels[:-1]] == others
     assert all(a is b for a, b in zip((p.spec for p in viewer.picture.panels[:-1]), others))
-    assert not viewer.picture.panels[-1].spec.extra.get("pending")
+    assert not viewer.picture.panels[-1].spec.pending
     assert viewer.picture.panels[-1].spec.hover(1234.0, 4321.0).endswith("pinned 0.0 → 2.0 (changed)")
     diff = viewer.picture.panels[-1]
     image = diff.image_item.image

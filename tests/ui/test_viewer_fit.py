@@ -188,8 +188,7 @@ def test_compare_in_the_editor_kv_cache_example(qtbot, dialogs):
         assert len(w.viewer.picture.panels) == 3
         _assert_readable(w.viewer, qtbot, "editor_compare_dock")
     finally:
-        w._forced_modified = False
-        w.undo_stack.setClean()
+        w.discard_changes()
         w.runner.cancel()
         w.runner.wait()
         w.close()

@@ -193,7 +193,7 @@ def heat_panels(viewer):
 
 
 def wait_refined(viewer, qtbot, count=1):
-    qtbot.waitUntil(lambda: sum(p.spec.extra.get("refined", False) for p in heat_panels(viewer)) == count,
+    qtbot.waitUntil(lambda: sum(p.spec.refined for p in heat_panels(viewer)) == count,
                     timeout=30000)
 
 
@@ -241,7 +241,7 @@ def test_1e8_single_outliers_are_drawn_after_refinement(viewer, qtbot):
         expected = np.zeros_like(before)
         expected[r // step, c // step] = value
         np.testing.assert_array_equal(after, expected)
-        assert panel.spec.extra["refined"] and "blocks, extremes" in panel.spec.title
+        assert panel.spec.refined and "blocks, extremes" in panel.spec.title
         assert panel.image_item.levels[0 if value < 0 else 1] == value
         qtbot.wait(20)
         viewer.grab().save(f"{shots}_after.png")
@@ -353,7 +353,7 @@ def test_pinned_and_current_are_both_refined_and_small_slices_are_not(viewer, qt
     small[999, 1] = 1.0
     viewer.set_tensor("small", small)
     (panel,) = heat_panels(viewer)
-    assert "refining" not in panel.spec.title and not panel.spec.extra["refined"]
+    assert "refining" not in panel.spec.title and not panel.spec.refined
     np.testing.assert_array_equal(panel.image_item.image, small)
     assert hover_at(viewer, qtbot, panel, 1.0, 999.0) == "small [999, 1] = 1.0"
 

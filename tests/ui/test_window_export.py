@@ -32,7 +32,7 @@ def _open_segment_sum(window):
 def _export_dialog(window):
     window.view.setFocus()
     keys(window.view, "Ctrl+E")
-    dialog = window.export_dialog
+    dialog = window.files.export_dialog
     assert dialog is not None and dialog.isVisible()
     return dialog
 

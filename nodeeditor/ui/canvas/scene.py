@@ -22,10 +22,15 @@ signals for the main window to turn into undo commands:
   sent, ``wireHint('')`` is sent once more, so that text does not outlive the drag.
 
 Node states come from the graph's static info and the runner's results (see ``node_state``).
+
+A wire being drawn is a :class:`WireDrag`; what dropping it on a port would do is a
+:class:`WirePlan` (:meth:`GraphScene.wire_plan`).
 """
 from __future__ import annotations
 
+import enum
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -42,6 +47,45 @@ from .port_item import PortItem
 from .preview import preview as preview_content
 
 PREVIEW_SIZE = (212, 72)
+
+
+@dataclass
+class WireDrag:
+    """A wire being drawn. ``anchor`` (node id, port) is the fixed end: an output port when
+    ``from_output``, else the free input it is drawn backwards from. ``replaced`` is the edge
+    whose input end was picked up (None for a new wire). ``faded`` is the edge drawn faded
+    because a drop here would replace it; ``reported`` is the (refusal, displaced edge) last
+    sent as ``wireHint``/``wireNote`` (None before the pointer first moved)."""
+
+    draft: DraftEdgeItem
+    anchor: tuple[str, str]
+    from_output: bool = True
+    replaced: N.Edge | None = None
+    faded: N.Edge | None = None
+    reported: tuple[str | None, N.Edge | None] | None = None
+
+
+class WireAction(enum.Enum):
+    """What a drop does: connect; nothing (dropped back where it was, or that exact edge
+    already exists); or disconnect (a picked-up wire end dropped on an input its source
+    already feeds: the two wires merge)."""
+
+    CONNECT = "connect"
+    NOTHING = "nothing"
+    DISCONNECT = "disconnect"
+
+
+@dataclass(frozen=True)
+class WirePlan:
+    """What dropping a wire on a port would do: the wire's ``ends`` (src, src_port, dst,
+    dst_port), the ``action``, the edge now feeding that input which the wire would replace
+    (``displaced``), and the document's refusal (``reason``, ``Graph.can_replace``; None:
+    accepted)."""
+
+    ends: tuple[str, str, str, str]
+    action: WireAction = WireAction.CONNECT
+    displaced: N.Edge | None = None
+    reason: str | None = None
 
 
 class GraphScene(QtWidgets.QGraphicsScene):
@@ -64,7 +108,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
         self._unsubscribe = None
-        self._drag: dict | None = None
+        self._drag: WireDrag | None = None
         self._press_positions: dict[str, QtCore.QPointF] = {}
         self._updating = False
         self.set_graph(graph)
@@ -254,9 +298,6 @@ class GraphScene(QtWidgets.QGraphicsScene):
             item.set_preview(show, *(self._preview_content(nid) if show else (None, None)))
             self.node_item_moved(nid)
 
-    def _preview_image(self, node_id: str) -> QtGui.QImage | None:
-        return self._preview_content(node_id)[0]
-
     def _preview_content(self, node_id: str) -> tuple[QtGui.QImage | None, Any]:
         """(colour image, text drawn over it at paint time; see ``preview.preview``)."""
         value = self.runner.value(node_id) if self.runner is not None else None
@@ -292,41 +333,38 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def _start_wire(self, port: PortItem, pos: QtCore.QPointF) -> None:
         draft = DraftEdgeItem()
         self.addItem(draft)
-        drag = {"draft": draft, "replaced": None, "from_output": True, "anchor": None}
         if port.is_output:
-            drag["anchor"] = (port.node_id, port.port)
+            drag = WireDrag(draft, (port.node_id, port.port))
         else:
             edge = self.graph.edge_into(port.node_id, port.port)
             if edge is not None:   # pick up the end of an existing wire
-                drag["replaced"] = edge
-                drag["anchor"] = (edge.src, edge.src_port)
+                drag = WireDrag(draft, (edge.src, edge.src_port), replaced=edge)
                 self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
             else:                  # draw backwards from a free input
-                drag["from_output"] = False
-                drag["anchor"] = (port.node_id, port.port)
+                drag = WireDrag(draft, (port.node_id, port.port), from_output=False)
         self._drag = drag
         self._update_draft(pos)
 
     def _update_draft(self, pos: QtCore.QPointF) -> None:
         d = self._drag
-        nid, port = d["anchor"]
-        anchor = self._nodes[nid].port_scene_pos(port, d["from_output"])
-        if d["from_output"]:
-            d["draft"].set_ends(anchor, pos)
+        nid, port = d.anchor
+        anchor = self._nodes[nid].port_scene_pos(port, d.from_output)
+        if d.from_output:
+            d.draft.set_ends(anchor, pos)
         else:
-            d["draft"].set_ends(pos, anchor)
+            d.draft.set_ends(pos, anchor)
 
     def mouseMoveEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         if self._drag is not None:
             self._update_draft(event.scenePos())
             plan = self.wire_plan(self._drag, self.port_at(event.scenePos()))
-            reason = plan["reason"] if plan is not None else None
-            self._fade_displaced(self._drag, plan["displaced"] if plan is not None and not reason else None)
-            self._drag["draft"].set_refused(reason)
-            displaced = plan["displaced"] if plan is not None and not reason else None
+            reason = plan.reason if plan is not None else None
+            displaced = plan.displaced if plan is not None and not reason else None
+            self._fade_displaced(self._drag, displaced)
+            self._drag.draft.set_refused(reason)
             status = (reason, displaced)
-            if status != self._drag.get("status"):
-                self._drag["status"] = status
+            if status != self._drag.reported:
+                self._drag.reported = status
                 self.wireHint.emit(reason or "")
                 if displaced is not None:
                     self.wireNote.emit(f"Release to replace the wire from {self.graph.node(displaced.src).label}")
@@ -334,22 +372,27 @@ class GraphScene(QtWidgets.QGraphicsScene):
             return
         super().mouseMoveEvent(event)
 
-    def _end_wire(self) -> dict:
+    def _end_wire(self) -> WireDrag:
         """Take down the wire being drawn: its draft, the faded edges and the status text it
         put up (``wireHint('')`` once more, so the window clears "Release to replace ...")."""
         drag, self._drag = self._drag, None
-        self.removeItem(drag["draft"])
+        self.removeItem(drag.draft)
         self._fade_displaced(drag, None)
-        replaced = drag["replaced"]
+        replaced = drag.replaced
         if replaced is not None and (replaced.dst, replaced.dst_port) in self._edges:
             self._edges[(replaced.dst, replaced.dst_port)].setOpacity(1.0)
-        if drag.get("status", (None, None)) != (None, None):
+        if drag.reported not in (None, (None, None)):
             self.wireHint.emit("")
         return drag
 
     @property
     def drawing_wire(self) -> bool:
         return self._drag is not None
+
+    @property
+    def wire_drag(self) -> WireDrag | None:
+        """The wire being drawn (None when none is)."""
+        return self._drag
 
     def cancel_wire(self) -> bool:
         """Esc while drawing a wire: drop it without changing anything (True if there was one)."""
@@ -374,66 +417,51 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if moves:
             self.nodesMoved.emit(moves)
 
-    def wire_plan(self, drag: dict, target: PortItem | None) -> dict | None:
-        """What dropping the wire on ``target`` would do: None when the pointer is not over a
-        port of the other kind, else a dict with ``ends`` (src, src_port, dst, dst_port),
-        ``displaced`` (the edge now feeding that input, which the wire would replace, or
-        None), ``reason`` (the document's refusal, ``Graph.can_replace``; None: accepted)
-        and ``action``: "connect", "none" (dropped back where it was, or that exact edge
-        already exists) or "disconnect" (a picked-up wire end dropped on an input its
-        source already feeds: the two wires merge)."""
-        if target is None or target.is_output == drag["from_output"]:
+    def wire_plan(self, drag: WireDrag, target: PortItem | None) -> WirePlan | None:
+        """What dropping ``drag`` on ``target`` would do; None when the pointer is not over a
+        port of the other kind."""
+        if target is None or target.is_output == drag.from_output:
             return None
-        if drag["from_output"]:
-            (src, src_port), (dst, dst_port) = drag["anchor"], (target.node_id, target.port)
+        if drag.from_output:
+            (src, src_port), (dst, dst_port) = drag.anchor, (target.node_id, target.port)
         else:
-            (src, src_port), (dst, dst_port) = (target.node_id, target.port), drag["anchor"]
-        plan = {"ends": (src, src_port, dst, dst_port), "displaced": None, "reason": None, "action": "connect"}
-        replaced = drag["replaced"]
+            (src, src_port), (dst, dst_port) = (target.node_id, target.port), drag.anchor
+        ends = (src, src_port, dst, dst_port)
+        replaced = drag.replaced
         if replaced is not None and (replaced.dst, replaced.dst_port) == (dst, dst_port):
-            plan["action"] = "none"
-            return plan
+            return WirePlan(ends, WireAction.NOTHING)
         existing = self.graph.edge_into(dst, dst_port) if self.graph.has_node(dst) else None
         if existing == N.Edge(src, src_port, dst, dst_port):
-            plan["action"] = "none" if replaced is None else "disconnect"
-            return plan
-        plan["displaced"] = existing
-        plan["reason"] = self.graph.can_replace(src, src_port, dst, dst_port)
-        return plan
+            return WirePlan(ends, WireAction.NOTHING if replaced is None else WireAction.DISCONNECT)
+        return WirePlan(ends, WireAction.CONNECT, existing, self.graph.can_replace(src, src_port, dst, dst_port))
 
-    def wire_refusal(self, drag: dict, target: PortItem | None) -> str | None:
-        """While a wire is drawn: the document's reason to refuse it at ``target`` (None when
-        it would be accepted or the pointer is not over a port of the other kind)."""
-        plan = self.wire_plan(drag, target)
-        return plan["reason"] if plan is not None else None
-
-    def _fade_displaced(self, drag: dict, edge: N.Edge | None) -> None:
+    def _fade_displaced(self, drag: WireDrag, edge: N.Edge | None) -> None:
         """Draw the edge a drop would replace faded (and the previous one solid again)."""
-        old = drag.get("faded")
+        old = drag.faded
         if old == edge:
             return
         if old is not None and (old.dst, old.dst_port) in self._edges:
             self._edges[(old.dst, old.dst_port)].setOpacity(1.0)
         if edge is not None and (edge.dst, edge.dst_port) in self._edges:
             self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
-        drag["faded"] = edge
+        drag.faded = edge
 
-    def _finish_wire(self, drag: dict, target: PortItem | None) -> None:
-        replaced = drag["replaced"]
+    def _finish_wire(self, drag: WireDrag, target: PortItem | None) -> None:
+        replaced = drag.replaced
         plan = self.wire_plan(drag, target)
         if plan is None:
             if replaced is not None and target is None:
                 self.disconnectRequested.emit(replaced.dst, replaced.dst_port)
             return
-        if plan["action"] == "none":
+        if plan.action is WireAction.NOTHING:
             return
-        if plan["action"] == "disconnect":
+        if plan.action is WireAction.DISCONNECT:
             self.disconnectRequested.emit(replaced.dst, replaced.dst_port)
             return
-        if plan["reason"] is not None:
-            self.connectionRefused.emit(plan["reason"])
+        if plan.reason is not None:
+            self.connectionRefused.emit(plan.reason)
             return
-        self.connectRequested.emit(*plan["ends"], replaced, plan["displaced"])
+        self.connectRequested.emit(*plan.ends, replaced, plan.displaced)
 
     # ------------------------------------------------------------------ keyboard
     def nudge_selection(self, dx: float, dy: float, burst: int) -> bool:

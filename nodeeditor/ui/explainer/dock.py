@@ -1,13 +1,22 @@
-"""Feeds the explainer dock: the selected operator node, its input values from the last run."""
+"""Feeds the explainer dock: the selected operator node, its input values from the last run.
+
+:class:`ExplainerController` reads the graph (through ``graph_of``), the scene's selection
+and node states, and the runner's values; it writes only the explainer widget and, while
+the dock sits under the canvas, that dock's height (through ``host.resizeDocks``).
+"""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 from shiboken6 import isValid
 
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.document import Graph
 
-from ..canvas import style
+from ..canvas import GraphScene, style
+from ..runner import EvaluationRunner
 from .widget import HINT, ExplainerWidget
 
 #: Above this many steps (output or update elements) the dock explains nothing: the index map
@@ -23,30 +32,33 @@ MAX_EXPANDED_SHARE = 0.4
 
 
 class ExplainerController(QtCore.QObject):
-    """Keeps ``widget`` on the single selected operator node of ``window``: refreshed when the
+    """Keeps ``widget`` on the single selected operator node of ``scene``: refreshed when the
     selection changes, when a run finishes, and when the dock is shown; the step position is
-    kept while the node and its inputs stay the same."""
+    kept while the node and its inputs stay the same. ``host`` is the main window that holds
+    ``dock``."""
 
-    def __init__(self, window, widget: ExplainerWidget, dock) -> None:
-        super().__init__(window)
-        self.window, self.widget, self.dock = window, widget, dock
+    def __init__(self, host: QtWidgets.QMainWindow, graph_of: Callable[[], Graph], scene: GraphScene,
+                 runner: EvaluationRunner, widget: ExplainerWidget, dock: QtWidgets.QDockWidget) -> None:
+        super().__init__(host)
+        self.host, self.widget, self.dock = host, widget, dock
+        self._graph_of, self.scene, self.runner = graph_of, scene, runner
         self._key = None
         self._expanded_height = EXPANDED_HEIGHT
-        window.scene.selectionChanged.connect(self.refresh)
-        window.runner.finished.connect(lambda _result: self.refresh())
+        scene.selectionChanged.connect(self.refresh)
+        runner.finished.connect(lambda _result: self.refresh())
         dock.visibilityChanged.connect(lambda visible: visible and self.refresh())
 
     def refresh(self) -> None:
         # Signals can still arrive while the window is being torn down.
-        if not (isValid(self.dock) and isValid(self.window.scene)) or self.dock.isHidden():
+        if not (isValid(self.dock) and isValid(self.scene)) or self.dock.isHidden():
             return
-        graph = self.window.graph
-        ids = [nid for nid in self.window.scene.selected_node_ids() if graph.has_node(nid)]
+        graph = self._graph_of()
+        ids = [nid for nid in self.scene.selected_node_ids() if graph.has_node(nid)]
         node = graph.node(ids[0]) if len(ids) == 1 else None
         if not isinstance(node, N.OperatorNode):
             self._show_message(HINT)
             return
-        state, message = self.window.scene.node_state(node.id)
+        state, message = self.scene.node_state(node.id)
         if state == style.ERROR and message:
             # the node cannot run as set (an attribute value its opset does not allow, an index
             # out of range...): say why, as the viewer and the properties do, explain nothing
@@ -55,7 +67,7 @@ class ExplainerController(QtCore.QObject):
         inputs = []
         for port in node.input_ports():
             edge = graph.edge_into(node.id, port)
-            value = None if edge is None else self.window.runner.value(edge.src)
+            value = None if edge is None else self.runner.value(edge.src)
             if value is None and port not in node.optional_inputs():
                 self._show_message(f"{node.name}: input {port} has no value yet (connect it, or wait for the run)")
                 return
@@ -81,18 +93,18 @@ class ExplainerController(QtCore.QObject):
     def _fit(self, expanded: bool) -> None:
         """A docked explainer takes the room of its content: a line when there is nothing to
         explain (the canvas gets the rest), the height the user last gave it when there is."""
-        window, dock = self.window, self.dock
-        if dock.isFloating() or window.dockWidgetArea(dock) != QtCore.Qt.DockWidgetArea.BottomDockWidgetArea:
+        host, dock = self.host, self.dock
+        if dock.isFloating() or host.dockWidgetArea(dock) != QtCore.Qt.DockWidgetArea.BottomDockWidgetArea:
             return
         height = dock.height()
         # on a low window (a projector) the canvas keeps more than half the height
-        wanted = min(self._expanded_height, int(window.height() * MAX_EXPANDED_SHARE))
+        wanted = min(self._expanded_height, int(host.height() * MAX_EXPANDED_SHARE))
         if expanded and height < wanted:
-            window.resizeDocks([dock], [wanted], QtCore.Qt.Orientation.Vertical)
+            host.resizeDocks([dock], [wanted], QtCore.Qt.Orientation.Vertical)
         elif not expanded and height > COMPACT_HEIGHT:
             if height > COMPACT_HEIGHT + 40:
                 self._expanded_height = height   # the user's size, for the next operator
-            window.resizeDocks([dock], [COMPACT_HEIGHT], QtCore.Qt.Orientation.Vertical)
+            host.resizeDocks([dock], [COMPACT_HEIGHT], QtCore.Qt.Orientation.Vertical)
 
 
 def _steps(op: str, inputs: list, output_shape) -> int:

@@ -72,8 +72,3 @@ def nan_overlay(values: np.ndarray) -> np.ndarray | None:
     out = np.zeros(values.shape + (4,), dtype=np.uint8)
     out[nan] = NAN_RGBA
     return out
-
-
-def readable_text_colour(fraction: float) -> tuple[int, int, int]:
-    """Black text on the bright (top) part of viridis, white on the dark part."""
-    return (0, 0, 0) if fraction > 0.55 else (255, 255, 255)

@@ -7,9 +7,10 @@ so moving a slider keeps the zoom.
 """
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,6 +23,14 @@ from .slicing import peak_blocks
 HoverFn = Callable[[float, float], "str | None"]
 
 
+class Pool(enum.Enum):
+    """How a heat map's picture is reduced to screen pixels (see :class:`PoolingImageItem`)."""
+
+    MEAN = "mean"   # pyqtgraph's own averaging
+    MAX = "max"     # a pixel is lit when any cell it covers is (difference masks)
+    PEAK = "peak"   # a pixel shows one extreme of its cells (value pictures)
+
+
 @dataclass
 class PanelSpec:
     """What one panel shows.
@@ -32,6 +41,17 @@ class PanelSpec:
       show true indices even when downsampled.
     cell_texts: heat: one string per cell, drawn inside the cells (small tensors only).
     hover: maps view coordinates (x, y) to the hover label text (or None).
+    pool: heat: how the picture is reduced further to screen pixels.
+    refined: heat: ``values`` is the peak-preserving picture computed in the background
+      (not the stride sample shown until it is ready).
+    finite_range: heat: (min, max) of the finite values, for a colour scale shared by
+      every panel with the same ``level_group`` (pinned and current parts of a tensor).
+    level_group: heat: panels of one group share one colour scale (None: their own).
+    marks: heat: (rows, cols) of cells to ring (a few changed cells of a large difference).
+    mask: difference panels: the changed-cells mask drawn (per display block).
+    pending: a difference still being computed in the background.
+    categorical: line: the values are categories (bools): the y axis shows no numbers.
+    value_texts: line with bars: the text written at each bar (its value).
     """
 
     kind: str
@@ -50,7 +70,15 @@ class PanelSpec:
     hover: HoverFn | None = None
     nan_overlay: bool = True
     row: int = 0
-    extra: dict = field(default_factory=dict)
+    pool: Pool = Pool.MEAN
+    refined: bool = False
+    finite_range: tuple[float, float] | None = None
+    level_group: str | None = None
+    marks: tuple[np.ndarray, np.ndarray] | None = None
+    mask: np.ndarray | None = None
+    pending: bool = False
+    categorical: bool = False
+    value_texts: list[str] | None = None
 
     def signature(self) -> tuple:
         return (self.kind, self.bars, self.colorbar, self.row)
@@ -254,15 +282,15 @@ class PoolingImageItem(pg.ImageItem):
 
     pyqtgraph's ``autoDownsample`` averages blocks of pixels, so a single changed cell of a
     1000 x 1000 difference mask shown 250 pixels wide becomes 1/16 of "changed" and is
-    drawn as "same". With ``pool = "max"`` a screen pixel is lit when any cell it covers
-    is lit (the change mask is max-pooled to the display grid). With ``pool = "peak"``
+    drawn as "same". With ``pool = Pool.MAX`` a screen pixel is lit when any cell it covers
+    is lit (the change mask is max-pooled to the display grid). With ``Pool.PEAK``
     (value heat maps) a screen pixel shows one extreme of the cells it covers
     (``slicing.peak_blocks``), so a single outlier keeps its full colour instead of a
-    quarter of it. ``pool = "mean"`` is pyqtgraph's own behaviour.
+    quarter of it. ``Pool.MEAN`` is pyqtgraph's own behaviour.
     """
 
     def __init__(self, *args, **kwargs):
-        self.pool = "mean"
+        self.pool = Pool.MEAN
         super().__init__(*args, **kwargs)
 
     def _computeDownsampleFactors(self):
@@ -282,7 +310,7 @@ class PoolingImageItem(pg.ImageItem):
         return max(1, math.ceil(1.0 / w - 1e-6)), max(1, math.ceil(1.0 / h - 1e-6))
 
     def render(self):
-        if self.pool not in ("max", "peak") or not self.autoDownsample or self.image is None or self.image.size == 0:
+        if self.pool is Pool.MEAN or not self.autoDownsample or self.image is None or self.image.size == 0:
             return super().render()
         xds, yds = self._computeDownsampleFactors()
         if xds is None or (xds, yds) == (1, 1):
@@ -290,7 +318,7 @@ class PoolingImageItem(pg.ImageItem):
         full = self.image
         row_axis, col_axis = (0, 1) if self.axisOrder == "row-major" else (1, 0)
         factors = {row_axis: yds, col_axis: xds}
-        pool = max_pool_2d if self.pool == "max" else peak_blocks
+        pool = max_pool_2d if self.pool is Pool.MAX else peak_blocks
         pooled = pool(full, factors[0], factors[1])
         # render the pooled picture with pyqtgraph's own code; paint() keeps drawing it over
         # the full image's rectangle because self.image is restored before painting
@@ -328,7 +356,7 @@ class HeatPanel:
         self.text_item = CellTextItem()
         self.text_item.setPos(-0.5, -0.5)
         self.text_item.setZValue(10)
-        # rings around a few changed cells of a large difference picture (spec.extra["marks"])
+        # rings around a few changed cells of a large difference picture (spec.marks)
         self.marks_item = pg.ScatterPlotItem(symbol="o", size=14, pxMode=True, brush=None,
                                              pen=pg.mkPen(colors.CHANGED_RGB, width=2))
         self.marks_item.setZValue(8)
@@ -352,7 +380,7 @@ class HeatPanel:
         self.title.set(spec.title)
         values = spec.values
         cmap = spec.cmap or colors.colormap()
-        self.image_item.pool = spec.extra.get("pool", "mean")
+        self.image_item.pool = spec.pool
         extent = spec.extent or (values.shape[1], values.shape[0])
         self.image_item.setImage(values, autoLevels=False, levels=spec.levels)
         self.image_item.setRect(QtCore.QRectF(-0.5, -0.5, extent[0], extent[1]))
@@ -381,7 +409,7 @@ class HeatPanel:
             self.nan_item.setImage(overlay, autoLevels=False)
             self.nan_item.setRect(QtCore.QRectF(-0.5, -0.5, extent[0], extent[1]))
             self.nan_item.setVisible(True)
-        marks = spec.extra.get("marks")
+        marks = spec.marks
         if marks is None:
             self.marks_item.clear()
         else:
@@ -438,7 +466,7 @@ class LinePanel:
     def update(self, spec: PanelSpec) -> None:
         self.spec = spec
         self.title.set(spec.title)
-        self.plot.getAxis("left").setStyle(showValues=not spec.extra.get("categorical", False))
+        self.plot.getAxis("left").setStyle(showValues=not spec.categorical)
         y = np.asarray(spec.values, dtype=np.float32)
         x = spec.x if spec.x is not None else np.arange(len(y), dtype=np.float64)
         nan = ~np.isfinite(y)
@@ -468,7 +496,7 @@ class LinePanel:
             self.nan_marks.setData(x[nan], np.zeros(int(nan.sum())))
         else:
             self.nan_marks.clear()
-        texts = spec.extra.get("value_texts") if spec.bars else None
+        texts = spec.value_texts if spec.bars else None
         self.value_texts.set_values(x, clean, texts)
         self.plot.vb.autoRange(padding=0.05)
         if texts:  # room above (below) the bars for their values

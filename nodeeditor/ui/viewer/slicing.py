@@ -97,13 +97,6 @@ def is_drawable(dtype: np.dtype) -> bool:
 # --------------------------------------------------------------------------- slicing
 
 
-def default_axes(ndim: int) -> tuple[int, int]:
-    """The two displayed axes for a new tensor: the last two (rows, columns)."""
-    if ndim < 2:
-        raise ValueError("a 2-D slice needs at least two axes")
-    return ndim - 2, ndim - 1
-
-
 def slice_2d(array: np.ndarray, axes: tuple[int, int], indices: Sequence[int]) -> np.ndarray:
     """The 2-D slice of ``array`` shown with ``axes = (row_axis, col_axis)``.
 

@@ -27,7 +27,7 @@ from . import colors, saving
 from .background import BackgroundCall
 from .controls import SliceControls
 from .labels import ElidedLabel, ItemsLabel, WrapLabel
-from .panels import PanelSpec, PictureArea, PictureScroll
+from .panels import PanelSpec, PictureArea, PictureScroll, Pool
 from .slicing import (
     BOOL,
     COMPLEX,
@@ -73,13 +73,13 @@ def _share_levels(specs: list[PanelSpec]) -> None:
     bool panels keep their own fixed scales."""
     groups: dict[str, list[PanelSpec]] = {}
     for spec in specs:
-        if spec.kind == "heat" and "shares_levels" in spec.extra:
-            groups.setdefault(spec.extra["shares_levels"], []).append(spec)
+        if spec.kind == "heat" and spec.level_group is not None:
+            groups.setdefault(spec.level_group, []).append(spec)
     for shared in groups.values():
         if len(shared) < 2:
             continue
-        lo = min(s.extra["finite_range"][0] for s in shared)
-        hi = max(s.extra["finite_range"][1] for s in shared)
+        lo = min(s.finite_range[0] for s in shared)
+        hi = max(s.finite_range[1] for s in shared)
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         for s in shared:
@@ -483,14 +483,15 @@ class TensorViewer(QtWidgets.QWidget):
             colours = [colors.TRUE_RGB if v else colors.FALSE_RGB for v in y]
             y = np.ones_like(y)  # every bool gets a full-height bar in its colour
             shown += "   " + _legend(("True", colors.TRUE_RGB), ("False", colors.FALSE_RGB))
-        extra = {"categorical": categorical}
+        value_texts = None
         if bars and not categorical and n <= VALUE_TEXT_LIMIT:
             # the numbers themselves (a 0 is otherwise only a line at the base)
             short_kind = kind if part_index is None else "float"
             source = vector if part_index is None else y
-            extra["value_texts"] = [format_short(source[i], short_kind) for i in range(len(y))]
+            value_texts = [format_short(source[i], short_kind) for i in range(len(y))]
         return PanelSpec("line", shown, values=y, x=x, bars=bars, bar_colours=colours,
-                         hover=self._vector_hover(title, vector, index_of), extra=extra)
+                         hover=self._vector_hover(title, vector, index_of), categorical=categorical,
+                         value_texts=value_texts)
 
     def _peak_key(self, view: np.ndarray, part_index: int | None) -> tuple:
         """What a peak-preserving picture depends on: the slice's memory, shape, strides
@@ -533,16 +534,17 @@ class TensorViewer(QtWidgets.QWidget):
         elif steps != (1, 1):
             state = "not refined: see the hover line" if self._peaks_failed else "refining…"
             shown += f"  (stride {steps[0]} × {steps[1]}, {state})"
-        extra = {"steps": steps, "pool": "peak", "refined": refined is not None}
+        finite_range = level_group = None
         if kind != BOOL:
-            extra["finite_range"] = bounds if bounds is not None else levels
-            extra["shares_levels"] = "part%s" % part_index
+            finite_range = bounds if bounds is not None else levels
+            level_group = f"part{part_index}"
         if refined is not None:
             hover = self._block_hover(title, view, index_of, steps, values, part_index, self.complex_mode)
         else:
             hover = self._cell_hover(title, view, index_of)
         return PanelSpec("heat", shown, values=values, levels=levels, cmap=cmap, extent=(cols, rows),
-                         cell_texts=texts, colorbar_ticks=ticks, extra=extra, hover=hover)
+                         cell_texts=texts, colorbar_ticks=ticks, hover=hover, pool=Pool.PEAK,
+                         refined=refined is not None, finite_range=finite_range, level_group=level_group)
 
     def _diff_spec(self, reference: np.ndarray, view: np.ndarray) -> PanelSpec:
         ticks = [(0.25, "same"), (0.75, "changed")]
@@ -558,11 +560,9 @@ class TensorViewer(QtWidgets.QWidget):
             if bars:
                 y = np.ones_like(y)
             legend = _legend(("changed", colors.CHANGED_RGB), ("same", colors.SAME_RGB))
-            spec = PanelSpec("line", f"difference: {count:,} of {view.size:,} changed  {legend}", values=y, x=x,
+            return PanelSpec("line", f"difference: {count:,} of {view.size:,} changed  {legend}", values=y, x=x,
                              bars=bars, bar_colours=colours, hover=self._diff_hover(reference, view),
-                             extra={"categorical": True})
-            spec.extra["mask"] = blocks[0]
-            return spec
+                             categorical=True, mask=blocks[0])
         rows, cols = view.shape
         if view.size > ASYNC_DIFF_LIMIT:
             key = (id(self.pinned.array), id(self.current.array), self.controls.axes, tuple(self.controls.indices))
@@ -577,15 +577,13 @@ class TensorViewer(QtWidgets.QWidget):
                 blocks = np.zeros((math.ceil(rows / steps[0]), math.ceil(cols / steps[1])), bool)
                 return PanelSpec("heat", "difference: computing…", values=blocks.astype(np.float32),
                                  levels=(0.0, 1.0), cmap=colors.diff_colormap(), extent=(cols, rows),
-                                 colorbar_ticks=ticks, extra={"pending": True, "steps": steps, "pool": "max"})
+                                 colorbar_ticks=ticks, pending=True, pool=Pool.MAX)
         else:
             blocks, steps, count = changed_blocks(reference, view, self.max_display)
-        extra = {"mask": blocks, "steps": steps, "pool": "max"}
-        if view.size > RING_MIN_CELLS:
-            extra["marks"] = _ring_marks(blocks, steps)
+        marks = _ring_marks(blocks, steps) if view.size > RING_MIN_CELLS else None
         return PanelSpec("heat", f"difference: {count:,} of {view.size:,} changed",
                          values=blocks.astype(np.float32), levels=(0.0, 1.0), cmap=colors.diff_colormap(),
-                         extent=(cols, rows), colorbar_ticks=ticks, extra=extra,
+                         extent=(cols, rows), colorbar_ticks=ticks, pool=Pool.MAX, mask=blocks, marks=marks,
                          hover=self._diff_hover(reference, view))
 
     # ------------------------------------------------------------------ hover texts
@@ -737,7 +735,7 @@ class TensorViewer(QtWidgets.QWidget):
         """Put a finished background difference into the panel that waits for it, leaving
         the other panels and the table as they are (rebuilding them all took as long again
         on two 1e8 tensors). False when there is no such panel (the caller refreshes all)."""
-        waiting = [i for i, p in enumerate(self.picture.panels) if p.spec.extra.get("pending")]
+        waiting = [i for i, p in enumerate(self.picture.panels) if p.spec.pending]
         if len(waiting) != 1 or self.pinned is None or self.current is None:
             return False
         reference, _ = self._pinned_view()
@@ -745,7 +743,7 @@ class TensorViewer(QtWidgets.QWidget):
         if reference.shape != view.shape:
             return False
         spec = self._diff_spec(reference, view)
-        if spec.extra.get("pending"):  # the result is for another slice than the one shown
+        if spec.pending:  # the result is for another slice than the one shown
             return False
         spec.row = self.picture.panels[waiting[0]].spec.row
         self.picture.update_panel(waiting[0], spec)

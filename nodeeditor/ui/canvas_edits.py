@@ -1,0 +1,94 @@
+"""What a person does on the canvas, turned into undo commands.
+
+:class:`CanvasEdits` listens to the scene (a wire drawn, dragged off or refused; nodes
+moved), the view (a block dropped from the palette), the Tab box and the palette, and
+serves the Edit menu's Add Block, Delete, Select All and Auto Layout. Every change goes
+through ``push`` as one undo command; nothing here calls a Graph mutator. A block is placed
+by :func:`.placement.block_position`. A refused wire is reported in red on the status line
+and at the pointer, and kept in :attr:`CanvasEdits.last_refusal`. UI thread only.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.graph.document import Graph
+
+from . import blocks as B
+from . import commands as C
+from .canvas import GraphScene, GraphView, style
+from .layout import layered_layout
+from .palette import Palette
+from .placement import block_position
+from .quick_add import QuickAddBox
+from .status_line import ShowStatus
+
+
+class CanvasEdits:
+    def __init__(self, graph_of: Callable[[], Graph], scene: GraphScene, view: GraphView, quick_add: QuickAddBox,
+                 palette: Palette, push: Callable[[QtGui.QUndoCommand], None], status: ShowStatus,
+                 previews_shown: Callable[[], bool]) -> None:
+        self._graph_of, self.scene, self.view, self.quick_add = graph_of, scene, view, quick_add
+        self._push, self._status, self._previews_shown = push, status, previews_shown
+        self.last_refusal = ""   # the document's reason for the last wire it refused
+        scene.connectRequested.connect(lambda *wire: push(C.ConnectCommand(graph_of(), *wire)))
+        scene.disconnectRequested.connect(lambda dst, port: push(C.DisconnectCommand(graph_of(), dst, port)))
+        scene.connectionRefused.connect(self.report_refusal)
+        scene.nodesMoved.connect(lambda moves: push(C.MoveCommand(graph_of(), moves)))
+        view.blockDropped.connect(self.add_block)
+        view.quickAddRequested.connect(self.open_quick_add_at)
+        palette.blockActivated.connect(lambda key: self.add_block(key, view.centre_scene_pos(), avoid_overlap=True))
+        quick_add.chosen.connect(self.add_block)
+
+    def add_block(self, key: str, scene_pos: QtCore.QPointF, avoid_overlap: bool = False) -> str | None:
+        """Add the block ``key`` centred at ``scene_pos`` (with ``avoid_overlap``, the nearest
+        free place in view, else below or right of it, and the view scrolls to it: "add at the
+        centre" must neither bury a node nor put the new one out of sight) and select it;
+        returns the new node id."""
+        try:
+            block = B.block(key)
+        except KeyError:
+            self._status(f"unknown block {key!r}", error=True)
+            return None
+        graph = self._graph_of()
+        node = block.make(graph, block_position(self.scene, self.view, scene_pos, avoid_overlap))
+        command = C.AddNodeCommand(graph, node, f"Add {block.title}")
+        self._push(command)
+        self.scene.select_nodes([command.node_id])
+        if avoid_overlap:
+            item = self.scene.node_item(command.node_id)
+            if item is not None:
+                self.view.ensureVisible(item.sceneBoundingRect(), 20, 20)
+        return command.node_id
+
+    def report_refusal(self, reason: str) -> None:
+        """A wire the graph refused: the reason in red on the status line and at the pointer."""
+        self.last_refusal = reason
+        self._status(f"Not connected: {reason}", error=True)
+        QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), reason, self.view)
+
+    def delete_selection(self) -> None:
+        ids = self.scene.selected_node_ids()
+        edges = self.scene.selected_edges()
+        if ids or edges:
+            self._push(C.DeleteCommand(self._graph_of(), ids, edges))
+
+    def select_all(self) -> None:
+        self.scene.select_nodes(self._graph_of().node_ids)
+
+    def auto_layout(self) -> None:
+        """Edit > Auto Layout (room for inline previews when they are shown), then frame all."""
+        graph = self._graph_of()
+        extra = (style.PREVIEW_HEIGHT + 4) if self._previews_shown() else 0.0
+        positions = layered_layout(graph, extra_height=extra)
+        if positions:
+            self._push(C.LayoutCommand(graph, positions))
+            self.view.frame(False)
+
+    def open_quick_add(self) -> None:
+        """Edit > Add Block (Tab): the Tab box at the pointer."""
+        self.open_quick_add_at(self.view.cursor_scene_pos())
+
+    def open_quick_add_at(self, scene_pos: QtCore.QPointF) -> None:
+        self.quick_add.popup(self.view.mapFromScene(scene_pos), scene_pos)

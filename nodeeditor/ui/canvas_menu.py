@@ -1,0 +1,54 @@
+"""The canvas's right-click menu (on a node or on empty canvas; the view selects the node
+under the pointer first).
+
+It offers: Add Block Here (the Tab box at that point); the window's Copy, Duplicate and
+Delete actions, enabled only while something is selected (and enabled again when the menu
+closes, so their shortcuts keep working); Paste Here, enabled while the clipboard holds
+IndexFlow nodes; Connect Ports when exactly one node is selected; Auto Layout and Frame.
+The menu pops up without blocking; :attr:`CanvasMenu.menu` is the one shown last (for
+tests). It runs the given callables and actions and changes nothing itself.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from . import clipboard
+from .canvas import GraphScene, GraphView
+
+
+class CanvasMenu:
+    def __init__(self, view: GraphView, scene: GraphScene, *, add_here: Callable[[QtCore.QPointF], None],
+                 paste_here: Callable[[QtCore.QPointF], object], selection_actions: Sequence[QtGui.QAction],
+                 connect_action: QtGui.QAction, arrange_actions: Sequence[QtGui.QAction]) -> None:
+        self.view, self.scene = view, scene
+        self._add_here, self._paste_here = add_here, paste_here
+        self._selection_actions = tuple(selection_actions)
+        self._connect_action = connect_action
+        self._arrange_actions = tuple(arrange_actions)
+        self.menu: QtWidgets.QMenu | None = None
+        view.contextMenuRequested.connect(self.popup)
+
+    def popup(self, scene_pos: QtCore.QPointF, global_pos: QtCore.QPoint) -> QtWidgets.QMenu:
+        """Show the menu for a click at ``scene_pos`` (``global_pos`` on screen); returns it."""
+        menu = QtWidgets.QMenu(self.view)
+        menu.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        add = menu.addAction("Add Block Here…\tTab")
+        add.triggered.connect(lambda: self._add_here(scene_pos))
+        menu.addSeparator()
+        has_selection = bool(self.scene.selected_node_ids() or self.scene.selected_edges())
+        for action in self._selection_actions:
+            menu.addAction(action)
+            action.setEnabled(has_selection)
+        paste = menu.addAction("Paste Here")
+        paste.setEnabled(clipboard.clipboard_data() is not None)
+        paste.triggered.connect(lambda: self._paste_here(scene_pos))
+        if len(self.scene.selected_node_ids()) == 1:
+            menu.addAction(self._connect_action)
+        menu.addSeparator()
+        menu.addActions(list(self._arrange_actions))
+        menu.aboutToHide.connect(lambda: [a.setEnabled(True) for a in self._selection_actions])
+        self.menu = menu
+        menu.popup(global_pos)
+        return menu
