@@ -195,7 +195,7 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         if sidecar is None:
             raise ValueError("tensor refers to a sidecar file but none is available here")
         arr = np.asarray(sidecar(spec))
-        if dtype.type.__module__.split(".")[0] == "ml_dtypes" and arr.dtype == np.dtype(f"u{dtype.itemsize}"):
+        if ops.dtypes.is_ml_dtype(dtype) and arr.dtype == np.dtype(f"u{dtype.itemsize}"):
             arr = arr.view(dtype)  # ml_dtypes arrays are stored as their bits
         if arr.shape != shape:
             raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, the file says {list(shape)}")
