@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ops.dtypes import INTEGER_NAMES
+
 from . import nodes as N
 
 if TYPE_CHECKING:
     from .document import Graph
 
-INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+INTEGER_DTYPES = INTEGER_NAMES  # the integer dtype names (ops.dtypes)
 
 
 def structural_refusal(graph: Graph, src: str, src_port: str, dst: str, dst_port: str, *,

@@ -14,8 +14,8 @@ from typing import Any
 
 import ops
 
-#: The highest opset this exporter writes (TensorScatter needs 24).
-MAX_OPSET = 24
+#: The highest opset this exporter writes: the newest the schemas describe (TensorScatter's 24).
+MAX_OPSET = ops.MAX_OPSET
 MIN_OPSET = 1
 #: The lowest opset an exported model may declare (onnx's IR version table starts there).
 MIN_EXPORT_OPSET = 1
