@@ -187,14 +187,13 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
     * block of 1 element (ScatterElements, element ScatterND): ``ufunc.at`` on the flat output;
     * blocks of ``fold.MIN_BLOCK`` or more of a real numeric dtype (bool, int, float incl.
       float16/bfloat16): :func:`ops.fold.fold_rows`, rounds of distinct rows (bit-identical to
-      ``ufunc.at``, several times faster, threaded);
+      ``ufunc.at``, threaded);
     * other blocks (strings, complex, small blocks): ``ufunc.at`` on the ``(-1, block)`` table.
 
     ``columns_stay`` (ScatterElements with an axis other than the last): an update in column
     ``c`` of the last axis writes column ``c`` of the target, so block-1 updates are applied in
-    bands of columns, each band's targets fitting in cache (ScatterElements axis 0 on
-    (2000, 2000): ``add.at`` 29 -> 19 ms). Each target cell's updates all sit in one band, in
-    row-major order, so the result is unchanged.
+    bands of columns, each band's targets fitting in cache (benchmarks/README.md). Each target
+    cell's updates all sit in one band, in row-major order, so the result is unchanged.
     """
     check_reduction(op, reduction, data)
     out = copy_of(data)

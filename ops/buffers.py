@@ -78,7 +78,3 @@ def clear() -> None:
     with _lock:
         _pool.clear()
 
-def pooled_bytes() -> int:
-    """Bytes currently held by the pool (in use or free)."""
-    with _lock:
-        return sum(r.nbytes for r in _pool)
