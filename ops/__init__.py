@@ -2,9 +2,10 @@
 
 Pure numpy (and ml_dtypes for bfloat16); no Qt, no onnx. See ``ops/CONTRACT.md`` for the full
 public contract. Each op is one :class:`OpDef` (``get_opdef(name)``): schema, kernel, index map,
-shape rule, port roles, reduction rules, formula; every layer reads it. Every kernel validates its inputs (OpError), normalises indices
-(IndexOutOfRangeError naming the first bad element), builds an :class:`IndexMap` and applies it
-with one vectorised take, put or ufunc reduction. Inputs are never modified.
+shape rule, port roles, reduction rules, formula; every layer reads it. Every kernel validates
+its inputs (OpError), normalises indices (IndexOutOfRangeError naming the first bad element),
+builds an :class:`IndexMap` and applies it with one vectorised take, put or ufunc reduction.
+Inputs are never modified.
 
 Semantic decisions the spec leaves open: with reduction ``none`` the last duplicate update in
 row-major order wins; reductions fold into the existing value in row-major order; max/min

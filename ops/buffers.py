@@ -9,8 +9,9 @@ says whether any result is still alive). A buffer still referenced is never reus
 never alias each other or an input. Pooled arrays start on a 64-byte (cache line) boundary.
 
 Limits: at most ``MAX_ENTRIES`` buffers and ``INDEXFLOW_BUFFER_POOL_MB`` (default 512) MiB are
-kept (read once, at import, through :func:`ops.config.buffer_pool_bytes`); the oldest are dropped first (dropping only forgets them: arrays still using one keep it
-alive). :func:`clear` forgets them all. Object (string) dtypes and small arrays always come from
+kept (read once, at import, through :func:`ops.config.buffer_pool_bytes`); the oldest are
+dropped first (dropping only forgets them: arrays still using one keep it alive). :func:`clear`
+forgets them all. Object (string) dtypes and small arrays always come from
 ``np.empty``.
 """
 from __future__ import annotations

@@ -127,7 +127,8 @@ def test_the_kernels_refuse_the_same_reductions_with_the_same_words():
         ops.run_op("ScatterElements", [data, np.array([0]), np.array(["c"], dtype=object)], {"reduction": "mul"})
     with pytest.raises(ops.OpError, match=r"^ScatterND: reduction 'max' has no meaning for complex tensors"):
         ops.scatter_nd(np.zeros(2, np.complex64), np.array([[0]]), np.ones(1, np.complex64), reduction="max")
-    with pytest.raises(ops.OpError, match=r"^ScatterND: unknown reduction 'sum'; expected one of none, add, mul, max, min$"):
+    with pytest.raises(ops.OpError,
+                       match=r"^ScatterND: unknown reduction 'sum'; expected one of none, add, mul, max, min$"):
         ops.scatter_nd(np.zeros(2), np.array([[0]]), np.ones(1), reduction="sum")
 
 
@@ -188,3 +189,4 @@ def test_ml_dtypes_are_told_apart_from_numpys_own(dtype, ml, ml_float):
     dt = np.dtype(dtype)
     assert is_ml_dtype(dt) is ml and is_ml_dtype(np.zeros(1, dt)) is ml
     assert is_ml_float(dt) is ml_float
+
