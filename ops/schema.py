@@ -57,6 +57,8 @@ class OpSchema:
 
     ``types`` maps a type parameter (``"T"``, ``"Tind"``) to ``{since_version: dtype names}``;
     the entry with the largest since-version not above an opset is the one in force there.
+    ``replaced_by`` names the op that replaces a deprecated one from ``deprecated_since`` on
+    (Scatter: ScatterElements).
     """
 
     name: str
@@ -67,7 +69,8 @@ class OpSchema:
     types: Mapping[str, Mapping[int, tuple[str, ...]]]
     doc: str = ""
     deprecated_since: int | None = None
-    kind: str = field(default="gather")  # "gather" or "scatter": what its index map describes
+    kind: str = field(default="gather")
+    replaced_by: str | None = None  # "gather" or "scatter": what its index map describes
 
     def version_for(self, opset: int) -> int | None:
         """The since-version in force at ``opset``, or None when the op does not exist there."""

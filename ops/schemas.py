@@ -68,6 +68,7 @@ SCATTER = OpSchema(
     types={"T": {9: _NO_BF16}, "Tind": {9: _TIND}},
     doc="data[indices[i][j]][j] = updates[i][j] (axis 0). Replaced by ScatterElements from opset 11.",
     kind="scatter",
+    replaced_by="ScatterElements",
 )
 
 SCATTER_ELEMENTS = OpSchema(

@@ -190,3 +190,13 @@ def test_ml_dtypes_are_told_apart_from_numpys_own(dtype, ml, ml_float):
     assert is_ml_dtype(dt) is ml and is_ml_dtype(np.zeros(1, dt)) is ml
     assert is_ml_float(dt) is ml_float
 
+
+def test_scatter_is_replaced_by_scatter_elements_from_the_opset_that_deprecates_it():
+    deprecated = [s.since_version for s in onnx.defs.get_all_schemas_with_history()
+                  if s.domain == "" and s.name == "Scatter" and s.deprecated]
+    first_elements = min(s.since_version for s in onnx.defs.get_all_schemas_with_history()
+                         if s.domain == "" and s.name == "ScatterElements")
+    scatter = ops.get_schema("Scatter")
+    assert scatter.replaced_by == "ScatterElements"
+    assert scatter.deprecated_since == deprecated[0] == first_elements == 11
+    assert [op for op in ops.OP_NAMES if ops.get_schema(op).replaced_by] == ["Scatter"]

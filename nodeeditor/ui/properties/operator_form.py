@@ -77,7 +77,8 @@ class OperatorForm:
 
         def limits() -> tuple[int, int, str]:
             op_node = g.node(self.node_id)
-            axis = ops.get_opdef(op_node.op).axis
+            opdef = ops.get_opdef(op_node.op)
+            axis = opdef.axis
             if axis is not None and spec.name == axis.attribute:
                 rank = self._input_rank(op_node, axis.bounded_by)
                 if rank is None:
@@ -88,7 +89,8 @@ class OperatorForm:
                     return -(rank - 1), -1, f"[-{rank - 1}, -1] for a rank-{rank} cache (not the batch axis)"
                 return -rank, rank - 1, f"[-{rank}, {rank - 1}] for rank-{rank} data"
             if spec.name == "batch_dims":
-                r, q = self._input_rank(op_node, "data"), self._input_rank(op_node, "indices")
+                r = self._input_rank(op_node, opdef.data_port)
+                q = self._input_rank(op_node, opdef.index_ports[0])
                 if r is None or q is None:
                     return 0, 31, "connect data and indices to limit the range"
                 top = max(0, min(r, q) - 1)
