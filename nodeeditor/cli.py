@@ -103,9 +103,11 @@ class _TerminalProgress:
 def _savable(value: np.ndarray) -> np.ndarray:
     """A plain-numpy version for ``.npz``: strings as unicode; the ml_dtypes types (which
     ``.npy`` cannot name) widened to float32, int4/uint4 to int8/uint8."""
+    from ops.dtypes import is_ml_dtype
+
     if value.dtype == object:
         return value.astype(str)
-    if value.dtype.type.__module__.split(".")[0] == "ml_dtypes":
+    if is_ml_dtype(value.dtype):
         name = value.dtype.name
         return value.astype(np.uint8 if name.startswith("uint") else np.int8 if name.startswith("int") else np.float32)
     return value

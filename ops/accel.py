@@ -5,7 +5,8 @@ gives a bit-identical result (tests/ops/test_accel.py compares raw bytes) and is
 
 * numba imports (it is the optional extra ``indexflow[fast]``; without it this module is off,
   silently), and
-* it is not switched off: ``INDEXFLOW_ACCEL=0`` in the environment or :func:`set_enabled`.
+* it is not switched off: ``INDEXFLOW_ACCEL=0`` in the environment (:func:`ops.config.accel`,
+  read at import) or :func:`set_enabled`.
 
 Shape and attribute validation stay in the calling code. The gathers, ScatterElements and the
 ScatterND none kernel read raw int32/int64 indices and check each one as they go
@@ -19,7 +20,7 @@ Every kernel addresses ``data`` with the index map's own formulas (row ``sum(v[c
 stride[c])``, element ``base + v * stride[axis]``); the tests compare each with the numpy path
 that applies the map.
 
-What is accelerated (see benchmarks/bench_ops.py for the numbers):
+What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/README.md):
 
 * Gather on axis 0 and GatherND with batch_dims 0 (:func:`gather_tuples`), and GatherElements
   on any axis (:func:`gather_elements`): one pass over the indices, copying whole rows
@@ -34,7 +35,7 @@ What is accelerated (see benchmarks/bench_ops.py for the numbers):
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
 * ScatterElements (:func:`scatter_elements`) on the raw indices, like GatherElements: the
   index map's formula applied as it is computed, each index checked as it is read, so no
-  flat-offset array is built (on the benchmark cases 2000 x 2000 that saved 2-6 ms of 7-22).
+  flat-offset array is built.
   Reduction none assigns (elements moved as unsigned words of 1, 2, 4 or 8 bytes, the last
   write wins); the reductions fold as below.
 * ScatterElements add/mul/max/min and ScatterND add/mul/max/min (:func:`scatter_rows_fold`)
@@ -63,13 +64,12 @@ time.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from math import prod
 
 import numpy as np
 
-from . import buffers, parallel
+from . import buffers, config, parallel
 from .index_map import element_base, row_major_strides
 
 #: Reduction codes passed to the kernels.
@@ -82,14 +82,9 @@ FOLD_DTYPES = frozenset(np.dtype(t) for t in (
 _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 #: Gather outputs at least this large are written with non-temporal stores
 #: (:mod:`ops.accel_intrinsics`), so that an output too large for the cache does not evict the
-#: table being read; ``INDEXFLOW_STREAM_STORES=0`` turns them off (the threshold is then never
-#: met). On the 2-core AMD EPYC test machine (2026-12-01, medians of 21 in one process, two
-#: threads): Gather axis 0 36.8 -> 26.4 ms, GatherND 4.6 -> 4.2 ms, GatherElements 4.3 ->
-#: 3.7 ms. They used to be off by default: before the row gathers prefetched, streaming made
-#: Gather axis 0 1.8x slower on that machine (42.9 -> 76.0 ms), the stores holding up the
-#: loads that each waited for its miss.
-STREAM_MIN_BYTES = 1 << 62 if os.environ.get("INDEXFLOW_STREAM_STORES", "1").strip().lower() in (
-    "0", "false", "no", "off") else 8 << 20
+#: table being read; ``INDEXFLOW_STREAM_STORES=0`` (:func:`ops.config.stream_stores`, read at
+#: import) turns them off: the threshold is then never met. Results are the same either way.
+STREAM_MIN_BYTES = 8 << 20 if config.stream_stores() else 1 << 62
 #: Index dtypes the checking kernels read directly (others are normalised by numpy first).
 INDEX_DTYPES = frozenset({np.dtype(np.int32), np.dtype(np.int64)})
 #: ScatterElements on an axis other than the last: columns per band (targets of a band stay in cache).
@@ -98,7 +93,7 @@ BAND = 64
 #: import numba (callers test ``supports_*`` before :func:`enabled`).
 MIN_SIZE = 1 << 12
 
-_state = {"enabled": os.environ.get("INDEXFLOW_ACCEL", "1").strip().lower() not in ("0", "false", "no", "off")}
+_state = {"enabled": config.accel()}
 _kernels: dict | None = None
 _load_lock = threading.Lock()
 _load_failed = False
@@ -111,7 +106,7 @@ _load_failed = False
 #: Parts per thread for :func:`_run_chunks`: a thread slowed by other load on the machine takes
 #: fewer of them instead of holding up the whole call.
 CHUNKS_PER_THREAD = 4
-#: ScatterND: each part scans every row number, so one part per thread (more measured slower).
+#: ScatterND: each part scans every row number, so one part per thread.
 ND_CHUNKS_PER_THREAD = 1
 
 

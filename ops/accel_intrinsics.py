@@ -4,16 +4,13 @@ non-temporal ("streaming") stores. Neither changes a result; both only change wh
 * **Prefetch.** A gather of rows picked at random from a table much larger than the caches
   (GatherND, Gather on axis 0) waits on one memory miss per row; the next row's address depends
   on nothing but its index, so it can be asked for early. The row gathers compute row numbers
-  :data:`ops.accel_kernels.AHEAD` rows before they copy them and prefetch each one then. On the
-  GatherND benchmark (200,000 rows of 64 bytes from a 64 MB table, 2-core AMD EPYC, min of 21),
-  one thread went 11.5 -> 6.5 ms. Looking further ahead was slower there (32 rows: 15 ms), as was
-  prefetching to L2 only (18 ms).
+  :data:`ops.accel_kernels.AHEAD` rows before they copy them and prefetch each one then, into
+  every cache level (benchmarks/README.md has the measurements behind both choices).
 * **Streaming stores.** A gather that writes an output much larger than the caches spends a
   third of its memory traffic reading each output line in before overwriting it
-  (read-for-ownership). A non-temporal store writes the line straight to memory instead: on
-  the Gather axis 0 benchmark (a 256 MB output) that was 20.5 -> 17.7 ms on the machine they
-  were written on, but 1.5-2x slower on the 2-core AMD EPYC test machine, so they are opt-in
-  (:data:`ops.accel.STREAM_MIN_BYTES`).
+  (read-for-ownership). A non-temporal store writes the line straight to memory instead. The
+  row gathers use them for outputs of :data:`ops.accel.STREAM_MIN_BYTES` or more, unless
+  ``INDEXFLOW_STREAM_STORES=0``.
 
 :func:`install` gives the plain-Python helpers of :mod:`ops.accel_kernels` their compiled
 meaning: ``prefetch(arr, i, j)`` (nothing in Python) becomes a read prefetch of ``arr[i, j]``'s
@@ -115,7 +112,7 @@ def _probe() -> None:
     internals used above have moved, before anything is registered, so the caller can fall back
     to the plain helpers. (numba's on-disk cache is keyed by its own version and this file, so
     after an upgrade the probe compiles again; otherwise it is loaded from the cache, and its
-    130-200 ms are mostly numba's one-off start-up that the first kernel would pay anyway.)"""
+    cost is mostly numba's one-off start-up, which the first kernel would pay anyway.)"""
     import numpy as np
     from numba import njit
 

@@ -31,9 +31,7 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     element. On the last axis, when a row makes at least as many picks as its data row has
     cache lines, the data row is first read in order, one load per line (:func:`warm_row`):
     the hardware prefetcher follows that, where the picks in random order each wait for their
-    line. On the benchmark case (2000 x 2000, last axis, float32), one thread: the test inside
-    the loop 9.3 ms, the two passes 7.7 ms; two threads with streaming stores: 4.8 ms without
-    the warming reads, 3.9 ms with them (medians of 25)."""
+    line (benchmarks/README.md has the measurements behind both choices)."""
     m = idx.shape[1]
     warm = last and m >= size // max(1, 64 // data.itemsize)  # as many picks as the row has lines
     for r in range(r0, r1):
@@ -42,7 +40,7 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
         if in_range(idx, r, 0, m, size):
             # unsigned offsets: numba then adds no wrap-around test for negative indices. Two
             # loops that differ in the offset only: one loop with ``j * jstep`` (0 or 1) in it
-            # ran 4% slower on the benchmark case (4.00 vs 3.85 ms)
+            # was slower (benchmarks/README.md)
             if last:
                 for j in range(m):
                     value = data[np.uint64(base + idx[r, j])]
@@ -113,9 +111,8 @@ def fold(x, y, op):
     """The reduction of ``y`` into ``x``: ``op`` 0..3 add/mul/max/min with numpy's scalar
     semantics (``maximum(x, y) = x if x > y or isnan(x) else y``: a NaN propagates from either
     side, of two equal values the update wins), 4 assign (``y``). One test of ``op`` per
-    element, which the loop's branch prediction passes: the same speed as one loop per ``op``
-    (50 vs 51 ms, one thread, 2000 x 2000) and a fifth of the compile time (0.3 vs 1.5 s per
-    dtype)."""
+    element, which the loop's branch prediction passes: as fast as one loop per ``op``, and one
+    compilation per dtype instead of five (benchmarks/README.md)."""
     if op == 0:
         return x + y
     if op == 1:
@@ -189,8 +186,7 @@ def copy_row(table, row, out, r, stream):
 
 #: The row gathers work this many rows ahead (a power of two): a row's number is computed, and
 #: its cache lines prefetched, ``AHEAD`` rows before it is copied, so that many memory misses
-#: overlap instead of one at a time. 8 and 16 measured alike on the GatherND benchmark; 32 was
-#: twice as slow (see :mod:`ops.accel_intrinsics`).
+#: overlap instead of one at a time (the choice of 8: benchmarks/README.md).
 AHEAD = 8
 
 

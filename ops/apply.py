@@ -28,11 +28,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import accel, buffers, fold, parallel
-from .dtypes import COMPLEX_NAMES, dtype_name
-from .errors import OpError
+from .dtypes import dtype_name
 from .index_map import IndexMap, element_base, row_major_strides, write_offsets
+from .reductions import SCATTER_REDUCTIONS
 
-REDUCTIONS = ("none", "add", "mul", "max", "min")
 #: A plain copy is memory-bound; below this many elements per thread, splitting it costs more.
 COPY_MIN_PART = 1 << 20
 #: take_elements stages this many bytes of data at a time (fits in L2 with its offsets).
@@ -140,28 +139,15 @@ def take_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _reduction_ufunc(op: str, reduction: str, data: np.ndarray) -> np.ufunc:
-    """The ufunc that folds one update into the current value, or OpError where the reduction has
-    no meaning for the dtype."""
-    name = dtype_name(data)
-    if name == "bool":
-        return {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}[reduction]
-    if name == "string":
-        if reduction == "add":
-            return np.add  # concatenation of Python str
-        if reduction in ("max", "min"):
-            return {"max": np.maximum, "min": np.minimum}[reduction]  # lexicographic
-        raise OpError(f"{op}: reduction {reduction!r} has no meaning for string tensors (use none, add, max or min)")
-    if name in COMPLEX_NAMES and reduction in ("max", "min"):
-        raise OpError(f"{op}: reduction {reduction!r} has no meaning for complex tensors (no ordering); use none, add or mul")
-    return {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[reduction]
+    """The ufunc that folds one update into the current value (:mod:`ops.reductions`)."""
+    return SCATTER_REDUCTIONS.ufunc(op, reduction, dtype_name(data))
 
 
 def check_reduction(op: str, reduction: str, data: np.ndarray) -> None:
-    """OpError for an unknown reduction, or one with no meaning for ``data``'s dtype."""
-    if reduction not in REDUCTIONS:
-        raise OpError(f"{op}: unknown reduction {reduction!r}; expected one of {', '.join(REDUCTIONS)}")
+    """OpError for an unknown reduction, or one with no meaning for ``data``'s dtype
+    (:mod:`ops.reductions`)."""
     if reduction != "none":
-        _reduction_ufunc(op, reduction, data)
+        SCATTER_REDUCTIONS.check(op, reduction, dtype_name(data))
 
 
 def copy_of(data: np.ndarray) -> np.ndarray:
@@ -201,14 +187,13 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
     * block of 1 element (ScatterElements, element ScatterND): ``ufunc.at`` on the flat output;
     * blocks of ``fold.MIN_BLOCK`` or more of a real numeric dtype (bool, int, float incl.
       float16/bfloat16): :func:`ops.fold.fold_rows`, rounds of distinct rows (bit-identical to
-      ``ufunc.at``, several times faster, threaded);
+      ``ufunc.at``, threaded);
     * other blocks (strings, complex, small blocks): ``ufunc.at`` on the ``(-1, block)`` table.
 
     ``columns_stay`` (ScatterElements with an axis other than the last): an update in column
     ``c`` of the last axis writes column ``c`` of the target, so block-1 updates are applied in
-    bands of columns, each band's targets fitting in cache (ScatterElements axis 0 on
-    (2000, 2000): ``add.at`` 29 -> 19 ms). Each target cell's updates all sit in one band, in
-    row-major order, so the result is unchanged.
+    bands of columns, each band's targets fitting in cache (benchmarks/README.md). Each target
+    cell's updates all sit in one band, in row-major order, so the result is unchanged.
     """
     check_reduction(op, reduction, data)
     out = copy_of(data)

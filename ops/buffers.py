@@ -9,25 +9,27 @@ says whether any result is still alive). A buffer still referenced is never reus
 never alias each other or an input. Pooled arrays start on a 64-byte (cache line) boundary.
 
 Limits: at most ``MAX_ENTRIES`` buffers and ``INDEXFLOW_BUFFER_POOL_MB`` (default 512) MiB are
-kept; the oldest are dropped first (dropping only forgets them: arrays still using one keep it
-alive). :func:`clear` forgets them all. Object (string) dtypes and small arrays always come from
+kept (read once, at import, through :func:`ops.config.buffer_pool_bytes`); the oldest are
+dropped first (dropping only forgets them: arrays still using one keep it alive). :func:`clear`
+forgets them all. Object (string) dtypes and small arrays always come from
 ``np.empty``.
 """
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from math import prod
 
 import numpy as np
 
+from . import config
+
 MIN_POOLED_BYTES = 4 << 20
 #: Pooled buffers start on a cache-line boundary (whole-line streaming stores, ops.accel_intrinsics).
 ALIGN = 64
 MAX_ENTRIES = 4
 _GRAIN = 1 << 16
-_cap_bytes = int(float(os.environ.get("INDEXFLOW_BUFFER_POOL_MB", "512")) * (1 << 20))
+_cap_bytes = config.buffer_pool_bytes()
 _lock = threading.Lock()
 _pool: list[np.ndarray] = []
 
@@ -77,8 +79,3 @@ def clear() -> None:
     with _lock:
         _pool.clear()
 
-
-def pooled_bytes() -> int:
-    """Bytes currently held by the pool (in use or free)."""
-    with _lock:
-        return sum(r.nbytes for r in _pool)

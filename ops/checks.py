@@ -76,6 +76,14 @@ def require_data_dtype(op: str, name: str, tensor: np.ndarray) -> None:
                   f"allowed: {', '.join(allowed)}")
 
 
+def check_same_dtype(op: str, data: np.ndarray, updates: np.ndarray, data_name: str = "data",
+                     updates_name: str = "updates") -> None:
+    """OpError unless ``updates`` has ``data``'s dtype (any two object dtypes count as the same:
+    both hold strings by now)."""
+    if data.dtype != updates.dtype and not (data.dtype.kind == "O" and updates.dtype.kind == "O"):
+        raise OpError(f"{op}: {updates_name} dtype {updates.dtype} differs from {data_name} dtype {data.dtype}")
+
+
 def require_integer_indices(op: str, name: str, indices: np.ndarray) -> None:
     if indices.dtype.kind not in "iu":
         raise OpError(f"{op}: {name} must be an integer tensor, got dtype {indices.dtype}")

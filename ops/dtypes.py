@@ -70,6 +70,32 @@ def dtype_name(value) -> str:
         raise OpError(f"unsupported dtype {dt}") from None
 
 
+def _as_dtype(value) -> np.dtype:
+    """``value`` if it is a dtype, an array's or scalar's dtype, else ``np.dtype(value)``."""
+    if isinstance(value, np.dtype):
+        return value
+    dt = getattr(value, "dtype", None)
+    return dt if isinstance(dt, np.dtype) else np.dtype(value)
+
+
+def is_ml_dtype(value) -> bool:
+    """True when ``value`` (a dtype, an array, or what ``np.dtype`` takes) is one of the
+    ml_dtypes types (bfloat16, float8, float4, int4 ...): numpy kind ``'V'``, and ``.npy``
+    cannot name them."""
+    return _as_dtype(value).type.__module__.split(".")[0] == "ml_dtypes"
+
+
+def is_ml_float(value) -> bool:
+    """True for the ml_dtypes floating-point types (bfloat16, float8 ...; not int4/uint4)."""
+    if not is_ml_dtype(value):
+        return False
+    try:
+        ml_dtypes.finfo(_as_dtype(value))
+    except ValueError:  # an ml_dtypes integer type
+        return False
+    return True
+
+
 def as_tensor(value, name_for_errors: str = "input") -> np.ndarray:
     """``value`` as an ndarray; fixed-width str/bytes arrays become object arrays of ``str``,
     and non-native byte order (a big-endian ``.npy`` file) becomes native.

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from .dtypes import dtype_name, is_ml_dtype
+from .opdefs import get_opdef
 from .registry import index_map
-from .schemas import get_schema
 
 _SYMBOL = {"add": "+", "mul": "×", "max": "max", "min": "min"}
 
@@ -34,7 +35,7 @@ def position_text(pos: Sequence[int]) -> str:
 def value_text(value: Any) -> str:
     """A short exact rendering of one element (repr-level for floats)."""
     if isinstance(value, (np.floating, float)) or np.asarray(value).dtype.kind == "V" or \
-            type(value).__module__.startswith("ml_dtypes"):
+            is_ml_dtype(np.asarray(value)):
         try:
             return np.format_float_positional(value, trim="-", unique=True)
         except TypeError:  # ml_dtypes scalars (bfloat16, float8): shortest text of the float32 value
@@ -66,13 +67,16 @@ class Explanation:
 
     def __init__(self, op: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> None:
         self.op = op
-        self.schema = get_schema(op)
+        self.opdef = get_opdef(op)
+        self.schema = self.opdef.schema
         self.attrs = self.schema.check_attributes(attrs)
         self.inputs = [None if x is None else np.asarray(x) for x in inputs]
         self.map = index_map(op, self.inputs, self.attrs)
         self.kind = self.map.kind
         self.reduction = self.attrs.get("reduction", "none")
         self._flat_rows = np.asarray(self.map.rows).reshape(-1)
+        #: The input whose values a scatter writes (``updates``, ``update``); None for gathers.
+        self.source = self.opdef.updates_port
 
     @property
     def count(self) -> int:
@@ -148,9 +152,8 @@ class Explanation:
             text = (f"output{position_text(element)} = data{position_text(target)} = {value_text(value)}"
                     f"   ({index_input}{position_text(index_pos)} = {self._index_text(index_value)})")
         else:
-            updates = self.inputs[1] if self.op == "TensorScatter" else self.inputs[2]
-            value = updates.reshape(-1)[k]
-            source = "update" if self.op == "TensorScatter" else "updates"
+            value = self._updates()[k]
+            source = self.source
             if self.op == "TensorScatter":
                 where = (f"{index_input}{position_text(index_pos)} = {_index_text(index_value)}"
                          if index_pos is not None else "write_indices omitted: 0")
@@ -174,7 +177,7 @@ class Explanation:
     def _fate(self, k: int, flat: int, source: str) -> str:
         steps = self.contributors(flat)
         data = self.inputs[0].reshape(-1)
-        updates = (self.inputs[1] if self.op == "TensorScatter" else self.inputs[2]).reshape(-1)
+        updates = self._updates()
         pos = steps.index(k)
         def name(step: int) -> str:
             return f"{source}{position_text(self._element(step))}"
@@ -187,9 +190,7 @@ class Explanation:
                         f"(the last in row-major order wins; the spec leaves the order open).")
             return (f"{len(steps)} updates hit this cell; this one is the last in row-major order, so it stays "
                     f"(IndexFlow's rule; the spec leaves the order open).")
-        fold = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[self.reduction]
-        if data.dtype == bool:
-            fold = {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}[self.reduction]
+        fold = self._fold()
         running = data[flat]
         for s in steps[:pos]:
             running = fold(running, updates[s])
@@ -209,7 +210,7 @@ class Explanation:
         if not 0 <= k < self.count:
             raise IndexError(f"step {k} is outside 0..{self.count - 1}")
         data = self.inputs[0]
-        updates = (self.inputs[1] if self.op == "TensorScatter" else self.inputs[2]).reshape(-1)
+        updates = self._updates()
         out = np.array(data, copy=True)
         flat_out = out.reshape(-1)
         block = self.map.block
@@ -218,12 +219,18 @@ class Explanation:
         if self.reduction == "none":
             flat_out[targets] = updates[: k + 1]  # assigns in order: the last write wins (as ops does)
             return out
-        fold = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[self.reduction]
-        if data.dtype == bool:
-            fold = {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}[self.reduction]
+        fold = self._fold()
         with np.errstate(all="ignore"):
             fold.at(flat_out, targets, updates[: k + 1])
         return out
+
+    def _updates(self) -> np.ndarray:
+        """A scatter's written values, flat (row-major), as step ``k`` counts them."""
+        return self.inputs[self.opdef.input_index(self.source)].reshape(-1)
+
+    def _fold(self) -> np.ufunc:
+        """The ufunc that folds an update into a cell under this reduction (:mod:`ops.reductions`)."""
+        return self.opdef.reductions.ufunc(self.op, self.reduction, dtype_name(self.inputs[0]))
 
     def _target(self, flat: int) -> tuple[int, ...]:
         return tuple(int(i) for i in np.unravel_index(flat, self.map.target_shape))

@@ -5,9 +5,9 @@ Contract of :func:`fold_rows` (the same as ``ufunc.at(table, rows, values)``)::
     for i in range(len(rows)):            # row-major order
         table[rows[i]] = ufunc(table[rows[i]], values[i])
 
-``ufunc.at`` does this one element at a time under the GIL, and on a ``(-1, block)`` table its
-generic path costs ~300 ns per row. Here each round takes, for every distinct target row, its
-*first* remaining update (found with one fancy assignment of positions in reverse order: the
+``ufunc.at`` does this one element at a time under the GIL, through a slow generic path on a
+``(-1, block)`` table (benchmarks/README.md). Here each round takes, for every distinct target
+row, its *first* remaining update (found with one fancy assignment of positions in reverse order: the
 last write wins, so the earliest position survives), and applies those with whole-array
 operations: ``take`` the current rows, one vectorised ``ufunc``, ``put`` them back. Rows in a
 round are distinct, so the take/ufunc/put split across threads without conflicts. The next

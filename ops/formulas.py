@@ -41,15 +41,17 @@ def _assign(target: str, value: str, reduction: str) -> str:
 def formula(op: str, attrs: Mapping[str, Any], data_rank: int | None = None, indices_rank: int | None = None,
             tuple_length: int | None = None) -> str | None:
     """The formula of ``op`` for these attributes and ranks (``tuple_length``: the last
-    dimension of GatherND/ScatterND indices), or None when a needed rank is unknown or the
-    attributes do not fit the ranks (the node shows that error elsewhere)."""
-    try:
-        return _FORMULAS[op](attrs, data_rank, indices_rank, tuple_length)
-    except (KeyError, TypeError, ValueError, IndexError):
-        return None
+    dimension of GatherND/ScatterND indices), or None when the op has no formula, a needed rank
+    is unknown or the attributes do not fit the ranks (the node shows that error elsewhere).
+
+    Reads the op's :class:`ops.opdef.OpDef` (its ``formula`` is one of the functions below)."""
+    from .opdefs import OPDEFS  # the OpDefs name the functions below, so import them late
+
+    opdef = OPDEFS.get(op)
+    return None if opdef is None else opdef.formula_text(attrs, data_rank, indices_rank, tuple_length)
 
 
-def _gather(attrs, r, q, _k):
+def gather_formula(attrs, r, q, _k):
     a = int(attrs.get("axis", 0)) % r
     idx = _names(_INDEX_NAMES, q, "i")
     data = _names(_DATA_NAMES, r, "d")
@@ -57,14 +59,14 @@ def _gather(attrs, r, q, _k):
     return f"output{_at(out)} = data{_at(data[:a] + ['indices' + _at(idx)] + data[a + 1:])}"
 
 
-def _elements(attrs, r, _q, _k):
+def gather_elements_formula(attrs, r, _q, _k):
     a = int(attrs.get("axis", 0)) % r
     idx = _names(_INDEX_NAMES, r, "i")
     picked = idx[:a] + [f"indices{_at(idx)}"] + idx[a + 1:]
     return f"output{_at(idx)} = data{_at(picked)}"
 
 
-def _scatter_elements(attrs, r, _q, _k):
+def scatter_elements_formula(attrs, r, _q, _k):
     a = int(attrs.get("axis", 0)) % r
     idx = _names(_INDEX_NAMES, r, "i")
     target = "output" + _at(idx[:a] + [f"indices{_at(idx)}"] + idx[a + 1:])
@@ -82,21 +84,16 @@ def _nd_parts(attrs, r, q, k):
     return batch, idx, rest, picks
 
 
-def _gather_nd(attrs, r, q, k):
+def gather_nd_formula(attrs, r, q, k):
     batch, idx, rest, picks = _nd_parts(attrs, r, q, k)
     return f"output{_at(batch + idx + rest)} = data{_at(batch + picks + rest)}"
 
 
-def _scatter_nd(attrs, r, q, k):
+def scatter_nd_formula(attrs, r, q, k):
     batch, idx, rest, picks = _nd_parts({}, r, q, k)
     return _assign(f"output{_at(picks + rest)}", f"updates{_at(idx + rest)}", attrs.get("reduction", "none"))
 
 
-_FORMULAS = {
-    "Gather": _gather,
-    "GatherElements": _elements,
-    "GatherND": _gather_nd,
-    "Scatter": lambda attrs, r, q, k: _scatter_elements({**attrs, "reduction": "none"}, r, q, k),
-    "ScatterElements": _scatter_elements,
-    "ScatterND": _scatter_nd,
-}
+def scatter_formula(attrs, r, q, k):
+    """Scatter (opsets 9, 10): ScatterElements with reduction none."""
+    return scatter_elements_formula({**attrs, "reduction": "none"}, r, q, k)

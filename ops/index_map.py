@@ -81,15 +81,6 @@ class IndexMap:
         dup_rows = self._row_counts()[self.rows] > 1
         return np.broadcast_to(dup_rows[..., None], self.rows.shape + (self.block,)).reshape(self.element_shape).copy()
 
-    def winner_mask(self) -> np.ndarray:
-        """bool array of ``element_shape``: True where the element is the last (row-major) to
-        touch its target cell, so it decides the cell under reduction none."""
-        flat_rows = np.asarray(self.rows, dtype=np.int64).ravel()
-        last = np.full(self.target_rows, -1, dtype=np.int64)
-        np.maximum.at(last, flat_rows, np.arange(flat_rows.size, dtype=np.int64))
-        wins = (last[flat_rows] == np.arange(flat_rows.size)).reshape(self.rows.shape)
-        return np.broadcast_to(wins[..., None], self.rows.shape + (self.block,)).reshape(self.element_shape).copy()
-
     def source_positions(self, flat_target: int) -> list[tuple[int, ...]]:
         """Multi-indices (into ``element_shape``) of the elements that touch target cell
         ``flat_target`` (a row-major flat offset), in row-major order."""

@@ -11,8 +11,9 @@ threads uses more cores. The caller decides what a part is; the contract here is
 * Callers must make parts independent: each part writes only cells no other part writes
   (gathers: disjoint output rows; reductions: disjoint destination ranges).
 
-``INDEXFLOW_THREADS`` (environment) or :func:`set_threads` caps the thread count; 1 disables
-threading. The default is the number of CPUs this process may run on.
+``INDEXFLOW_THREADS`` (environment, read once at import through :func:`ops.config.threads`) or
+:func:`set_threads` caps the thread count; 1 disables threading. The default is the number of
+CPUs this process may run on.
 """
 from __future__ import annotations
 
@@ -21,14 +22,16 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from . import config
+
 #: Below this many elements of work per thread, threading costs more than it saves.
 MIN_PART = 1 << 16
 
 
 def _default_threads() -> int:
-    env = os.environ.get("INDEXFLOW_THREADS")
-    if env:
-        return max(1, int(env))
+    configured = config.threads()
+    if configured is not None:
+        return configured
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux

@@ -1,56 +1,23 @@
-"""Dispatch by ONNX op name: run a kernel, build an index map, or infer output types."""
+"""Dispatch by ONNX op name through the op's :class:`ops.opdef.OpDef`: run its kernel, build its
+index map, or infer its output types from its schema and shape rule."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .checks import fmt_shape
 from .errors import OpError
-from .gather import gather, gather_index_map, gather_output_shape
-from .gather_elements import elementwise_output_shape, gather_elements, gather_elements_index_map
-from .gather_nd import gather_nd, gather_nd_index_map, gather_nd_output_shape
 from .index_map import IndexMap
-from .scatter_elements import scatter, scatter_elements, scatter_elements_index_map, scatter_elements_output_shape
-from .scatter_nd import scatter_nd, scatter_nd_index_map, scatter_nd_output_shape
-from .schemas import get_schema
-from .tensor_scatter import tensor_scatter, tensor_scatter_index_map, tensor_scatter_output_shape
+from .opdefs import get_opdef
+from .schema import OpSchema
 from .tensor_type import TensorType
 
-_KERNELS: dict[str, Callable[..., np.ndarray]] = {
-    "Gather": lambda d, i, axis: gather(d, i, axis),
-    "GatherElements": lambda d, i, axis: gather_elements(d, i, axis),
-    "GatherND": lambda d, i, batch_dims: gather_nd(d, i, batch_dims),
-    "Scatter": lambda d, i, u, axis: scatter(d, i, u, axis),
-    "ScatterElements": lambda d, i, u, axis, reduction: scatter_elements(d, i, u, axis, reduction),
-    "ScatterND": lambda d, i, u, reduction: scatter_nd(d, i, u, reduction),
-    "TensorScatter": lambda c, u, w, mode, axis: tensor_scatter(c, u, w, axis, mode),
-}
 
-_INDEX_MAPS: dict[str, Callable[..., IndexMap]] = {
-    "Gather": lambda d, i, axis: gather_index_map(d, i, axis),
-    "GatherElements": lambda d, i, axis: gather_elements_index_map(d, i, axis),
-    "GatherND": lambda d, i, batch_dims: gather_nd_index_map(d, i, batch_dims),
-    "Scatter": lambda d, i, u, axis: scatter_elements_index_map(d, i, np.shape(u), axis, "Scatter"),
-    "ScatterElements": lambda d, i, u, axis, reduction: scatter_elements_index_map(d, i, np.shape(u), axis),
-    "ScatterND": lambda d, i, u, reduction: scatter_nd_index_map(d, i, np.shape(u)),
-    "TensorScatter": lambda c, u, w, mode, axis: tensor_scatter_index_map(c, np.shape(u), w, axis, mode),
-}
-
-_SHAPES: dict[str, Callable[..., tuple]] = {
-    "Gather": lambda d, i, axis: gather_output_shape(d, i, axis),
-    "GatherElements": lambda d, i, axis: elementwise_output_shape("GatherElements", d, i, axis),
-    "GatherND": lambda d, i, batch_dims: gather_nd_output_shape(d, i, batch_dims),
-    "Scatter": lambda d, i, u, axis: scatter_elements_output_shape(d, i, u, axis, "Scatter"),
-    "ScatterElements": lambda d, i, u, axis, reduction: scatter_elements_output_shape(d, i, u, axis),
-    "ScatterND": lambda d, i, u, reduction: scatter_nd_output_shape(d, i, u),
-    "TensorScatter": lambda c, u, w, mode, axis: tensor_scatter_output_shape(c, u, w, axis, mode),
-}
-
-
-def _arguments(op_name: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | None, opset: int | None) -> tuple[list, dict]:
-    schema = get_schema(op_name)
+def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
+               opset: int | None) -> tuple[list, dict]:
+    op_name = schema.name
     inputs = list(inputs)
     n_required = sum(not p.optional for p in schema.inputs)
     if not n_required <= len(inputs) <= len(schema.inputs):
@@ -66,14 +33,16 @@ def _arguments(op_name: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | N
 def run_op(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> np.ndarray:
     """Run ``op_name`` on ``inputs`` (schema order; None for an omitted optional input).
     Attributes not given take the schema default."""
-    inputs, attrs = _arguments(op_name, inputs, attrs, None)
-    return _KERNELS[op_name](*inputs, **attrs)
+    opdef = get_opdef(op_name)
+    inputs, attrs = _arguments(opdef.schema, inputs, attrs, None)
+    return opdef.kernel(*inputs, **attrs)
 
 
 def index_map(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> IndexMap:
     """The IndexMap the kernel of ``op_name`` would apply to ``inputs``."""
-    inputs, attrs = _arguments(op_name, inputs, attrs, None)
-    return _INDEX_MAPS[op_name](*inputs, **attrs)
+    opdef = get_opdef(op_name)
+    inputs, attrs = _arguments(opdef.schema, inputs, attrs, None)
+    return opdef.index_map(*inputs, **attrs)
 
 
 def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: Mapping[str, Any] | None = None,
@@ -84,9 +53,10 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
     is allowed by its type constraint at that version, and the shapes fit together. Raises
     OpError saying what is wrong.
     """
-    schema = get_schema(op_name)
+    opdef = get_opdef(op_name)
+    schema = opdef.schema
     schema.require_version(opset)
-    input_types, attrs = _arguments(op_name, input_types, attrs, opset)
+    input_types, attrs = _arguments(schema, input_types, attrs, opset)
     bound: dict[str, str] = {}
     for port, ttype in zip(schema.inputs, input_types):
         if ttype is None:
@@ -105,18 +75,11 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
         bound.setdefault(port.type_param, ttype.dtype)
     shapes = [None if t is None else tuple(t.shape) for t in input_types]
     attrs = {**schema.defaults(), **attrs}  # the semantics of attributes the opset lacks: their defaults
-    out_shape = _SHAPES[op_name](*shapes, **attrs)
-    if op_name in ("ScatterElements", "ScatterND") and attrs.get("reduction", "none") != "none":
-        _check_reduction_dtype(op_name, attrs["reduction"], input_types[0].dtype)
-    out_dtype = input_types[0].dtype
+    out_shape = opdef.output_shape(*shapes, **attrs)
+    out_dtype = bound[schema.outputs[0].type_param]  # the output shares its type parameter (T) with data
+    if opdef.reductions is not None and attrs.get("reduction", "none") != "none":
+        opdef.reductions.check(op_name, attrs["reduction"], out_dtype)
     return (TensorType(out_dtype, tuple(out_shape)),)
-
-
-def _check_reduction_dtype(op_name: str, reduction: str, dtype: str) -> None:
-    if dtype == "string" and reduction == "mul":
-        raise OpError(f"{op_name}: reduction 'mul' has no meaning for string tensors (use none, add, max or min)")
-    if dtype.startswith("complex") and reduction in ("max", "min"):
-        raise OpError(f"{op_name}: reduction {reduction!r} has no meaning for complex tensors (no ordering); use none, add or mul")
 
 
 __all__ = ["run_op", "index_map", "infer_types", "fmt_shape"]

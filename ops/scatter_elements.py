@@ -13,18 +13,13 @@ import numpy as np
 
 from . import accel
 from .apply import check_reduction, copy_of, put_rows
-from .checks import fmt_shape, normalize_axis, require_data_dtype
+from .checks import check_same_dtype, fmt_shape, normalize_axis, require_data_dtype
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_elements import elementwise_output_shape, elementwise_rows
 from .index_map import IndexMap
 
 OP = "ScatterElements"
-
-
-def check_same_dtype(op: str, data: np.ndarray, updates: np.ndarray, data_name: str = "data", updates_name: str = "updates") -> None:
-    if data.dtype != updates.dtype and not (data.dtype.kind == "O" and updates.dtype.kind == "O"):
-        raise OpError(f"{op}: {updates_name} dtype {updates.dtype} differs from {data_name} dtype {data.dtype}")
 
 
 def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple, axis: int = 0, op: str = OP) -> tuple:

@@ -14,12 +14,11 @@ import numpy as np
 
 from . import accel
 from .apply import copy_of, put_rows
-from .checks import fmt_shape, require_data_dtype, shapes_equal
+from .checks import check_same_dtype, fmt_shape, require_data_dtype, shapes_equal
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_nd import nd_check, nd_rows
 from .index_map import IndexMap
-from .scatter_elements import check_same_dtype
 
 OP = "ScatterND"
 

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .errors import OpError
 
 
@@ -55,6 +57,8 @@ class OpSchema:
 
     ``types`` maps a type parameter (``"T"``, ``"Tind"``) to ``{since_version: dtype names}``;
     the entry with the largest since-version not above an opset is the one in force there.
+    ``replaced_by`` names the op that replaces a deprecated one from ``deprecated_since`` on
+    (Scatter: ScatterElements).
     """
 
     name: str
@@ -66,6 +70,7 @@ class OpSchema:
     doc: str = ""
     deprecated_since: int | None = None
     kind: str = field(default="gather")  # "gather" or "scatter": what its index map describes
+    replaced_by: str | None = None
 
     def version_for(self, opset: int) -> int | None:
         """The since-version in force at ``opset``, or None when the op does not exist there."""
@@ -108,6 +113,27 @@ class OpSchema:
         table = self.types[type_param]
         since = max(v for v in table if v <= version)
         return table[since]
+
+    def coerce_attribute(self, name: str, value: Any) -> Any:
+        """``value`` as the plain ``int`` or ``str`` attribute ``name`` holds, the rule the
+        document applies to every attribute it stores (opset rules are left to
+        :meth:`check_attributes`). Stricter than :meth:`check_attributes`: an int attribute
+        takes a Python or numpy integer (not a bool), a string attribute a ``str`` (not bytes).
+
+        OpError for an attribute the op never has (``Gather has no attribute 'mode'; it has
+        axis``) or a value of the wrong kind (``Gather attribute 'axis' must be an integer, got
+        '1'``).
+        """
+        spec = self.attribute(name)
+        if spec.kind == "int":
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise OpError(f"{self.name} attribute {name!r} must be an integer, got {value!r}")
+            return int(value)
+        if spec.kind == "string":
+            if not isinstance(value, str):
+                raise OpError(f"{self.name} attribute {name!r} must be a string, got {value!r}")
+            return value
+        raise AssertionError(spec.kind)
 
     def defaults(self) -> dict[str, Any]:
         """Attribute name -> default value, for every attribute of the latest version."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .dtypes import DTYPE_NAMES, SMALL_DTYPE_NAMES
+from .errors import OpError
 from .schema import AttrSpec, OpSchema, PortSpec
 
 _ALL = DTYPE_NAMES
@@ -12,7 +13,9 @@ _I64 = ("int64",)
 _T_BF16_FROM_13 = {1: _NO_BF16, 13: _ALL}
 
 _AXIS = AttrSpec("axis", "int", 0, "Which axis to index on; negative counts from the back. Range [-r, r-1].")
-_REDUCTION = AttrSpec(
+#: ScatterElements' and ScatterND's reduction attribute (its values, by opset, are the
+#: reductions :mod:`ops.reductions` knows).
+REDUCTION = AttrSpec(
     "reduction", "string", "none",
     "How updates combine with the existing value: none (replace; with duplicates the last update "
     "in row-major order wins), add, mul, max, min (folded into the data value in row-major order).",
@@ -65,6 +68,7 @@ SCATTER = OpSchema(
     types={"T": {9: _NO_BF16}, "Tind": {9: _TIND}},
     doc="data[indices[i][j]][j] = updates[i][j] (axis 0). Replaced by ScatterElements from opset 11.",
     kind="scatter",
+    replaced_by="ScatterElements",
 )
 
 SCATTER_ELEMENTS = OpSchema(
@@ -74,7 +78,7 @@ SCATTER_ELEMENTS = OpSchema(
             PortSpec("indices", "Tind", doc="int32/int64 indices, same rank as data."),
             PortSpec("updates", "T", doc="Same shape as indices.")),
     outputs=(PortSpec("output", "T", doc="Tensor with the shape of data."),),
-    attributes=(_AXIS, _REDUCTION),
+    attributes=(_AXIS, REDUCTION),
     types={"T": {11: _NO_BF16, 13: _ALL}, "Tind": {11: _TIND}},
     doc="output[indices[i][j]][j] = f(output[indices[i][j]][j], updates[i][j]) (axis 0).",
     kind="scatter",
@@ -87,7 +91,7 @@ SCATTER_ND = OpSchema(
             PortSpec("indices", "tensor(int64)", doc="int64 tensor of rank q >= 1; its last dimension k indexes data."),
             PortSpec("updates", "T", doc="Shape indices.shape[:-1] + data.shape[k:].")),
     outputs=(PortSpec("output", "T", doc="Tensor with the shape of data."),),
-    attributes=(_REDUCTION,),
+    attributes=(REDUCTION,),
     types={"T": {11: _NO_BF16, 13: _ALL}, "tensor(int64)": {11: _I64}},
     doc="output[indices[idx]] = f(output[indices[idx]], updates[idx]) for idx over indices.shape[:-1].",
     kind="scatter",
@@ -114,6 +118,8 @@ SCHEMAS: dict[str, OpSchema] = {
     s.name: s for s in (GATHER, GATHER_ELEMENTS, GATHER_ND, SCATTER, SCATTER_ELEMENTS, SCATTER_ND, TENSOR_SCATTER)
 }
 OP_NAMES: tuple[str, ...] = tuple(SCHEMAS)
+#: The newest opset the schemas describe (TensorScatter's 24): the highest an export may declare.
+MAX_OPSET: int = max(v for s in SCHEMAS.values() for v in s.versions)
 
 
 def get_schema(op_name: str) -> OpSchema:
@@ -121,6 +127,4 @@ def get_schema(op_name: str) -> OpSchema:
     try:
         return SCHEMAS[op_name]
     except KeyError:
-        from .errors import OpError
-
         raise OpError(f"unknown op {op_name!r}; known: {', '.join(OP_NAMES)}") from None

@@ -22,6 +22,7 @@ import numpy as np
 
 from .apply import put_rows
 from .checks import (
+    check_same_dtype,
     dims_equal,
     fmt_shape,
     normalize_axis,
@@ -32,7 +33,6 @@ from .checks import (
 from .dtypes import as_tensor
 from .errors import IndexOutOfRangeError, OpError
 from .index_map import IndexMap
-from .scatter_elements import check_same_dtype
 
 OP = "TensorScatter"
 MODES = ("linear", "circular")

@@ -17,13 +17,17 @@ from . import nodes as N
 from .sources import SourceError
 from .view import GraphView
 
-DUPLICATE_CHECKED = ("Scatter", "ScatterElements", "ScatterND", "TensorScatter")
+
+
+def _writes(op: str) -> bool:
+    """Whether ``op`` writes (a scatter), so that duplicate targets matter (its OpDef says)."""
+    return op in ops.OPDEFS and ops.OPDEFS[op].writes
 
 
 def duplicate_warning(op: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | None, label: str) -> str | None:
     """The warning for ``op`` applied to ``inputs`` when targets repeat under reduction none,
     else None (also None when the index map cannot be built: the kernel reports that)."""
-    if op not in DUPLICATE_CHECKED or (attrs or {}).get("reduction", "none") != "none":
+    if not _writes(op) or (attrs or {}).get("reduction", "none") != "none":
         return None
     try:
         imap = ops.index_map(op, list(inputs), dict(attrs or {}))
@@ -40,7 +44,7 @@ def static_duplicate_warnings(graph: GraphView) -> dict[str, str]:
     """Node id -> duplicate warning, for scatters fed directly by sources (no kernel runs)."""
     out: dict[str, str] = {}
     for node in graph.nodes:
-        if not isinstance(node, N.OperatorNode) or node.op not in DUPLICATE_CHECKED or not graph.node_info(node.id).ok:
+        if not isinstance(node, N.OperatorNode) or not _writes(node.op) or not graph.node_info(node.id).ok:
             continue
         values: list[Any] = []
         for port in node.input_ports():

@@ -36,7 +36,6 @@ import ops
 
 from . import events as E
 from . import nodes as N
-from .attributes import check_attribute
 from .base import DEFAULT_OPSET, SETTINGS_DEFAULTS, ConnectionRefused, check_opset
 from .inference import infer_node
 from .info import NodeInfo
@@ -301,7 +300,7 @@ class Graph:
         """Add an operator node for ``op`` (an ``ops.OP_NAMES`` name). Returns its id."""
         node = N.OperatorNode(id=node_id, name=name, position=position, op=op)
         for key, value in (attributes or {}).items():
-            node.attributes[key] = check_attribute(node, key, value)
+            node.attributes[key] = node.schema.coerce_attribute(key, value)
         return self.add_node(node)
 
     def add_literal(self, value: Any, *, dtype: str | None = None, name: str = "",
@@ -405,7 +404,7 @@ class Graph:
         allow is accepted and shown as an error on the node. Emits ``AttributeChanged``."""
         node = self._operator(node_id)
         if value is not None:
-            value = check_attribute(node, name, value)
+            value = node.schema.coerce_attribute(name, value)
         elif name not in {a.name for a in node.schema.attributes}:
             raise ValueError(f"{node.op} has no attribute {name!r}")
         old = node.attributes.get(name)

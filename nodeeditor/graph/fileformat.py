@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from ops.dtypes import is_ml_dtype
+
 from .document import Graph
 from .paths import rebase_path
 from .serialize import FORMAT, INLINE_LIMIT, VERSION, graph_from_dict, graph_to_dict, inline_tensor
@@ -229,10 +231,6 @@ def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:
     return changed
 
 
-def _is_ml_dtype(dtype: np.dtype) -> bool:
-    return dtype.type.__module__.split(".")[0] == "ml_dtypes"
-
-
 def graph_document(graph: Graph, sidecar_name: str | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """The JSON document of ``graph`` and the arrays that go to the sidecar (none when
     ``sidecar_name`` is None: everything inline)."""
@@ -243,7 +241,7 @@ def graph_document(graph: Graph, sidecar_name: str | None = None) -> tuple[dict,
         if sidecar_name is None or arr.size <= INLINE_LIMIT or arr.dtype == object:
             return inline_tensor(arr)
         # .npy cannot name the ml_dtypes types (bfloat16, float8, int4): store their bits
-        arrays[key] = arr.view(f"u{arr.dtype.itemsize}") if _is_ml_dtype(arr.dtype) else arr
+        arrays[key] = arr.view(f"u{arr.dtype.itemsize}") if is_ml_dtype(arr.dtype) else arr
         from ops import dtype_name
 
         return {"dtype": dtype_name(arr), "shape": list(arr.shape), "sidecar": sidecar_name, "key": key}

@@ -79,7 +79,7 @@ def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:
     schema = node.schema
     if schema.version_for(opset) is None:
         if schema.deprecated_since is not None and opset >= schema.deprecated_since:
-            instead = "use ScatterElements, which replaced it, or " if node.op == "Scatter" else ""
+            instead = f"use {schema.replaced_by}, which replaced it, or " if schema.replaced_by else ""
             return (f"{node.op} does not exist at opset {opset}: it was replaced from opset "
                     f"{schema.deprecated_since} ({instead}set the graph's opset below {schema.deprecated_since})")
         return f"{node.op} does not exist at opset {opset}: it needs opset {schema.versions[0]} or later"

@@ -53,10 +53,10 @@ def frozen_array(value: Any) -> np.ndarray:
     arr = np.array(value, copy=True)
     if arr.dtype.kind in "US":
         arr = arr.astype(object)
-    if arr.dtype.kind in "OV" and arr.dtype.type.__module__.split(".")[0] != "ml_dtypes":
+    if arr.dtype.kind in "OV" and not ops.dtypes.is_ml_dtype(arr.dtype):
         if arr.dtype.kind == "V" or not all(isinstance(v, str) for v in arr.flat):
             raise ValueError("a tensor holds numbers, booleans or strings only")
-    if arr.dtype.kind in "mMV" and arr.dtype.type.__module__.split(".")[0] != "ml_dtypes":
+    if arr.dtype.kind in "mMV" and not ops.dtypes.is_ml_dtype(arr.dtype):
         raise ValueError(f"unsupported dtype {arr.dtype}")
     arr.setflags(write=False)
     return arr

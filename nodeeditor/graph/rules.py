@@ -18,10 +18,12 @@ rules as if that edge were gone.
 """
 from __future__ import annotations
 
+from ops.dtypes import INTEGER_NAMES
+
 from . import nodes as N
 from .view import GraphView
 
-INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+INTEGER_DTYPES = INTEGER_NAMES  # the integer dtype names (ops.dtypes)
 
 
 def structural_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_port: str, *,

@@ -34,7 +34,6 @@ import numpy as np
 import ops
 
 from . import nodes as N
-from .attributes import check_attribute
 from .base import SETTINGS_DEFAULTS, ConnectionRefused
 from .document import Graph
 from .paths import rebase_path
@@ -201,7 +200,7 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         if sidecar is None:
             raise ValueError("tensor refers to a sidecar file but none is available here")
         arr = np.asarray(sidecar(spec))
-        if dtype.type.__module__.split(".")[0] == "ml_dtypes" and arr.dtype == np.dtype(f"u{dtype.itemsize}"):
+        if ops.dtypes.is_ml_dtype(dtype) and arr.dtype == np.dtype(f"u{dtype.itemsize}"):
             arr = arr.view(dtype)  # ml_dtypes arrays are stored as their bits
         if arr.shape != shape:
             raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, the file says {list(shape)}")
@@ -285,7 +284,7 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
                 raise ValueError(f"unknown operator {op!r} (known: {', '.join(ops.OP_NAMES)})")
             node = N.OperatorNode(**common, op=op)
             for key, value in _require(d, "attributes", dict, what).items():
-                node.attributes[key] = check_attribute(node, key, value)
+                node.attributes[key] = node.schema.coerce_attribute(key, value)
             return node
         return N.OutputNode(**common)
     except ValueError as exc:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 import ops
-from ops import TensorType
+from ops import TensorType, config
 
 # generator name -> default parameters. Every generator takes "dtype".
 GENERATORS: dict[str, dict[str, Any]] = {
@@ -37,13 +37,10 @@ class SourceError(ValueError):
 
 
 def max_generated_bytes() -> int:
-    """Largest tensor a generator may make: ``INDEXFLOW_MAX_SOURCE_MB`` (default 2048) MiB, so a
-    slip in a shape field (``[100000, 100000]``) is an error on the node, not an exhausted
-    machine."""
-    try:
-        return int(float(os.environ.get("INDEXFLOW_MAX_SOURCE_MB", "2048")) * (1 << 20))
-    except ValueError:
-        return 2048 << 20
+    """Largest tensor a generator may make: ``INDEXFLOW_MAX_SOURCE_MB`` (default 2048) MiB
+    (:func:`ops.config.max_source_bytes`, read on each call), so a slip in a shape field
+    (``[100000, 100000]``) is an error on the node, not an exhausted machine."""
+    return config.max_source_bytes()
 
 
 def _size_text(nbytes: float) -> str:
@@ -59,7 +56,7 @@ def _check_size(generator: str, ttype: TensorType) -> TensorType:
     if nbytes > limit:
         raise SourceError(
             f"{generator}: shape {list(ttype.shape)} of {ttype.dtype} needs {_size_text(nbytes)}; generated "
-            f"tensors are limited to {_size_text(limit)} (environment variable INDEXFLOW_MAX_SOURCE_MB)"
+            f"tensors are limited to {_size_text(limit)} (environment variable {config.MAX_SOURCE_MB.name})"
         )
     return ttype
 

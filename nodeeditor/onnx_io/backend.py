@@ -15,6 +15,7 @@ import onnx
 from onnx import helper
 from onnx.backend.base import Backend, BackendRep
 
+import ops
 from nodeeditor.graph import Engine, Graph
 from nodeeditor.graph import nodes as N
 
@@ -82,15 +83,17 @@ class IndexFlowBackend(Backend):
     @classmethod
     def run_node(cls, node: onnx.NodeProto, inputs: Any, device: str = "CPU",
                  outputs_info: Sequence[tuple] | None = None, **kwargs: Any) -> tuple:
-        """Run one node: wraps it in a model at the opset given as ``opset_version`` (default 24
-        for TensorScatter, else 18) with inputs named after the node's inputs."""
+        """Run one node: wraps it in a model at the opset given as ``opset_version`` (default 18,
+        or the op's first opset when that is later: 24 for TensorScatter) with inputs named after
+        the node's inputs."""
         arrays = [np.asarray(x) for x in (inputs.values() if isinstance(inputs, Mapping) else inputs)]
         names = [n for n in node.input if n]
         graph_inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype)
                                                       if a.dtype.kind != "O" else onnx.TensorProto.STRING, a.shape)
                         for n, a in zip(names, arrays)]
         graph_outputs = [helper.make_empty_tensor_value_info(o) for o in node.output]
-        opset = kwargs.get("opset_version", 24 if node.op_type == "TensorScatter" else 18)
+        first = ops.SCHEMAS[node.op_type].versions[0] if node.op_type in ops.SCHEMAS else 18
+        opset = kwargs.get("opset_version", max(18, first))
         model = helper.make_model(helper.make_graph([node], "run_node", graph_inputs, graph_outputs),
                                   opset_imports=[helper.make_opsetid("", opset)])
         return cls.run_model(model, dict(zip(names, arrays)), device)

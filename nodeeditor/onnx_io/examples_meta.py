@@ -30,7 +30,7 @@ def encode_example(value: np.ndarray) -> str | None:
     if value.dtype.kind == "O":
         return "json:" + json.dumps({"shape": list(value.shape), "strings": [str(x) for x in value.ravel()]})
     prefix = "npy:"
-    if value.dtype.type.__module__.split(".")[0] == "ml_dtypes":
+    if ops.dtypes.is_ml_dtype(value.dtype):
         prefix = f"bits:{ops.dtype_name(value)}:"
         value = value.view(f"u{value.dtype.itemsize}")
     buf = io.BytesIO()

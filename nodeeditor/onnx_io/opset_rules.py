@@ -14,28 +14,37 @@ from typing import Any
 
 import ops
 
-#: The highest opset this exporter writes (TensorScatter needs 24).
-MAX_OPSET = 24
+#: The highest opset this exporter writes: the newest the schemas describe (TensorScatter's 24).
+MAX_OPSET = ops.MAX_OPSET
 MIN_OPSET = 1
 #: The lowest opset an exported model may declare (onnx's IR version table starts there).
 MIN_EXPORT_OPSET = 1
 
 
 def onnx_op_type(op: str, attrs: Mapping[str, Any], opset: int) -> str:
-    """The op type a node of ``op`` is written as at ``opset``."""
-    if op == "Scatter" and opset >= 11:
-        return "ScatterElements"
-    if op == "ScatterElements" and opset < 11 and attrs.get("reduction", "none") == "none":
-        return "Scatter"
+    """The op type a node of ``op`` is written as at ``opset`` (the schemas' ``replaced_by``): a
+    deprecated op, from the opset that deprecates it, as the op that replaced it; below that
+    opset, the replacing op as the deprecated one when every attribute the old op lacks holds
+    its default (ScatterElements with reduction none)."""
+    schema = ops.get_schema(op)
+    if schema.replaced_by is not None and opset >= schema.deprecated_since:
+        return schema.replaced_by
+    defaults = schema.defaults()
+    for older in ops.SCHEMAS.values():
+        if older.replaced_by == op and opset < older.deprecated_since:
+            kept = {a.name for a in older.attributes}
+            if all(name in kept or value == defaults.get(name) for name, value in attrs.items()):
+                return older.name
     return op
 
 
 def _as_written(op: str, attrs: Mapping[str, Any], opset: int) -> tuple[str, dict]:
+    """The op type and the attributes it is written with (those the written op has)."""
     written = onnx_op_type(op, attrs, opset)
-    attrs = dict(attrs)
-    if written == "Scatter":
-        attrs.pop("reduction", None)
-    return written, attrs
+    if written != op:
+        kept = {a.name for a in ops.get_schema(written).attributes}
+        attrs = {name: value for name, value in attrs.items() if name in kept}
+    return written, dict(attrs)
 
 
 def check_at(op: str, input_types: Sequence[ops.TensorType | None], attrs: Mapping[str, Any], opset: int) -> str | None:

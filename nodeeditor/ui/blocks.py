@@ -98,13 +98,7 @@ BLOCKS: tuple[Block, ...] = (
     _generator_block("permutation", "Random permutation", "A seeded permutation of 0..n-1."),
     Block("file", "File (.npy/.npz/.csv)", "Sources", "A tensor read from a file.", _file),
     Block("input", "Graph input", "Sources", "A named model input with an example value.", _input),
-    _op_block("Gather", "Gather"),
-    _op_block("GatherElements", "Gather"),
-    _op_block("GatherND", "Gather"),
-    _op_block("Scatter", "Scatter"),
-    _op_block("ScatterElements", "Scatter"),
-    _op_block("ScatterND", "Scatter"),
-    _op_block("TensorScatter", "Scatter"),
+    *(_op_block(op, "Scatter" if ops.get_opdef(op).writes else "Gather") for op in ops.OP_NAMES),
     Block("output", "Graph output", "Outputs", "A named model output.", _output),
 )
 BY_KEY: dict[str, Block] = {b.key: b for b in BLOCKS}

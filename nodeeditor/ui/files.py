@@ -20,12 +20,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_example, load_graph, save_graph
 from nodeeditor.graph.document import Graph
+from ops import config
 
 from . import commands as C
 from . import settings as S
 
 GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
-RECOVERY_INTERVAL_MS = 60_000   # INDEXFLOW_RECOVERY_MS overrides it (read when a window is made)
 MB = QtWidgets.QMessageBox
 
 
@@ -62,7 +62,7 @@ class FileController(QtCore.QObject):
         self.export_dialog = None   # the last File > Export ONNX dialog (non-modal)
         self._recent_menu: QtWidgets.QMenu | None = None
         self.recovery_timer = QtCore.QTimer(self)
-        self.recovery_timer.setInterval(int(os.environ.get("INDEXFLOW_RECOVERY_MS", RECOVERY_INTERVAL_MS)))
+        self.recovery_timer.setInterval(config.recovery_ms())  # INDEXFLOW_RECOVERY_MS, read per window
         self.recovery_timer.timeout.connect(self.write_recovery)
         self.recovery_timer.start()
 

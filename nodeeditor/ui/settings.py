@@ -12,17 +12,18 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
+from ops import config
+
 ORGANISATION = "IndexFlow"
 APPLICATION = "IndexFlow"
-ENV_STATE_DIR = "INDEXFLOW_STATE_DIR"
 MAX_RECENT = 8
 
 
 def state_dir() -> Path:
     """The folder for recovery files and the log (created on demand)."""
-    override = os.environ.get(ENV_STATE_DIR)
-    if override:
-        path = Path(override)
+    override = config.state_dir()
+    if override is not None:
+        path = override
     else:
         location = QtCore.QStandardPaths.writableLocation(QtCore.QStandardPaths.StandardLocation.AppDataLocation)
         path = Path(location or Path.home() / ".indexflow")
@@ -32,9 +33,9 @@ def state_dir() -> Path:
 
 def settings() -> QtCore.QSettings:
     """The editor's QSettings."""
-    override = os.environ.get(ENV_STATE_DIR)
-    if override:
-        return QtCore.QSettings(str(Path(override) / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    override = config.state_dir()
+    if override is not None:
+        return QtCore.QSettings(str(override / "settings.ini"), QtCore.QSettings.Format.IniFormat)
     return QtCore.QSettings(ORGANISATION, APPLICATION)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 from shiboken6 import isValid
 
+import ops
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
 
@@ -109,8 +110,7 @@ class ExplainerController(QtCore.QObject):
 
 def _steps(op: str, inputs: list, output_shape) -> int:
     """Elements of the updates (scatter ops) or of the output (gather ops)."""
-    if op in ("Scatter", "ScatterElements", "ScatterND"):
-        return int(inputs[2].size)
-    if op == "TensorScatter":
-        return int(inputs[1].size)
+    opdef = ops.get_opdef(op)
+    if opdef.writes:
+        return int(inputs[opdef.input_index(opdef.updates_port)].size)
     return int(np.prod(output_shape, dtype=np.int64)) if output_shape is not None else 0

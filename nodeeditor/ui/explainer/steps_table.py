@@ -69,8 +69,7 @@ class StepsModel(QtCore.QAbstractTableModel):
             source, target = f"data{position_text(move.target)}", f"output{position_text(move.element)}"
             fate = ""
         else:
-            name = "update" if e.op == "TensorScatter" else "updates"
-            source, target = f"{name}{position_text(move.element)}", f"output{position_text(move.target)}"
+            source, target = f"{e.source}{position_text(move.element)}", f"output{position_text(move.target)}"
             fate = move.text.split("\n", 1)[1] if "\n" in move.text else ""
         if move.index_position is None:
             index = f"{move.index_input} omitted"

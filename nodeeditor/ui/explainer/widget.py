@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import ops
 from ops.explain import Explanation
+from ops.opdef import PortRole
 
 from .grid import ROLE_COLOURS, TensorGrid
 from .steps_table import StepsView
@@ -155,17 +156,13 @@ class ExplainerWidget(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ internals
     def _panels(self) -> list[tuple[str, np.ndarray | None]]:
-        """(title, tensor) of each grid. Scatters show where they start (data), what decides
-        and what moves, and the output as it stands after the current step."""
+        """(title, tensor) of each grid: the op's inputs under their schema names (an omitted
+        optional input shows nothing), then the output. A scatter's output grid shows the
+        output as it stands after the current step."""
         e = self.explanation
-        data, idx = e.inputs[0], e.inputs[1]
-        if e.kind == "gather":
-            return [("data", data), ("indices", idx), ("output", self._output)]
-        if e.op == "TensorScatter":
-            writes = e.inputs[2] if len(e.inputs) > 2 else None
-            return [("past_cache", data), ("update", e.inputs[1]), ("write_indices", writes),
-                    ("output", self._output)]
-        return [("data", data), ("indices", idx), ("updates", e.inputs[2]), ("output", self._output)]
+        names = [p.name for p in e.schema.inputs]
+        inputs = list(e.inputs) + [None] * (len(names) - len(e.inputs))
+        return [*zip(names, inputs, strict=True), ("output", self._output)]
 
     def grid(self, title: str) -> TensorGrid:
         """The grid of the tensor named ``title`` (``output``: the output grid, whatever step)."""
@@ -193,7 +190,8 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.sentence.setText(move.text)
         index_cell = {move.index_position: "index"} if move.index_position is not None else {}
         if e.kind == "gather":
-            marks = [{move.target: "source"}, index_cell, {move.element: "target"}]
+            by_role = {PortRole.DATA: {move.target: "source"}, PortRole.INDICES: index_cell}
+            marks = [by_role[e.opdef.role(p.name)] for p in e.schema.inputs] + [{move.element: "target"}]
         else:
             flat = int(np.ravel_multi_index(move.target, e.map.target_shape)) if move.target else 0
             others = {}
@@ -201,9 +199,9 @@ class ExplainerWidget(QtWidgets.QWidget):
                 if s != k:
                     others[tuple(int(i) for i in np.unravel_index(s, e.map.element_shape))] = "also"
             source = {**others, move.element: "source"}
-            marks = [{move.target: "target"}, source, index_cell, {move.target: "target"}] \
-                if e.op == "TensorScatter" else [{move.target: "target"}, index_cell, source, {move.target: "target"}]
-            output = self.grids[3]
+            by_role = {PortRole.DATA: {move.target: "target"}, PortRole.INDICES: index_cell, PortRole.UPDATES: source}
+            marks = [by_role[e.opdef.role(p.name)] for p in e.schema.inputs] + [{move.target: "target"}]
+            output = self.grids[len(e.schema.inputs)]
             output.set_tensor("output", e.output_after(k), f"after step {k + 1}" if k < e.count - 1 else "")
         for grid, mark in zip(self.grids, marks):
             grid.set_highlights(self._fit(grid, mark))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
+import ops
 from nodeeditor.graph import nodes as N
 from ops.formulas import formula
 
 from .. import commands as C
-from .values import RANK_PORTS, muted
+from .values import muted
 
 
 class OperatorForm:
@@ -30,7 +31,8 @@ class OperatorForm:
     def _formula_text(self, node: N.OperatorNode) -> str:
         """The op's formula for its attributes and the ranks of its inputs (``ops.formulas``),
         or the schema's generic text while a rank is unknown."""
-        data, indices = self._input_type(node, "data"), self._input_type(node, "indices")
+        opdef = ops.get_opdef(node.op)
+        data, indices = self._input_type(node, opdef.data_port), self._input_type(node, opdef.index_ports[0])
         text = formula(node.op, node.attributes, data.rank if data else None,
                        indices.rank if indices else None,
                        indices.shape[-1] if indices is not None and indices.rank else None)
@@ -75,17 +77,20 @@ class OperatorForm:
 
         def limits() -> tuple[int, int, str]:
             op_node = g.node(self.node_id)
-            if spec.name == "axis":
-                rank = self._input_rank(op_node, RANK_PORTS.get(op_node.op, "data"))
+            opdef = ops.get_opdef(op_node.op)
+            axis = opdef.axis
+            if axis is not None and spec.name == axis.attribute:
+                rank = self._input_rank(op_node, axis.bounded_by)
                 if rank is None:
                     return -32, 31, "connect data to limit the range to its rank"
                 if rank == 0:
                     return 0, 0, "data is a scalar: no axis to choose"
-                if op_node.op == "TensorScatter":  # any axis but the batch axis 0, counted from the back
+                if axis.not_batch:  # any axis but the batch axis 0, counted from the back
                     return -(rank - 1), -1, f"[-{rank - 1}, -1] for a rank-{rank} cache (not the batch axis)"
                 return -rank, rank - 1, f"[-{rank}, {rank - 1}] for rank-{rank} data"
             if spec.name == "batch_dims":
-                r, q = self._input_rank(op_node, "data"), self._input_rank(op_node, "indices")
+                r = self._input_rank(op_node, opdef.data_port)
+                q = self._input_rank(op_node, opdef.index_ports[0])
                 if r is None or q is None:
                     return 0, 31, "connect data and indices to limit the range"
                 top = max(0, min(r, q) - 1)

@@ -6,12 +6,11 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from ops import MAX_OPSET  # noqa: F401 - re-exported to the panel and the export dialog
+
 EDITABLE_LIMIT = 400          # elements a value table edits in place
-MAX_OPSET = 24
 COMMON_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
                  "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string")
-RANK_PORTS = {"Gather": "data", "GatherElements": "data", "Scatter": "data", "ScatterElements": "data",
-              "ScatterND": "data", "GatherND": "data", "TensorScatter": "past_cache"}
 
 
 def parse_shape(text: str) -> tuple[int, ...]:

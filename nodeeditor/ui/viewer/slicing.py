@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ops.dtypes import is_ml_float
+
 #: Largest number of displayed cells along one side of a picture. About a screen's worth:
 #: the picture is reduced again to the panel's pixels anyway, and the strided sample of a
 #: 10000 x 10000 slice costs ~4x less to copy at 1024 (stride 10) than at 2048 (stride 5).
@@ -68,25 +70,13 @@ def dtype_kind(dtype: np.dtype) -> str:
         return BOOL
     if dtype.kind in "iu":
         return INT
-    if dtype.kind == "f" or _is_ml_float(dtype):
+    if dtype.kind == "f" or is_ml_float(dtype):
         return FLOAT
     if dtype.kind == "c":
         return COMPLEX
     if dtype.kind in "OUS":
         return STRING
     return OTHER
-
-
-def _is_ml_float(dtype: np.dtype) -> bool:
-    if dtype.kind != "V" or dtype.names is not None:
-        return False
-    try:
-        import ml_dtypes
-
-        ml_dtypes.finfo(dtype)
-        return True
-    except Exception:  # not an ml_dtypes float type
-        return False
 
 
 def is_drawable(dtype: np.dtype) -> bool:
