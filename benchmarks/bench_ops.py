@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import ops  # noqa: E402
-from ops import accel  # noqa: E402
+import ops
+from ops import accel
 
 
 @dataclass

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import ops  # noqa: E402
+import ops
 
 try:
     from numba import njit

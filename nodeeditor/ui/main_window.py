@@ -58,12 +58,12 @@ class _DockScroll(QtWidgets.QScrollArea):
         self.setWidget(widget)
         widget.installEventFilter(self)
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 - Qt override
+    def minimumSizeHint(self) -> QtCore.QSize:
         inner = self.widget().minimumSizeHint()
         bar = self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
         return QtCore.QSize(inner.width() + bar, min(inner.height(), self.MIN_HEIGHT))
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched, event) -> bool:
         if watched is self.widget() and event.type() == QtCore.QEvent.Type.LayoutRequest:
             self.updateGeometry()   # the dock learns the content's new minimum width
         return super().eventFilter(watched, event)
@@ -161,11 +161,11 @@ class MainWindow(QtWidgets.QMainWindow):
         finally:
             self._fitting = False
 
-    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
         self.fit_to_screen()
 
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         area = self._available()
         if area is not None and (event.size().width() > area.width() or event.size().height() > area.height()):
@@ -684,7 +684,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if state in (style.ERROR, style.BLOCKED, style.WARNING) and message:
             self.show_status(message, error=state == style.ERROR)
 
-    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
         """Watch left clicks on the scene: a click on a node's body (not a port) points the
         viewer back at that node when the button is released (the press selected it)."""
         if watched is self.scene:

@@ -42,14 +42,14 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
     def text(self) -> str:
         return self.toPlainText()
 
-    def setText(self, text: str) -> None:  # noqa: N802 - the QLineEdit name the panel uses
+    def setText(self, text: str) -> None:  # the QLineEdit name the panel uses
         self.setPlainText(text)
 
-    def focusOutEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def focusOutEvent(self, event) -> None:
         super().focusOutEvent(event)
         self.editingFinished.emit()
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event) -> None:
         enter = event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
         if enter and not event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
             self.editingFinished.emit()

@@ -658,8 +658,8 @@ class PictureScroll(QtWidgets.QScrollArea):
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.setWidget(picture)
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(80, 80)
 
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(400, 300)
