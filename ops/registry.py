@@ -57,7 +57,7 @@ def _arguments(op_name: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | N
         names = ", ".join(p.name + ("?" if p.optional else "") for p in schema.inputs)
         raise OpError(f"{op_name}: expected inputs ({names}), got {len(inputs)}")
     inputs += [None] * (len(schema.inputs) - len(inputs))
-    for port, value in zip(schema.inputs, inputs):
+    for port, value in zip(schema.inputs, inputs, strict=True):
         if value is None and not port.optional:
             raise OpError(f"{op_name}: input {port.name} is missing")
     return inputs, schema.check_attributes(attrs, opset)
@@ -88,7 +88,7 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
     schema.require_version(opset)
     input_types, attrs = _arguments(op_name, input_types, attrs, opset)
     bound: dict[str, str] = {}
-    for port, ttype in zip(schema.inputs, input_types):
+    for port, ttype in zip(schema.inputs, input_types, strict=True):
         if ttype is None:
             continue
         allowed = schema.allowed_dtypes(port.type_param, opset)

@@ -32,7 +32,7 @@ def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updat
     elementwise_output_shape(op, data_shape, indices_shape, axis)
     if tuple(updates_shape) != tuple(indices_shape) and not (
         len(updates_shape) == len(indices_shape)
-        and all(u is None or i is None or u == i for u, i in zip(updates_shape, indices_shape))
+        and all(u is None or i is None or u == i for u, i in zip(updates_shape, indices_shape, strict=True))
     ):
         raise OpError(
             f"{op}: updates shape {fmt_shape(updates_shape)} must equal indices shape {fmt_shape(indices_shape)}"

@@ -49,7 +49,7 @@ def tensor_scatter_output_shape(cache_shape: tuple, update_shape: tuple, write_i
         raise OpError(f"{OP}: axis={axis} is the batch axis; the sequence axis must be 1..{len(cache_shape) - 1}")
     if len(update_shape) != len(cache_shape):
         raise OpError(f"{OP}: update {fmt_shape(update_shape)} must have the rank of past_cache {fmt_shape(cache_shape)}")
-    for d, (u, c) in enumerate(zip(update_shape, cache_shape)):
+    for d, (u, c) in enumerate(zip(update_shape, cache_shape, strict=True)):
         if d == a:
             if u is not None and c is not None and u > c:
                 raise OpError(

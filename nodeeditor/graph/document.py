@@ -365,7 +365,7 @@ class Graph:
         if isinstance(removed.node, N.FileSource) and removed.node.path:
             removed.node.path = self.rebase_file_path(removed.node.path, removed.folder)
         self.add_node(removed.node, index=removed.index if removed.index >= 0 else None)
-        for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges)):
+        for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges), strict=True):
             self.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=at)
 
     # ------------------------------------------------------------------ changing: edges

@@ -73,7 +73,7 @@ def _analyse(graph: Graph, opset: int) -> _Analysis:
         for port in node.input_ports():
             edge = graph.edge_into(node_id, port)
             types.append(None if edge is None else out.types.get((edge.src, edge.src_port)))
-        required = [t for t, port in zip(types, node.input_ports()) if port not in node.optional_inputs()]
+        required = [t for t, port in zip(types, node.input_ports(), strict=True) if port not in node.optional_inputs()]
         if any(t is None for t in required):
             continue  # blocked upstream, or an input left unconnected (a graph error reported elsewhere)
         while types and types[-1] is None:

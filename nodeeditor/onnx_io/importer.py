@@ -174,18 +174,19 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         ports = [p.name for p in schema.inputs]
         if len(node.input) > len(ports):
             raise OnnxImportError(f"{where}: {label} has {len(node.input)} inputs; {node.op_type} takes {len(ports)}")
-        for port, tensor in zip(ports, node.input):
+        # strict=False: trailing optional inputs may be left out (more inputs than ports is refused above)
+        for port, tensor in zip(ports, node.input, strict=False):
             if not tensor:
                 continue
             if tensor not in producer:
                 raise OnnxImportError(f"{where}: {label} reads {tensor!r}, which nothing produces before it")
             preds.append(producer[tensor][0])
         nid = add(op_node, preds)
-        for port, tensor in zip(ports, node.input):
+        for port, tensor in zip(ports, node.input, strict=False):  # optional inputs may be left out
             if tensor:
                 pending_edges.append((tensor, nid, port))
         out_ports = [p.name for p in schema.outputs]
-        for port, tensor in zip(out_ports, node.output):
+        for port, tensor in zip(out_ports, node.output, strict=False):  # outputs may be left unnamed
             producer[tensor] = (nid, port)
         for tensor, dst, port in pending_edges:
             src, src_port = producer[tensor]

@@ -132,7 +132,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def initial_dock_widths(self, width: int) -> tuple[int, int]:
         """(palette, right column) widths for a window ``width`` wide: :data:`DOCK_WIDTHS`,
         or less on a small window so the canvas is not squeezed to a strip."""
-        return tuple(min(w, int(width * share)) for w, share in zip(self.DOCK_WIDTHS, self.DOCK_SHARES))
+        return tuple(min(w, int(width * share)) for w, share in zip(self.DOCK_WIDTHS, self.DOCK_SHARES, strict=True))
 
     def _available(self) -> QtCore.QRect | None:
         screen = self.screen() or QtGui.QGuiApplication.primaryScreen()

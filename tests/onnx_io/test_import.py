@@ -21,7 +21,7 @@ def _feeds(case):
     inputs, _ = case.data_sets[0]
     names = [i.name for i in case.model.graph.input]
     return {n: numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else np.asarray(v)
-            for n, v in zip(names, inputs)}
+            for n, v in zip(names, inputs, strict=True)}
 
 
 @pytest.mark.parametrize("name", sorted(NODE_CASES))

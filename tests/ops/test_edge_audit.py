@@ -253,7 +253,7 @@ def test_zero_size_and_rank_limits_match_onnxruntime(name, both_paths):
     assert_same(ops.run_op(op, inputs, attrs), want)
     if op != "TensorScatter" and all(x.size < 100 for x in inputs):
         assert_same(reference.run(op, inputs, attrs), want)
-    for b, x in zip(before, inputs):
+    for b, x in zip(before, inputs, strict=True):
         assert _bits(b) == _bits(x)
 
 
@@ -313,7 +313,7 @@ def test_layouts_and_thresholds_bit_identical(rows, monkeypatch):
         "gather_elements": np.take_along_axis(data, _norm(eidx, 64), 1),
     }
     sn = data.copy()
-    for r, u in zip(_norm(idx, rows), upd):  # last duplicate wins
+    for r, u in zip(_norm(idx, rows), upd, strict=True):  # last duplicate wins
         sn[r] = u
     want["scatter_nd"] = sn
     sa = data.copy()
@@ -323,7 +323,7 @@ def test_layouts_and_thresholds_bit_identical(rows, monkeypatch):
         previous = accel.set_enabled(accel_on)
         try:
             for (ld, d), (li, i), (le, e), (lu, u) in zip(_layouts(data), _layouts(idx[:, None]), _layouts(eidx),
-                                                         _layouts(upd)):
+                                                         _layouts(upd), strict=True):
                 saved = [_bits(x) for x in (d, i, e, u)]
                 label = f"accel={accel_on} layouts {ld}/{li}/{le}/{lu}"
                 got = {

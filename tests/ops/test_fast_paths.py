@@ -282,7 +282,7 @@ def test_scatter_elements_column_bands_match_ufunc_at(dtype, reduction, shape, i
     strides = np.array(data.strides) // data.itemsize
     coords = list(np.indices(idx_shape))
     coords[axis] = idx % n
-    flat = sum(c * s for c, s in zip(coords, strides))
+    flat = sum(c * s for c, s in zip(coords, strides, strict=True))
     want = reference_scatter_nd(data.reshape(-1, 1), flat.reshape(-1), updates.reshape(-1, 1), reduction).reshape(shape)
     if dtype == "string":
         np.testing.assert_array_equal(got, want)

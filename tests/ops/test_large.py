@@ -40,7 +40,7 @@ def _check(op, inputs, attrs, *, fuzzy_counts=None):
     want = run_ort(op, inputs, attrs)
     before = [None if a is None else a.copy() for a in inputs]
     got = ops.run_op(op, inputs, attrs)
-    for b, a in zip(before, inputs):
+    for b, a in zip(before, inputs, strict=True):
         if b is not None:
             np.testing.assert_array_equal(a, b)
             assert not np.shares_memory(got, a)
@@ -191,7 +191,7 @@ def test_live_results_are_never_reused():
     wants = [run_ort("Gather", [d, i], {"axis": 0}) for d, i in cases]
     kept = []
     for _ in range(3):
-        for (d, i), w in zip(cases, wants):
+        for (d, i), w in zip(cases, wants, strict=True):
             got = ops.gather(d, i, axis=0)
             np.testing.assert_array_equal(got, w)
             kept.append((got, w))

@@ -69,7 +69,7 @@ def test_layered_layout_points_every_edge_right():
             columns.setdefault(x, []).append(y)
         for ys in columns.values():
             ys.sort()
-            assert all(b - a >= 60 for a, b in zip(ys, ys[1:]))
+            assert all(b - a >= 60 for a, b in zip(ys, ys[1:], strict=False))  # neighbouring pairs
 
 
 RUN_APP_SCRIPT = """

@@ -238,7 +238,7 @@ def _near_colour(image, point, rgb, dy_range, tol=12):
     for dy in dy_range:
         for dx in (-1, 0, 1):
             c = image.pixelColor(point.x() + dx, point.y() + dy)
-            if all(abs(a - b) <= tol for a, b in zip((c.red(), c.green(), c.blue()), rgb)):
+            if all(abs(a - b) <= tol for a, b in zip((c.red(), c.green(), c.blue()), rgb, strict=True)):
                 return True
     return False
 

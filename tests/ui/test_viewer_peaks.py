@@ -213,7 +213,7 @@ def screen_colours_near(viewer, panel, row, col, radius=2):
 
 
 def _near(rgb, target, tol=10):
-    return all(abs(a - b) <= tol for a, b in zip(rgb, target))
+    return all(abs(a - b) <= tol for a, b in zip(rgb, target, strict=True))
 
 
 LUT = colors.lookup_table(colors.colormap())

@@ -172,7 +172,7 @@ class BarTextItem(pg.GraphicsObject):
         painter.setFont(font)
         painter.setPen(QtGui.QColor(235, 235, 235))
         metrics = QtGui.QFontMetricsF(font)
-        for x, y, text in zip(self.x, self.y, self.texts):
+        for x, y, text in zip(self.x, self.y, self.texts, strict=True):
             anchor = transform.map(QtCore.QPointF(x, y))
             length, thick = metrics.horizontalAdvance(text) + 2, metrics.height()
             w, h = (thick, length) if upright else (length, thick)
@@ -536,7 +536,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
     def show_panels(self, specs: list[PanelSpec]) -> None:
         signature = tuple(s.signature() for s in specs)
         if signature == self._signature and len(self.panels) == len(specs):
-            for panel, spec in zip(self.panels, specs):
+            for panel, spec in zip(self.panels, specs, strict=True):
                 panel.update(spec)
             self._place()  # new titles can need more room
             return

@@ -372,7 +372,7 @@ class TensorViewer(QtWidgets.QWidget):
         current = self.current.array if self.current is not None else None
         if current is not None and current.ndim == array.ndim and array.ndim >= 2:
             indices = self.controls.indices
-            if all(i < s for i, s in zip(indices, array.shape)):
+            if all(i < s for i, s in zip(indices, array.shape, strict=True)):
                 axes = self.controls.axes
                 return slice_2d(array, axes, indices), (axes, indices)
         axes = (array.ndim - 2, array.ndim - 1)
@@ -620,7 +620,7 @@ class TensorViewer(QtWidgets.QWidget):
             block = view[r0 : r1 + 1, c0 : c1 + 1]
             drawn_as = display_part(block, part_index, mode)
             drawn = picture[r0 // step_r, c0 // step_c]
-            span = ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in zip(index_of(r0, c0), index_of(r1, c1)))
+            span = ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in zip(index_of(r0, c0), index_of(r1, c1), strict=True))
             missing = np.isnan(drawn_as)
             if np.isnan(drawn) or missing.all():
                 return f"{title} [{span}]: all NaN"
@@ -657,7 +657,7 @@ class TensorViewer(QtWidgets.QWidget):
                 key = (int(round(x)),)
             else:
                 key = (math.floor(y + 0.5), math.floor(x + 0.5))
-            if all(0 <= k < s for k, s in zip(key, view.shape)):
+            if all(0 <= k < s for k, s in zip(key, view.shape, strict=True)):
                 a, b = format_value(reference[key]), format_value(view[key])
                 mark = "changed" if a != b else "same"
                 return f"difference {list(key)}: pinned {a} → {b} ({mark})"
