@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -118,7 +119,7 @@ def ort_session(case: Case, threads: int | None):
     names = [p.name for p in ops.get_schema(case.op).inputs][: len(case.inputs)]
     elem = {np.dtype(np.float32): onnx.TensorProto.FLOAT, np.dtype(np.int64): onnx.TensorProto.INT64}
     graph_inputs = [helper.make_tensor_value_info(n, elem[np.asarray(a).dtype], list(np.shape(a)))
-                    for n, a in zip(names, case.inputs)]
+                    for n, a in zip(names, case.inputs, strict=True)]
     out = helper.make_tensor_value_info("output", onnx.TensorProto.FLOAT, None)
     node = helper.make_node(case.op, names, ["output"], **case.attrs)
     model = helper.make_model(helper.make_graph([node], "bench", graph_inputs, [out]),
@@ -130,7 +131,7 @@ def ort_session(case: Case, threads: int | None):
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = threads
     sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    feed = dict(zip(names, case.inputs))
+    feed = dict(zip(names, case.inputs, strict=True))
     return lambda: sess.run(None, feed)[0]
 
 
@@ -172,7 +173,7 @@ def main(argv=None) -> int:
     for case in make_cases(rng):
         if args.only and args.only.lower() not in case.name.lower():
             continue
-        run = lambda c=case: ops.run_op(c.op, c.inputs, c.attrs)  # noqa: E731
+        run = partial(ops.run_op, case.op, case.inputs, case.attrs)
 
         def run_numpy(c=case):
             previous = accel.set_enabled(False)
@@ -189,7 +190,7 @@ def main(argv=None) -> int:
         del reference
         largest = max([np.asarray(a) for a in case.inputs] + [expected], key=lambda a: a.nbytes)
         scratch = np.empty_like(largest)
-        fns = {"ops": run, "numpy": run_numpy, "copy": lambda: np.copyto(scratch, largest)}
+        fns = {"ops": run, "numpy": run_numpy, "copy": partial(np.copyto, scratch, largest)}
         times = interleaved_times(fns, args.repeat) if args.phases else {}
         if not args.no_ort:
             ort_default, ort_one = ort_session(case, None), ort_session(case, 1)
