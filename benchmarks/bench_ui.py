@@ -124,7 +124,7 @@ def bench_stall_1e8(window) -> tuple[float, float, int]:
 
 
 def main() -> int:
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    _app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])  # kept alive until main returns
     window = create_main_window()
     window.show()
     wait_finished(window)

@@ -27,7 +27,7 @@ import ops
 try:
     from numba import njit
 except ImportError:  # pragma: no cover - probe only
-    raise SystemExit("numba is not importable; install it somewhere and put it on PYTHONPATH")
+    raise SystemExit("numba is not importable; install it somewhere and put it on PYTHONPATH") from None
 
 
 @njit
@@ -74,8 +74,8 @@ def main() -> int:
     gather_elements_last(data, idx, out)
     print(f"compile gather_elements_last: {time.perf_counter() - t0:.2f} s")
     assert np.array_equal(out, ops.gather_elements(data, idx, 1))
-    print("GatherElements axis1   numba %.2f / %.2f ms   ops %.2f / %.2f ms  (min / median)"
-          % (*best(lambda: gather_elements_last(data, idx, out)), *best(lambda: ops.gather_elements(data, idx, 1))))
+    print("GatherElements axis1   numba {:.2f} / {:.2f} ms   ops {:.2f} / {:.2f} ms  (min / median)"
+          .format(*best(lambda: gather_elements_last(data, idx, out)), *best(lambda: ops.gather_elements(data, idx, 1))))
 
     o2 = np.empty_like(data)  # reused output, as ops.buffers does: no page faults
 
@@ -85,8 +85,8 @@ def main() -> int:
         return o2
 
     assert np.array_equal(numba_max(), ops.scatter_elements(data, idx, upd, 1, "max"))
-    print("ScatterElements max ax1 numba %.2f / %.2f ms   ops %.2f / %.2f ms  (with output copy)"
-          % (*best(numba_max), *best(lambda: ops.scatter_elements(data, idx, upd, 1, "max"))))
+    print("ScatterElements max ax1 numba {:.2f} / {:.2f} ms   ops {:.2f} / {:.2f} ms  (with output copy)"
+          .format(*best(numba_max), *best(lambda: ops.scatter_elements(data, idx, upd, 1, "max"))))
 
     d3 = rng.standard_normal((1000, 1000, 16)).astype(np.float32)
     i3 = rng.integers(0, 1000, (200_000, 2))
@@ -101,8 +101,8 @@ def main() -> int:
         return o3
 
     assert np.array_equal(numba_add(), ops.scatter_nd(d3, i3, u3, "add"))  # same order: bit-identical
-    print("ScatterND add           numba %.2f / %.2f ms   ops %.2f / %.2f ms  (with output copy)"
-          % (*best(numba_add), *best(lambda: ops.scatter_nd(d3, i3, u3, "add"))))
+    print("ScatterND add           numba {:.2f} / {:.2f} ms   ops {:.2f} / {:.2f} ms  (with output copy)"
+          .format(*best(numba_add), *best(lambda: ops.scatter_nd(d3, i3, u3, "add"))))
     return 0
 
 

@@ -145,9 +145,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             result = Engine(graph).run(progress=progress)
         finally:
             progress.finish()
-        for node_id, message in result.errors():
+        for _, message in result.errors():
             print(f"error: {message}")
-        for node_id, message in result.warnings():
+        for _, message in result.warnings():
             print(f"warning: {message}")
         outputs, ok = result.outputs, result.ok
     for clash in graph.name_clashes():
@@ -192,7 +192,7 @@ def _run_in_onnxruntime(graph) -> dict | int:
     except ExportError as exc:
         print(f"error: the graph cannot be exported for onnxruntime: {exc}")
         return EXIT_GRAPH_ERROR
-    except Exception as exc:  # onnxruntime's own errors (bad index values...) have many types
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's own errors (bad index values...) have many types
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"error: onnxruntime failed to run the model: {first_line}")
         return EXIT_GRAPH_ERROR

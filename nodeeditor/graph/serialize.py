@@ -156,7 +156,7 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         if dtype.kind in "biu" and shape and not isinstance(data, list):
             raise ValueError(f"tensor data is a single value where the shape says {shape[0]}")
         flat = _flatten(data, shape, dtype.kind == "c")
-        if dtype == object:
+        if dtype.kind == "O":
             if not all(isinstance(v, str) for v in flat):
                 raise ValueError("string tensor data must hold only strings")
             arr = np.empty(count, dtype=object)
@@ -185,7 +185,7 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
             raw = base64.b64decode(spec["base64"], validate=True)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"tensor base64 data is not valid: {exc}") from None
-        if dtype == object:
+        if dtype.kind == "O":
             raise ValueError("string tensors cannot be stored as bytes")
         expected = count * dtype.itemsize
         if len(raw) != expected:

@@ -174,8 +174,7 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         ports = [p.name for p in schema.inputs]
         if len(node.input) > len(ports):
             raise OnnxImportError(f"{where}: {label} has {len(node.input)} inputs; {node.op_type} takes {len(ports)}")
-        # strict=False: trailing optional inputs may be left out (more inputs than ports is refused above)
-        for port, tensor in zip(ports, node.input, strict=False):
+        for tensor in node.input:
             if not tensor:
                 continue
             if tensor not in producer:
@@ -249,8 +248,8 @@ def _constant_value(node: onnx.NodeProto, where: str, label: str) -> np.ndarray:
         return np.asarray(helper.get_attribute_value(attr), dtype=simple[attr.name])
     if attr.name in ("value_string", "value_strings"):
         raw = helper.get_attribute_value(attr)
-        decode = (lambda b: b.decode("utf-8"))
-        return np.asarray(decode(raw) if isinstance(raw, bytes) else [decode(b) for b in raw], dtype=object)
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else [b.decode("utf-8") for b in raw]
+        return np.asarray(text, dtype=object)
     raise OnnxImportError(f"{where}: {label} (Constant) uses {attr.name}, which IndexFlow does not import")
 
 

@@ -173,7 +173,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ building
     def _build_docks(self) -> None:
-        Dock = QtCore.Qt.DockWidgetArea
+        Dock = QtCore.Qt.DockWidgetArea  # noqa: N806 - an alias of the Qt enum class
         # the side columns run the full height; the Explainer sits under the canvas only, so
         # opening it does not squeeze the property panel and the tensor viewer
         self.setCorner(QtCore.Qt.Corner.BottomLeftCorner, Dock.LeftDockWidgetArea)
@@ -530,7 +530,7 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             command = C.PasteCommand(self.graph, data, offset, text)
             self.push(command)
-        except Exception as exc:  # malformed clipboard data
+        except Exception as exc:  # noqa: BLE001 - malformed clipboard data can fail in any way
             self.show_status(f"Cannot paste: {exc}", error=True)
             return []
         self.scene.select_nodes(command.new_ids)

@@ -111,7 +111,8 @@ def test_external_data_and_huge_files_give_a_clear_message(tmp_path):
     t = numpy_helper.from_array(np.zeros(4, np.float32), "w")
     t.data_location = onnx.TensorProto.EXTERNAL
     t.ClearField("raw_data")
-    entry = t.external_data.add(); entry.key, entry.value = "location", "weights.bin"
+    entry = t.external_data.add()
+    entry.key, entry.value = "location", "weights.bin"
     out = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)
     model = _model([helper.make_node("Gather", ["w", "i"], ["y"])], [], [out],
                    [t, numpy_helper.from_array(np.array([0]), "i")])

@@ -271,7 +271,7 @@ def test_concurrent_callers():
 
     rng = np.random.default_rng(RNG_SEED + 16)
     jobs = []
-    for k in range(4):
+    for _ in range(4):
         data = rng.standard_normal((2000, 64)).astype(np.float32)
         idx = _idx(rng, (30000,), 2000)
         jobs.append(("Gather", [data, idx], {"axis": 0}))
@@ -289,7 +289,7 @@ def test_concurrent_callers():
                 for j, (op, ins, at) in enumerate(jobs):
                     if (j + t) % 2 == 0:
                         results[(t, rep, j)] = ops.run_op(op, ins, at)
-        except Exception as exc:  # pragma: no cover - reported below
+        except Exception as exc:  # noqa: BLE001 - a worker thread reports any error below  # pragma: no cover
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]

@@ -136,7 +136,6 @@ class NodeItem(QtWidgets.QGraphicsItem):
             return
         graph = scene.graph
         node = graph.node(self.node_id)
-        info = graph.node_info(self.node_id)
         state, message = scene.node_state(self.node_id)
         w, h = style.NODE_WIDTH, self._height
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)

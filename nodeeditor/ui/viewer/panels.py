@@ -210,15 +210,15 @@ class IntegerAxis(pg.AxisItem):
         widest = max((str(first), str(last)), key=len)
         return metrics.horizontalAdvance(widest) + self.LABEL_GAP
 
-    def tickValues(self, minVal, maxVal, size):
-        minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)   # an inverted axis passes them reversed
-        span = maxVal - minVal
+    def tickValues(self, minVal, maxVal, size):  # noqa: N803 - pyqtgraph's parameter names
+        lo, hi = min(minVal, maxVal), max(minVal, maxVal)  # an inverted axis passes them reversed
+        span = hi - lo
         per_unit = size / span if span > 0 and size > 0 else float("inf")
         if self.limit is not None:
-            minVal, maxVal = max(minVal, 0), min(maxVal, self.limit - 1)
-            if maxVal < minVal:
+            lo, hi = max(lo, 0), min(hi, self.limit - 1)
+            if hi < lo:
                 return []
-        first, last = int(np.ceil(minVal)), int(np.floor(maxVal))
+        first, last = int(np.ceil(lo)), int(np.floor(hi))
         if last < first:
             return []
         # the smallest whole spacing (1, 2, 5 x 10^k) whose labels do not touch
@@ -227,10 +227,10 @@ class IntegerAxis(pg.AxisItem):
         while least * per_unit < room and least < 10 ** 15:
             least = least * 5 // 2 if str(least)[0] == "2" else least * 2
         levels = []
-        for spacing, values in super().tickValues(minVal, maxVal, size):
+        for spacing, values in super().tickValues(lo, hi, size):
             if spacing < least:
                 continue
-            values = [v for v in values if float(v).is_integer() and minVal <= v <= maxVal]
+            values = [v for v in values if float(v).is_integer() and lo <= v <= hi]
             levels.append((spacing, values))
         if not levels or not any(values for _, values in levels):
             start = -(-first // least) * least

@@ -85,7 +85,7 @@ def _is_ml_float(dtype: np.dtype) -> bool:
 
         ml_dtypes.finfo(dtype)
         return True
-    except Exception:  # not an ml_dtypes float type
+    except (ImportError, ValueError):  # no ml_dtypes, or not one of its float types
         return False
 
 

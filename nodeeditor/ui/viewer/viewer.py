@@ -536,7 +536,7 @@ class TensorViewer(QtWidgets.QWidget):
         extra = {"steps": steps, "pool": "peak", "refined": refined is not None}
         if kind != BOOL:
             extra["finite_range"] = bounds if bounds is not None else levels
-            extra["shares_levels"] = "part%s" % part_index
+            extra["shares_levels"] = f"part{part_index}"
         if refined is not None:
             hover = self._block_hover(title, view, index_of, steps, values, part_index, self.complex_mode)
         else:
@@ -800,7 +800,7 @@ class TensorViewer(QtWidgets.QWidget):
             path += "." + chosen.split("*.")[-1].rstrip(")")
         try:
             self.save_tensor(path, background=True)
-        except Exception as exc:  # a failed save is reported, never a crash
+        except Exception as exc:  # noqa: BLE001 - a failed save is reported, never a crash
             QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{exc}")
 
     def shutdown(self) -> None:
