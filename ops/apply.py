@@ -152,7 +152,8 @@ def _reduction_ufunc(op: str, reduction: str, data: np.ndarray) -> np.ufunc:
             return {"max": np.maximum, "min": np.minimum}[reduction]  # lexicographic
         raise OpError(f"{op}: reduction {reduction!r} has no meaning for string tensors (use none, add, max or min)")
     if name in COMPLEX_NAMES and reduction in ("max", "min"):
-        raise OpError(f"{op}: reduction {reduction!r} has no meaning for complex tensors (no ordering); use none, add or mul")
+        raise OpError(f"{op}: reduction {reduction!r} has no meaning for complex tensors (no ordering); "
+                      "use none, add or mul")
     return {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[reduction]
 
 

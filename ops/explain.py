@@ -180,7 +180,8 @@ class Explanation:
             return f"{source}{position_text(self._element(step))}"
         if self.reduction == "none":
             if len(steps) == 1:
-                return f"Only this update writes output{position_text(self._target(flat))}: it replaces {value_text(data[flat])}."
+                return (f"Only this update writes output{position_text(self._target(flat))}: "
+                        f"it replaces {value_text(data[flat])}.")
             later = steps[pos + 1:]
             if later:
                 return (f"{len(steps)} updates hit this cell; this one is overwritten later by {name(later[-1])} "
@@ -189,7 +190,8 @@ class Explanation:
                     f"(IndexFlow's rule; the spec leaves the order open).")
         fold = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[self.reduction]
         if data.dtype == bool:
-            fold = {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}[self.reduction]
+            fold = {"add": np.logical_or, "mul": np.logical_and,
+                    "max": np.logical_or, "min": np.logical_and}[self.reduction]
         running = data[flat]
         for s in steps[:pos]:
             running = fold(running, updates[s])
@@ -220,7 +222,8 @@ class Explanation:
             return out
         fold = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[self.reduction]
         if data.dtype == bool:
-            fold = {"add": np.logical_or, "mul": np.logical_and, "max": np.logical_or, "min": np.logical_and}[self.reduction]
+            fold = {"add": np.logical_or, "mul": np.logical_and,
+                    "max": np.logical_or, "min": np.logical_and}[self.reduction]
         with np.errstate(all="ignore"):
             fold.at(flat_out, targets, updates[: k + 1])
         return out

@@ -49,7 +49,8 @@ _SHAPES: dict[str, Callable[..., tuple]] = {
 }
 
 
-def _arguments(op_name: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | None, opset: int | None) -> tuple[list, dict]:
+def _arguments(op_name: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
+               opset: int | None) -> tuple[list, dict]:
     schema = get_schema(op_name)
     inputs = list(inputs)
     n_required = sum(not p.optional for p in schema.inputs)
@@ -101,7 +102,8 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
             )
         if port.type_param in bound and bound[port.type_param] != ttype.dtype:
             first = next(p.name for p in schema.inputs if p.type_param == port.type_param)
-            raise OpError(f"{op_name}: {port.name} dtype {ttype.dtype} differs from {first} dtype {bound[port.type_param]}")
+            raise OpError(f"{op_name}: {port.name} dtype {ttype.dtype} differs from "
+                          f"{first} dtype {bound[port.type_param]}")
         bound.setdefault(port.type_param, ttype.dtype)
     shapes = [None if t is None else tuple(t.shape) for t in input_types]
     attrs = {**schema.defaults(), **attrs}  # the semantics of attributes the opset lacks: their defaults
@@ -116,7 +118,8 @@ def _check_reduction_dtype(op_name: str, reduction: str, dtype: str) -> None:
     if dtype == "string" and reduction == "mul":
         raise OpError(f"{op_name}: reduction 'mul' has no meaning for string tensors (use none, add, max or min)")
     if dtype.startswith("complex") and reduction in ("max", "min"):
-        raise OpError(f"{op_name}: reduction {reduction!r} has no meaning for complex tensors (no ordering); use none, add or mul")
+        raise OpError(f"{op_name}: reduction {reduction!r} has no meaning for complex tensors (no ordering); "
+                      "use none, add or mul")
 
 
 __all__ = ["run_op", "index_map", "infer_types", "fmt_shape"]

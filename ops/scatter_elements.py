@@ -22,12 +22,14 @@ from .index_map import IndexMap
 OP = "ScatterElements"
 
 
-def check_same_dtype(op: str, data: np.ndarray, updates: np.ndarray, data_name: str = "data", updates_name: str = "updates") -> None:
+def check_same_dtype(op: str, data: np.ndarray, updates: np.ndarray,
+                     data_name: str = "data", updates_name: str = "updates") -> None:
     if data.dtype != updates.dtype and not (data.dtype.kind == "O" and updates.dtype.kind == "O"):
         raise OpError(f"{op}: {updates_name} dtype {updates.dtype} differs from {data_name} dtype {data.dtype}")
 
 
-def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple, axis: int = 0, op: str = OP) -> tuple:
+def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple,
+                                  axis: int = 0, op: str = OP) -> tuple:
     """``data_shape``; OpError unless updates has the shape of indices and indices fits data."""
     elementwise_output_shape(op, data_shape, indices_shape, axis)
     if tuple(updates_shape) != tuple(indices_shape) and not (
