@@ -169,7 +169,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for name, value in outputs.items():
             widened = _savable(value)
             if value.dtype != object and widened.dtype != value.dtype:
-                print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: .npz cannot name {dtype_name(value)}")
+                print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: "
+                      f".npz cannot name {dtype_name(value)}")
     if not graph.output_nodes():
         print("warning: the graph has no output nodes; nothing to write")
     return EXIT_OK if ok else EXIT_GRAPH_ERROR
@@ -257,7 +258,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
 
 
 def _register_check(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="validate a graph and print every node's type, errors and warnings (no kernels run)")
+    p = sub.add_parser("check",
+                       help="validate a graph and print every node's type, errors and warnings (no kernels run)")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
     p.set_defaults(handler=_cmd_check)
 
@@ -318,7 +320,8 @@ def _open_editor(path: str | None) -> int:
     try:
         from nodeeditor.ui.app import run_app
     except ModuleNotFoundError as exc:
-        if exc.name not in ("nodeeditor.ui.app", "PySide6", "pyqtgraph") and not str(exc.name).startswith(("PySide6.", "pyqtgraph.")):
+        if exc.name not in ("nodeeditor.ui.app", "PySide6", "pyqtgraph") \
+                and not str(exc.name).startswith(("PySide6.", "pyqtgraph.")):
             raise
         print(f"note: the graphical editor is not available ({exc.name} not found); "
               f"running {'the default example' if path is None else path} headless instead.", file=sys.stderr)

@@ -327,7 +327,8 @@ class Graph:
     def add_file_source(self, path: str, *, key: str | None = None, dtype: str | None = None, name: str = "",
                         position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
         """Add a file source (``.npy``, ``.npz`` + key, ``.csv`` + dtype)."""
-        return self.add_node(N.FileSource(id=node_id, name=name, position=position, path=str(path), key=key, dtype=dtype))
+        return self.add_node(N.FileSource(id=node_id, name=name, position=position,
+                                          path=str(path), key=key, dtype=dtype))
 
     def add_input(self, name: str, example: Any, *, position: tuple[float, float] = (0.0, 0.0),
                   node_id: str = "") -> str:

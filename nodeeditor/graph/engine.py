@@ -356,7 +356,8 @@ class Engine:
                 result.nodes[step.node_id] = NodeResult(e.status, e.error, e.warnings, False)
         for node_id, name in plan.outputs.items():
             entry = self._cache.get(node_id)
-            if entry is not None and entry.status == OK and entry.has_value and not result.nodes[node_id].status == CANCELLED:
+            if entry is not None and entry.status == OK and entry.has_value \
+                    and not result.nodes[node_id].status == CANCELLED:
                 result.outputs[name] = entry.value
         # only what this run needed, in plan order
         result.nodes = {s.node_id: result.nodes[s.node_id] for s in plan.steps if s.node_id in result.nodes}

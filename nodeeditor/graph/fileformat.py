@@ -316,7 +316,8 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
     try:
         doc = migrate(doc)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise GraphFileError(path, f"cannot upgrade from format version {version}: malformed document ({exc!r})") from None
+        raise GraphFileError(path, f"cannot upgrade from format version {version}: "
+                                   f"malformed document ({exc!r})") from None
 
     archives: dict[str, Any] = {}
 

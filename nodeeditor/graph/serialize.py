@@ -147,7 +147,8 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         raise ValueError(f"unknown dtype {name!r}")
     dtype = np.dtype(ops.dtype_of(name))
     shape_list = spec.get("shape")
-    if not isinstance(shape_list, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape_list):
+    if not isinstance(shape_list, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape_list):
         raise ValueError(f"tensor shape must be a list of non-negative integers, got {shape_list!r}")
     shape = tuple(shape_list)
     count = math.prod(shape)
@@ -198,7 +199,8 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         if dtype.type.__module__.split(".")[0] == "ml_dtypes" and arr.dtype == np.dtype(f"u{dtype.itemsize}"):
             arr = arr.view(dtype)  # ml_dtypes arrays are stored as their bits
         if arr.shape != shape:
-            raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, the file says {list(shape)}")
+            raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, "
+                             f"the file says {list(shape)}")
         if ops.dtype_name(arr) != name:
             raise ValueError(f"sidecar array {spec.get('key')!r} has dtype {ops.dtype_name(arr)}, the file says {name}")
         return arr
@@ -237,7 +239,8 @@ def _require(d: Mapping[str, Any], key: str, types: type | tuple, what: str) -> 
     if key not in d:
         raise ValueError(f"{what} has no {key!r}")
     value = d[key]
-    if not isinstance(value, types) or isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+    allowed = types if isinstance(types, tuple) else (types,)
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in allowed:
         raise ValueError(f"{what}: {key!r} has the wrong type ({type(value).__name__})")
     return value
 
@@ -255,14 +258,17 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
     if not isinstance(name, str):
         raise ValueError(f"{what}: 'name' must be a string")
     pos = d.get("position", [0, 0])
-    if not (isinstance(pos, list) and len(pos) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)):
+    if not (isinstance(pos, list) and len(pos) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)):
         raise ValueError(f"{what}: 'position' must be [x, y]")
     common = dict(id=node_id, name=name, position=(float(pos[0]), float(pos[1])))
     try:
         if kind == N.LITERAL:
-            return N.LiteralSource(**common, value=N.frozen_array(decode_tensor(_require(d, "value", dict, what), sidecar)))
+            value = decode_tensor(_require(d, "value", dict, what), sidecar)
+            return N.LiteralSource(**common, value=N.frozen_array(value))
         if kind == N.INPUT:
-            return N.InputSource(**common, example=N.frozen_array(decode_tensor(_require(d, "example", dict, what), sidecar)))
+            example = decode_tensor(_require(d, "example", dict, what), sidecar)
+            return N.InputSource(**common, example=N.frozen_array(example))
         if kind == N.GENERATOR:
             from .sources import generator_params
 
@@ -294,7 +300,8 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
 def edge_from_dict(d: Any) -> N.Edge:
     """An edge from ``{"from": [id, port], "to": [id, port]}``."""
     ok = (isinstance(d, Mapping) and all(
-        isinstance(d.get(k), list) and len(d[k]) == 2 and all(isinstance(v, str) for v in d[k]) for k in ("from", "to")))
+        isinstance(d.get(k), list) and len(d[k]) == 2 and all(isinstance(v, str) for v in d[k])
+        for k in ("from", "to")))
     if not ok:
         raise ValueError(f"an edge must look like {{\"from\": [node, port], \"to\": [node, port]}}, got {d!r}")
     return N.Edge(d["from"][0], d["from"][1], d["to"][0], d["to"][1])

@@ -43,7 +43,8 @@ class IndexFlowRep(BackendRep):
         if not isinstance(inputs, Mapping) and len(inputs) != len(self.input_names):
             raise ValueError(f"the model takes {len(self.input_names)} input(s) ({', '.join(self.input_names)}), "
                              f"got {len(inputs)}")
-        values: Mapping[str, Any] = inputs if isinstance(inputs, Mapping) else dict(zip(self.input_names, inputs, strict=True))
+        values: Mapping[str, Any] = (inputs if isinstance(inputs, Mapping)
+                                     else dict(zip(self.input_names, inputs, strict=True)))
         missing = [name for name in self.input_names if name not in values]
         if missing:
             raise ValueError(f"missing input(s): {', '.join(missing)}")

@@ -110,7 +110,8 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
     external += [n.name or n.output[0] for n in g.node if n.op_type == "Constant"
                  and any(a.t and _external(a.t) for a in n.attribute)]
     if external:
-        raise OnnxImportError(f"{where}: tensors stored as external data are not imported ({', '.join(external[:10])}); "
+        raise OnnxImportError(f"{where}: tensors stored as external data are not imported "
+                              f"({', '.join(external[:10])}); "
                               "save the model with its data inside (onnx.save(..., save_as_external_data=False))")
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None:
@@ -161,7 +162,8 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
             continue
         if node.op_type == "Constant":
             value = _constant_value(node, where, label)
-            nid = add(N.LiteralSource(id=_id(graph, node.output[0], "literal"), name=shown.get(node.output[0], node.output[0]),
+            nid = add(N.LiteralSource(id=_id(graph, node.output[0], "literal"),
+                                      name=shown.get(node.output[0], node.output[0]),
                                       value=N.frozen_array(value)), [])
             producer[node.output[0]] = (nid, N.SOURCE_PORT)
             continue

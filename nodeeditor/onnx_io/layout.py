@@ -15,7 +15,8 @@ ROW_HEIGHT = 150.0
 SWEEPS = 3
 
 
-def layered_positions(order: Iterable[str], predecessors: Mapping[str, Iterable[str]]) -> dict[str, tuple[float, float]]:
+def layered_positions(order: Iterable[str],
+                      predecessors: Mapping[str, Iterable[str]]) -> dict[str, tuple[float, float]]:
     """Positions for nodes given in topological ``order`` (see the module docstring)."""
     order = list(order)
     preds = {n: [p for p in predecessors.get(n, ()) if p != n] for n in order}
