@@ -127,7 +127,7 @@ class StepsView(QtWidgets.QTableView):
         if 0 <= step < self.steps_model.rowCount():
             index = self.steps_model.index(step, 0)
             blocked = self.selectionModel().blockSignals(True)
-            self.selectionModel().setCurrentIndex(
-                index, QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect | QtCore.QItemSelectionModel.SelectionFlag.Rows)
+            flag = QtCore.QItemSelectionModel.SelectionFlag
+            self.selectionModel().setCurrentIndex(index, flag.ClearAndSelect | flag.Rows)
             self.selectionModel().blockSignals(blocked)
             self.scrollTo(index)

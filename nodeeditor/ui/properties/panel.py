@@ -263,7 +263,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
             for port in n.input_ports():
                 edge = g.edge_into(n.id, port)
                 t = g.node_info(edge.src).outputs.get(edge.src_port) if edge else None
-                src = g.node(edge.src).name if edge else ("optional" if port in n.optional_inputs() else "not connected")
+                src = (g.node(edge.src).name if edge
+                       else "optional" if port in n.optional_inputs() else "not connected")
                 rows.append(f"in <b>{port}</b>: <tt>{t if t else '—'}</tt> <span style='color:#6a7285'>({src})</span>")
             for port in n.output_ports():
                 t = info.outputs.get(port)

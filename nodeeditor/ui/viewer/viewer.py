@@ -144,7 +144,8 @@ class TensorViewer(QtWidgets.QWidget):
         self.complex_combo.addItem("real / imag", "real_imag")
         self.complex_combo.addItem("magnitude / phase", "mag_phase")
         self.complex_combo.setToolTip("how complex values are drawn")
-        self.complex_combo.currentIndexChanged.connect(lambda _: self.set_complex_mode(self.complex_combo.currentData()))
+        self.complex_combo.currentIndexChanged.connect(
+            lambda _: self.set_complex_mode(self.complex_combo.currentData()))
         self.pin_button = QtWidgets.QPushButton("Pin")
         self.pin_button.setToolTip("keep this tensor and show the next one beside it")
         self.pin_button.clicked.connect(self.pin)
@@ -309,7 +310,8 @@ class TensorViewer(QtWidgets.QWidget):
         if self.current is None:
             return None
         if self.current.array.size == 0:
-            return self.current.array.reshape(0) if self.current.array.ndim < 2 else np.zeros((0, 0), self.current.array.dtype)
+            array = self.current.array
+            return array.reshape(0) if array.ndim < 2 else np.zeros((0, 0), array.dtype)
         return self._view(self.current.array)
 
     def current_index(self, row: int, col: int = 0) -> tuple[int, ...]:
@@ -620,7 +622,8 @@ class TensorViewer(QtWidgets.QWidget):
             block = view[r0 : r1 + 1, c0 : c1 + 1]
             drawn_as = display_part(block, part_index, mode)
             drawn = picture[r0 // step_r, c0 // step_c]
-            span = ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in zip(index_of(r0, c0), index_of(r1, c1), strict=True))
+            span = ", ".join(str(a) if a == b else f"{a}..{b}"
+                             for a, b in zip(index_of(r0, c0), index_of(r1, c1), strict=True))
             missing = np.isnan(drawn_as)
             if np.isnan(drawn) or missing.all():
                 return f"{title} [{span}]: all NaN"
