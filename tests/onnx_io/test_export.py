@@ -54,7 +54,8 @@ def test_an_opset_too_low_names_the_node_and_offers_the_lowest_that_works():
     export_model(g, opset=info.value.suggested_opset)  # and the offer works
 
 
-@pytest.mark.parametrize("what, opset_needed", [("add", 16), ("bfloat16", 13), ("batch_dims", 12), ("tensorscatter", 24)])
+@pytest.mark.parametrize("what, opset_needed",
+                         [("add", 16), ("bfloat16", 13), ("batch_dims", 12), ("tensorscatter", 24)])
 def test_opset_rules(what, opset_needed):
     if what == "add":
         g = _scatter_graph("add")

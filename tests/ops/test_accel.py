@@ -128,7 +128,8 @@ def both(fn):
 def assert_same_bits(fast: np.ndarray, slow: np.ndarray) -> None:
     assert fast.dtype == slow.dtype and fast.shape == slow.shape
     if fast.tobytes() != slow.tobytes():
-        bad = [i for i in range(fast.size) if fast.reshape(-1)[i:i + 1].tobytes() != slow.reshape(-1)[i:i + 1].tobytes()]
+        flat_fast, flat_slow = fast.reshape(-1), slow.reshape(-1)
+        bad = [i for i in range(fast.size) if flat_fast[i:i + 1].tobytes() != flat_slow[i:i + 1].tobytes()]
         raise AssertionError(f"{len(bad)} elements differ, first at flat {bad[0]}: "
                              f"accelerated {fast.reshape(-1)[bad[0]]!r} vs numpy {slow.reshape(-1)[bad[0]]!r}")
 

@@ -87,7 +87,8 @@ def test_compare_panels_and_legend_fit_inside_the_picture(make_viewer, qtbot, wi
     for panel in viewer.picture.panels:
         for item in panel.items():
             rect = viewer.picture.mapFromScene(item.sceneBoundingRect()).boundingRect()
-            assert area.contains(rect), f"{type(item).__name__} of {panel.spec.title!r} is clipped: {rect} not in {area}"
+            assert area.contains(rect), \
+                f"{type(item).__name__} of {panel.spec.title!r} is clipped: {rect} not in {area}"
 
 
 def test_1e8_difference_shows_one_changed_cell(make_viewer, qtbot):
@@ -310,5 +311,6 @@ def test_a_few_changed_cells_of_a_large_difference_are_ringed(make_viewer, qtbot
     _compare(viewer, qtbot, data, out)
     (diff,) = [p for p in viewer.picture.panels if p.spec.title.startswith("difference")]
     xs, ys = diff.marks_item.getData()
-    assert sorted(zip(ys.tolist(), xs.tolist(), strict=True)) == sorted(zip(rows.astype(float).tolist(), cols.astype(float).tolist(), strict=True))
+    marked = sorted(zip(ys.tolist(), xs.tolist(), strict=True))
+    assert marked == sorted(zip(rows.astype(float).tolist(), cols.astype(float).tolist(), strict=True))
     viewer.grab().save(str(SHOTS / "diff_rings_900px.png"))
