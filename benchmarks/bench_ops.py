@@ -6,15 +6,15 @@ Run as a script (not part of the test suite):
 
 For each case it prints the median wall time of ``ops`` (as shipped: with the optional numba
 accelerator of :mod:`ops.accel` when it is installed and not switched off), ``ops(numpy)`` (the
-same call with the accelerator off: the numpy reference path), onnxruntime with its default threads,
-onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output), all
-measured in this process, then the ratio ops / best correct onnxruntime and ops / copy (both for the default ``ops``). The
-``1st ms`` column is the first call of each case in this process: it includes compiling the
-accelerator's kernels, or loading them from numba's on-disk cache (``cache=True``). Where
-multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate indices loses
-updates), its time is shown but the ratio uses the one-thread time. Cases marked ``[extra]`` are
-not among the benchmark cases the ops issue lists; they watch a route that had no case
-(GatherElements on axis 0 was 1.7x onnxruntime's time before it ran compiled).
+same call with the accelerator off: the numpy reference path), onnxruntime with its default
+threads, onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output),
+all measured in this process, then the ratio ops / best correct onnxruntime and ops / copy (both
+for the default ``ops``). The ``1st ms`` column is the first call of each case in this process: it
+includes compiling the accelerator's kernels, or loading them from numba's on-disk cache
+(``cache=True``). Where multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate
+indices loses updates), its time is shown but the ratio uses the one-thread time. Cases marked
+``[extra]`` are not among the benchmark cases the ops issue lists; they watch a route that had no
+case (GatherElements on axis 0 was 1.7x onnxruntime's time before it ran compiled).
 
 Timing: per case, two phases. First ops, ops(numpy) and the copy run in turns (so other load
 on the machine hits them alike, and the copy evicts the caches before whoever follows it);
@@ -55,7 +55,8 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     f32 = np.float32
     cases = []
     data = rng.standard_normal((100_000, 64)).astype(f32)
-    cases.append(Case("Gather axis0 (1e5,64) x 1e6 idx", "Gather", [data, rng.integers(0, 100_000, 1_000_000)], {"axis": 0}))
+    cases.append(Case("Gather axis0 (1e5,64) x 1e6 idx", "Gather", [data, rng.integers(0, 100_000, 1_000_000)],
+                      {"axis": 0}))
     data = rng.standard_normal((1000, 1000)).astype(f32)
     cases.append(Case("Gather axis1 (1000,1000) x 500 idx", "Gather", [data, rng.integers(0, 1000, 500)], {"axis": 1}))
     data = rng.standard_normal((2000, 2000)).astype(f32)
@@ -71,18 +72,20 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
                       [data, unique_cols, rng.standard_normal((1000, 2000)).astype(f32)], {"axis": 0}))
     dup = rng.integers(0, 2000, (2000, 2000))
     upd = rng.standard_normal((2000, 2000)).astype(f32)
-    cases.append(Case("ScatterElements axis0 add, dups", "ScatterElements", [data, dup, upd], {"axis": 0, "reduction": "add"}))
-    cases.append(Case("ScatterElements axis1 max, dups", "ScatterElements", [data, dup, upd], {"axis": 1, "reduction": "max"}))
+    cases.append(Case("ScatterElements axis0 add, dups", "ScatterElements", [data, dup, upd],
+                      {"axis": 0, "reduction": "add"}))
+    cases.append(Case("ScatterElements axis1 max, dups", "ScatterElements", [data, dup, upd],
+                      {"axis": 1, "reduction": "max"}))
     data = rng.standard_normal(1_000_000).astype(f32)
     cases.append(Case("ScatterND none (1e6,) x 1e5 unique", "ScatterND",
                       [data, rng.permutation(1_000_000)[:100_000, None], rng.standard_normal(100_000).astype(f32)]))
     data = rng.standard_normal((1000, 1000, 16)).astype(f32)
     idx = rng.integers(0, 1000, (200_000, 2))
     upd = rng.standard_normal((200_000, 16)).astype(f32)
-    cases.append(Case("ScatterND add (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd], {"reduction": "add"},
-                      ort_multithread_wrong=True))
-    cases.append(Case("ScatterND mul (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd], {"reduction": "mul"},
-                      ort_multithread_wrong=True))
+    cases.append(Case("ScatterND add (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd],
+                      {"reduction": "add"}, ort_multithread_wrong=True))
+    cases.append(Case("ScatterND mul (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd],
+                      {"reduction": "mul"}, ort_multithread_wrong=True))
     return cases
 
 
@@ -165,8 +168,10 @@ def main(argv=None) -> int:
           + ("; onnxruntime threads do not spin" if args.ort_no_spin else ""))
     t0 = time.perf_counter()
     on = accel.enabled()  # imports numba (once per process)
-    print(f"# accelerator: {'on' if on else 'off'} ({'numba ' + __import__('numba').__version__ if accel.available() else 'numba not installed'}"
-          f"{'; INDEXFLOW_ACCEL=0' if accel.available() and not on else ''}), import {1e3 * (time.perf_counter() - t0):.0f} ms; "
+    compiler = "numba " + __import__("numba").__version__ if accel.available() else "numba not installed"
+    switched_off = "; INDEXFLOW_ACCEL=0" if accel.available() and not on else ""
+    print(f"# accelerator: {'on' if on else 'off'} ({compiler}{switched_off}), "
+          f"import {1e3 * (time.perf_counter() - t0):.0f} ms; "
           f"ops = default path, numpy = ops(numpy), the accelerator off")
     print(header)
     print("-" * len(header))

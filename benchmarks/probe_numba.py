@@ -1,6 +1,7 @@
 """How much a compiled kernel (numba) would buy over the numpy paths of ``ops``: a probe, not a
-product path. ``ops`` now has one (ops/accel.py, the ``fast`` extra); this script measured whether an optional accelerator
-would be worth adding (the issue allows one, with the numpy path kept as the reference).
+product path. ``ops`` now has one (ops/accel.py, the ``fast`` extra); this script measured whether
+an optional accelerator would be worth adding (the issue allows one, with the numpy path kept as
+the reference).
 
     .venv/bin/python benchmarks/probe_numba.py            # needs numba importable
     PYTHONPATH=/some/dir/with/numba .venv/bin/python benchmarks/probe_numba.py
@@ -75,7 +76,8 @@ def main() -> int:
     print(f"compile gather_elements_last: {time.perf_counter() - t0:.2f} s")
     assert np.array_equal(out, ops.gather_elements(data, idx, 1))
     print("GatherElements axis1   numba {:.2f} / {:.2f} ms   ops {:.2f} / {:.2f} ms  (min / median)"
-          .format(*best(lambda: gather_elements_last(data, idx, out)), *best(lambda: ops.gather_elements(data, idx, 1))))
+          .format(*best(lambda: gather_elements_last(data, idx, out)),
+                  *best(lambda: ops.gather_elements(data, idx, 1))))
 
     o2 = np.empty_like(data)  # reused output, as ops.buffers does: no page faults
 
