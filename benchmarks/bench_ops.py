@@ -117,7 +117,7 @@ ORT_SPIN = True
 def ort_session(case: Case, threads: int | None):
     import onnx
     import onnxruntime as ort
-    from onnx import helper, numpy_helper  # noqa: F401
+    from onnx import helper
 
     names = [p.name for p in ops.get_schema(case.op).inputs][: len(case.inputs)]
     elem = {np.dtype(np.float32): onnx.TensorProto.FLOAT, np.dtype(np.int64): onnx.TensorProto.INT64}

@@ -180,7 +180,7 @@ def _run_in_onnxruntime(graph) -> dict | int:
     """Outputs of the graph exported in memory and run in onnxruntime (one thread), or an exit
     code after printing why that is not possible."""
     try:
-        import onnxruntime  # noqa: F401
+        import onnxruntime  # noqa: F401 - only checks that it is installed
     except ImportError:
         print("error: --engine onnxruntime needs onnxruntime, which is not installed; install it with:\n"
               "  pip install onnxruntime", file=sys.stderr)

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from nodeeditor.graph import Graph  # noqa: E402
-from nodeeditor.graph.fileformat import EXTENSION, save_graph  # noqa: E402
+from nodeeditor.graph import Graph
+from nodeeditor.graph.fileformat import EXTENSION, save_graph
+
+HERE = Path(__file__).resolve().parent
 
 SRC_X, OP_X, OUT_X = 0.0, 300.0, 560.0
 ROW = 120.0
@@ -84,8 +85,12 @@ def grid(g: Graph, examples: list[dict]) -> None:
         top += max(chain_height(e["inputs"]) for e in r)
 
 
-f32 = lambda v: np.array(v, dtype=np.float32)  # noqa: E731
-i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
+def f32(v) -> np.ndarray:
+    return np.array(v, dtype=np.float32)
+
+
+def i64(v) -> np.ndarray:
+    return np.array(v, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------- worked examples

@@ -9,13 +9,16 @@ view of it) is alive.
 """
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
 import ops
 import ops.parallel
 
-from ._helpers import eps
+from ._cases import Case
+from ._helpers import CORE_DTYPES, eps, random_values
 from .test_vs_onnxruntime import run_ort
 
 RNG_SEED = 20261129
@@ -462,11 +465,6 @@ def test_scatter_elements_rank3_large(threads, axis, reduction):
 # ---------------------------------------------------------------------------------------------
 # medium sizes (a few thousand updates): past the size where ops switches to its compiled or
 # banded paths, yet small enough for the slow reference, for every dtype and reduction
-
-import zlib  # noqa: E402
-
-from ._cases import Case  # noqa: E402
-from ._helpers import CORE_DTYPES, random_values  # noqa: E402
 
 MEDIUM_REDUCTIONS = ("none", "add", "mul", "max", "min")
 
