@@ -169,7 +169,7 @@ class ExplainerWidget(QtWidgets.QWidget):
 
     def grid(self, title: str) -> TensorGrid:
         """The grid of the tensor named ``title`` (``output``: the output grid, whatever step)."""
-        for grid, (name, _) in zip(self.grids, self._panels(), strict=True):
+        for grid, (name, _) in zip(self.grids, self._panels(), strict=False):  # four grids; gathers use three
             if name == title:
                 return grid
         raise KeyError(title)
@@ -205,7 +205,7 @@ class ExplainerWidget(QtWidgets.QWidget):
                 if e.op == "TensorScatter" else [{move.target: "target"}, index_cell, source, {move.target: "target"}]
             output = self.grids[3]
             output.set_tensor("output", e.output_after(k), f"after step {k + 1}" if k < e.count - 1 else "")
-        for grid, mark in zip(self.grids, marks, strict=True):
+        for grid, mark in zip(self.grids, marks, strict=False):  # four grids; gathers mark three
             grid.set_highlights(self._fit(grid, mark))
         self.prev_button.setEnabled(k > 0)
         self.next_button.setEnabled(k < e.count - 1)

@@ -172,7 +172,8 @@ class BarTextItem(pg.GraphicsObject):
         painter.setFont(font)
         painter.setPen(QtGui.QColor(235, 235, 235))
         metrics = QtGui.QFontMetricsF(font)
-        for x, y, text in zip(self.x, self.y, self.texts, strict=True):
+        # strict=False: set_values cuts x and y to the texts, not the texts to x
+        for x, y, text in zip(self.x, self.y, self.texts, strict=False):
             anchor = transform.map(QtCore.QPointF(x, y))
             length, thick = metrics.horizontalAdvance(text) + 2, metrics.height()
             w, h = (thick, length) if upright else (length, thick)
