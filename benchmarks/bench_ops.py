@@ -6,15 +6,15 @@ Run as a script (not part of the test suite):
 
 For each case it prints the median wall time of ``ops`` (as shipped: with the optional numba
 accelerator of :mod:`ops.accel` when it is installed and not switched off), ``ops(numpy)`` (the
-same call with the accelerator off: the numpy reference path), onnxruntime with its default threads,
-onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output), all
-measured in this process, then the ratio ops / best correct onnxruntime and ops / copy (both for the default ``ops``). The
-``1st ms`` column is the first call of each case in this process: it includes compiling the
-accelerator's kernels, or loading them from numba's on-disk cache (``cache=True``). Where
-multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate indices loses
-updates), its time is shown but the ratio uses the one-thread time. Cases marked ``[extra]`` are
-not among the benchmark cases the ops issue lists; they watch a route that had no case
-(GatherElements on axis 0 was 1.7x onnxruntime's time before it ran compiled).
+same call with the accelerator off: the numpy reference path), onnxruntime with its default
+threads, onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output),
+all measured in this process, then the ratio ops / best correct onnxruntime and ops / copy (both
+for the default ``ops``). The ``1st ms`` column is the first call of each case in this process: it
+includes compiling the accelerator's kernels, or loading them from numba's on-disk cache
+(``cache=True``). Where multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate
+indices loses updates), its time is shown but the ratio uses the one-thread time. Cases marked
+``[extra]`` are not among the benchmark cases the ops issue lists; they watch a route that had no
+case (GatherElements on axis 0 was 1.7x onnxruntime's time before it ran compiled).
 
 Timing: per case, two phases. First ops, ops(numpy) and the copy run in turns (so other load
 on the machine hits them alike, and the copy evicts the caches before whoever follows it);
@@ -32,13 +32,14 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import ops  # noqa: E402
-from ops import accel  # noqa: E402
+import ops
+from ops import accel
 
 
 @dataclass
@@ -54,7 +55,8 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
     f32 = np.float32
     cases = []
     data = rng.standard_normal((100_000, 64)).astype(f32)
-    cases.append(Case("Gather axis0 (1e5,64) x 1e6 idx", "Gather", [data, rng.integers(0, 100_000, 1_000_000)], {"axis": 0}))
+    cases.append(Case("Gather axis0 (1e5,64) x 1e6 idx", "Gather", [data, rng.integers(0, 100_000, 1_000_000)],
+                      {"axis": 0}))
     data = rng.standard_normal((1000, 1000)).astype(f32)
     cases.append(Case("Gather axis1 (1000,1000) x 500 idx", "Gather", [data, rng.integers(0, 1000, 500)], {"axis": 1}))
     data = rng.standard_normal((2000, 2000)).astype(f32)
@@ -70,18 +72,20 @@ def make_cases(rng: np.random.Generator) -> list[Case]:
                       [data, unique_cols, rng.standard_normal((1000, 2000)).astype(f32)], {"axis": 0}))
     dup = rng.integers(0, 2000, (2000, 2000))
     upd = rng.standard_normal((2000, 2000)).astype(f32)
-    cases.append(Case("ScatterElements axis0 add, dups", "ScatterElements", [data, dup, upd], {"axis": 0, "reduction": "add"}))
-    cases.append(Case("ScatterElements axis1 max, dups", "ScatterElements", [data, dup, upd], {"axis": 1, "reduction": "max"}))
+    cases.append(Case("ScatterElements axis0 add, dups", "ScatterElements", [data, dup, upd],
+                      {"axis": 0, "reduction": "add"}))
+    cases.append(Case("ScatterElements axis1 max, dups", "ScatterElements", [data, dup, upd],
+                      {"axis": 1, "reduction": "max"}))
     data = rng.standard_normal(1_000_000).astype(f32)
     cases.append(Case("ScatterND none (1e6,) x 1e5 unique", "ScatterND",
                       [data, rng.permutation(1_000_000)[:100_000, None], rng.standard_normal(100_000).astype(f32)]))
     data = rng.standard_normal((1000, 1000, 16)).astype(f32)
     idx = rng.integers(0, 1000, (200_000, 2))
     upd = rng.standard_normal((200_000, 16)).astype(f32)
-    cases.append(Case("ScatterND add (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd], {"reduction": "add"},
-                      ort_multithread_wrong=True))
-    cases.append(Case("ScatterND mul (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd], {"reduction": "mul"},
-                      ort_multithread_wrong=True))
+    cases.append(Case("ScatterND add (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd],
+                      {"reduction": "add"}, ort_multithread_wrong=True))
+    cases.append(Case("ScatterND mul (1000,1000,16) x (2e5,2) dups", "ScatterND", [data, idx, upd],
+                      {"reduction": "mul"}, ort_multithread_wrong=True))
     return cases
 
 
@@ -113,12 +117,12 @@ ORT_SPIN = True
 def ort_session(case: Case, threads: int | None):
     import onnx
     import onnxruntime as ort
-    from onnx import helper, numpy_helper  # noqa: F401
+    from onnx import helper
 
     names = [p.name for p in ops.get_schema(case.op).inputs][: len(case.inputs)]
     elem = {np.dtype(np.float32): onnx.TensorProto.FLOAT, np.dtype(np.int64): onnx.TensorProto.INT64}
     graph_inputs = [helper.make_tensor_value_info(n, elem[np.asarray(a).dtype], list(np.shape(a)))
-                    for n, a in zip(names, case.inputs)]
+                    for n, a in zip(names, case.inputs, strict=True)]
     out = helper.make_tensor_value_info("output", onnx.TensorProto.FLOAT, None)
     node = helper.make_node(case.op, names, ["output"], **case.attrs)
     model = helper.make_model(helper.make_graph([node], "bench", graph_inputs, [out]),
@@ -130,7 +134,7 @@ def ort_session(case: Case, threads: int | None):
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = threads
     sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    feed = dict(zip(names, case.inputs))
+    feed = dict(zip(names, case.inputs, strict=True))
     return lambda: sess.run(None, feed)[0]
 
 
@@ -164,15 +168,17 @@ def main(argv=None) -> int:
           + ("; onnxruntime threads do not spin" if args.ort_no_spin else ""))
     t0 = time.perf_counter()
     on = accel.enabled()  # imports numba (once per process)
-    print(f"# accelerator: {'on' if on else 'off'} ({'numba ' + __import__('numba').__version__ if accel.available() else 'numba not installed'}"
-          f"{'; INDEXFLOW_ACCEL=0' if accel.available() and not on else ''}), import {1e3 * (time.perf_counter() - t0):.0f} ms; "
+    compiler = "numba " + __import__("numba").__version__ if accel.available() else "numba not installed"
+    switched_off = "; INDEXFLOW_ACCEL=0" if accel.available() and not on else ""
+    print(f"# accelerator: {'on' if on else 'off'} ({compiler}{switched_off}), "
+          f"import {1e3 * (time.perf_counter() - t0):.0f} ms; "
           f"ops = default path, numpy = ops(numpy), the accelerator off")
     print(header)
     print("-" * len(header))
     for case in make_cases(rng):
         if args.only and args.only.lower() not in case.name.lower():
             continue
-        run = lambda c=case: ops.run_op(c.op, c.inputs, c.attrs)  # noqa: E731
+        run = partial(ops.run_op, case.op, case.inputs, case.attrs)
 
         def run_numpy(c=case):
             previous = accel.set_enabled(False)
@@ -189,7 +195,7 @@ def main(argv=None) -> int:
         del reference
         largest = max([np.asarray(a) for a in case.inputs] + [expected], key=lambda a: a.nbytes)
         scratch = np.empty_like(largest)
-        fns = {"ops": run, "numpy": run_numpy, "copy": lambda: np.copyto(scratch, largest)}
+        fns = {"ops": run, "numpy": run_numpy, "copy": partial(np.copyto, scratch, largest)}
         times = interleaved_times(fns, args.repeat) if args.phases else {}
         if not args.no_ort:
             ort_default, ort_one = ort_session(case, None), ort_session(case, 1)

@@ -24,12 +24,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("INDEXFLOW_STATE_DIR", tempfile.mkdtemp(prefix="indexflow-bench-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+import numpy as np
+from PySide6 import QtCore, QtWidgets
 
-from nodeeditor.graph import Graph, save_graph  # noqa: E402
-from nodeeditor.ui import commands as C  # noqa: E402
-from nodeeditor.ui.app import create_main_window  # noqa: E402
+from nodeeditor.graph import Graph, save_graph
+from nodeeditor.ui import commands as C
+from nodeeditor.ui.app import create_main_window
 
 
 def generated_graph(nodes: int = 500) -> Graph:
@@ -124,7 +124,7 @@ def bench_stall_1e8(window) -> tuple[float, float, int]:
 
 
 def main() -> int:
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    _app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])  # kept alive until main returns
     window = create_main_window()
     window.show()
     wait_finished(window)

@@ -14,10 +14,10 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import numpy as np  # noqa: E402
-from PySide6 import QtWidgets  # noqa: E402
+import numpy as np
+from PySide6 import QtWidgets
 
-from nodeeditor.ui.viewer import TensorViewer, thumbnail  # noqa: E402
+from nodeeditor.ui.viewer import TensorViewer, thumbnail
 
 
 def timed(label: str, fn, app) -> float:

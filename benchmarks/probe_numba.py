@@ -1,6 +1,7 @@
 """How much a compiled kernel (numba) would buy over the numpy paths of ``ops``: a probe, not a
-product path. ``ops`` now has one (ops/accel.py, the ``fast`` extra); this script measured whether an optional accelerator
-would be worth adding (the issue allows one, with the numpy path kept as the reference).
+product path. ``ops`` now has one (ops/accel.py, the ``fast`` extra); this script measured whether
+an optional accelerator would be worth adding (the issue allows one, with the numpy path kept as
+the reference).
 
     .venv/bin/python benchmarks/probe_numba.py            # needs numba importable
     PYTHONPATH=/some/dir/with/numba .venv/bin/python benchmarks/probe_numba.py
@@ -22,12 +23,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import ops  # noqa: E402
+import ops
 
 try:
     from numba import njit
 except ImportError:  # pragma: no cover - probe only
-    raise SystemExit("numba is not importable; install it somewhere and put it on PYTHONPATH")
+    raise SystemExit("numba is not importable; install it somewhere and put it on PYTHONPATH") from None
 
 
 @njit
@@ -74,8 +75,9 @@ def main() -> int:
     gather_elements_last(data, idx, out)
     print(f"compile gather_elements_last: {time.perf_counter() - t0:.2f} s")
     assert np.array_equal(out, ops.gather_elements(data, idx, 1))
-    print("GatherElements axis1   numba %.2f / %.2f ms   ops %.2f / %.2f ms  (min / median)"
-          % (*best(lambda: gather_elements_last(data, idx, out)), *best(lambda: ops.gather_elements(data, idx, 1))))
+    print("GatherElements axis1   numba {:.2f} / {:.2f} ms   ops {:.2f} / {:.2f} ms  (min / median)"
+          .format(*best(lambda: gather_elements_last(data, idx, out)),
+                  *best(lambda: ops.gather_elements(data, idx, 1))))
 
     o2 = np.empty_like(data)  # reused output, as ops.buffers does: no page faults
 
@@ -85,8 +87,8 @@ def main() -> int:
         return o2
 
     assert np.array_equal(numba_max(), ops.scatter_elements(data, idx, upd, 1, "max"))
-    print("ScatterElements max ax1 numba %.2f / %.2f ms   ops %.2f / %.2f ms  (with output copy)"
-          % (*best(numba_max), *best(lambda: ops.scatter_elements(data, idx, upd, 1, "max"))))
+    print("ScatterElements max ax1 numba {:.2f} / {:.2f} ms   ops {:.2f} / {:.2f} ms  (with output copy)"
+          .format(*best(numba_max), *best(lambda: ops.scatter_elements(data, idx, upd, 1, "max"))))
 
     d3 = rng.standard_normal((1000, 1000, 16)).astype(np.float32)
     i3 = rng.integers(0, 1000, (200_000, 2))
@@ -101,8 +103,8 @@ def main() -> int:
         return o3
 
     assert np.array_equal(numba_add(), ops.scatter_nd(d3, i3, u3, "add"))  # same order: bit-identical
-    print("ScatterND add           numba %.2f / %.2f ms   ops %.2f / %.2f ms  (with output copy)"
-          % (*best(numba_add), *best(lambda: ops.scatter_nd(d3, i3, u3, "add"))))
+    print("ScatterND add           numba {:.2f} / {:.2f} ms   ops {:.2f} / {:.2f} ms  (with output copy)"
+          .format(*best(numba_add), *best(lambda: ops.scatter_nd(d3, i3, u3, "add"))))
     return 0
 
 

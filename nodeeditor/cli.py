@@ -147,9 +147,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             result = Engine(graph).run(progress=progress)
         finally:
             progress.finish()
-        for node_id, message in result.errors():
+        for _, message in result.errors():
             print(f"error: {message}")
-        for node_id, message in result.warnings():
+        for _, message in result.warnings():
             print(f"warning: {message}")
         outputs, ok = result.outputs, result.ok
     for clash in graph.name_clashes():
@@ -171,7 +171,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for name, value in outputs.items():
             widened = _savable(value)
             if value.dtype != object and widened.dtype != value.dtype:
-                print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: .npz cannot name {dtype_name(value)}")
+                print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: "
+                      f".npz cannot name {dtype_name(value)}")
     if not graph.output_nodes():
         print("warning: the graph has no output nodes; nothing to write")
     return EXIT_OK if ok else EXIT_GRAPH_ERROR
@@ -181,7 +182,7 @@ def _run_in_onnxruntime(graph) -> dict | int:
     """Outputs of the graph exported in memory and run in onnxruntime (one thread), or an exit
     code after printing why that is not possible."""
     try:
-        import onnxruntime  # noqa: F401
+        import onnxruntime  # noqa: F401 - only checks that it is installed
     except ImportError:
         print("error: --engine onnxruntime needs onnxruntime, which is not installed; install it with:\n"
               "  pip install onnxruntime", file=sys.stderr)
@@ -194,7 +195,7 @@ def _run_in_onnxruntime(graph) -> dict | int:
     except ExportError as exc:
         print(f"error: the graph cannot be exported for onnxruntime: {exc}")
         return EXIT_GRAPH_ERROR
-    except Exception as exc:  # onnxruntime's own errors (bad index values...) have many types
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's own errors (bad index values...) have many types
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"error: onnxruntime failed to run the model: {first_line}")
         return EXIT_GRAPH_ERROR
@@ -259,7 +260,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
 
 
 def _register_check(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="validate a graph and print every node's type, errors and warnings (no kernels run)")
+    p = sub.add_parser("check",
+                       help="validate a graph and print every node's type, errors and warnings (no kernels run)")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
     p.set_defaults(handler=_cmd_check)
 
@@ -321,7 +323,8 @@ def _open_editor(path: str | None) -> int:
     try:
         from nodeeditor.ui.app import run_app
     except ModuleNotFoundError as exc:
-        if exc.name not in ("nodeeditor.ui.app", "PySide6", "pyqtgraph") and not str(exc.name).startswith(("PySide6.", "pyqtgraph.")):
+        if exc.name not in ("nodeeditor.ui.app", "PySide6", "pyqtgraph") \
+                and not str(exc.name).startswith(("PySide6.", "pyqtgraph.")):
             raise
         print(f"note: the graphical editor is not available ({exc.name} not found); "
               f"running {'the default example' if path is None else path} headless instead.", file=sys.stderr)

@@ -154,7 +154,7 @@ def _load() -> dict | None:
             try:
                 import numba
                 import numba.extending
-            except Exception:  # ImportError, or a numba built for another numpy: numpy path only
+            except Exception:  # noqa: BLE001 - ImportError, or a numba built for another numpy: numpy path only
                 _load_failed = True
                 return None
             from . import accel_kernels as K
@@ -170,7 +170,7 @@ def _load() -> dict | None:
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
                 accel_intrinsics.install(K.prefetch, K.touch, K.stream_store, K.store_fence)
-            except Exception:  # no prefetches, ordinary stores: the same results, slower
+            except Exception:  # noqa: BLE001 - numba internals moved: no prefetches, ordinary stores, same results
                 for helper in (K.prefetch, K.touch, K.stream_store, K.store_fence):
                     numba.extending.register_jitable(inline="always")(helper)
             _kernels = {

@@ -37,7 +37,7 @@ def dims_equal(a, b) -> bool:
 
 
 def shapes_equal(a, b) -> bool:
-    return len(a) == len(b) and all(dims_equal(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(dims_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def allowed_data_dtypes(op: str) -> tuple[str, ...]:

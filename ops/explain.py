@@ -125,8 +125,8 @@ class Explanation:
         if all(v >= 0 for v in values):
             return _index_text(value)
         dims = self._index_dims()
-        sums = [f"{n} - {-v}" if v < 0 else str(v) for v, n in zip(values, dims)]
-        landed = [v + n if v < 0 else v for v, n in zip(values, dims)]
+        sums = [f"{n} - {-v}" if v < 0 else str(v) for v, n in zip(values, dims, strict=True)]
+        landed = [v + n if v < 0 else v for v, n in zip(values, dims, strict=True)]
         if isinstance(value, tuple):
             return f"{_index_text(value)}, from the end: [{', '.join(sums)}] = {_index_text(tuple(landed))}"
         return f"{values[0]}, from the end: {sums[0]} = {landed[0]}"
@@ -183,7 +183,8 @@ class Explanation:
             return f"{source}{position_text(self._element(step))}"
         if self.reduction == "none":
             if len(steps) == 1:
-                return f"Only this update writes output{position_text(self._target(flat))}: it replaces {value_text(data[flat])}."
+                return (f"Only this update writes output{position_text(self._target(flat))}: "
+                        f"it replaces {value_text(data[flat])}.")
             later = steps[pos + 1:]
             if later:
                 return (f"{len(steps)} updates hit this cell; this one is overwritten later by {name(later[-1])} "

@@ -25,9 +25,10 @@ def elementwise_output_shape(op: str, data_shape: tuple, indices_shape: tuple, a
     a = normalize_axis(op, axis, len(data_shape))
     if len(indices_shape) != len(data_shape):
         raise OpError(
-            f"{op}: indices must have the rank of data; data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
+            f"{op}: indices must have the rank of data; "
+            f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
         )
-    for d, (n_idx, n_data) in enumerate(zip(indices_shape, data_shape)):
+    for d, (n_idx, n_data) in enumerate(zip(indices_shape, data_shape, strict=True)):
         if d != a and n_idx is not None and n_data is not None and n_idx > n_data:
             raise OpError(
                 f"{op}: indices dimension {d} ({n_idx}) exceeds data dimension {d} ({n_data}); "

@@ -91,8 +91,8 @@ def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
     require_data_dtype(OP, "data", data)
     if batch_dims == 0 and indices.ndim >= 1 and data.ndim >= 1:
         k = indices.shape[-1]
-        if k <= data.ndim and accel.supports_tuples(data, indices, k, indices.size // max(k, 1) * prod(data.shape[k:])) \
-                and accel.enabled():
+        moved = indices.size // max(k, 1) * prod(data.shape[k:])
+        if k <= data.ndim and accel.supports_tuples(data, indices, k, moved) and accel.enabled():
             gather_nd_output_shape(data.shape, indices.shape, 0)
             out = accel.gather_tuples(data, indices, k)
             if out is not None:

@@ -119,12 +119,12 @@ def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None,
     error = None
     try:
         run(0)
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - re-raised below, once every part has finished
         error = exc
     for f in futures:
         try:
             f.result()
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - the first error is re-raised below
             error = error or exc
     if error is not None:
         raise error

@@ -24,7 +24,7 @@ def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any]
         names = ", ".join(p.name + ("?" if p.optional else "") for p in schema.inputs)
         raise OpError(f"{op_name}: expected inputs ({names}), got {len(inputs)}")
     inputs += [None] * (len(schema.inputs) - len(inputs))
-    for port, value in zip(schema.inputs, inputs):
+    for port, value in zip(schema.inputs, inputs, strict=True):
         if value is None and not port.optional:
             raise OpError(f"{op_name}: input {port.name} is missing")
     return inputs, schema.check_attributes(attrs, opset)
@@ -58,7 +58,7 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
     schema.require_version(opset)
     input_types, attrs = _arguments(schema, input_types, attrs, opset)
     bound: dict[str, str] = {}
-    for port, ttype in zip(schema.inputs, input_types):
+    for port, ttype in zip(schema.inputs, input_types, strict=True):
         if ttype is None:
             continue
         allowed = schema.allowed_dtypes(port.type_param, opset)
@@ -71,7 +71,8 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
             )
         if port.type_param in bound and bound[port.type_param] != ttype.dtype:
             first = next(p.name for p in schema.inputs if p.type_param == port.type_param)
-            raise OpError(f"{op_name}: {port.name} dtype {ttype.dtype} differs from {first} dtype {bound[port.type_param]}")
+            raise OpError(f"{op_name}: {port.name} dtype {ttype.dtype} differs from "
+                          f"{first} dtype {bound[port.type_param]}")
         bound.setdefault(port.type_param, ttype.dtype)
     shapes = [None if t is None else tuple(t.shape) for t in input_types]
     attrs = {**schema.defaults(), **attrs}  # the semantics of attributes the opset lacks: their defaults

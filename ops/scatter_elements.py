@@ -22,12 +22,13 @@ from .index_map import IndexMap
 OP = "ScatterElements"
 
 
-def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple, axis: int = 0, op: str = OP) -> tuple:
+def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple, axis: int = 0,
+                                  op: str = OP) -> tuple:
     """``data_shape``; OpError unless updates has the shape of indices and indices fits data."""
     elementwise_output_shape(op, data_shape, indices_shape, axis)
     if tuple(updates_shape) != tuple(indices_shape) and not (
         len(updates_shape) == len(indices_shape)
-        and all(u is None or i is None or u == i for u, i in zip(updates_shape, indices_shape))
+        and all(u is None or i is None or u == i for u, i in zip(updates_shape, indices_shape, strict=True))
     ):
         raise OpError(
             f"{op}: updates shape {fmt_shape(updates_shape)} must equal indices shape {fmt_shape(indices_shape)}"

@@ -84,7 +84,8 @@ class OpSchema:
         version = self.version_for(opset)
         if version is None:
             if self.deprecated_since is not None and opset >= self.deprecated_since:
-                where = f"opsets {self.versions[0]} to {self.deprecated_since - 1} (deprecated from {self.deprecated_since})"
+                where = (f"opsets {self.versions[0]} to {self.deprecated_since - 1} "
+                         f"(deprecated from {self.deprecated_since})")
             else:
                 where = f"opset {self.versions[0]} and later"
             raise OpError(f"{self.name} does not exist at opset {opset}; it exists in {where}")
@@ -95,7 +96,8 @@ class OpSchema:
         for spec in self.attributes:
             if spec.name == name:
                 return spec
-        raise OpError(f"{self.name} has no attribute {name!r}; it has {', '.join(a.name for a in self.attributes) or 'none'}")
+        known = ", ".join(a.name for a in self.attributes) or "none"
+        raise OpError(f"{self.name} has no attribute {name!r}; it has {known}")
 
     def attributes_at(self, opset: int) -> tuple[AttrSpec, ...]:
         """The attributes that exist at ``opset``."""

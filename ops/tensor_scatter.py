@@ -48,8 +48,9 @@ def tensor_scatter_output_shape(cache_shape: tuple, update_shape: tuple, write_i
     if a == 0:
         raise OpError(f"{OP}: axis={axis} is the batch axis; the sequence axis must be 1..{len(cache_shape) - 1}")
     if len(update_shape) != len(cache_shape):
-        raise OpError(f"{OP}: update {fmt_shape(update_shape)} must have the rank of past_cache {fmt_shape(cache_shape)}")
-    for d, (u, c) in enumerate(zip(update_shape, cache_shape)):
+        raise OpError(f"{OP}: update {fmt_shape(update_shape)} must have the rank of "
+                      f"past_cache {fmt_shape(cache_shape)}")
+    for d, (u, c) in enumerate(zip(update_shape, cache_shape, strict=True)):
         if d == a:
             if u is not None and c is not None and u > c:
                 raise OpError(
@@ -58,7 +59,8 @@ def tensor_scatter_output_shape(cache_shape: tuple, update_shape: tuple, write_i
                 )
         elif not dims_equal(u, c):
             raise OpError(
-                f"{OP}: update {fmt_shape(update_shape)} differs from past_cache {fmt_shape(cache_shape)} in dimension {d}"
+                f"{OP}: update {fmt_shape(update_shape)} differs from "
+                f"past_cache {fmt_shape(cache_shape)} in dimension {d}"
             )
     if write_indices_shape is not None and (
         len(write_indices_shape) != 1 or not dims_equal(write_indices_shape[0], cache_shape[0])

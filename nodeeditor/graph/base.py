@@ -13,7 +13,7 @@ DEFAULT_OPSET = 18
 SETTINGS_DEFAULTS: dict[str, Any] = {"name": "untitled", "description": "", "opset": DEFAULT_OPSET}
 
 
-class ConnectionRefused(ValueError):
+class ConnectionRefused(ValueError):  # noqa: N818 - public name, used by callers and undo commands
     """``Graph.connect`` refused an edge; ``reason`` (also ``str(exc)``) says why."""
 
     def __init__(self, reason: str) -> None:

@@ -18,7 +18,6 @@ from .sources import SourceError
 from .view import GraphView
 
 
-
 def _writes(op: str) -> bool:
     """Whether ``op`` writes (a scatter), so that duplicate targets matter (its OpDef says)."""
     return op in ops.OPDEFS and ops.OPDEFS[op].writes

@@ -320,7 +320,8 @@ class Graph:
     def add_file_source(self, path: str, *, key: str | None = None, dtype: str | None = None, name: str = "",
                         position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
         """Add a file source (``.npy``, ``.npz`` + key, ``.csv`` + dtype)."""
-        return self.add_node(N.FileSource(id=node_id, name=name, position=position, path=str(path), key=key, dtype=dtype))
+        return self.add_node(N.FileSource(id=node_id, name=name, position=position,
+                                          path=str(path), key=key, dtype=dtype))
 
     def add_input(self, name: str, example: Any, *, position: tuple[float, float] = (0.0, 0.0),
                   node_id: str = "") -> str:
@@ -358,7 +359,7 @@ class Graph:
         if isinstance(removed.node, N.FileSource) and removed.node.path:
             removed.node.path = self.rebase_file_path(removed.node.path, removed.folder)
         self.add_node(removed.node, index=removed.index if removed.index >= 0 else None)
-        for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges)):
+        for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges), strict=True):
             self.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=at)
 
     # ------------------------------------------------------------------ changing: edges

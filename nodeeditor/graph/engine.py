@@ -102,7 +102,7 @@ WATCH_POLL_S = 0.02
 _SLOW_KINDS = (N.OPERATOR, N.GENERATOR, N.FILE)
 
 
-class _Abandoned(Exception):
+class _Abandoned(Exception):  # noqa: N818 - a cancellation signal, not an error
     """A watched computation was left to finish on its own because the run was cancelled."""
 
 
@@ -390,8 +390,9 @@ class Engine:
             # not cached as current (key None never matches): memory may be free next run
             return _Entry(None, version, NodeStatus.ERROR,
                           error=f"{step.label}: not enough memory for this result; make its inputs smaller")
-        except Exception as exc:  # a kernel bug must not take the whole run down
-            return _Entry(key, version, NodeStatus.ERROR, error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a kernel bug must not take the whole run down
+            return _Entry(key, version, NodeStatus.ERROR,
+                          error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
         warnings = self._duplicate_warning(step, values)
         return _Entry(key, version, NodeStatus.OK, value=value, has_value=True, warnings=warnings)
 

@@ -314,7 +314,8 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
     try:
         doc = migrate(doc)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise GraphFileError(path, f"cannot upgrade from format version {version}: malformed document ({exc!r})") from None
+        raise GraphFileError(path, f"cannot upgrade from format version {version}: "
+                                   f"malformed document ({exc!r})") from None
 
     archives: dict[str, Any] = {}
 
@@ -334,7 +335,7 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
                     archives[name] = {k: archive[k] for k in archive.files}
             except SourceError as exc:  # names the file already
                 raise ValueError(f"the sidecar file {exc}") from None
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - numpy raises many kinds on a damaged archive
                 raise ValueError(f"the sidecar file {side} cannot be read: {damage_text(exc)}") from None
         if key not in archives[name]:
             raise ValueError(f"the sidecar file {name} has no array {key!r}")

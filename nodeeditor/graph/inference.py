@@ -71,7 +71,7 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
         return NodeInfo(error=str(exc))
     # No warning for a deprecated op at an opset where it is current (Scatter at 9 and 10):
     # it is the right op there, and the node would look amber for nothing.
-    return NodeInfo(dict(zip(node.output_ports(), types)))
+    return NodeInfo(dict(zip(node.output_ports(), types, strict=True)))
 
 
 def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:

@@ -43,7 +43,8 @@ def structural_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_
         return f"{d.label} has no input {dst_port!r} (inputs: {ports})"
     existing = graph.edge_into(dst, dst_port)
     if existing is not None and not replacing:
-        return f"input {dst_port!r} of {d.label} is already connected to {graph.node(existing.src).label}; disconnect it first"
+        return (f"input {dst_port!r} of {d.label} is already connected to {graph.node(existing.src).label}; "
+                "disconnect it first")
     if src == dst or src in graph.downstream(dst):
         return f"connecting {s.label} to {d.label} would make a cycle"
     return None

@@ -152,7 +152,8 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         raise ValueError(f"unknown dtype {name!r}")
     dtype = np.dtype(ops.dtype_of(name))
     shape_list = spec.get("shape")
-    if not isinstance(shape_list, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape_list):
+    if not isinstance(shape_list, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape_list):
         raise ValueError(f"tensor shape must be a list of non-negative integers, got {shape_list!r}")
     shape = tuple(shape_list)
     count = math.prod(shape)
@@ -161,7 +162,7 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         if dtype.kind in "biu" and shape and not isinstance(data, list):
             raise ValueError(f"tensor data is a single value where the shape says {shape[0]}")
         flat = _flatten(data, shape, dtype.kind == "c")
-        if dtype == object:
+        if dtype.kind == "O":
             if not all(isinstance(v, str) for v in flat):
                 raise ValueError("string tensor data must hold only strings")
             arr = np.empty(count, dtype=object)
@@ -190,7 +191,7 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
             raw = base64.b64decode(spec["base64"], validate=True)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"tensor base64 data is not valid: {exc}") from None
-        if dtype == object:
+        if dtype.kind == "O":
             raise ValueError("string tensors cannot be stored as bytes")
         expected = count * dtype.itemsize
         if len(raw) != expected:
@@ -203,7 +204,8 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
         if ops.dtypes.is_ml_dtype(dtype) and arr.dtype == np.dtype(f"u{dtype.itemsize}"):
             arr = arr.view(dtype)  # ml_dtypes arrays are stored as their bits
         if arr.shape != shape:
-            raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, the file says {list(shape)}")
+            raise ValueError(f"sidecar array {spec.get('key')!r} has shape {list(arr.shape)}, "
+                             f"the file says {list(shape)}")
         if ops.dtype_name(arr) != name:
             raise ValueError(f"sidecar array {spec.get('key')!r} has dtype {ops.dtype_name(arr)}, the file says {name}")
         return arr
@@ -242,7 +244,8 @@ def _require(d: Mapping[str, Any], key: str, types: type | tuple, what: str) -> 
     if key not in d:
         raise ValueError(f"{what} has no {key!r}")
     value = d[key]
-    if not isinstance(value, types) or isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+    allowed = types if isinstance(types, tuple) else (types,)
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in allowed:
         raise ValueError(f"{what}: {key!r} has the wrong type ({type(value).__name__})")
     return value
 
@@ -260,14 +263,17 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
     if not isinstance(name, str):
         raise ValueError(f"{what}: 'name' must be a string")
     pos = d.get("position", [0, 0])
-    if not (isinstance(pos, list) and len(pos) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)):
+    if not (isinstance(pos, list) and len(pos) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)):
         raise ValueError(f"{what}: 'position' must be [x, y]")
     common = dict(id=node_id, name=name, position=(float(pos[0]), float(pos[1])))
     try:
         if kind == N.LITERAL:
-            return N.LiteralSource(**common, value=N.frozen_array(decode_tensor(_require(d, "value", dict, what), sidecar)))
+            value = decode_tensor(_require(d, "value", dict, what), sidecar)
+            return N.LiteralSource(**common, value=N.frozen_array(value))
         if kind == N.INPUT:
-            return N.InputSource(**common, example=N.frozen_array(decode_tensor(_require(d, "example", dict, what), sidecar)))
+            example = decode_tensor(_require(d, "example", dict, what), sidecar)
+            return N.InputSource(**common, example=N.frozen_array(example))
         if kind == N.GENERATOR:
             node = N.GeneratorSource(**common, generator=_require(d, "generator", str, what),
                                      params=dict(_require(d, "params", dict, what)))
@@ -295,7 +301,8 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
 def edge_from_dict(d: Any) -> N.Edge:
     """An edge from ``{"from": [id, port], "to": [id, port]}``."""
     ok = (isinstance(d, Mapping) and all(
-        isinstance(d.get(k), list) and len(d[k]) == 2 and all(isinstance(v, str) for v in d[k]) for k in ("from", "to")))
+        isinstance(d.get(k), list) and len(d[k]) == 2 and all(isinstance(v, str) for v in d[k])
+        for k in ("from", "to")))
     if not ok:
         raise ValueError(f"an edge must look like {{\"from\": [node, port], \"to\": [node, port]}}, got {d!r}")
     return N.Edge(d["from"][0], d["from"][1], d["to"][0], d["to"][1])

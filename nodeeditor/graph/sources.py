@@ -82,8 +82,9 @@ def _is_int(value: Any) -> bool:
 def _check_param(generator: str, key: str, value: Any, default: Any) -> None:
     """A parameter has its default's type (what the property panel edits): ``shape`` a list
     of integers, ``dtype`` a name, an integer where the default is an integer (``m`` may also
-    be empty), a number where it is a float and for arange's start, stop and step. A file edited by hand or damaged gets a message
-    that names the parameter, never a Python error from deep inside numpy."""
+    be empty), a number where it is a float and for arange's start, stop and step. A file
+    edited by hand or damaged gets a message that names the parameter, never a Python error
+    from deep inside numpy."""
     if key == "shape":
         ok = isinstance(value, (list, tuple)) and all(_is_int(d) for d in value)
         wanted = "a list of integers"

@@ -41,10 +41,11 @@ class IndexFlowRep(BackendRep):
         node fails."""
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
-        values: Mapping[str, Any] = inputs if isinstance(inputs, Mapping) else dict(zip(self.input_names, inputs))
         if not isinstance(inputs, Mapping) and len(inputs) != len(self.input_names):
             raise ValueError(f"the model takes {len(self.input_names)} input(s) ({', '.join(self.input_names)}), "
                              f"got {len(inputs)}")
+        values: Mapping[str, Any] = (inputs if isinstance(inputs, Mapping)
+                                     else dict(zip(self.input_names, inputs, strict=True)))
         missing = [name for name in self.input_names if name not in values]
         if missing:
             raise ValueError(f"missing input(s): {', '.join(missing)}")
@@ -90,13 +91,13 @@ class IndexFlowBackend(Backend):
         names = [n for n in node.input if n]
         graph_inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype)
                                                       if a.dtype.kind != "O" else onnx.TensorProto.STRING, a.shape)
-                        for n, a in zip(names, arrays)]
+                        for n, a in zip(names, arrays, strict=True)]
         graph_outputs = [helper.make_empty_tensor_value_info(o) for o in node.output]
         first = ops.SCHEMAS[node.op_type].versions[0] if node.op_type in ops.SCHEMAS else 18
         opset = kwargs.get("opset_version", max(18, first))
         model = helper.make_model(helper.make_graph([node], "run_node", graph_inputs, graph_outputs),
                                   opset_imports=[helper.make_opsetid("", opset)])
-        return cls.run_model(model, dict(zip(names, arrays)), device)
+        return cls.run_model(model, dict(zip(names, arrays, strict=True)), device)
 
     @classmethod
     def supports_device(cls, device: str) -> bool:

@@ -74,7 +74,7 @@ def _analyse(graph: Graph, opset: int) -> _Analysis:
         for port in node.input_ports():
             edge = graph.edge_into(node_id, port)
             types.append(None if edge is None else out.types.get((edge.src, edge.src_port)))
-        required = [t for t, port in zip(types, node.input_ports()) if port not in node.optional_inputs()]
+        required = [t for t, port in zip(types, node.input_ports(), strict=True) if port not in node.optional_inputs()]
         if any(t is None for t in required):
             continue  # blocked upstream, or an input left unconnected (a graph error reported elsewhere)
         while types and types[-1] is None:
@@ -91,7 +91,8 @@ def _analyse(graph: Graph, opset: int) -> _Analysis:
         ttype = None if edge is None else out.types.get((edge.src, edge.src_port))
         if ttype is not None and not _identity_takes(ttype.dtype, opset):
             need = next((o for o in range(opset + 1, MAX_OPSET + 1) if _identity_takes(ttype.dtype, o)), None)
-            out.problems.append((node.label, need, f"the output is written as an Identity of {graph.node(edge.src).label}, "
+            source = graph.node(edge.src).label
+            out.problems.append((node.label, need, f"the output is written as an Identity of {source}, "
                                                    f"and Identity does not take {ttype.dtype} at opset {opset}"))
     return out
 
@@ -267,7 +268,8 @@ def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
     return {nid: engine.value(nid) for nid in source_ids}
 
 
-def _build(graph: Graph, opset: int, sources: str, types: Mapping, values: Mapping) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+def _build(graph: Graph, opset: int, sources: str, types: Mapping,
+           values: Mapping) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     names = NameTable()
     order = graph.topological_order()
     tensor_name: dict[tuple[str, str], str] = {}   # (node id, port) -> tensor name
@@ -336,7 +338,8 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping, values: Mappi
         source_name = tensor_name[(edge.src, edge.src_port)]
         out_name = output_names[node.id]
         if source_name != out_name:
-            nodes.append(helper.make_node("Identity", [source_name], [out_name], name=names.claim(f"{node.name}_identity")))
+            nodes.append(helper.make_node("Identity", [source_name], [out_name],
+                                          name=names.claim(f"{node.name}_identity")))
         outputs.append(value_info(out_name, types[(edge.src, edge.src_port)]))
 
     if ir_version_for(opset) < 4:  # before IR 4 every initializer must also be a graph input

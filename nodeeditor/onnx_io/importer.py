@@ -110,7 +110,8 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
     external += [n.name or n.output[0] for n in g.node if n.op_type == "Constant"
                  and any(a.t and _external(a.t) for a in n.attribute)]
     if external:
-        raise OnnxImportError(f"{where}: tensors stored as external data are not imported ({', '.join(external[:10])}); "
+        raise OnnxImportError(f"{where}: tensors stored as external data are not imported "
+                              f"({', '.join(external[:10])}); "
                               "save the model with its data inside (onnx.save(..., save_as_external_data=False))")
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None:
@@ -169,11 +170,11 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
             if tensor and tensor not in producer:
                 raise OnnxImportError(f"{where}: {label} reads {tensor!r}, which nothing produces before it")
         nid = graph.add_node(op_node)
-        for port, tensor in zip(ports, node.input):
+        for port, tensor in zip(ports, node.input, strict=False):  # optional inputs may be omitted
             if tensor:
                 pending_edges.append((tensor, nid, port))
         out_ports = [p.name for p in schema.outputs]
-        for port, tensor in zip(out_ports, node.output):
+        for port, tensor in zip(out_ports, node.output, strict=False):  # outputs may be left unnamed
             producer[tensor] = (nid, port)
         for tensor, dst, port in pending_edges:
             src, src_port = producer[tensor]
@@ -236,8 +237,8 @@ def _constant_value(node: onnx.NodeProto, where: str, label: str) -> np.ndarray:
         return np.asarray(helper.get_attribute_value(attr), dtype=simple[attr.name])
     if attr.name in ("value_string", "value_strings"):
         raw = helper.get_attribute_value(attr)
-        decode = (lambda b: b.decode("utf-8"))
-        return np.asarray(decode(raw) if isinstance(raw, bytes) else [decode(b) for b in raw], dtype=object)
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else [b.decode("utf-8") for b in raw]
+        return np.asarray(text, dtype=object)
     raise OnnxImportError(f"{where}: {label} (Constant) uses {attr.name}, which IndexFlow does not import")
 
 

@@ -36,4 +36,4 @@ def run_in_onnxruntime(graph: Graph, opset: int | None = None, threads: int | No
     model, feeds = export_with_feeds(graph, opset)
     session = onnxruntime_session(model.SerializeToString(), threads)
     names = [o.name for o in session.get_outputs()]
-    return dict(zip(names, session.run(None, feeds)))
+    return dict(zip(names, session.run(None, feeds), strict=True))

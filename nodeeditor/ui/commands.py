@@ -180,7 +180,7 @@ class AttributeCommand(QtGui.QUndoCommand):
         self.graph, self.node_id, self.name, self.value = graph, node_id, name, value
         self.old: Any = None
 
-    def id(self) -> int:  # noqa: A003 - Qt's name
+    def id(self) -> int:
         return ATTRIBUTE_ID
 
     def mergeWith(self, other: QtGui.QUndoCommand) -> bool:

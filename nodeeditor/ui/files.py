@@ -149,7 +149,7 @@ class FileController(QtCore.QObject):
         path = Path(path)
         try:
             graph = self.read(path)
-        except Exception as exc:  # GraphFileError, OnnxImportError, ImportError, OSError...
+        except Exception as exc:  # noqa: BLE001 - GraphFileError, OnnxImportError, OSError...: all shown
             message = str(exc) if isinstance(exc, GraphFileError) or str(path) in str(exc) else f"{path}: {exc}"
             self.report_not_opened(message)
             return False
@@ -166,7 +166,7 @@ class FileController(QtCore.QObject):
             return False
         try:
             graph = load_example(name)
-        except Exception as exc:
+        except (KeyError, GraphFileError) as exc:  # no such example, or a damaged one
             self.warn("Cannot open example", str(exc))
             return False
         self.host.set_document(graph, None)   # an example is a template: Save asks for a file
@@ -177,7 +177,7 @@ class FileController(QtCore.QObject):
     def examples(self):
         try:
             return list_examples()
-        except Exception:
+        except (GraphFileError, OSError):  # a damaged bundle: no examples to offer
             return []
 
     def import_onnx(self) -> bool:

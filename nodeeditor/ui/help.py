@@ -82,7 +82,7 @@ class ShortcutsDialog(QtWidgets.QDialog):
         layout.addWidget(buttons)
         fit_to_screen(self, self.PREFERRED_SIZE)
 
-    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
         fit_to_screen(self)   # now the frame is known, and where Qt placed the dialog
 

@@ -103,11 +103,11 @@ class MainWindow(QtWidgets.QMainWindow):
         """Keep the window inside the screen's available area (see :mod:`.screen_fit`)."""
         screen_fit.fit_to_screen(self)
 
-    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
         self.fit_to_screen()
 
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         if screen_fit.exceeds_screen(self, event.size()):
             QtCore.QTimer.singleShot(0, self.fit_to_screen)   # after Qt has finished this resize
@@ -365,7 +365,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def save_layout(self) -> None:
         S.save_window_layout(self, self.previews.shown)
 
-    def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802 - Qt override
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         if not self.files.maybe_discard():
             event.ignore()
             return

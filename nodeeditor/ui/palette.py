@@ -46,7 +46,8 @@ class Palette(QtWidgets.QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.search_field)
         layout.addWidget(self.tree)
-        hint = QtWidgets.QLabel("Drag onto the canvas, or double-click to add at the centre. Tab on the canvas searches.")
+        hint = QtWidgets.QLabel("Drag onto the canvas, or double-click to add at the centre. "
+                                "Tab on the canvas searches.")
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #6a7285; font-size: 8pt;")
         layout.addWidget(hint)

@@ -181,14 +181,14 @@ class EvaluationRunner(QtCore.QObject):
             self._again = True
             self._cancel.set()
             return
-        graph, engine = self.graph, self.engine
+        engine = self.engine
         self._again = False
         self._token += 1
         token = self._token
         self._cancel = cancel = threading.Event()
         try:
             plan = engine.plan()
-        except Exception as exc:  # a graph bug must not take the editor down
+        except Exception as exc:  # noqa: BLE001 - a graph bug must not take the editor down
             self.failed.emit(f"cannot plan the evaluation: {type(exc).__name__}: {exc}")
             return
         self._started_at = time.perf_counter()

@@ -98,12 +98,12 @@ class DockScroll(QtWidgets.QScrollArea):
         self.setWidget(widget)
         widget.installEventFilter(self)
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 - Qt override
+    def minimumSizeHint(self) -> QtCore.QSize:
         inner = self.widget().minimumSizeHint()
         bar = self.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
         return QtCore.QSize(inner.width() + bar, min(inner.height(), self.MIN_HEIGHT))
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched, event) -> bool:
         if watched is self.widget() and event.type() == QtCore.QEvent.Type.LayoutRequest:
             self.updateGeometry()   # the dock learns the content's new minimum width
         return super().eventFilter(watched, event)

@@ -83,7 +83,7 @@ class SearchPopup(QtWidgets.QFrame):
         self.list.setFixedHeight(rows * self.list.sizeHintForRow(0) + 6 if self.list.count() else 24)
         self.adjustSize()
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, obj, event) -> bool:
         if obj is self.field and event.type() == QtCore.QEvent.Type.ShortcutOverride and event.key() in _BOX_KEYS:
             event.accept()
             return False

@@ -115,7 +115,7 @@ class ViewerTarget(QtCore.QObject):
         self.viewer.set_tensor(name, array, subtitle)
 
     # ------------------------------------------------------------------ clicks on a node's body
-    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
         """Watch left clicks on the scene: a click on a node's body (not a port) points the
         viewer back at that node when the button is released (the press selected it)."""
         if watched is self.scene:

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from nodeeditor.graph import Graph  # noqa: E402
-from nodeeditor.graph.fileformat import EXTENSION, save_graph  # noqa: E402
+from nodeeditor.graph import Graph
+from nodeeditor.graph.fileformat import EXTENSION, save_graph
+
+HERE = Path(__file__).resolve().parent
 
 SRC_X, OP_X, OUT_X = 0.0, 300.0, 560.0
 ROW = 120.0
@@ -84,8 +85,12 @@ def grid(g: Graph, examples: list[dict]) -> None:
         top += max(chain_height(e["inputs"]) for e in r)
 
 
-f32 = lambda v: np.array(v, dtype=np.float32)  # noqa: E731
-i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
+def f32(v) -> np.ndarray:
+    return np.array(v, dtype=np.float32)
+
+
+def i64(v) -> np.ndarray:
+    return np.array(v, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------- worked examples
@@ -134,8 +139,9 @@ def gather11() -> Graph:
 def gatherelements() -> Graph:
     g = Graph("GatherElements: worked examples", 18, "Both examples of the ONNX GatherElements page (axis 1, axis 0).")
     grid(g, [
-        dict(prefix="ex1", op="GatherElements", inputs={"data": i64([[1, 2], [3, 4]]), "indices": i64([[0, 0], [1, 0]])},
-             attrs={"axis": 1}, output="example1"),
+        dict(prefix="ex1", op="GatherElements", inputs={
+            "data": i64([[1, 2], [3, 4]]), "indices": i64([[0, 0], [1, 0]])},
+            attrs={"axis": 1}, output="example1"),
         dict(prefix="ex2", op="GatherElements", inputs={
             "data": i64([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), "indices": i64([[1, 2, 0], [2, 0, 0]])},
             attrs={"axis": 0}, output="example2"),
@@ -144,7 +150,8 @@ def gatherelements() -> Graph:
 
 
 def gathernd() -> Graph:
-    g = Graph("GatherND: worked examples", 18, "The five examples of the ONNX GatherND page, the last with batch_dims=1.")
+    g = Graph("GatherND: worked examples", 18,
+              "The five examples of the ONNX GatherND page, the last with batch_dims=1.")
     cube = i64([[[0, 1], [2, 3]], [[4, 5], [6, 7]]])
     cases = [
         (i64([[0, 1], [2, 3]]), i64([[0, 0], [1, 1]]), 0),
@@ -220,9 +227,11 @@ def embedding_lookup() -> Graph:
 def one_hot() -> Graph:
     g = Graph("One-hot encoding", 18,
               "ScatterElements writes a 1 into a zero matrix at each label's column (axis 1).")
-    g.add_generator("zeros", {"shape": [4, 5], "dtype": "float32"}, name="zeros [4, 5]", position=(SRC_X, 0), node_id="zeros")
+    g.add_generator("zeros", {"shape": [4, 5], "dtype": "float32"}, name="zeros [4, 5]",
+                    position=(SRC_X, 0), node_id="zeros")
     g.add_literal(i64([[1], [4], [0], [2]]), name="labels", position=(SRC_X, ROW), node_id="labels")
-    g.add_generator("ones", {"shape": [4, 1], "dtype": "float32"}, name="ones [4, 1]", position=(SRC_X, 2 * ROW), node_id="ones")
+    g.add_generator("ones", {"shape": [4, 1], "dtype": "float32"}, name="ones [4, 1]",
+                    position=(SRC_X, 2 * ROW), node_id="ones")
     g.add_operator("ScatterElements", {"axis": 1}, name="put ones", position=(OP_X, ROW), node_id="scatter")
     g.add_output("one_hot", position=(OUT_X, ROW), node_id="one_hot")
     for port, src in (("data", "zeros"), ("indices", "labels"), ("updates", "ones")):
@@ -236,10 +245,14 @@ def segment_sum() -> Graph:
               "ScatterElements with reduction add sums values per segment id; adding ones counts them.")
     g.add_literal(f32([0.5, 1.0, 2.0, 4.0, 8.0, 16.0]), name="values", position=(SRC_X, 0), node_id="values")
     g.add_literal(i64([0, 2, 0, 1, 2, 2]), name="segment ids", position=(SRC_X, ROW), node_id="segments")
-    g.add_generator("zeros", {"shape": [3], "dtype": "float32"}, name="zeros [3]", position=(SRC_X, 2 * ROW), node_id="zeros")
-    g.add_generator("ones", {"shape": [6], "dtype": "float32"}, name="ones [6]", position=(SRC_X, 3 * ROW), node_id="ones")
-    g.add_operator("ScatterElements", {"reduction": "add"}, name="sum per segment", position=(OP_X, 0.5 * ROW), node_id="sum")
-    g.add_operator("ScatterElements", {"reduction": "add"}, name="count per segment", position=(OP_X, 2.5 * ROW), node_id="count")
+    g.add_generator("zeros", {"shape": [3], "dtype": "float32"}, name="zeros [3]",
+                    position=(SRC_X, 2 * ROW), node_id="zeros")
+    g.add_generator("ones", {"shape": [6], "dtype": "float32"}, name="ones [6]",
+                    position=(SRC_X, 3 * ROW), node_id="ones")
+    g.add_operator("ScatterElements", {"reduction": "add"}, name="sum per segment",
+                   position=(OP_X, 0.5 * ROW), node_id="sum")
+    g.add_operator("ScatterElements", {"reduction": "add"}, name="count per segment",
+                   position=(OP_X, 2.5 * ROW), node_id="count")
     g.add_output("segment_sums", position=(OUT_X, 0.5 * ROW), node_id="segment_sums")
     g.add_output("histogram", position=(OUT_X, 2.5 * ROW), node_id="histogram")
     for op, upd in (("sum", "values"), ("count", "ones")):
@@ -258,8 +271,10 @@ def topk_mask() -> Graph:
     g.add_literal(f32([[0.1, 0.9, 0.3, 0.7, 0.2], [0.8, 0.05, 0.6, 0.4, 0.95]]), name="scores",
                   position=(SRC_X, 0), node_id="scores")
     g.add_literal(i64([[1, 3], [4, 0]]), name="top-2 indices", position=(SRC_X, ROW), node_id="topk")
-    g.add_generator("zeros", {"shape": [2, 5], "dtype": "float32"}, name="zeros [2, 5]", position=(SRC_X, 2 * ROW), node_id="zeros")
-    g.add_generator("ones", {"shape": [2, 2], "dtype": "float32"}, name="ones [2, 2]", position=(SRC_X, 3 * ROW), node_id="ones")
+    g.add_generator("zeros", {"shape": [2, 5], "dtype": "float32"}, name="zeros [2, 5]",
+                    position=(SRC_X, 2 * ROW), node_id="zeros")
+    g.add_generator("ones", {"shape": [2, 2], "dtype": "float32"}, name="ones [2, 2]",
+                    position=(SRC_X, 3 * ROW), node_id="ones")
     g.add_operator("GatherElements", {"axis": 1}, name="top-k values", position=(OP_X, 0.5 * ROW), node_id="values")
     g.add_operator("ScatterElements", {"axis": 1}, name="mark top-k", position=(OP_X, 2.5 * ROW), node_id="mark")
     g.add_output("topk_values", position=(OUT_X, 0.5 * ROW), node_id="topk_values")
@@ -308,7 +323,8 @@ def batched_row_gather() -> Graph:
                   position=(SRC_X, 0), node_id="data")
     g.add_literal(i64([[[3], [0]], [[1], [1]], [[2], [3]]]), name="row ids [batch, k, 1]",
                   position=(SRC_X, ROW), node_id="rows")
-    g.add_operator("GatherND", {"batch_dims": 1}, name="rows per batch", position=(OP_X, 0.5 * ROW), node_id="gather_nd")
+    g.add_operator("GatherND", {"batch_dims": 1}, name="rows per batch",
+                   position=(OP_X, 0.5 * ROW), node_id="gather_nd")
     g.add_output("rows", position=(OUT_X, 0.5 * ROW), node_id="out")
     g.connect("data", "output", "gather_nd", "data")
     g.connect("rows", "output", "gather_nd", "indices")

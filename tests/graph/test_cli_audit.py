@@ -70,7 +70,8 @@ def test_every_verb_has_help(capsys, verb):
 
 
 @pytest.mark.parametrize("argv", [
-    ["run", "a", "b"], ["export"], ["import"], ["import", "m.onnx"], ["export", "one_hot", "-o", "m.onnx", "--opset", "x"],
+    ["run", "a", "b"], ["export"], ["import"], ["import", "m.onnx"],
+    ["export", "one_hot", "-o", "m.onnx", "--opset", "x"],
     ["run", "--engine", "gpu"], ["--bogus"], ["export", "one_hot", "-o", "m.onnx", "--sources", "both"],
 ])
 def test_bad_arguments_are_usage_errors(capsys, argv):

@@ -161,7 +161,8 @@ def test_version_0_file_migrates(tmp_path):
         "nodes": {
             "d": {"type": "literal", "label": "data", "pos": [0, 0],
                   "value": {"dtype": "float32", "shape": [3, 2], "values": [1.0, 1.2, 2.3, 3.4, 4.5, 5.7]}},
-            "i": {"type": "literal", "pos": [0, 100], "value": {"dtype": "int64", "shape": [2, 2], "values": [0, 1, 1, 2]}},
+            "i": {"type": "literal", "pos": [0, 100],
+                  "value": {"dtype": "int64", "shape": [2, 2], "values": [0, 1, 1, 2]}},
             "g": {"type": "op", "op": "Gather", "attrs": {"axis": 0}, "pos": [200, 50]},
             "o": {"type": "output", "label": "output", "pos": [400, 50]},
         },

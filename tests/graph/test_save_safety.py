@@ -36,7 +36,8 @@ def test_a_failed_json_write_leaves_the_previous_pair_loadable(tmp_path, monkeyp
 
 def test_save_as_in_another_folder_rebases_relative_file_paths(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir(); b.mkdir()
+    a.mkdir()
+    b.mkdir()
     np.save(a / "data.npy", np.arange(5.0))
     g = Graph("files")
     src = g.add_file_source("data.npy", name="data")

@@ -13,7 +13,7 @@ def ort_run(model, feeds=None):
     options.log_severity_level = 3
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
-    return dict(zip(names, session.run(None, feeds or {})))
+    return dict(zip(names, session.run(None, feeds or {}), strict=True))
 
 
 def assert_same(actual: np.ndarray, expected: np.ndarray, float_tolerance: bool = False) -> None:

@@ -97,7 +97,8 @@ def test_onnxruntime_failing_at_run_time_is_an_error_line_not_a_traceback(tmp_pa
     d = g.add_literal(np.arange(6.0).reshape(3, 2), name="d")
     i = g.add_input("idx", np.array([0, 9]))           # a graph input: export accepts it
     n = g.add_operator("Gather", name="gather")
-    g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+    g.connect(d, "output", n, "data")
+    g.connect(i, "output", n, "indices")
     g.connect(n, "output", g.add_output("o"), "value")
     path = tmp_path / "bad.ifg.json"
     save_graph(g, path)

@@ -54,7 +54,8 @@ def test_an_opset_too_low_names_the_node_and_offers_the_lowest_that_works():
     export_model(g, opset=info.value.suggested_opset)  # and the offer works
 
 
-@pytest.mark.parametrize("what, opset_needed", [("add", 16), ("bfloat16", 13), ("batch_dims", 12), ("tensorscatter", 24)])
+@pytest.mark.parametrize("what, opset_needed",
+                         [("add", 16), ("bfloat16", 13), ("batch_dims", 12), ("tensorscatter", 24)])
 def test_opset_rules(what, opset_needed):
     if what == "add":
         g = _scatter_graph("add")
@@ -64,21 +65,24 @@ def test_opset_rules(what, opset_needed):
         d = g.add_literal(np.ones((3, 2), ml_dtypes.bfloat16), name="d")
         i = g.add_literal(np.array([0, 2]), name="i")
         n = g.add_operator("Gather", name="gather")
-        g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+        g.connect(d, "output", n, "data")
+        g.connect(i, "output", n, "indices")
         g.connect(n, "output", g.add_output("o"), "value")
     elif what == "batch_dims":
         g = Graph("t", opset=opset_needed - 1)
         d = g.add_literal(np.arange(8.0).reshape(2, 2, 2), name="d")
         i = g.add_literal(np.array([[1], [0]]), name="i")
         n = g.add_operator("GatherND", {"batch_dims": 1}, name="gnd")
-        g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+        g.connect(d, "output", n, "data")
+        g.connect(i, "output", n, "indices")
         g.connect(n, "output", g.add_output("o"), "value")
     else:
         g = Graph("t", opset=24)
         c = g.add_literal(np.zeros((1, 4, 2), np.float32), name="cache")
         u = g.add_literal(np.ones((1, 1, 2), np.float32), name="upd")
         n = g.add_operator("TensorScatter", name="ts")
-        g.connect(c, "output", n, "past_cache"); g.connect(u, "output", n, "update")
+        g.connect(c, "output", n, "past_cache")
+        g.connect(u, "output", n, "update")
         g.connect(n, "present_cache", g.add_output("o"), "value")
     with pytest.raises(ExportError) as info:
         export_model(g, opset=opset_needed - 1)
@@ -112,12 +116,17 @@ def test_names_are_unique_valid_and_outputs_keep_their_names():
     a = g.add_literal(np.arange(6.0).reshape(2, 3), name="my data!")
     b = g.add_literal(np.array([1, 0]), name="my data?")
     n1 = g.add_operator("Gather", name="1 gather")
-    g.connect(a, "output", n1, "data"); g.connect(b, "output", n1, "indices")
+    g.connect(a, "output", n1, "data")
+    g.connect(b, "output", n1, "indices")
     n2 = g.add_operator("Gather", name="1 gather")
-    g.connect(n1, "output", n2, "data"); g.connect(b, "output", n2, "indices")
-    o1 = g.add_output("final"); g.connect(n2, "output", o1, "value")
-    o2 = g.add_output("also_first"); g.connect(n1, "output", o2, "value")
-    o3 = g.add_output("again"); g.connect(n1, "output", o3, "value")
+    g.connect(n1, "output", n2, "data")
+    g.connect(b, "output", n2, "indices")
+    o1 = g.add_output("final")
+    g.connect(n2, "output", o1, "value")
+    o2 = g.add_output("also_first")
+    g.connect(n1, "output", o2, "value")
+    o3 = g.add_output("again")
+    g.connect(n1, "output", o3, "value")
     model = export_model(g)
     tensor_names = [i.name for i in model.graph.initializer] + [o for n in model.graph.node for o in n.output]
     assert len(tensor_names) == len(set(tensor_names))
@@ -152,7 +161,8 @@ def test_mismatched_update_shapes_are_caught_before_the_checker():
     i = g.add_literal(np.array([[0], [1]]), name="i")
     u = g.add_literal(np.zeros((3,), np.float32), name="u")
     n = g.add_operator("ScatterND", name="snd")
-    g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+    g.connect(d, "output", n, "data")
+    g.connect(i, "output", n, "indices")
     g.connect(u, "output", n, "updates", force=True)
     g.connect(n, "output", g.add_output("o"), "value")
     with pytest.raises(ExportError, match="updates shape"):
@@ -193,7 +203,8 @@ def _gather_graph(indices=(2, 0)):
     d = g.add_literal(np.arange(6.0).reshape(3, 2), name="d")
     i = g.add_literal(np.array(indices), name="i")
     n = g.add_operator("Gather", name="gather")
-    g.connect(d, "output", n, "data"); g.connect(i, "output", n, "indices")
+    g.connect(d, "output", n, "data")
+    g.connect(i, "output", n, "indices")
     g.connect(n, "output", g.add_output("o"), "value")
     return g
 

@@ -21,7 +21,7 @@ def _feeds(case):
     inputs, _ = case.data_sets[0]
     names = [i.name for i in case.model.graph.input]
     return {n: numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else np.asarray(v)
-            for n, v in zip(names, inputs)}
+            for n, v in zip(names, inputs, strict=True)}
 
 
 @pytest.mark.parametrize("name", sorted(NODE_CASES))
@@ -111,7 +111,8 @@ def test_external_data_and_huge_files_give_a_clear_message(tmp_path):
     t = numpy_helper.from_array(np.zeros(4, np.float32), "w")
     t.data_location = onnx.TensorProto.EXTERNAL
     t.ClearField("raw_data")
-    entry = t.external_data.add(); entry.key, entry.value = "location", "weights.bin"
+    entry = t.external_data.add()
+    entry.key, entry.value = "location", "weights.bin"
     out = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)
     model = _model([helper.make_node("Gather", ["w", "i"], ["y"])], [], [out],
                    [t, numpy_helper.from_array(np.array([0]), "i")])

@@ -206,8 +206,8 @@ def test_constants_scatter9_and_identity_chains():
 
 def test_bad_model_files_are_refused_in_one_line(capsys, tmp_path):
     good = tmp_path / "good.onnx"
-    onnx.save(model_of([helper.make_node("Gather", ["data", "idx"], ["y"])], inits={"data": DATA, "idx": np.array([0])}),
-              str(good))
+    onnx.save(model_of([helper.make_node("Gather", ["data", "idx"], ["y"])],
+                       inits={"data": DATA, "idx": np.array([0])}), str(good))
     cases = {
         "empty.onnx": (b"", "empty"),
         "garbage.onnx": (b"\xff\x00garbage bytes", "not a readable ONNX model"),

@@ -142,11 +142,11 @@ def assert_same(got, want, *, check_dtype=True):
             assert type(got[i]) is str, f"element {i} is {type(got[i]).__name__}, not str"
             assert got[i] == want[i], f"at {i}: {got[i]!r} != expected {want[i]!r}"
         return
-    np.testing.assert_array_equal(_as_comparable(got), _as_comparable(want), strict=False)
+    np.testing.assert_array_equal(_as_comparable(got), _as_comparable(want), strict=True)
 
 
 def assert_inputs_unchanged(before, after):
-    for i, (b, a) in enumerate(zip(before, after)):
+    for i, (b, a) in enumerate(zip(before, after, strict=True)):
         if b is None:
             continue
         try:

@@ -19,14 +19,14 @@ Semantic decisions (DESIGN.md): duplicate targets with reduction "none": last up
 order wins; reductions fold the updates into the existing value in row-major order of
 ``updates``; max/min propagate NaN; on bool add/mul/max/min are or/and/or/and; on strings add
 concatenates, max/min compare strings lexicographically (Python ``str`` order); mul on
-strings and max/min on complex have no meaning (:class:`NoMeaning`).
+strings and max/min on complex have no meaning (:class:`NoMeaningError`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 __all__ = [
-    "NoMeaning",
+    "NoMeaningError",
     "combine",
     "flat_offsets",
     "gather",
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-class NoMeaning(Exception):
+class NoMeaningError(Exception):
     """Raised by the reference when a reduction has no meaning for a dtype."""
 
 
@@ -77,21 +77,21 @@ def combine(old, new, reduction: str, dtype: np.dtype):
     """f(old, new) for one element, computed in ``dtype`` (integers wrap around)."""
     if reduction == "none":
         return new
-    if dtype == object:
+    if dtype.kind == "O":
         if reduction == "add":
             return old + new  # string concatenation
         if reduction == "max":
             return old if old >= new else new  # lexicographic (Python str order)
         if reduction == "min":
             return old if old <= new else new
-        raise NoMeaning(f"{reduction} on string")
+        raise NoMeaningError(f"{reduction} on string")
     if dtype == np.bool_:
         if reduction in ("add", "max"):
             return bool(old) or bool(new)
         if reduction in ("mul", "min"):
             return bool(old) and bool(new)
     if dtype.kind == "c" and reduction in ("max", "min"):
-        raise NoMeaning(f"{reduction} on complex")
+        raise NoMeaningError(f"{reduction} on complex")
     a = np.array(old, dtype=dtype)
     b = np.array(new, dtype=dtype)
     with np.errstate(all="ignore"):

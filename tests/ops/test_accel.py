@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import ml_dtypes
@@ -127,7 +128,8 @@ def both(fn):
 def assert_same_bits(fast: np.ndarray, slow: np.ndarray) -> None:
     assert fast.dtype == slow.dtype and fast.shape == slow.shape
     if fast.tobytes() != slow.tobytes():
-        bad = [i for i in range(fast.size) if fast.reshape(-1)[i:i + 1].tobytes() != slow.reshape(-1)[i:i + 1].tobytes()]
+        flat_fast, flat_slow = fast.reshape(-1), slow.reshape(-1)
+        bad = [i for i in range(fast.size) if flat_fast[i:i + 1].tobytes() != flat_slow[i:i + 1].tobytes()]
         raise AssertionError(f"{len(bad)} elements differ, first at flat {bad[0]}: "
                              f"accelerated {fast.reshape(-1)[bad[0]]!r} vs numpy {slow.reshape(-1)[bad[0]]!r}")
 
@@ -154,7 +156,7 @@ def test_scatter_elements_bit_identical(dtype, reduction, monkeypatch):
     rng = np.random.default_rng([1, FOLD_DTYPES.index(dtype), REDUCTIONS.index(reduction)])
     for trial in range(24):
         data, idx, upd, axis = elementwise_case(rng, 1 + trial % 4, dtype)  # numpy path: ufunc.at, every NaN
-        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis, reduction))
+        fast, slow = both(partial(ops.scatter_elements, data, idx, upd, axis, reduction))
         assert_same_bits(fast, slow)
     assert len(calls) == 24
 
@@ -166,7 +168,7 @@ def test_scatter_elements_big_every_axis_threads(dtype, reduction, rank, threads
     rng = np.random.default_rng([2, rank, REDUCTIONS.index(reduction)])
     for axis in range(-rank, rank):
         data, idx, upd, _ = elementwise_case(rng, rank, dtype, big=True, axis=axis)
-        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis, reduction))
+        fast, slow = both(partial(ops.scatter_elements, data, idx, upd, axis, reduction))
         assert_same_bits(fast, slow)
 
 
@@ -178,7 +180,7 @@ def test_scatter_elements_none_bit_identical(dtype, monkeypatch):
     rng = np.random.default_rng([16, GATHER_DTYPES.index(dtype)])
     for trial in range(24):
         data, idx, upd, axis = elementwise_case(rng, 1 + trial % 4, dtype)
-        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis))
+        fast, slow = both(partial(ops.scatter_elements, data, idx, upd, axis))
         assert_same_bits(fast, slow)
     assert len(calls) == 24
 
@@ -188,7 +190,7 @@ def test_scatter_elements_none_big_every_axis_threads_matches_reference(rank, th
     rng = np.random.default_rng([17, rank])
     for axis in range(-rank, rank):
         data, idx, upd, _ = elementwise_case(rng, rank, "float32", big=True, axis=axis, payloads=False)
-        fast, slow = both(lambda: ops.scatter_elements(data, idx, upd, axis))
+        fast, slow = both(partial(ops.scatter_elements, data, idx, upd, axis))
         assert_same_bits(fast, slow)
         np.testing.assert_array_equal(fast, reference.scatter_elements(data, idx, upd, axis))
 
@@ -203,7 +205,7 @@ def test_scatter_nd_bit_identical(dtype, reduction, monkeypatch):
     rng = np.random.default_rng([3, FOLD_DTYPES.index(dtype), REDUCTIONS.index(reduction)])
     for trial in range(24):
         data, idx, upd = nd_case(rng, 1 + trial % 4, dtype, payloads=fold_payloads(reduction))
-        fast, slow = both(lambda: ops.scatter_nd(data, idx, upd, reduction))
+        fast, slow = both(partial(ops.scatter_nd, data, idx, upd, reduction))
         assert_same_bits(fast, slow)
     assert len(calls) == 24
 
@@ -214,7 +216,7 @@ def test_scatter_nd_bit_identical(dtype, reduction, monkeypatch):
 def test_scatter_nd_big_threads(dtype, reduction, rank, threads):
     rng = np.random.default_rng([4, rank, REDUCTIONS.index(reduction)])
     data, idx, upd = nd_case(rng, rank, dtype, big=True, payloads=fold_payloads(reduction))
-    fast, slow = both(lambda: ops.scatter_nd(data, idx, upd, reduction))
+    fast, slow = both(partial(ops.scatter_nd, data, idx, upd, reduction))
     assert_same_bits(fast, slow)
 
 
@@ -259,7 +261,7 @@ def test_gather_elements_bit_identical(dtype, index_dtype, monkeypatch):
         if index_dtype == "uint8":
             idx = idx % data.shape[axis % rank]
         idx = idx.astype(index_dtype)
-        fast, slow = both(lambda: ops.gather_elements(data, idx, axis))
+        fast, slow = both(partial(ops.gather_elements, data, idx, axis))
         assert_same_bits(fast, slow)
     assert len(calls) == 24  # every axis runs compiled
 
@@ -270,7 +272,7 @@ def test_gather_elements_big_every_axis_threads(dtype, rank, threads, stream):
     rng = np.random.default_rng([6, rank])
     for axis in range(rank):
         data, idx, _, _ = elementwise_case(rng, rank, dtype, big=True, axis=axis)
-        fast, slow = both(lambda: ops.gather_elements(data, idx, axis))
+        fast, slow = both(partial(ops.gather_elements, data, idx, axis))
         assert_same_bits(fast, slow)
 
 
@@ -314,13 +316,13 @@ def test_gather_axis0_and_gather_nd_bit_identical(dtype, index_dtype, monkeypatc
         if index_dtype.startswith("u"):  # no negative indices in an unsigned type
             idx = idx % data.shape[0]
         idx = idx.astype(index_dtype)
-        fast, slow = both(lambda: ops.gather(data, idx, 0))
+        fast, slow = both(partial(ops.gather, data, idx, 0))
         assert_same_bits(fast, slow)
         data, nd_idx, _ = nd_case(rng, rank, dtype)
         if index_dtype.startswith("u"):
             nd_idx = nd_idx % np.array(data.shape[:nd_idx.shape[-1]])
         nd_idx = nd_idx.astype(index_dtype)
-        fast, slow = both(lambda: ops.gather_nd(data, nd_idx))
+        fast, slow = both(partial(ops.gather_nd, data, nd_idx))
         assert_same_bits(fast, slow)
     assert len(calls) == (48 if index_dtype != "uint64" else 0)  # uint64 could wrap: numpy path
 
@@ -346,11 +348,11 @@ def test_records_of_odd_widths_move_as_bytes():
 def test_gather_axis0_and_gather_nd_big_threads(dtype, rank, threads, stream):
     rng = np.random.default_rng([13, rank])
     data, idx = gather_case(rng, rank, dtype, big=True)
-    fast, slow = both(lambda: ops.gather(data, idx, 0))
+    fast, slow = both(partial(ops.gather, data, idx, 0))
     assert_same_bits(fast, slow)
     np.testing.assert_array_equal(fast, reference.gather(data, idx, 0))
     data, nd_idx, _ = nd_case(rng, rank, dtype, big=True)
-    fast, slow = both(lambda: ops.gather_nd(data, nd_idx))
+    fast, slow = both(partial(ops.gather_nd, data, nd_idx))
     assert_same_bits(fast, slow)
 
 
@@ -363,7 +365,7 @@ def test_scatter_nd_none_bit_identical(dtype, index_dtype, monkeypatch):
     for trial in range(24):
         data, idx, upd = nd_case(rng, 1 + trial % 4, dtype)
         idx = idx.astype(index_dtype)
-        fast, slow = both(lambda: ops.scatter_nd(data, idx, upd))
+        fast, slow = both(partial(ops.scatter_nd, data, idx, upd))
         assert_same_bits(fast, slow)
     assert len(calls) == 24
 
@@ -372,7 +374,7 @@ def test_scatter_nd_none_bit_identical(dtype, index_dtype, monkeypatch):
 def test_scatter_nd_none_big_matches_reference(rank, threads):
     rng = np.random.default_rng([15, rank])
     data, idx, upd = nd_case(rng, rank, "float32", big=True)
-    fast, slow = both(lambda: ops.scatter_nd(data, idx, upd))
+    fast, slow = both(partial(ops.scatter_nd, data, idx, upd))
     assert_same_bits(fast, slow)
     np.testing.assert_array_equal(fast, reference.scatter_nd(data, idx, upd))
 
@@ -504,11 +506,11 @@ def test_read_only_and_strided_inputs():
     t_data = np.ascontiguousarray(data.transpose(1, 0, 2)).transpose(1, 0, 2)  # same values, strided
     be_idx = idx.astype(">i8")  # non-native byte order
     for d, i in ((data, idx), (t_data, be_idx)):
-        fast, slow = both(lambda: ops.gather_elements(d, i[:, :, :50], 2))
+        fast, slow = both(partial(ops.gather_elements, d, i[:, :, :50], 2))
         assert_same_bits(fast, slow)
-        fast, slow = both(lambda: ops.scatter_elements(d, i, upd, 2, "max"))
+        fast, slow = both(partial(ops.scatter_elements, d, i, upd, 2, "max"))
         assert_same_bits(fast, slow)
-        fast, slow = both(lambda: ops.scatter_nd(d, i[:3, :4, :2] % 30, upd[:3, :4, :50], "add"))
+        fast, slow = both(partial(ops.scatter_nd, d, i[:3, :4, :2] % 30, upd[:3, :4, :50], "add"))
         assert_same_bits(fast, slow)
 
 
@@ -518,7 +520,7 @@ def test_inputs_not_modified():
     saved = data.copy(), idx.copy(), upd.copy()
     out = ops.scatter_elements(data, idx, upd, axis, "add")
     assert not np.shares_memory(out, data)
-    for a, b in zip((data, idx, upd), saved):
+    for a, b in zip((data, idx, upd), saved, strict=True):
         assert a.tobytes() == b.tobytes()
 
 

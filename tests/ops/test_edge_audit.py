@@ -159,7 +159,7 @@ def test_tensor_scatter_linear_checks_write_indices_of_an_empty_update(wi, bad):
     sequence_length <= max_sequence_length and onnxruntime refuses both cases."""
     cache, update = np.zeros((2, 4, 3), F32), np.zeros((2, 0, 3), F32)
     wi = np.array(wi, np.int64)
-    with pytest.raises(Exception):
+    with pytest.raises(Exception, match=r"\[ONNXRuntimeError\]"):  # ort's errors subclass only Exception
         run_ort("TensorScatter", [cache, update, wi], {"axis": 1, "mode": "linear"})
     with pytest.raises(ops.IndexOutOfRangeError, match=re.escape(
             f"TensorScatter: write_indices[{bad}] = {wi[bad]} is out of range for past_cache axis 1 of size 4 "
@@ -214,10 +214,12 @@ ORT_CASES = {
     "gather-empty-indices": ("Gather", [np.arange(6, dtype=F32).reshape(2, 3), np.zeros((0,), np.int64)], {"axis": 1}),
     "gather-empty-axis-empty-indices": ("Gather", [np.zeros((0, 3), F32), np.zeros((2, 0), np.int64)], {"axis": 0}),
     "gather-scalar-index": ("Gather", [np.arange(6, dtype=F32).reshape(2, 3), np.array(-1, np.int64)], {"axis": 1}),
-    "gather-scalar-index-axis0": ("Gather", [np.arange(6, dtype=F32).reshape(2, 3), np.array(1, np.int64)], {"axis": 0}),
+    "gather-scalar-index-axis0": ("Gather", [np.arange(6, dtype=F32).reshape(2, 3), np.array(1, np.int64)],
+                                  {"axis": 0}),
     "gather-zero-block": ("Gather", [np.zeros((3, 0), F32), _i(2, -3)], {"axis": 0}),
     "gather-elements-empty": ("GatherElements", [np.zeros((0, 3), F32), np.zeros((0, 3), np.int64)], {"axis": 0}),
-    "gather-elements-empty-non-axis": ("GatherElements", [np.ones((2, 3), F32), np.zeros((2, 0), np.int64)], {"axis": 0}),
+    "gather-elements-empty-non-axis": ("GatherElements", [np.ones((2, 3), F32), np.zeros((2, 0), np.int64)],
+                                       {"axis": 0}),
     "gather-nd-k0": ("GatherND", [np.arange(6, dtype=F32).reshape(2, 3), np.zeros((4, 0), np.int64)], {}),
     "gather-nd-k-is-rank": ("GatherND", [np.arange(6, dtype=F32).reshape(2, 3), _i(1, -1)], {}),
     "gather-nd-k-is-rank-2d": ("GatherND", [np.arange(6, dtype=F32).reshape(2, 3), np.array([[1, 2], [-2, 0]])], {}),
@@ -253,7 +255,7 @@ def test_zero_size_and_rank_limits_match_onnxruntime(name, both_paths):
     assert_same(ops.run_op(op, inputs, attrs), want)
     if op != "TensorScatter" and all(x.size < 100 for x in inputs):
         assert_same(reference.run(op, inputs, attrs), want)
-    for b, x in zip(before, inputs):
+    for b, x in zip(before, inputs, strict=True):
         assert _bits(b) == _bits(x)
 
 
@@ -277,7 +279,7 @@ ORT_REFUSES = {
 @pytest.mark.parametrize("name", sorted(ORT_REFUSES))
 def test_bad_indices_with_empty_outputs_are_refused_like_onnxruntime(name, both_paths):
     op, inputs, attrs, msg = ORT_REFUSES[name]
-    with pytest.raises(Exception):
+    with pytest.raises(Exception, match=r"\[ONNXRuntimeError\]"):
         run_ort(op, inputs, attrs)
     with pytest.raises(ops.IndexOutOfRangeError, match=re.escape(msg)):
         ops.run_op(op, inputs, attrs)
@@ -313,7 +315,7 @@ def test_layouts_and_thresholds_bit_identical(rows, monkeypatch):
         "gather_elements": np.take_along_axis(data, _norm(eidx, 64), 1),
     }
     sn = data.copy()
-    for r, u in zip(_norm(idx, rows), upd):  # last duplicate wins
+    for r, u in zip(_norm(idx, rows), upd, strict=True):  # last duplicate wins
         sn[r] = u
     want["scatter_nd"] = sn
     sa = data.copy()
@@ -323,7 +325,7 @@ def test_layouts_and_thresholds_bit_identical(rows, monkeypatch):
         previous = accel.set_enabled(accel_on)
         try:
             for (ld, d), (li, i), (le, e), (lu, u) in zip(_layouts(data), _layouts(idx[:, None]), _layouts(eidx),
-                                                         _layouts(upd)):
+                                                         _layouts(upd), strict=True):
                 saved = [_bits(x) for x in (d, i, e, u)]
                 label = f"accel={accel_on} layouts {ld}/{li}/{le}/{lu}"
                 got = {

@@ -74,7 +74,8 @@ def test_gather_elements_every_axis_and_index_dtype(threads):
             shape = list(data.shape)
             shape[axis] = 29
             idx = rng.integers(0, n, size=shape).astype(idt)
-            np.testing.assert_array_equal(ops.gather_elements(data, idx, axis), np.take_along_axis(data, idx.astype(np.int64), axis))
+            np.testing.assert_array_equal(ops.gather_elements(data, idx, axis),
+                                          np.take_along_axis(data, idx.astype(np.int64), axis))
 
 
 def test_out_of_range_is_still_reported_on_the_fast_path():
@@ -212,7 +213,8 @@ def test_scatter_elements_big_matches_ufunc_at(dtype, reduction, axis, threads):
     got = ops.scatter_elements(data, idx, updates, axis, reduction)
     flat = (idx % data.shape[axis]) * (700 if axis == 0 else 1) + (
         np.arange(700) if axis == 0 else (np.arange(300) * 700)[:, None])
-    want = reference_scatter_nd(data.reshape(-1, 1), flat.reshape(-1), updates.reshape(-1, 1), reduction).reshape(data.shape)
+    want = reference_scatter_nd(data.reshape(-1, 1), flat.reshape(-1), updates.reshape(-1, 1),
+                                reduction).reshape(data.shape)
     np.testing.assert_array_equal(bits(got), bits(want))
 
 
@@ -282,7 +284,7 @@ def test_scatter_elements_column_bands_match_ufunc_at(dtype, reduction, shape, i
     strides = np.array(data.strides) // data.itemsize
     coords = list(np.indices(idx_shape))
     coords[axis] = idx % n
-    flat = sum(c * s for c, s in zip(coords, strides))
+    flat = sum(c * s for c, s in zip(coords, strides, strict=True))
     want = reference_scatter_nd(data.reshape(-1, 1), flat.reshape(-1), updates.reshape(-1, 1), reduction).reshape(shape)
     if dtype == "string":
         np.testing.assert_array_equal(got, want)

@@ -42,8 +42,8 @@ def _run(text: str, env: dict, loop_over: str, shape: tuple) -> None:
     bracket = re.search(rf"{loop_over}\[([^\[\]]*)\]", text) if loop_over == "updates" else m
     names = [] if bracket is None or bracket.group(1) is None else \
         [n.strip() for n in bracket.group(1).strip("[]").split(",")]
-    program = compile(f"for _c in np.ndindex(*_shape):\n    {', '.join(names) + ', = _c' if names else 'pass'}\n    {text}",
-                      "<formula>", "exec")
+    unpack = ", ".join(names) + ", = _c" if names else "pass"
+    program = compile(f"for _c in np.ndindex(*_shape):\n    {unpack}\n    {text}", "<formula>", "exec")
     exec(program, {"np": np, **env, "_shape": shape})
 
 

@@ -9,13 +9,16 @@ view of it) is alive.
 """
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
 import ops
 import ops.parallel
 
-from ._helpers import eps
+from ._cases import Case
+from ._helpers import CORE_DTYPES, eps, random_values
 from .test_vs_onnxruntime import run_ort
 
 RNG_SEED = 20261129
@@ -40,7 +43,7 @@ def _check(op, inputs, attrs, *, fuzzy_counts=None):
     want = run_ort(op, inputs, attrs)
     before = [None if a is None else a.copy() for a in inputs]
     got = ops.run_op(op, inputs, attrs)
-    for b, a in zip(before, inputs):
+    for b, a in zip(before, inputs, strict=True):
         if b is not None:
             np.testing.assert_array_equal(a, b)
             assert not np.shares_memory(got, a)
@@ -191,7 +194,7 @@ def test_live_results_are_never_reused():
     wants = [run_ort("Gather", [d, i], {"axis": 0}) for d, i in cases]
     kept = []
     for _ in range(3):
-        for (d, i), w in zip(cases, wants):
+        for (d, i), w in zip(cases, wants, strict=True):
             got = ops.gather(d, i, axis=0)
             np.testing.assert_array_equal(got, w)
             kept.append((got, w))
@@ -271,7 +274,7 @@ def test_concurrent_callers():
 
     rng = np.random.default_rng(RNG_SEED + 16)
     jobs = []
-    for k in range(4):
+    for _ in range(4):
         data = rng.standard_normal((2000, 64)).astype(np.float32)
         idx = _idx(rng, (30000,), 2000)
         jobs.append(("Gather", [data, idx], {"axis": 0}))
@@ -289,7 +292,7 @@ def test_concurrent_callers():
                 for j, (op, ins, at) in enumerate(jobs):
                     if (j + t) % 2 == 0:
                         results[(t, rep, j)] = ops.run_op(op, ins, at)
-        except Exception as exc:  # pragma: no cover - reported below
+        except Exception as exc:  # noqa: BLE001 - a worker thread reports any error below  # pragma: no cover
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
@@ -462,11 +465,6 @@ def test_scatter_elements_rank3_large(threads, axis, reduction):
 # ---------------------------------------------------------------------------------------------
 # medium sizes (a few thousand updates): past the size where ops switches to its compiled or
 # banded paths, yet small enough for the slow reference, for every dtype and reduction
-
-import zlib  # noqa: E402
-
-from ._cases import Case  # noqa: E402
-from ._helpers import CORE_DTYPES, random_values  # noqa: E402
 
 MEDIUM_REDUCTIONS = ("none", "add", "mul", "max", "min")
 

@@ -48,7 +48,7 @@ def _attrs(node) -> dict:
 
 def _bind_inputs(case, node, inputs):
     """Graph inputs (data-set order) -> the node's inputs in schema order (None if omitted)."""
-    by_name = dict(zip([i.name for i in case.model.graph.input], inputs))
+    by_name = dict(zip([i.name for i in case.model.graph.input], inputs, strict=True))
     return [by_name[name] if name else None for name in node.input]
 
 
@@ -71,7 +71,7 @@ def test_node_case(name):
             np.testing.assert_allclose(got, expected, rtol=1e-6, atol=0)
         else:
             np.testing.assert_array_equal(got, expected)
-        for b, a in zip(before, args):
+        for b, a in zip(before, args, strict=True):
             if b is not None:
                 np.testing.assert_array_equal(a, b)
 

@@ -244,7 +244,7 @@ def onnx_inferred(op, input_types, attrs, opset):
     """(dtype name, shape) from onnx's strict shape inference of a one-node model."""
     names = INPUT_NAMES[op]
     vis, used = [], []
-    for name, t in zip(names, input_types):
+    for name, t in zip(names, input_types, strict=True):
         if t is None:
             continue
         used.append(name)
@@ -309,7 +309,7 @@ def test_infer_types_with_unknown_dims(op, reduction):
         assert inferred.dtype == dtype
         assert len(inferred.shape) == len(shape)
         actual = ops.run_op(case.op, case.inputs, case.attrs).shape
-        for mine, theirs, real in zip(inferred.shape, shape, actual):
+        for mine, theirs, real in zip(inferred.shape, shape, actual, strict=True):
             if theirs is not None:
                 assert mine == theirs
             assert mine is None or mine == real

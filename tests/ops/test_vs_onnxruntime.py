@@ -82,7 +82,7 @@ def _session(op, signature, attrs_items):
     """One-node model; signature = ((elem_type, rank) or None per input)."""
     names = INPUT_NAMES[op]
     node_inputs, graph_inputs = [], []
-    for name, sig in zip(names, signature):
+    for name, sig in zip(names, signature, strict=True):
         if sig is None:
             continue
         elem, rank = sig
@@ -102,7 +102,7 @@ def run_ort(op, inputs, attrs):
     signature = tuple(None if a is None else (_elem_type(a), a.ndim) for a in inputs)
     attrs = {k: v for k, v in attrs.items() if not (op == "ScatterND" and k == "axis")}
     sess, names = _session(op, signature, tuple(sorted(attrs.items())))
-    feed = {n: a for n, a in zip(INPUT_NAMES[op], inputs) if a is not None}
+    feed = {n: a for n, a in zip(INPUT_NAMES[op], inputs, strict=True) if a is not None}
     (y,) = sess.run(None, {n: feed[n] for n in names})
     return y
 

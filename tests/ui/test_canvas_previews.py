@@ -71,7 +71,7 @@ def test_negative_numbers_keep_their_minus_sign_when_zoomed_out(window, qtbot):
         image = _render(w, qtbot, zoom, f"previews_signs_{zoom}")
         neg = [_text_width(image, r) for r in _top_cells(w, "neg")]
         pos = [_text_width(image, r) for r in _top_cells(w, "pos")]
-        extra[zoom] = [n - p for n, p in zip(neg, pos)]
+        extra[zoom] = [n - p for n, p in zip(neg, pos, strict=True)]
         if sum(pos) == 0 and sum(neg) == 0:
             continue                              # numbers hidden at this zoom: nothing wrong shown
         assert min(pos) > 0, (zoom, pos)          # the digits are drawn

@@ -243,7 +243,7 @@ def _crash_leaving_recovery(qtbot, path, drag_ports=None):
     look left behind by a process that died. Returns the recovered graph's edges."""
     from nodeeditor.ui.files import FileController
 
-    from .helpers import drag, port_point  # noqa: I001
+    from .helpers import drag, port_point
 
     w = create_main_window(path)
     qtbot.addWidget(w)

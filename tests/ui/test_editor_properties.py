@@ -227,7 +227,8 @@ def test_integers_says_that_high_is_excluded(small):
     nid = w.graph.add_generator("integers", {"low": 0, "high": 10})
     w.scene.select_nodes([nid])
     assert "excluded" in w.properties.widgets["param:high"].toolTip()
-    labels = [w.properties._form.itemAt(i, QtWidgets.QFormLayout.ItemRole.LabelRole) for i in range(w.properties._form.rowCount())]
+    form = w.properties._form
+    labels = [form.itemAt(i, QtWidgets.QFormLayout.ItemRole.LabelRole) for i in range(form.rowCount())]
     texts = [item.widget().text() for item in labels if item is not None and item.widget() is not None]
     assert "high (excl.)" in texts and "low" in texts
 

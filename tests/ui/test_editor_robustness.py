@@ -65,11 +65,11 @@ def test_layered_layout_points_every_edge_right():
             assert pos[e.src][0] < pos[e.dst][0], (name, str(e))
         # no two nodes in a column overlap
         columns = {}
-        for nid, (x, y) in pos.items():
+        for x, y in pos.values():
             columns.setdefault(x, []).append(y)
         for ys in columns.values():
             ys.sort()
-            assert all(b - a >= 60 for a, b in zip(ys, ys[1:]))
+            assert all(b - a >= 60 for a, b in zip(ys, ys[1:], strict=False))  # neighbouring pairs
 
 
 RUN_APP_SCRIPT = """

@@ -47,7 +47,8 @@ def test_a_large_explanation_opens_without_building_every_row(qapp):
     from ops.explain import explain
 
     view = StepsView()
-    e = explain("Gather", [np.arange(400 * 500, dtype=np.float32).reshape(400, 500), np.arange(400)[::-1].copy()], {"axis": 0})
+    data = np.arange(400 * 500, dtype=np.float32).reshape(400, 500)
+    e = explain("Gather", [data, np.arange(400)[::-1].copy()], {"axis": 0})
     view.show_explanation(e)
     assert view.steps_model.rowCount() == 200_000
     assert len(view.steps_model._cache) == 0            # nothing built until a row is shown

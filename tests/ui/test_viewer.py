@@ -412,7 +412,7 @@ def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):
     assert blocker.args == [3]
     # only the waiting panel took the result: the pictures of both tensors were not rebuilt
     assert [p.spec for p in viewer.picture.panels[:-1]] == others
-    assert all(a is b for a, b in zip((p.spec for p in viewer.picture.panels[:-1]), others))
+    assert all(a is b for a, b in zip((p.spec for p in viewer.picture.panels[:-1]), others, strict=True))
     assert not viewer.picture.panels[-1].spec.pending
     assert viewer.picture.panels[-1].spec.hover(1234.0, 4321.0).endswith("pinned 0.0 → 2.0 (changed)")
     diff = viewer.picture.panels[-1]

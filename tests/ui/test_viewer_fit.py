@@ -74,7 +74,8 @@ def test_the_editor_dock_keeps_its_width_for_a_scatter_warning(window, qtbot):
     item = window.scene.node_item("se")
     window.view.centerOn(item)
     point = window.view.mapFromScene(item.sceneBoundingRect().center())
-    QTest.mouseClick(window.view.viewport(), QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier, point)
+    QTest.mouseClick(window.view.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                     QtCore.Qt.KeyboardModifier.NoModifier, point)
     window.runner.wait()
     qtbot.waitUntil(lambda: "warning" in window.viewer.info_label.text(), timeout=5000)
     qtbot.wait(100)
@@ -237,7 +238,7 @@ def _near_colour(image, point, rgb, dy_range, tol=12):
     for dy in dy_range:
         for dx in (-1, 0, 1):
             c = image.pixelColor(point.x() + dx, point.y() + dy)
-            if all(abs(a - b) <= tol for a, b in zip((c.red(), c.green(), c.blue()), rgb)):
+            if all(abs(a - b) <= tol for a, b in zip((c.red(), c.green(), c.blue()), rgb, strict=True)):
                 return True
     return False
 

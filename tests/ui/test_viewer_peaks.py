@@ -94,7 +94,7 @@ def _assert_same_picture(got: np.ndarray, expected: np.ndarray) -> None:
                                    np.int8, np.int32, np.uint16, np.int64, np.bool_])
 def test_peak_downsample_matches_the_slow_reference(dtype):
     rng = np.random.default_rng(sum(map(ord, np.dtype(dtype).name)))  # fixed per dtype
-    for trial in range(25):
+    for _ in range(25):
         shape = tuple(int(n) for n in rng.integers(1, 70, size=2))
         max_size = int(rng.integers(1, 14))
         array = _random_array(rng, shape, dtype)
@@ -108,7 +108,7 @@ def test_peak_downsample_matches_the_slow_reference(dtype):
 @pytest.mark.parametrize("mode", ["real_imag", "mag_phase"])
 def test_peak_downsample_of_complex_parts_matches_the_reference(mode):
     rng = np.random.default_rng(5)
-    for trial in range(10):
+    for _ in range(10):
         shape = tuple(int(n) for n in rng.integers(2, 50, size=2))
         z = (rng.normal(size=shape) + 1j * np.round(rng.normal(size=shape) * 3)).astype(np.complex64)
         z[rng.random(shape) < 0.05] = complex(np.nan, 1.0)
@@ -213,7 +213,7 @@ def screen_colours_near(viewer, panel, row, col, radius=2):
 
 
 def _near(rgb, target, tol=10):
-    return all(abs(a - b) <= tol for a, b in zip(rgb, target))
+    return all(abs(a - b) <= tol for a, b in zip(rgb, target, strict=True))
 
 
 LUT = colors.lookup_table(colors.colormap())

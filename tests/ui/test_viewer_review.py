@@ -17,7 +17,7 @@ SHOTS = Path("/tmp/viewer_fix_shots")
 
 
 def _near(rgb, target, tol=8):
-    return all(abs(a - b) <= tol for a, b in zip(rgb, target))
+    return all(abs(a - b) <= tol for a, b in zip(rgb, target, strict=True))
 
 
 def _red_near(image, x, y, radius=2):
@@ -65,7 +65,7 @@ def test_five_changed_cells_of_a_million_are_red_on_screen(make_viewer, qtbot, w
     assert f"{changed:,} of {data.size:,}" in diff.spec.title
     image = viewer.picture.grab().toImage()
     viewer.grab().save(str(SHOTS / f"diff_1000x1000_{width}px.png"))
-    for r, c in zip(rows, cols):
+    for r, c in zip(rows, cols, strict=True):
         scene = diff.plot.vb.mapViewToScene(QtCore.QPointF(float(c), float(r)))
         pos = viewer.picture.mapFromScene(scene)
         assert _red_near(image, pos.x(), pos.y()), f"changed cell ({r}, {c}) not drawn red at {width}px"
@@ -87,7 +87,8 @@ def test_compare_panels_and_legend_fit_inside_the_picture(make_viewer, qtbot, wi
     for panel in viewer.picture.panels:
         for item in panel.items():
             rect = viewer.picture.mapFromScene(item.sceneBoundingRect()).boundingRect()
-            assert area.contains(rect), f"{type(item).__name__} of {panel.spec.title!r} is clipped: {rect} not in {area}"
+            assert area.contains(rect), \
+                f"{type(item).__name__} of {panel.spec.title!r} is clipped: {rect} not in {area}"
 
 
 def test_1e8_difference_shows_one_changed_cell(make_viewer, qtbot):
@@ -310,5 +311,6 @@ def test_a_few_changed_cells_of_a_large_difference_are_ringed(make_viewer, qtbot
     _compare(viewer, qtbot, data, out)
     (diff,) = [p for p in viewer.picture.panels if p.spec.title.startswith("difference")]
     xs, ys = diff.marks_item.getData()
-    assert sorted(zip(ys.tolist(), xs.tolist())) == sorted(zip(rows.astype(float).tolist(), cols.astype(float).tolist()))
+    marked = sorted(zip(ys.tolist(), xs.tolist(), strict=True))
+    assert marked == sorted(zip(rows.astype(float).tolist(), cols.astype(float).tolist(), strict=True))
     viewer.grab().save(str(SHOTS / "diff_rings_900px.png"))

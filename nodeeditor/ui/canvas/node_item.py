@@ -136,7 +136,6 @@ class NodeItem(QtWidgets.QGraphicsItem):
             return
         graph = scene.graph
         node = graph.node(self.node_id)
-        info = graph.node_info(self.node_id)
         state, message = scene.node_state(self.node_id)
         w, h = style.NODE_WIDTH, self._height
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
@@ -186,13 +185,16 @@ class NodeItem(QtWidgets.QGraphicsItem):
         sub_rect = QtCore.QRectF(9, style.HEADER_HEIGHT, w - 18, style.SUBTITLE_HEIGHT)
         subtitle = subtitle_of(node, graph.opset)
         if state == style.INCOMPLETE:
-            subtitle = "connect " + ", ".join(p for p in node.input_ports()
-                                              if graph.edge_into(node.id, p) is None and p not in node.optional_inputs())
+            subtitle = "connect " + ", ".join(
+                p for p in node.input_ports()
+                if graph.edge_into(node.id, p) is None and p not in node.optional_inputs())
             if node.kind == "output":
                 subtitle = "connect a tensor to show it"
             painter.setPen(style.STATE_COLOURS[state].darker(120))
         elif state in (style.ERROR, style.WARNING, style.BLOCKED) and message:
-            subtitle = message.split(": ", 1)[-1] if state != style.BLOCKED else "blocked: " + message.split(": ", 1)[-1]
+            subtitle = message.split(": ", 1)[-1]
+            if state == style.BLOCKED:
+                subtitle = "blocked: " + subtitle
             painter.setPen(style.STATE_COLOURS[state].darker(115))
         else:
             painter.setPen(style.NODE_MUTED)
@@ -215,7 +217,8 @@ class NodeItem(QtWidgets.QGraphicsItem):
             painter.setFont(name_font)
             painter.setPen(style.NODE_TEXT)
             align = QtCore.Qt.AlignmentFlag.AlignVCenter
-            painter.drawText(row, align | (QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft), port)
+            side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
+            painter.drawText(row, align | side, port)
             painter.setFont(type_font)
             painter.setPen(style.NODE_MUTED if known else QtGui.QColor("#b0b5c2"))
             room = int(row.width() - name_w)

@@ -383,9 +383,10 @@ class GraphView(QtWidgets.QGraphicsView):
         painter.drawLines(major)
 
     #: What an empty canvas says (drawn in the middle of the view, at screen size).
-    EMPTY_HINT = "An empty graph.\nDrag a block from the palette, double-click one, or press Tab here\nand type its name (e.g. gather). File > Examples has worked examples."
+    EMPTY_HINT = ("An empty graph.\nDrag a block from the palette, double-click one, or press Tab here\n"
+                  "and type its name (e.g. gather). File > Examples has worked examples.")
 
-    def drawForeground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:  # noqa: N802 - Qt override
+    def drawForeground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
         scene = self.scene()
         if scene is None or getattr(scene, "node_items", None) is None or scene.node_items():
             return

@@ -105,7 +105,7 @@ class TensorGrid(QtWidgets.QWidget):
                 return pos
         return None
 
-    def event(self, event: QtCore.QEvent) -> bool:  # noqa: D401 - Qt override
+    def event(self, event: QtCore.QEvent) -> bool:
         if event.type() == QtCore.QEvent.Type.ToolTip:
             pos = self.cell_at(QtCore.QPointF(event.pos()))
             if pos is None:
@@ -126,10 +126,10 @@ class TensorGrid(QtWidgets.QWidget):
         """Where the cells start: under the title's lines."""
         return 24.0 + TITLE_LINE * (len(self.title_lines(width)) - 1)
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+    def hasHeightForWidth(self) -> bool:
         return True
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+    def heightForWidth(self, width: int) -> int:
         rows, _ = self._grid()
         return int(self._top(width)) + 4 + rows * 24
 
@@ -154,7 +154,7 @@ class TensorGrid(QtWidgets.QWidget):
         self.setMinimumWidth(self._min_width())
         self.setMinimumHeight(self.heightForWidth(max(self.width(), self.minimumWidth())))
 
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             self._fit_height()
@@ -189,7 +189,7 @@ class TensorGrid(QtWidgets.QWidget):
         h = 22.0
         return QtCore.QRectF(6 + c * w, self._top() + r * h, w, h)
 
-    def paintEvent(self, event: QtGui.QPaintEvent) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         p.setPen(QtGui.QColor("#30343f"))

@@ -41,15 +41,15 @@ class StepsModel(QtCore.QAbstractTableModel):
             if 0 <= row < self.rowCount():
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
 
-    def rowCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802 - Qt override
+    def rowCount(self, parent=QtCore.QModelIndex()) -> int:
         if parent.isValid() or self._explanation is None:
             return 0
         return self._explanation.count
 
-    def columnCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802 - Qt override
+    def columnCount(self, parent=QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt override
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return COLUMNS[section]
         return None
@@ -126,7 +126,7 @@ class StepsView(QtWidgets.QTableView):
         if 0 <= step < self.steps_model.rowCount():
             index = self.steps_model.index(step, 0)
             blocked = self.selectionModel().blockSignals(True)
-            self.selectionModel().setCurrentIndex(
-                index, QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect | QtCore.QItemSelectionModel.SelectionFlag.Rows)
+            flag = QtCore.QItemSelectionModel.SelectionFlag
+            self.selectionModel().setCurrentIndex(index, flag.ClearAndSelect | flag.Rows)
             self.selectionModel().blockSignals(blocked)
             self.scrollTo(index)

@@ -166,7 +166,7 @@ class ExplainerWidget(QtWidgets.QWidget):
 
     def grid(self, title: str) -> TensorGrid:
         """The grid of the tensor named ``title`` (``output``: the output grid, whatever step)."""
-        for grid, (name, _) in zip(self.grids, self._panels()):
+        for grid, (name, _) in zip(self.grids, self._panels(), strict=False):  # four grids; gathers use three
             if name == title:
                 return grid
         raise KeyError(title)
@@ -203,7 +203,7 @@ class ExplainerWidget(QtWidgets.QWidget):
             marks = [by_role[e.opdef.role(p.name)] for p in e.schema.inputs] + [{move.target: "target"}]
             output = self.grids[len(e.schema.inputs)]
             output.set_tensor("output", e.output_after(k), f"after step {k + 1}" if k < e.count - 1 else "")
-        for grid, mark in zip(self.grids, marks):
+        for grid, mark in zip(self.grids, marks, strict=False):  # four grids; gathers mark three
             grid.set_highlights(self._fit(grid, mark))
         self.prev_button.setEnabled(k > 0)
         self.next_button.setEnabled(k < e.count - 1)

@@ -115,7 +115,8 @@ class GeneratorForm:
             widget.setRange(-1e12, 1e12)
             widget.setDecimals(6)
             widget.setKeyboardTracking(False)
-            widget.valueChanged.connect(lambda v, k=key: self._set_param(k, int(v) if float(v).is_integer() else float(v)))
+            widget.valueChanged.connect(
+                lambda v, k=key: self._set_param(k, int(v) if float(v).is_integer() else float(v)))
 
             def refresh(w=widget, k=key) -> None:
                 w.blockSignals(True)

@@ -45,14 +45,14 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
     def text(self) -> str:
         return self.toPlainText()
 
-    def setText(self, text: str) -> None:  # noqa: N802 - the QLineEdit name the panel uses
+    def setText(self, text: str) -> None:  # the QLineEdit name the panel uses
         self.setPlainText(text)
 
-    def focusOutEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def focusOutEvent(self, event) -> None:
         super().focusOutEvent(event)
         self.editingFinished.emit()
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event) -> None:
         enter = event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
         if enter and not event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
             self.editingFinished.emit()
@@ -268,7 +268,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
             for port in n.input_ports():
                 edge = g.edge_into(n.id, port)
                 t = g.node_info(edge.src).outputs.get(edge.src_port) if edge else None
-                src = g.node(edge.src).name if edge else ("optional" if port in n.optional_inputs() else "not connected")
+                src = (g.node(edge.src).name if edge
+                       else "optional" if port in n.optional_inputs() else "not connected")
                 rows.append(f"in <b>{port}</b>: <tt>{t if t else '—'}</tt> <span style='color:#6a7285'>({src})</span>")
             for port in n.output_ports():
                 t = info.outputs.get(port)

@@ -31,7 +31,7 @@ def shape_text(shape) -> str:
 def parse_value(text: str, dtype: np.dtype) -> Any:
     """A cell's text as a value of ``dtype`` (ValueError when it is not one)."""
     text = text.strip()
-    if dtype == object:
+    if dtype.kind == "O":
         return text
     if dtype.kind == "b":
         if text.lower() in ("1", "true", "t", "yes"):

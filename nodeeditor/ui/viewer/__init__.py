@@ -22,6 +22,7 @@ from ._refcount_guard import immortalize_singletons
 
 immortalize_singletons()  # PySide6 6.12 on Python 3.11 drops refs to None/True (see module)
 
+# E402: the guard runs before the viewer makes its first Qt calls
 from .slicing import TensorStats, tensor_stats  # noqa: E402
 from .thumbnail import thumbnail  # noqa: E402
 from .viewer import TensorViewer  # noqa: E402

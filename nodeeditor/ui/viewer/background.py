@@ -48,7 +48,7 @@ def _run(relay_ref, newest: _Generation, generation: int, fn, args, cancellable:
     kwargs = {"cancelled": lambda: newest.value != generation} if cancellable else {}
     try:
         result = fn(*args, **kwargs)
-    except Exception as exc:  # reported to the UI thread, never lost
+    except Exception as exc:  # noqa: BLE001 - reported to the UI thread, never lost
         result = exc
     relay = relay_ref()
     if relay is not None and newest.value == generation:

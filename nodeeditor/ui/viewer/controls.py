@@ -63,7 +63,8 @@ class SliceControls(QtWidgets.QWidget):
             self._rebuild()
             return
         self._axes = old_axes if same_rank else (ndim - 2, ndim - 1)
-        self._indices = [min(i, s - 1) if s else 0 for i, s in zip(old_indices, shape)] if same_rank else [0] * ndim
+        self._indices = ([min(i, s - 1) if s else 0 for i, s in zip(old_indices, shape, strict=True)] if same_rank
+                         else [0] * ndim)
         self._rebuild()
 
     def set_axes(self, row_axis: int, col_axis: int) -> None:

@@ -30,14 +30,14 @@ class WrapLabel(QtWidgets.QLabel):
         self.setWordWrap(True)
         self.setText(text)
 
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt name)
+    def setText(self, text: str) -> None:
         super().setText(text)
         self._update_tooltip()
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(0, super().minimumSizeHint().height())
 
-    def resizeEvent(self, event) -> None:  # noqa: N802
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._update_tooltip()
 
@@ -72,7 +72,7 @@ class ItemsLabel(WrapLabel):
         self._plain = ""
         super().__init__(text, parent)
 
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt name)
+    def setText(self, text: str) -> None:
         self._plain = text
         super().setText(keep_items_together(text, self._separator))
 
@@ -98,25 +98,25 @@ class ElidedLabel(QtWidgets.QLabel):
         self.setSizePolicy(_Policy.Ignored, _Policy.Preferred)
         self.setText(text)
 
-    def setText(self, text: str) -> None:  # noqa: N802
+    def setText(self, text: str) -> None:
         self._full = text
         self._elide()
 
     def text(self) -> str:
         return self._full
 
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def sizeHint(self) -> QtCore.QSize:
         hint = super().sizeHint()
         return QtCore.QSize(self.fontMetrics().horizontalAdvance(self._full) + 2 * self.margin() + 4, hint.height())
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(0, super().minimumSizeHint().height())
 
-    def resizeEvent(self, event) -> None:  # noqa: N802
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._elide()
 
-    def changeEvent(self, event) -> None:  # noqa: N802
+    def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
             self._elide()

@@ -200,7 +200,8 @@ class BarTextItem(pg.GraphicsObject):
         painter.setFont(font)
         painter.setPen(QtGui.QColor(235, 235, 235))
         metrics = QtGui.QFontMetricsF(font)
-        for x, y, text in zip(self.x, self.y, self.texts):
+        # strict=False: set_values cuts x and y to the texts, not the texts to x
+        for x, y, text in zip(self.x, self.y, self.texts, strict=False):
             anchor = transform.map(QtCore.QPointF(x, y))
             length, thick = metrics.horizontalAdvance(text) + 2, metrics.height()
             w, h = (thick, length) if upright else (length, thick)
@@ -238,15 +239,15 @@ class IntegerAxis(pg.AxisItem):
         widest = max((str(first), str(last)), key=len)
         return metrics.horizontalAdvance(widest) + self.LABEL_GAP
 
-    def tickValues(self, minVal, maxVal, size):
-        minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)   # an inverted axis passes them reversed
-        span = maxVal - minVal
+    def tickValues(self, minVal, maxVal, size):  # noqa: N803 - pyqtgraph's parameter names
+        lo, hi = min(minVal, maxVal), max(minVal, maxVal)  # an inverted axis passes them reversed
+        span = hi - lo
         per_unit = size / span if span > 0 and size > 0 else float("inf")
         if self.limit is not None:
-            minVal, maxVal = max(minVal, 0), min(maxVal, self.limit - 1)
-            if maxVal < minVal:
+            lo, hi = max(lo, 0), min(hi, self.limit - 1)
+            if hi < lo:
                 return []
-        first, last = int(np.ceil(minVal)), int(np.floor(maxVal))
+        first, last = int(np.ceil(lo)), int(np.floor(hi))
         if last < first:
             return []
         # the smallest whole spacing (1, 2, 5 x 10^k) whose labels do not touch
@@ -255,10 +256,10 @@ class IntegerAxis(pg.AxisItem):
         while least * per_unit < room and least < 10 ** 15:
             least = least * 5 // 2 if str(least)[0] == "2" else least * 2
         levels = []
-        for spacing, values in super().tickValues(minVal, maxVal, size):
+        for spacing, values in super().tickValues(lo, hi, size):
             if spacing < least:
                 continue
-            values = [v for v in values if float(v).is_integer() and minVal <= v <= maxVal]
+            values = [v for v in values if float(v).is_integer() and lo <= v <= hi]
             levels.append((spacing, values))
         if not levels or not any(values for _, values in levels):
             start = -(-first // least) * least
@@ -564,7 +565,7 @@ class PictureArea(pg.GraphicsLayoutWidget):
     def show_panels(self, specs: list[PanelSpec]) -> None:
         signature = tuple(s.signature() for s in specs)
         if signature == self._signature and len(self.panels) == len(specs):
-            for panel, spec in zip(self.panels, specs):
+            for panel, spec in zip(self.panels, specs, strict=True):
                 panel.update(spec)
             self._place()  # new titles can need more room
             return
@@ -686,8 +687,8 @@ class PictureScroll(QtWidgets.QScrollArea):
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.setWidget(picture)
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(80, 80)
 
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(400, 300)

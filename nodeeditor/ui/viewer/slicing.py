@@ -376,7 +376,8 @@ def changed_mask(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _differs(np.asarray(a), np.asarray(b))
 
 
-def changed_blocks(a: np.ndarray, b: np.ndarray, max_size: int = MAX_DISPLAY) -> tuple[np.ndarray, tuple[int, int], int]:
+def changed_blocks(a: np.ndarray, b: np.ndarray,
+                   max_size: int = MAX_DISPLAY) -> tuple[np.ndarray, tuple[int, int], int]:
     """Downsampled change mask of two same-shape 2-D slices, computed in row bands.
 
     Uses the same grid as ``downsample_2d``; a block is True when any cell in it differs.

@@ -144,7 +144,8 @@ class TensorViewer(QtWidgets.QWidget):
         self.complex_combo.addItem("real / imag", "real_imag")
         self.complex_combo.addItem("magnitude / phase", "mag_phase")
         self.complex_combo.setToolTip("how complex values are drawn")
-        self.complex_combo.currentIndexChanged.connect(lambda _: self.set_complex_mode(self.complex_combo.currentData()))
+        self.complex_combo.currentIndexChanged.connect(
+            lambda _: self.set_complex_mode(self.complex_combo.currentData()))
         self.pin_button = QtWidgets.QPushButton("Pin")
         self.pin_button.setToolTip("keep this tensor and show the next one beside it")
         self.pin_button.clicked.connect(self.pin)
@@ -309,7 +310,8 @@ class TensorViewer(QtWidgets.QWidget):
         if self.current is None:
             return None
         if self.current.array.size == 0:
-            return self.current.array.reshape(0) if self.current.array.ndim < 2 else np.zeros((0, 0), self.current.array.dtype)
+            array = self.current.array
+            return array.reshape(0) if array.ndim < 2 else np.zeros((0, 0), array.dtype)
         return self._view(self.current.array)
 
     def current_index(self, row: int, col: int = 0) -> tuple[int, ...]:
@@ -372,7 +374,7 @@ class TensorViewer(QtWidgets.QWidget):
         current = self.current.array if self.current is not None else None
         if current is not None and current.ndim == array.ndim and array.ndim >= 2:
             indices = self.controls.indices
-            if all(i < s for i, s in zip(indices, array.shape)):
+            if all(i < s for i, s in zip(indices, array.shape, strict=True)):
                 axes = self.controls.axes
                 return slice_2d(array, axes, indices), (axes, indices)
         axes = (array.ndim - 2, array.ndim - 1)
@@ -618,7 +620,8 @@ class TensorViewer(QtWidgets.QWidget):
             block = view[r0 : r1 + 1, c0 : c1 + 1]
             drawn_as = display_part(block, part_index, mode)
             drawn = picture[r0 // step_r, c0 // step_c]
-            span = ", ".join(str(a) if a == b else f"{a}..{b}" for a, b in zip(index_of(r0, c0), index_of(r1, c1)))
+            span = ", ".join(str(a) if a == b else f"{a}..{b}"
+                             for a, b in zip(index_of(r0, c0), index_of(r1, c1), strict=True))
             missing = np.isnan(drawn_as)
             if np.isnan(drawn) or missing.all():
                 return f"{title} [{span}]: all NaN"
@@ -655,7 +658,7 @@ class TensorViewer(QtWidgets.QWidget):
                 key = (int(round(x)),)
             else:
                 key = (math.floor(y + 0.5), math.floor(x + 0.5))
-            if all(0 <= k < s for k, s in zip(key, view.shape)):
+            if all(0 <= k < s for k, s in zip(key, view.shape, strict=True)):
                 a, b = format_value(reference[key]), format_value(view[key])
                 mark = "changed" if a != b else "same"
                 return f"difference {list(key)}: pinned {a} → {b} ({mark})"
@@ -798,7 +801,7 @@ class TensorViewer(QtWidgets.QWidget):
             path += "." + chosen.split("*.")[-1].rstrip(")")
         try:
             self.save_tensor(path, background=True)
-        except Exception as exc:  # a failed save is reported, never a crash
+        except Exception as exc:  # noqa: BLE001 - a failed save is reported, never a crash
             QtWidgets.QMessageBox.warning(self, "Save tensor", f"Could not save {path}:\n{exc}")
 
     def shutdown(self) -> None:
