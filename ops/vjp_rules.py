@@ -2,13 +2,14 @@
 
 Every function here sees the target (``data`` / ``past_cache``) and ``grad_output`` as a
 ``(target_rows, block)`` table and the updates as a ``(len(rows), block)`` table, the map's own
-factored form, so a whole block moves per row and no offset array is built per element. The
-arrays are float32 or float64 (:mod:`ops.vjp` converts float16/bfloat16 before and after),
-C-contiguous, and never modified; every result is a new array.
+factored form, so a whole block moves per row. The arrays are float32 or float64
+(:mod:`ops.vjp` converts float16/bfloat16 before and after), C-contiguous, and never
+modified; every result is a new array.
 
-The scatter-adds and gathers of rows are the public kernels themselves (:func:`ops.scatter_nd`
-on the table with one index per row, :func:`ops.gather` on axis 0), so they take the same
-compiled or threaded routes as the forward ops. Duplicate reads of a gather add up in
+Rows are scattered and gathered by the public kernels themselves (:func:`ops.scatter_nd`
+with one index per row, or :func:`ops.scatter_elements` on the flat table when a block is one
+element; :func:`ops.gather` on axis 0, or ``np.take`` for one-element blocks), so they take
+the same compiled or threaded routes as the forward ops. Duplicate reads of a gather add up in
 row-major order of the output (the scatter-add's sequential fold).
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from .gather import gather
 from .index_map import IndexMap
+from .scatter_elements import scatter_elements
 from .scatter_nd import scatter_nd
 
 
@@ -25,13 +27,39 @@ def _flat_rows(imap: IndexMap) -> np.ndarray:
 
 
 def _scatter_rows(table: np.ndarray, rows: np.ndarray, values: np.ndarray, reduction: str) -> np.ndarray:
-    """A copy of ``table`` with row ``rows[i]`` folded with ``values[i]`` in row-major order."""
+    """A copy of ``table`` with row ``rows[i]`` folded with ``values[i]`` in row-major order.
+    Blocks of one element go through the flat ScatterElements kernel (one index per element,
+    no per-row overhead), wider blocks through ScatterND with one index per row."""
+    if table.shape[1] == 1:
+        return scatter_elements(table.reshape(-1), rows, values.reshape(-1), 0, reduction).reshape(-1, 1)
     return scatter_nd(table, rows[:, None], values, reduction)
 
 
 def _take_rows(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``table[rows]`` as a new ``(len(rows), block)`` array."""
+    """``table[rows]`` as a new ``(len(rows), block)`` array (``rows`` are in range)."""
+    if table.shape[1] == 1:
+        return np.take(table.reshape(-1), rows, mode="clip").reshape(-1, 1)
     return gather(table, rows, axis=0)
+
+
+def _records(table: np.ndarray) -> np.ndarray:
+    """A C-contiguous ``(n, block)`` table viewed as ``n`` opaque records (one memcpy per row)."""
+    return table.view(np.dtype((np.void, table.shape[1] * table.itemsize))).reshape(-1)
+
+
+def _put_rows(table: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+    """``table[rows] = values`` in place (``values``: a scalar or ``(len(rows), block)``)."""
+    if table.shape[1] == 1:
+        table.reshape(-1)[rows] = values if np.ndim(values) == 0 else values.reshape(-1)
+    elif np.ndim(values) == 0:
+        table[rows] = values
+    else:
+        np.put(_records(table), rows, _records(np.ascontiguousarray(values, dtype=table.dtype)), mode="clip")
+
+
+def _scale_rows(table: np.ndarray, rows: np.ndarray, factors: np.ndarray) -> None:
+    """``table[rows] *= factors`` in place, for distinct ``rows``."""
+    _put_rows(table, rows, _take_rows(table, rows) * factors)
 
 
 def gather_grad(imap: IndexMap, grad: np.ndarray) -> np.ndarray:
@@ -57,21 +85,21 @@ def scatter_grads(imap: IndexMap, data: np.ndarray, updates: np.ndarray, grad: n
     return d_data.reshape(imap.target_shape), d_updates.reshape(imap.element_shape)
 
 
-def winners(rows: np.ndarray, target_rows: int) -> np.ndarray:
+def _winners(rows: np.ndarray, target_rows: int) -> np.ndarray:
     """bool per update row: True for the last (row-major) update of its target row, the one a
-    scatter with reduction none keeps. The last position per row is a max-fold of positions."""
+    scatter with reduction none keeps (what :meth:`IndexMap.winner_mask` says, computed as a
+    max-fold of positions by the compiled scatter kernel instead of ``np.maximum.at``)."""
     last = _scatter_rows(np.full((target_rows, 1), -1, dtype=np.int64), rows,
                          np.arange(rows.size, dtype=np.int64)[:, None], "max")
-    return last[rows, 0] == np.arange(rows.size)
+    return last.reshape(-1)[rows] == np.arange(rows.size)
 
 
 def _replace(rows, d, u, g, _reduction):
     d_data = g.copy()
-    d_data[rows] = 0
+    _put_rows(d_data, rows, 0)
     d_updates = _take_rows(g, rows)
-    counts = np.bincount(rows, minlength=d.shape[0])
-    if counts.max() > 1:
-        d_updates[~winners(rows, d.shape[0])] = 0
+    if np.bincount(rows, minlength=d.shape[0]).max() > 1:
+        _put_rows(d_updates, np.flatnonzero(~_winners(rows, d.shape[0])), 0)
     return d_data, d_updates
 
 
@@ -80,35 +108,45 @@ def _add(rows, d, u, g, _reduction):
 
 
 def _multiply(rows, d, u, g, _reduction):
-    """Each cell's contributors in order (its data value, then its updates in row-major order)
-    are laid out contiguously, one segment per written row; the product of the others is the
-    exclusive prefix product times the exclusive suffix product within the segment."""
-    order = np.argsort(rows, kind="stable")
-    sorted_rows = rows[order]
-    new = np.ones(rows.size, dtype=bool)
-    new[1:] = sorted_rows[1:] != sorted_rows[:-1]
-    segment = np.cumsum(new) - 1                              # segment of each sorted update
-    firsts = np.flatnonzero(new)
-    cells = sorted_rows[firsts]                               # the written rows
-    n_seg = cells.size
-    data_at = firsts + np.arange(n_seg)                       # where each segment's data value sits
-    update_at = np.arange(rows.size) + segment + 1            # where each sorted update sits
-    seq = np.empty((rows.size + n_seg, d.shape[1]), dtype=d.dtype)
-    seq[data_at] = d[cells]
-    seq[update_at] = u[order]
-    length = np.diff(np.append(data_at, seq.shape[0]))        # contributors per segment
-    start = np.repeat(data_at, length)                        # segment start of each position
-    rank = np.arange(seq.shape[0]) - start                    # contributors before it in its segment
-    rank_back = length.repeat(length) - 1 - rank              # contributors after it
-    before = _exclusive_products(seq, rank)
-    after = _exclusive_products(seq[::-1], rank_back[::-1])[::-1]
-    with np.errstate(all="ignore"):  # inf * 0 is NaN, as the derivative there is undefined
-        grad_seq = g[cells].repeat(length, axis=0) * before * after
-    d_data = g.copy()
-    d_data[cells] = grad_seq[data_at]
-    d_updates = np.empty_like(u)
-    d_updates[order] = grad_seq[update_at]
+    """d data = g * the product of the cell's updates; d updates = g * data * the product of
+    the cell's other updates. An update alone in its cell is its own product; the updates
+    that share a cell are laid out cell by cell (stable order) and get the exclusive prefix
+    product times the exclusive suffix product within their cell."""
+    with np.errstate(all="ignore"):  # inf * 0 is NaN: the derivative there is undefined
+        d_data = g.copy()
+        d_updates = _take_rows(g, rows) * _take_rows(d, rows)
+        alone = np.bincount(rows, minlength=d.shape[0])[rows] == 1
+        single = np.flatnonzero(alone)
+        _scale_rows(d_data, rows[single], _take_rows(u, single))
+        shared = np.flatnonzero(~alone)
+        if shared.size:
+            order, cell = _stable_order(rows[shared], d.shape[0])
+            first = np.ones(cell.size, dtype=bool)
+            first[1:] = cell[1:] != cell[:-1]
+            starts = np.flatnonzero(first)
+            length = np.diff(np.append(starts, cell.size))
+            rank = np.arange(cell.size) - np.repeat(starts, length)  # updates before it in its cell
+            rank_back = np.repeat(length, length) - 1 - rank           # updates after it
+            at = shared[order]
+            values = _take_rows(u, at)
+            before = _exclusive_products(values, rank)
+            after = _exclusive_products(values[::-1], rank_back[::-1])[::-1]
+            _scale_rows(d_updates, at, before * after)
+            last = starts + length - 1
+            _scale_rows(d_data, cell[last], before[last] * values[last])
     return d_data, d_updates
+
+
+def _stable_order(rows: np.ndarray, target_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """(positions sorted by row, stable; the rows in that order). Sorting the unique keys
+    ``row * n + position`` (numpy's vectorised sort) is several times faster than a stable
+    argsort; without room in int64 for the keys, the stable argsort."""
+    n = rows.size
+    if target_rows * n < 2**62:
+        keys = np.sort(rows * n + np.arange(n, dtype=np.int64))
+        return keys % n, keys // n
+    order = np.argsort(rows, kind="stable")
+    return order, rows[order]
 
 
 def _exclusive_products(seq: np.ndarray, rank: np.ndarray) -> np.ndarray:
@@ -121,11 +159,10 @@ def _exclusive_products(seq: np.ndarray, rank: np.ndarray) -> np.ndarray:
     """
     inclusive = seq.copy()
     stride, longest = 1, int(rank.max()) if rank.size else 0
-    with np.errstate(all="ignore"):
-        while stride <= longest:
-            at = np.flatnonzero(rank >= stride)
-            inclusive[at] = inclusive[at] * inclusive[at - stride]
-            stride *= 2
+    while stride <= longest:
+        at = np.flatnonzero(rank >= stride)
+        inclusive[at] = inclusive[at] * inclusive[at - stride]
+        stride *= 2
     out = np.ones_like(seq)
     later = np.flatnonzero(rank > 0)
     out[later] = inclusive[later - 1]
@@ -134,14 +171,21 @@ def _exclusive_products(seq: np.ndarray, rank: np.ndarray) -> np.ndarray:
 
 def _extreme(rows, d, u, g, reduction):
     """Contributors equal to the result share its gradient evenly; NaN counts as equal to a NaN
-    result. The result is the forward fold itself."""
+    result. The result is the forward fold itself; only the winning updates are counted and
+    written."""
     result = _scatter_rows(d, rows, u, reduction)
     result_at = _take_rows(result, rows)
-    data_wins = (d == result) | (np.isnan(d) & np.isnan(result))
-    update_wins = (u == result_at) | (np.isnan(u) & np.isnan(result_at))
-    # counts in the float dtype: exact up to 2**24 contributors per cell in float32
-    counts = _scatter_rows(data_wins.astype(g.dtype), rows, update_wins.astype(g.dtype), "add")
-    share = g / counts  # every cell's result equals at least one contributor: counts >= 1
+    data_wins = d == result
+    update_wins = u == result_at
+    if np.isnan(result).any():
+        data_wins |= np.isnan(d) & np.isnan(result)
+        update_wins |= np.isnan(u) & np.isnan(result_at)
+    block = d.shape[1]
+    won = np.flatnonzero(update_wins)                        # flat positions in the updates
+    cell = rows[won // block] * block + won % block           # flat cells they won
+    counts = np.bincount(cell, minlength=d.size).reshape(d.shape) + data_wins
+    share = g / counts.astype(g.dtype)                        # every result has a contributor: counts >= 1
     d_data = np.where(data_wins, share, 0).astype(g.dtype, copy=False)
-    d_updates = np.where(update_wins, _take_rows(share, rows), 0).astype(g.dtype, copy=False)
+    d_updates = np.zeros_like(u)
+    d_updates.reshape(-1)[won] = share.reshape(-1)[cell]
     return d_data, d_updates

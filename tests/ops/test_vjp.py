@@ -44,13 +44,17 @@ def _value_positions(op: str) -> tuple[int, ...]:
 def _revalue(case, rng, kind: str):
     """The case with fresh float64 values: ``spread`` distinct values at least 0.01 apart over
     all value inputs together (no ties anywhere), ``small`` magnitudes in [0.5, 2] with random
-    signs (products stay tame), ``ties`` values from {1, 2, 3} (many ties)."""
+    signs (products stay tame), ``ties`` values from {1, 2, 3} (many ties), ``nans`` distinct
+    values with about 30% NaN."""
     inputs = list(case.inputs)
     positions = _value_positions(case.op)
     sizes = [inputs[p].size for p in positions]
     total = sum(sizes)
     if kind == "spread":
         pool = (rng.permutation(total) - total / 2) * 0.01 * rng.uniform(1, 3)
+    elif kind == "nans":
+        pool = (rng.permutation(total) - total / 2) * 0.01
+        pool[rng.random(total) < 0.3] = np.nan
     elif kind == "small":
         pool = rng.uniform(0.5, 2.0, total) * rng.choice([-1.0, 1.0], total)
     else:
@@ -138,6 +142,34 @@ def test_ties_share_the_gradient_evenly_as_the_reference_says(op, reduction):
         grad = _grad_for(case, inputs, rng)
         got = ops.vjp(case.op, inputs, case.attrs, grad)
         _assert_grads(got, vjp_reference.vjp(case.op, inputs, case.attrs, grad))
+
+    run()
+
+
+@pytest.mark.parametrize("op", ["ScatterElements", "ScatterND"])
+@pytest.mark.parametrize("reduction", ["max", "min"])
+def test_nan_results_go_to_the_nan_contributors_as_the_reference_says(op, reduction):
+    @SETTINGS
+    @given(case=case_strategy(op, "float64", reduction))
+    def run(case):
+        rng = np.random.default_rng(case.inputs[0].size + 1)
+        inputs = _revalue(case, rng, "nans")
+        grad = _grad_for(case, inputs, rng)
+        got = ops.vjp(case.op, inputs, case.attrs, grad)
+        _assert_grads(got, vjp_reference.vjp(case.op, inputs, case.attrs, grad))
+
+    run()
+
+
+@pytest.mark.parametrize("op", ["Scatter", "ScatterND", "TensorScatter"])
+def test_the_updates_that_get_no_gradient_are_the_losers_of_the_index_maps_winner_mask(op):
+    @SETTINGS
+    @given(case=case_strategy(op, "float64", "none" if op == "ScatterND" else None))
+    def run(case):
+        inputs = _revalue(case, np.random.default_rng(2), "spread")
+        grad = np.ones(ops.run_op(case.op, inputs, case.attrs).shape)
+        d_updates = ops.vjp(case.op, inputs, case.attrs, grad)[_value_positions(op)[1]]
+        np.testing.assert_array_equal(d_updates != 0, ops.index_map(case.op, inputs, case.attrs).winner_mask())
 
     run()
 
