@@ -58,8 +58,9 @@ def _put_rows(table: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
 
 
 def _scale_rows(table: np.ndarray, rows: np.ndarray, factors: np.ndarray) -> None:
-    """``table[rows] *= factors`` in place, for distinct ``rows``."""
-    _put_rows(table, rows, _take_rows(table, rows) * factors)
+    """``table[rows] *= factors`` in place, for distinct ``rows`` (``factors``: one row per
+    entry of ``rows``, 1-D when the block is one element)."""
+    _put_rows(table, rows, _take_rows(table, rows) * factors.reshape(rows.size, table.shape[1]))
 
 
 def gather_grad(imap: IndexMap, grad: np.ndarray) -> np.ndarray:
@@ -109,48 +110,46 @@ def _add(rows, d, u, g, _reduction):
 
 def _multiply(rows, d, u, g, _reduction):
     """d data = g * the product of the cell's updates; d updates = g * data * the product of
-    the cell's other updates. An update alone in its cell is its own product; the updates
-    that share a cell are laid out cell by cell (stable order) and get the exclusive prefix
-    product times the exclusive suffix product within their cell."""
+    the cell's other updates. The updates are put in order of their target row (stable, so
+    each cell keeps its row-major order): the data and grad_output rows are then read in
+    increasing order, and each update gets the exclusive prefix product times the exclusive
+    suffix product of the updates in its cell."""
+    order, cell = _stable_order(rows, d.shape[0])
+    first = np.ones(cell.size, dtype=bool)
+    first[1:] = cell[1:] != cell[:-1]
+    starts = np.flatnonzero(first)
+    length = np.diff(np.append(starts, cell.size))
+    rank = np.arange(cell.size) - np.repeat(starts, length)  # updates before it in its cell
+    rank_back = np.repeat(length, length) - 1 - rank           # updates after it
+    values = _take_rows(u, order)
+    if values.shape[1] == 1:  # the scans on 1-D arrays: numpy indexes those much faster
+        values = values.reshape(-1)
     with np.errstate(all="ignore"):  # inf * 0 is NaN: the derivative there is undefined
+        before = _exclusive_products(values, rank)
+        after = _exclusive_products(values[::-1], rank_back[::-1])[::-1]
+        sorted_grads = _take_rows(g, cell) * _take_rows(d, cell) * (before * after).reshape(cell.size, -1)
+        d_updates = np.empty_like(u)
+        _put_rows(d_updates, order, sorted_grads)
+        last = starts + length - 1
         d_data = g.copy()
-        d_updates = _take_rows(g, rows) * _take_rows(d, rows)
-        alone = np.bincount(rows, minlength=d.shape[0])[rows] == 1
-        single = np.flatnonzero(alone)
-        _scale_rows(d_data, rows[single], _take_rows(u, single))
-        shared = np.flatnonzero(~alone)
-        if shared.size:
-            order, cell = _stable_order(rows[shared], d.shape[0])
-            first = np.ones(cell.size, dtype=bool)
-            first[1:] = cell[1:] != cell[:-1]
-            starts = np.flatnonzero(first)
-            length = np.diff(np.append(starts, cell.size))
-            rank = np.arange(cell.size) - np.repeat(starts, length)  # updates before it in its cell
-            rank_back = np.repeat(length, length) - 1 - rank           # updates after it
-            at = shared[order]
-            values = _take_rows(u, at)
-            before = _exclusive_products(values, rank)
-            after = _exclusive_products(values[::-1], rank_back[::-1])[::-1]
-            _scale_rows(d_updates, at, before * after)
-            last = starts + length - 1
-            _scale_rows(d_data, cell[last], before[last] * values[last])
+        _scale_rows(d_data, cell[last], before[last] * values[last])
     return d_data, d_updates
 
 
 def _stable_order(rows: np.ndarray, target_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """(positions sorted by row, stable; the rows in that order). Sorting the unique keys
-    ``row * n + position`` (numpy's vectorised sort) is several times faster than a stable
-    argsort; without room in int64 for the keys, the stable argsort."""
-    n = rows.size
-    if target_rows * n < 2**62:
-        keys = np.sort(rows * n + np.arange(n, dtype=np.int64))
-        return keys % n, keys // n
+    ``row << shift | position`` (numpy's vectorised sort of int64 values) is several times
+    faster than a stable argsort; without room in int64 for the keys, the stable argsort."""
+    shift = max(int(rows.size - 1).bit_length(), 1)
+    if target_rows < 2 ** (62 - shift):
+        keys = np.sort((rows << shift) | np.arange(rows.size, dtype=np.int64))
+        return keys & ((1 << shift) - 1), keys >> shift
     order = np.argsort(rows, kind="stable")
     return order, rows[order]
 
 
 def _exclusive_products(seq: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """Row ``i``: the product of the ``rank[i]`` rows before it (1 when ``rank[i] == 0``).
+    """``seq``: (n,) or (n, block). Row ``i``: the product of the ``rank[i]`` rows before it (1 when ``rank[i] == 0``).
 
     An inclusive segmented scan by doubling (Hillis-Steele: after the step with stride ``s``,
     row ``i`` holds the product of up to ``2s`` rows ending at ``i``, never crossing a segment

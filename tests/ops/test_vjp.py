@@ -465,3 +465,15 @@ def test_vjp_agrees_with_torch_autograd_where_torch_is_installed():
     d[torch.tensor(idx % 4)].backward(torch.tensor(g_out))
     got = ops.vjp("Gather", [data, idx], {"axis": 0}, g_out)
     np.testing.assert_allclose(got[0], d.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_the_stable_order_of_target_rows_is_the_same_by_sorted_keys_and_by_stable_argsort():
+    from ops.vjp_rules import _stable_order
+
+    rng = np.random.default_rng(4)
+    rows = rng.integers(0, 50, 3000)
+    want = np.argsort(rows, kind="stable")
+    for target_rows in (50, 2**61):  # keys fit in int64 / they do not: the argsort route
+        order, cells = _stable_order(rows, target_rows)
+        np.testing.assert_array_equal(order, want)
+        np.testing.assert_array_equal(cells, rows[want])
