@@ -112,27 +112,28 @@ def _multiply(rows, d, u, g, _reduction):
     """d data = g * the product of the cell's updates; d updates = g * data * the product of
     the cell's other updates. The updates are put in order of their target row (stable, so
     each cell keeps its row-major order): the data and grad_output rows are then read in
-    increasing order, and each update gets the exclusive prefix product times the exclusive
-    suffix product of the updates in its cell."""
+    increasing order. An update alone in its cell has no others (1); the updates of shared
+    cells get the exclusive prefix product times the exclusive suffix product in their cell."""
     order, cell = _stable_order(rows, d.shape[0])
     first = np.ones(cell.size, dtype=bool)
     first[1:] = cell[1:] != cell[:-1]
     starts = np.flatnonzero(first)
     length = np.diff(np.append(starts, cell.size))
-    rank = np.arange(cell.size) - np.repeat(starts, length)  # updates before it in its cell
-    rank_back = np.repeat(length, length) - 1 - rank           # updates after it
     values = _take_rows(u, order)
-    if values.shape[1] == 1:  # the scans on 1-D arrays: numpy indexes those much faster
-        values = values.reshape(-1)
+    before, after = np.ones_like(values), np.ones_like(values)
+    shared = np.flatnonzero(np.repeat(length > 1, length))    # whole cells, still in order
     with np.errstate(all="ignore"):  # inf * 0 is NaN: the derivative there is undefined
-        before = _exclusive_products(values, rank)
-        after = _exclusive_products(values[::-1], rank_back[::-1])[::-1]
-        sorted_grads = _take_rows(g, cell) * _take_rows(d, cell) * (before * after).reshape(cell.size, -1)
+        if shared.size:
+            rank = shared - np.repeat(starts, length)[shared]      # updates before it in its cell
+            rank_back = np.repeat(length, length)[shared] - 1 - rank  # updates after it
+            v = _take_rows(values, shared)
+            _put_rows(before, shared, _exclusive_products(v, rank))
+            _put_rows(after, shared, _exclusive_products(v[::-1], rank_back[::-1])[::-1])
         d_updates = np.empty_like(u)
-        _put_rows(d_updates, order, sorted_grads)
+        _put_rows(d_updates, order, _take_rows(g, cell) * _take_rows(d, cell) * before * after)
         last = starts + length - 1
         d_data = g.copy()
-        _scale_rows(d_data, cell[last], before[last] * values[last])
+        _scale_rows(d_data, cell[last], _take_rows(before, last) * _take_rows(values, last))
     return d_data, d_updates
 
 
@@ -149,23 +150,26 @@ def _stable_order(rows: np.ndarray, target_rows: int) -> tuple[np.ndarray, np.nd
 
 
 def _exclusive_products(seq: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """``seq``: (n,) or (n, block). Row ``i``: the product of the ``rank[i]`` rows before it (1 when ``rank[i] == 0``).
+    """``seq``: (n, block). Row ``i`` of the result: the product of the ``rank[i]`` rows before
+    it (1 when ``rank[i] == 0``).
 
     An inclusive segmented scan by doubling (Hillis-Steele: after the step with stride ``s``,
     row ``i`` holds the product of up to ``2s`` rows ending at ``i``, never crossing a segment
     start), then shifted by one. Only multiplications, so zeros and signs are exact; at most
-    ``log2(longest segment)`` vectorised steps.
+    ``log2(longest segment)`` vectorised steps. One-element blocks run on 1-D arrays, which
+    numpy indexes much faster.
     """
-    inclusive = seq.copy()
+    shape = seq.shape
+    inclusive = seq.reshape(-1).copy() if shape[1] == 1 else seq.copy()
     stride, longest = 1, int(rank.max()) if rank.size else 0
     while stride <= longest:
         at = np.flatnonzero(rank >= stride)
         inclusive[at] = inclusive[at] * inclusive[at - stride]
         stride *= 2
-    out = np.ones_like(seq)
+    out = np.ones_like(inclusive)
     later = np.flatnonzero(rank > 0)
     out[later] = inclusive[later - 1]
-    return out
+    return out.reshape(shape)
 
 
 def _extreme(rows, d, u, g, reduction):
