@@ -96,6 +96,8 @@ def _winners(rows: np.ndarray, target_rows: int) -> np.ndarray:
 
 
 def _replace(rows, d, u, g, _reduction):
+    """Written cells of d data are 0; each update gets g at its target unless a later
+    duplicate overwrote it (then exactly 0)."""
     d_data = g.copy()
     _put_rows(d_data, rows, 0)
     d_updates = _take_rows(g, rows)
