@@ -26,10 +26,11 @@ from .schema import AttrSpec, OpSchema, PortSpec
 from .schemas import MAX_OPSET, OP_NAMES, SCHEMAS, get_schema
 from .tensor_scatter import tensor_scatter
 from .tensor_type import TensorType
+from .vjp import vjp
 
 __all__ = [
     "gather", "gather_elements", "gather_nd", "scatter", "scatter_elements", "scatter_nd", "tensor_scatter",
-    "run_op", "index_map", "infer_types",
+    "run_op", "index_map", "infer_types", "vjp",
     "OpError", "IndexOutOfRangeError",
     "IndexMap", "TensorType", "OpSchema", "PortSpec", "AttrSpec", "SCHEMAS", "OP_NAMES", "get_schema", "MAX_OPSET",
     "OpDef", "PortRole", "AxisSpec", "OPDEFS", "get_opdef",
