@@ -5,8 +5,8 @@ registry dispatches :func:`ops.run_op`, :func:`ops.index_map` and :func:`ops.inf
 through it; the editor reads its port roles, axis attribute and formula; the graph's checks
 read whether it writes. Nothing else says per op name what an op is.
 
-An OpDef is data plus functions, not a class hierarchy: adding a field (the backward pass
-``vjp`` is the next) is one field here and one entry per op in :mod:`ops.opdefs`.
+An OpDef is data plus functions, not a class hierarchy: adding a field (as the backward
+pass ``vjp`` was) is one field here and one entry per op in :mod:`ops.opdefs`.
 
 Calling conventions (inputs and attributes as :func:`ops.run_op` passes them: inputs in schema
 order, None for an omitted optional input; every attribute of the schema by keyword):
@@ -70,7 +70,8 @@ class OpDef:
     ``roles`` maps every schema input to its :class:`PortRole`. ``axis`` is None for ops with no
     axis attribute (GatherND, ScatterND). ``reductions`` is None for ops without a reduction
     attribute. ``formula`` is None where there is no per-rank formula (the schema's ``doc`` is
-    the text then). ``vjp`` is reserved for the backward pass and None for now.
+    the text then). ``vjp`` is the backward pass in :func:`ops.vjp`'s per-op convention
+    ``(imap, inputs, attrs, grad) -> one gradient or None per schema input`` (:mod:`ops.vjp_rules`).
     """
 
     schema: OpSchema

@@ -17,6 +17,7 @@ from .reductions import SCATTER_REDUCTIONS
 from .scatter_elements import scatter, scatter_elements, scatter_elements_index_map, scatter_elements_output_shape
 from .scatter_nd import scatter_nd, scatter_nd_index_map, scatter_nd_output_shape
 from .tensor_scatter import tensor_scatter, tensor_scatter_index_map, tensor_scatter_output_shape
+from .vjp_rules import gather_vjp, scatter_vjp, tensor_scatter_vjp
 
 DATA, INDICES, UPDATES = PortRole.DATA, PortRole.INDICES, PortRole.UPDATES
 _GATHER_ROLES = {"data": DATA, "indices": INDICES}
@@ -68,6 +69,7 @@ GATHER = OpDef(
     roles=_GATHER_ROLES,
     axis=_DATA_AXIS,
     formula=formulas.gather_formula,
+    vjp=gather_vjp,
 )
 
 GATHER_ELEMENTS = OpDef(
@@ -78,6 +80,7 @@ GATHER_ELEMENTS = OpDef(
     roles=_GATHER_ROLES,
     axis=_DATA_AXIS,
     formula=formulas.gather_elements_formula,
+    vjp=gather_vjp,
 )
 
 GATHER_ND = OpDef(
@@ -87,6 +90,7 @@ GATHER_ND = OpDef(
     output_shape=gather_nd_output_shape,
     roles=_GATHER_ROLES,
     formula=formulas.gather_nd_formula,
+    vjp=gather_vjp,
 )
 
 SCATTER = OpDef(
@@ -97,6 +101,7 @@ SCATTER = OpDef(
     roles=_SCATTER_ROLES,
     axis=_DATA_AXIS,
     formula=formulas.scatter_formula,
+    vjp=scatter_vjp,
 )
 
 SCATTER_ELEMENTS = OpDef(
@@ -108,6 +113,7 @@ SCATTER_ELEMENTS = OpDef(
     axis=_DATA_AXIS,
     reductions=SCATTER_REDUCTIONS,
     formula=formulas.scatter_elements_formula,
+    vjp=scatter_vjp,
 )
 
 SCATTER_ND = OpDef(
@@ -118,6 +124,7 @@ SCATTER_ND = OpDef(
     roles=_SCATTER_ROLES,
     reductions=SCATTER_REDUCTIONS,
     formula=formulas.scatter_nd_formula,
+    vjp=scatter_vjp,
 )
 
 TENSOR_SCATTER = OpDef(
@@ -127,6 +134,7 @@ TENSOR_SCATTER = OpDef(
     output_shape=_tensor_scatter_shape,
     roles={"past_cache": DATA, "update": UPDATES, "write_indices": INDICES},
     axis=AxisSpec("axis", "past_cache", not_batch=True),
+    vjp=tensor_scatter_vjp,
 )
 
 OPDEFS: dict[str, OpDef] = {

@@ -37,14 +37,14 @@ integer, bool and string inputs have no gradient (``None``), and then ``grad_out
 TensorScatter allows raise OpError naming the dtype. ``grad_output`` of the wrong shape or
 dtype raises OpError saying what was expected.
 
-Each op's rule is one function with the signature ``(imap, inputs, attrs, grad) -> tuple``
-(:data:`VJPS`), where ``imap`` is the op's IndexMap, ``inputs`` and ``attrs`` are complete,
+Each op's rule is its OpDef's ``vjp`` (:mod:`ops.opdefs`), a function ``(imap, inputs,
+attrs, grad) -> tuple`` where ``imap`` is the op's IndexMap, ``inputs`` and ``attrs`` are complete,
 the differentiable inputs and ``grad`` are already in the compute dtype; the array work is
 in :mod:`ops.vjp_rules`.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,13 +52,9 @@ import numpy as np
 from .checks import fmt_shape
 from .dtypes import dtype_name
 from .errors import OpError
-from .index_map import IndexMap
+from .opdefs import get_opdef
 from .registry import index_map
-from .schemas import get_schema
-from .vjp_rules import gather_grad, scatter_grads
 
-#: Input ports that carry values (and so gradients); the others are indices.
-DIFFERENTIABLE_PORTS = frozenset({"data", "updates", "past_cache", "update"})
 #: dtype name -> the dtype the gradient is computed in.
 COMPUTE_DTYPES = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float32, "float64": np.float64}
 #: dtype names whose inputs have no gradient (None).
@@ -67,43 +63,17 @@ NO_GRADIENT = frozenset({"bool", "string", "int8", "int16", "int32", "int64", "u
 Grads = tuple  # tuple[np.ndarray | None, ...] in schema input order
 
 
-def gather_vjp(imap: IndexMap, inputs: list, attrs: dict, grad: np.ndarray) -> Grads:
-    """Gather, GatherElements, GatherND: (d data, None)."""
-    return gather_grad(imap, grad), None
-
-
-def scatter_vjp(imap: IndexMap, inputs: list, attrs: dict, grad: np.ndarray) -> Grads:
-    """Scatter, ScatterElements, ScatterND: (d data, None, d updates)."""
-    d_data, d_updates = scatter_grads(imap, inputs[0], inputs[2], grad, attrs.get("reduction", "none"))
-    return d_data, None, d_updates
-
-
-def tensor_scatter_vjp(imap: IndexMap, inputs: list, attrs: dict, grad: np.ndarray) -> Grads:
-    """TensorScatter: (d past_cache, d update, None); a write is a reduction none."""
-    d_cache, d_update = scatter_grads(imap, inputs[0], inputs[1], grad, "none")
-    return d_cache, d_update, None
-
-
-VJPS: dict[str, Callable[[IndexMap, list, dict, np.ndarray], Grads]] = {
-    "Gather": gather_vjp,
-    "GatherElements": gather_vjp,
-    "GatherND": gather_vjp,
-    "Scatter": scatter_vjp,
-    "ScatterElements": scatter_vjp,
-    "ScatterND": scatter_vjp,
-    "TensorScatter": tensor_scatter_vjp,
-}
-
-
 def vjp(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None,
         grad_output: np.ndarray | None) -> Grads:
     """dL/d input for each input of ``op_name`` given ``grad_output`` = dL/d output (see the
     module docstring for the rules, dtypes and errors)."""
-    schema = get_schema(op_name)
+    opdef = get_opdef(op_name)
+    schema = opdef.schema
     imap = index_map(op_name, inputs, attrs)  # checks inputs, attributes, shapes and indices
     attrs = schema.check_attributes(attrs)
     inputs = list(inputs) + [None] * (len(schema.inputs) - len(inputs))
-    values = [i for i, port in enumerate(schema.inputs) if port.name in DIFFERENTIABLE_PORTS]
+    differentiable = opdef.differentiable_inputs
+    values = [i for i, port in enumerate(schema.inputs) if port.name in differentiable]
     dtype = _value_dtype(op_name, schema, inputs, values)
     out_shape = imap.element_shape if imap.kind == "gather" else imap.target_shape
     if dtype in NO_GRADIENT:
@@ -113,7 +83,7 @@ def vjp(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, A
     _check_grad(op_name, grad_output, out_shape, dtype)
     compute = COMPUTE_DTYPES[dtype]
     cast = [np.asarray(a, dtype=compute, order="C") if i in values else a for i, a in enumerate(inputs)]
-    grads = VJPS[op_name](imap, cast, attrs, np.asarray(grad_output, dtype=compute, order="C"))
+    grads = opdef.vjp(imap, cast, attrs, np.asarray(grad_output, dtype=compute, order="C"))
     return tuple(None if g is None else _as_input(g, inputs[i]) for i, g in enumerate(grads))
 
 

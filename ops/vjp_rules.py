@@ -194,3 +194,23 @@ def _extreme(rows, d, u, g, reduction):
     d_updates = np.zeros_like(u)
     d_updates.reshape(-1)[won] = share.reshape(-1)[cell]
     return d_data, d_updates
+
+
+# The per-op rules in OpDef.vjp's calling convention: (imap, inputs, attrs, grad) -> one
+# gradient or None per schema input; inputs are complete and cast to the compute dtype.
+
+def gather_vjp(imap: IndexMap, inputs: list, attrs: dict, grad: np.ndarray) -> tuple:
+    """Gather, GatherElements, GatherND: (d data, None)."""
+    return gather_grad(imap, grad), None
+
+
+def scatter_vjp(imap: IndexMap, inputs: list, attrs: dict, grad: np.ndarray) -> tuple:
+    """Scatter, ScatterElements, ScatterND: (d data, None, d updates)."""
+    d_data, d_updates = scatter_grads(imap, inputs[0], inputs[2], grad, attrs.get("reduction", "none"))
+    return d_data, None, d_updates
+
+
+def tensor_scatter_vjp(imap: IndexMap, inputs: list, attrs: dict, grad: np.ndarray) -> tuple:
+    """TensorScatter: (d past_cache, d update, None); a write is a reduction none."""
+    d_cache, d_update = scatter_grads(imap, inputs[0], inputs[1], grad, "none")
+    return d_cache, d_update, None
