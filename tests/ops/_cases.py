@@ -14,6 +14,15 @@ from hypothesis import strategies as st
 
 from ._helpers import random_values
 
+#: every (op, reduction) pair a case can be drawn for: each op once, the reducing scatters per reduction
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+VARIANTS = (
+    [("Gather", None), ("GatherElements", None), ("GatherND", None), ("Scatter", None)]
+    + [("ScatterElements", r) for r in REDUCTIONS]
+    + [("ScatterND", r) for r in REDUCTIONS]
+    + [("TensorScatter", None)]
+)
+
 # ops whose indices may be int32 (GatherND/ScatterND/TensorScatter take int64 only)
 INT32_INDEX_OPS = ("Gather", "GatherElements", "Scatter", "ScatterElements")
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 import ops
 
 from . import reference
-from ._cases import case_strategy
+from ._cases import VARIANTS, case_strategy
 from ._helpers import (
     CORE_DTYPES,
     SMALL_DTYPES,
@@ -36,16 +36,8 @@ SETTINGS = settings(
     suppress_health_check=list(HealthCheck),
 )
 
-REDUCTIONS = ("none", "add", "mul", "max", "min")
-
-# (op, reduction) variants; dtypes per op as the ONNX schema allows (Scatter-9 has no bfloat16,
-# TensorScatter-24 also allows the float8/float4/int4 types)
-VARIANTS = (
-    [("Gather", None), ("GatherElements", None), ("GatherND", None), ("Scatter", None)]
-    + [("ScatterElements", r) for r in REDUCTIONS]
-    + [("ScatterND", r) for r in REDUCTIONS]
-    + [("TensorScatter", None)]
-)
+# VARIANTS: the (op, reduction) pairs; dtypes per op as the ONNX schema allows (Scatter-9 has no
+# bfloat16, TensorScatter-24 also allows the float8/float4/int4 types)
 
 
 def _dtypes_for(op):

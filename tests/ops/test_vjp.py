@@ -18,19 +18,12 @@ import ops
 from ops import accel
 
 from . import vjp_reference
-from ._cases import case_strategy
+from ._cases import VARIANTS, case_strategy
 from ._helpers import assert_inputs_unchanged, copies
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 
-REDUCTIONS = ("none", "add", "mul", "max", "min")
-VARIANTS = (
-    [("Gather", None), ("GatherElements", None), ("GatherND", None), ("Scatter", None)]
-    + [("ScatterElements", r) for r in REDUCTIONS]
-    + [("ScatterND", r) for r in REDUCTIONS]
-    + [("TensorScatter", None)]
-)
 IDS = [f"{op}-{r}" if r else op for op, r in VARIANTS]
 
 
