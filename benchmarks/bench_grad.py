@@ -26,10 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import bench_ops  # noqa: E402
-from bench_ops import Case, interleaved_times, make_cases  # noqa: E402
+import bench_ops
+from bench_ops import Case, interleaved_times, make_cases
 
-import ops  # noqa: E402
+import ops
 
 
 def extra_cases(rng: np.random.Generator) -> list[Case]:
