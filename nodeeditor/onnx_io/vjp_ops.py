@@ -241,8 +241,8 @@ def _scatter_nd(emit, attrs, inputs, output, grad, wanted):
 
 
 def _tensor_scatter(emit, attrs, inputs, output, grad, wanted):
-    (_, ct), (update, ut) = inputs["past_cache"], inputs["update"]
-    write, wt = inputs.get("write_indices", ("", None))
+    (_, ct), (_, ut) = inputs["past_cache"], inputs["update"]
+    write, _ = inputs.get("write_indices", ("", None))
     axis = attrs.get("axis", -2) % ct.rank
     dtype = ops.dtype_of(ct.dtype)
     out: dict[str, str] = {}
