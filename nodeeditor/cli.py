@@ -225,7 +225,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"  warning: {warning}")
         if node_id in duplicates:
             print(f"  warning: {duplicates[node_id]}")
-        if node.kind != "output" and not graph.consumers(node_id):
+        training = _training_note(node)
+        if training:
+            print(f"  training: {training}")
+        if node.kind not in ("output", "loss") and not graph.consumers(node_id):
             print("  warning: its result is not used by any node")
     if not graph.output_nodes():
         print("warning: the graph has no output nodes")
@@ -234,6 +237,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"error: {clash}")
     print(f"{errors} error(s)" if errors else "ok")
     return EXIT_GRAPH_ERROR if errors else EXIT_OK
+
+
+def _training_note(node) -> str:
+    """What ``check`` says about a node's training fields where they are not the defaults."""
+    from nodeeditor.graph import LossNode, OperatorNode, TrainableSource
+
+    if isinstance(node, TrainableSource) and node.trainable:
+        return "trainable"
+    if isinstance(node, LossNode):
+        return f"{node.loss.title} loss"
+    if isinstance(node, OperatorNode):
+        notes = ([] if node.training else ["switched off (no gradient to its inputs)"]) + \
+            ([f"loss coefficient {node.loss_coefficient:g}"] if node.loss_coefficient != 1.0 else [])
+        return ", ".join(notes)
+    return ""
 
 
 def _cmd_examples(args: argparse.Namespace) -> int:

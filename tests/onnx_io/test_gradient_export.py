@@ -233,3 +233,25 @@ def test_cli_export_gradients_writes_a_model_of_loss_and_gradients(tmp_path, cap
     assert [o.name for o in model.graph.output] == ["loss", "grad_data"]
     assert cli.main(["export", str(path), "--gradients", "--opset", "17", "-o", str(tmp_path / "m2.onnx")]) == 1
     assert "opset 18" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["train_embedding", "train_segment_sum", "toolkit_training"])
+def test_every_training_example_exported_with_gradients_equals_indexflow_grad(name, tmp_path, capsys):
+    """The issue's proof: the exported gradient model, run in onnxruntime as it is (its
+    sources are literals and generators), gives what ``indexflow grad`` writes."""
+    from nodeeditor.graph import load_example
+
+    assert cli.main(["grad", name, "-o", str(tmp_path / "grads.npz")]) == 0
+    loss_line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("loss: "))
+    assert cli.main(["export", name, "--gradients", "-o", str(tmp_path / "m.onnx")]) == 0
+    model = onnx.load(str(tmp_path / "m.onnx"))
+    onnx.checker.check_model(model, full_check=True)
+    assert not model.graph.input   # runs as it is: no feeds
+    ran = ort_run(model)
+    graph = load_example(name)
+    names = gradient_output_names(graph)
+    np.testing.assert_allclose(ran["loss"], float(loss_line.split()[1]), rtol=1e-5)
+    with np.load(tmp_path / "grads.npz") as grads:
+        assert sorted(grads.files) == sorted(graph.node(sid).name for sid in names)
+        for sid, output in names.items():
+            np.testing.assert_allclose(ran[output], grads[graph.node(sid).name], rtol=1e-5, atol=1e-7)
