@@ -163,7 +163,8 @@ def loss_value(kind: LossKind, prediction: np.ndarray, target: np.ndarray | None
         ids = _class_ids(prediction, target)
         picked = np.take_along_axis(_log_softmax(p), ids[..., None], axis=-1)
         value = -np.mean(picked)
-    return np.asarray(value).astype(prediction.dtype)
+    with np.errstate(over="ignore"):   # a diverging run reaches inf: its caller says so
+        return np.asarray(value).astype(prediction.dtype)
 
 
 def loss_vjp(kind: LossKind, prediction: np.ndarray, target: np.ndarray | None = None,
@@ -190,7 +191,8 @@ def loss_vjp(kind: LossKind, prediction: np.ndarray, target: np.ndarray | None =
         np.put_along_axis(soft, ids[..., None], np.take_along_axis(soft, ids[..., None], axis=-1) - 1.0, axis=-1)
         positions = max(1, p.size // p.shape[-1])
         d_pred = soft * (g / positions)
-    return d_pred.astype(prediction.dtype), d_target
+    with np.errstate(over="ignore"):
+        return d_pred.astype(prediction.dtype), d_target
 
 
 def is_float(dtype: str) -> bool:
