@@ -18,6 +18,11 @@ Contract of :func:`export_model`:
 - The model passes ``onnx.checker.check_model(full_check=True)`` and strict shape inference;
   otherwise ExportError carries the checker's message. Our own inference (``ops``) runs first
   and is stricter (unknown reduction strings, mismatched update shapes).
+- A Loss node some node reads is written with standard ops (:mod:`.loss_ops`, opset 13 or
+  later); one nothing reads is for training only and is left out (:func:`written_losses`).
+  The training switch and loss coefficient change nothing here. The gradient export
+  (:mod:`.gradients`) builds on the same steps: :func:`prepare_export`, :func:`build_parts`,
+  :func:`assemble`.
 - A source whose string tensor has no UTF-8 form (a lone surrogate, from a file name that is
   not UTF-8) is refused by name; an output written as ``Identity`` (it reads a source, or its
   tensor feeds several outputs) needs the opset at which Identity takes its dtype.
