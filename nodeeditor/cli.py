@@ -269,17 +269,13 @@ def _cmd_examples(args: argparse.Namespace) -> int:
 def _training_setup(graph) -> int | None:
     """EXIT_GRAPH_ERROR after saying what is missing for a backward pass (no Loss node, no
     trainable source) or which trainable sources share a name; None when it can start."""
-    from nodeeditor.graph import gradient_sources, setup_problem
+    from nodeeditor.graph.backward import gradient_name_clashes, setup_problem
 
     problem = setup_problem(graph)
     if problem is not None:
         print(f"error: {problem}")
         return EXIT_GRAPH_ERROR
-    names: dict[str, list[str]] = {}
-    for node_id in gradient_sources(graph):
-        names.setdefault(graph.node(node_id).name, []).append(node_id)
-    clashes = [f"{len(ids)} trainable sources are called {name!r} ({', '.join(ids)})"
-               for name, ids in names.items() if len(ids) > 1]
+    clashes = gradient_name_clashes(graph)
     for clash in clashes:
         print(f"error: {clash}; gradients are named after their source, so rename one")
     return EXIT_GRAPH_ERROR if clashes else None

@@ -108,3 +108,13 @@ def test_the_training_bar_shows_on_a_terminal_only():
     quiet = io.StringIO()
     cli._TrainingBar(quiet, delay=0.0)(5, 10, 0.5)
     assert quiet.getvalue() == ""
+
+
+def test_trainable_sources_sharing_a_name_are_refused_by_name(tmp_path, capsys):
+    g = load_graph(line_graph(tmp_path))
+    g.set_trainable("t", True)
+    g.rename_node("t", "my weights")
+    path = save_graph(g, tmp_path / "twins.ifg.json")
+    assert cli.main(["grad", str(path)]) == 1
+    assert "error: 2 trainable sources are called 'my weights' (w, t); gradients are named after their source" \
+        in capsys.readouterr().out

@@ -75,13 +75,24 @@ def gradient_sources(graph) -> tuple[str, ...]:
     return tuple(out)
 
 
+def gradient_name_clashes(graph) -> list[str]:
+    """Messages for trainable float sources that share a name: gradients are named after
+    their source (``indexflow grad`` files, ``grad_<name>`` outputs), so the names must differ."""
+    seen: dict[str, list[str]] = {}
+    for node_id in gradient_sources(graph):
+        seen.setdefault(graph.node(node_id).name, []).append(node_id)
+    return [f"{len(ids)} trainable sources are called {name!r} ({', '.join(ids)})"
+            for name, ids in seen.items() if len(ids) > 1]
+
+
 def setup_problem(graph) -> BackwardSetupError | None:
     """Why no backward pass can start on ``graph`` (no Loss node, no trainable float source,
     or both), or None."""
-    no_loss = not graph.loss_nodes()
-    no_source = not gradient_sources(graph)
-    if not (no_loss or no_source):
-        return None
+    no_loss, no_source = not graph.loss_nodes(), not gradient_sources(graph)
+    return _setup_error(no_loss, no_source) if no_loss or no_source else None
+
+
+def _setup_error(no_loss: bool, no_source: bool) -> BackwardSetupError:
     parts = ([NO_LOSS_TEXT] if no_loss else []) + ([NO_SOURCE_TEXT] if no_source else [])
     return BackwardSetupError("; and ".join(parts), missing_loss=no_loss, missing_sources=no_source)
 
@@ -208,8 +219,8 @@ class Backward:
             for node in g.trainable_sources():
                 if node.id not in source_ids:
                     ttype = g.output_type(node.id)
-                    what = f"its {ttype.dtype} values" if ttype is not None else "it has no value, so it"
-                    warnings.append(f"{node.label}: marked trainable, but {what} have no gradient; it is left out")
+                    why = f"its {ttype.dtype} values have" if ttype is not None else "it has no type yet, so it has"
+                    warnings.append(f"{node.label}: marked trainable, but {why} no gradient; it is left out")
         else:
             source_ids = tuple(dict.fromkeys(wrt))
             for sid in source_ids:
@@ -217,9 +228,7 @@ class Backward:
                     raise ValueError(f"{g.node(sid).label} is a {g.node(sid).kind} node; gradients are taken "
                                      "with respect to literal, generator and file sources")
         if not loss_ids or not source_ids:
-            no_loss, no_source = not loss_ids, not source_ids
-            parts = ([NO_LOSS_TEXT] if no_loss else []) + ([NO_SOURCE_TEXT] if no_source else [])
-            raise BackwardSetupError("; and ".join(parts), missing_loss=no_loss, missing_sources=no_source)
+            raise _setup_error(not loss_ids, not source_ids)
 
         source_types = {}
         for sid in source_ids:
@@ -239,7 +248,7 @@ class Backward:
             node = g.node(nid)
             inputs = tuple((port, e.src if (e := g.edge_into(nid, port)) is not None else None)
                            for port in node.input_ports())
-            consumers = tuple((e.dst, e.dst_port) for e in g.edges if e.src == nid and e.dst in on_path)
+            consumers = tuple((e.dst, e.dst_port) for e in g.edges_of(nid) if e.src == nid and e.dst in on_path)
             step = dict(node_id=nid, label=node.label, inputs=inputs, consumers=consumers,
                         seed=nid in loss_ids, is_source=node.is_source)
             if isinstance(node, N.OperatorNode):

@@ -33,7 +33,7 @@ import onnx
 import ops
 from nodeeditor.graph import Backward, Engine, Graph
 from nodeeditor.graph import nodes as N
-from nodeeditor.graph.backward import BackwardSetupError
+from nodeeditor.graph.backward import BackwardSetupError, gradient_name_clashes
 from nodeeditor.graph.fileformat import write_atomically
 from nodeeditor.graph.losses import PREDICTION, TARGET
 
@@ -68,7 +68,9 @@ def export_gradients_with_feeds(graph: Graph, opset: int | None = None,
         plan = Backward(Engine(graph)).plan()
     except BackwardSetupError as exc:
         raise ExportError(f"Cannot export gradients: {exc}") from None
-    _refuse_shared_names(graph, plan.sources)
+    clashes = gradient_name_clashes(graph)
+    if clashes:
+        raise ExportError("Gradient outputs are named after their source: " + "; ".join(clashes))
     prepared = prepare_export(graph, opset, sources, losses=frozenset(plan.losses), outputs=False,
                               min_opset=GRADIENT_MIN_OPSET)
     types = prepared.types
@@ -163,16 +165,6 @@ def _claimed_spellings(reserved: tuple[str, ...]) -> list[str]:
 
 def _src_port(graph: Graph, node_id: str, port: str) -> str:
     return graph.edge_into(node_id, port).src_port
-
-
-def _refuse_shared_names(graph: Graph, sources: tuple[str, ...]) -> None:
-    seen: dict[str, list[str]] = {}
-    for sid in sources:
-        seen.setdefault(graph.node(sid).name, []).append(sid)
-    clashes = [f"{len(ids)} trainable sources are called {name!r} ({', '.join(ids)})"
-               for name, ids in seen.items() if len(ids) > 1]
-    if clashes:
-        raise ExportError("Gradient outputs are named after their source: " + "; ".join(clashes))
 
 
 def _refuse_dtypes(graph: Graph, plan, types) -> None:
