@@ -134,11 +134,121 @@ def test_batched_row_gather():
     np.testing.assert_array_equal(outputs_of("batched_row_gather")["rows"], expected)
 
 
+# ---------------------------------------------------------------------- training examples
+TRAINING_EXAMPLES = ["train_embedding", "train_segment_sum", "toolkit_training"]
+
+
+def source_values(graph):
+    """Every source's tensor (generators generated), by node id."""
+    engine = Engine(graph, keep_intermediates=True)
+    assert engine.run([n.id for n in graph.nodes if n.is_source]).ok
+    return {n.id: engine.value(n.id) for n in graph.nodes if n.is_source}
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+@pytest.mark.parametrize("name", TRAINING_EXAMPLES)
+def test_training_brings_each_examples_loss_down_100_fold_within_200_steps(name, optimizer):
+    from nodeeditor.graph import OptimizerSettings, train
+
+    result = train(load_example(name), 200, OptimizerSettings(optimizer))
+    assert result.ok and len(result.losses) == 200
+    assert result.final_loss <= result.losses[0] / 100, (result.losses[0], result.final_loss)
+
+
+def test_indexflow_train_writes_a_trained_graph_whose_loss_is_100_fold_lower(tmp_path, capsys):
+    from nodeeditor import cli
+    from nodeeditor.graph import Backward, load_graph
+
+    for name in TRAINING_EXAMPLES:
+        before = Backward(Engine(load_example(name))).run().loss
+        out = tmp_path / f"{name}.ifg.json"
+        assert cli.main(["train", name, "--steps", "200", "-o", str(out)]) == 0
+        text = capsys.readouterr().out
+        assert "step   1/200  loss" in text and "step 200/200  loss" in text and f"wrote {out}" in text
+        trained = load_graph(out)
+        after = Backward(Engine(trained)).run().loss
+        assert after <= before / 100, (name, before, after)
+        for node in trained.trainable_sources():   # trained generators became literals, same ids
+            assert node.kind == "literal" and load_example(name).node(node.id).name == node.name
+
+
+def test_train_embedding_gradient_matches_the_hand_derived_formula():
+    from nodeeditor.graph import Backward
+
+    g = load_example("train_embedding")
+    values = source_values(g)
+    table, target, ids = values["table"].astype(np.float64), values["targets"].astype(np.float64), values["token_ids"]
+    # loss = mean over the N target numbers of (table[ids] - target)^2, so
+    # d table[r] = sum over the positions p with ids[p] == r of 2/N (table[r] - target[p])
+    expected = np.zeros_like(table)
+    n = target.size
+    for p in np.ndindex(ids.shape):
+        expected[ids[p]] += 2.0 / n * (table[ids[p]] - target[p])
+    result = Backward(Engine(g)).run()
+    np.testing.assert_allclose(result.source_gradients()["table"], expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(result.loss, np.mean((table[ids] - target) ** 2), rtol=1e-6)
+
+
+def test_train_segment_sum_gradient_matches_the_hand_derived_formula():
+    from nodeeditor.graph import Backward
+
+    g = load_example("train_segment_sum")
+    values = source_values(g)
+    v, seg, target = values["values"].astype(np.float64), values["segments"], values["targets"].astype(np.float64)
+    sums = np.zeros(3)
+    for j, s_ in enumerate(seg):
+        sums[s_] += v[j]
+    # loss = mean over the 3 segments of (sum_s - target_s)^2: each value of segment s gets 2/3 (sum_s - target_s)
+    expected = np.array([2.0 / 3 * (sums[s_] - target[s_]) for s_ in seg])
+    result = Backward(Engine(g)).run()
+    np.testing.assert_allclose(result.source_gradients()["values"], expected, rtol=1e-6)
+
+
+def _toolkit_expected(values, coefficient):
+    """The toolkit example by hand: out = canvas with out[indices[i, j], j] = table[rows[i], j];
+    d out = 2/9 (out - target); the block sends coefficient * d out on: to the canvas where
+    it was not written, to the table row each written cell came from."""
+    table, canvas, target = (values[k].astype(np.float64) for k in ("table", "canvas", "target"))
+    rows, idx = values["rows"], values["indices"]
+    out = canvas.copy()
+    written = np.zeros(canvas.shape, bool)
+    for i in range(idx.shape[0]):
+        for j in range(idx.shape[1]):
+            out[idx[i, j], j] = table[rows[i], j]
+            written[idx[i, j], j] = True
+    d_out = 2.0 / out.size * (out - target)
+    d_canvas = np.where(written, 0.0, coefficient * d_out)
+    d_table = np.zeros_like(table)
+    for i in range(idx.shape[0]):
+        for j in range(idx.shape[1]):
+            d_table[rows[i], j] += coefficient * d_out[idx[i, j], j]
+    return d_table, d_canvas
+
+
+def test_toolkit_training_coefficient_scales_every_upstream_gradient():
+    from nodeeditor.graph import Backward
+
+    g = load_example("toolkit_training")
+    block = g.node("block")
+    assert block.op == "ScatterElements" and block.training and block.loss_coefficient == 0.5
+    values = source_values(g)
+    backward = Backward(Engine(g))
+    for coefficient in (0.5, 1.0, 2.0):
+        g.set_loss_coefficient("block", coefficient)
+        grads = backward.run().source_gradients()
+        d_table, d_canvas = _toolkit_expected(values, coefficient)
+        np.testing.assert_allclose(grads["table"], d_table, rtol=1e-5, atol=1e-8)
+        np.testing.assert_allclose(grads["canvas"], d_canvas, rtol=1e-5, atol=1e-8)
+    g.set_training("block", False)
+    grads = backward.run().source_gradients()
+    assert not grads["table"].any() and not grads["canvas"].any()
+
+
 # ---------------------------------------------------------------------- the collection itself
 def test_examples_have_titles_descriptions_and_a_default():
     infos = list_examples()
     assert infos[0].name == DEFAULT_EXAMPLE
-    assert len(infos) == 13
+    assert len(infos) == 16
     for info in infos:
         assert info.title and info.description and "\n" not in info.description
     g = default_example()

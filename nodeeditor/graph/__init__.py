@@ -7,7 +7,13 @@ serialisation (:func:`graph_to_dict`, :func:`graph_from_dict`, :func:`paste_dict
 file format (:func:`load_graph`, :func:`save_graph`, :class:`GraphFileError`), the
 layered layout (:func:`layered_positions`) and the bundled examples
 (:func:`list_examples`, :func:`load_example`, :func:`resolve_graph_argument`).
+
+Training (issue #14): the :class:`LossNode` and :class:`LossKind`, the backward pass
+(:class:`Backward`, :class:`GradientResult`), optimizers (:class:`OptimizerSettings`,
+:class:`OptimizerKind`) and training runs (:func:`train`, :class:`TrainingRun`,
+:func:`trained_edit`, :func:`apply_trained`); the modules' docstrings hold the contracts.
 """
+from .backward import Backward, BackwardPlan, BackwardSetupError, GradientResult, gradient_sources, setup_problem
 from .base import DEFAULT_OPSET, ConnectionRefused
 from .document import Graph, RemovedNode
 from .engine import Engine, NodeResult, Plan, RunResult
@@ -17,12 +23,16 @@ from .events import (
     EdgeAdded,
     EdgeRemoved,
     GraphEvent,
+    LossCoefficientChanged,
+    LossKindChanged,
     NodeAdded,
     NodeRemoved,
     NodeRenamed,
     PositionChanged,
     SettingChanged,
     SourceChanged,
+    TrainableChanged,
+    TrainingChanged,
     TypesChanged,
 )
 from .examples import (
@@ -41,6 +51,7 @@ from .examples import (
 from .fileformat import EXTENSION, GraphFileError, load_graph, loads_graph, save_graph
 from .info import NodeInfo
 from .layout import layered_positions
+from .losses import LossError, LossKind
 from .nodes import (
     NODE_KINDS,
     OUTPUT_PORT,
@@ -50,14 +61,18 @@ from .nodes import (
     GeneratorSource,
     InputSource,
     LiteralSource,
+    LossNode,
     Node,
     OperatorNode,
     OutputNode,
     Source,
+    TrainableSource,
 )
+from .optimizers import OptimizerKind, OptimizerSettings
 from .serialize import graph_from_dict, graph_to_dict, paste_dict
 from .sources import GENERATORS
 from .status import NodeStatus
+from .training import TrainedEdit, TrainingResult, TrainingRun, TrainingStep, apply_trained, train, trained_edit
 
 __all__ = [
     "Graph", "ConnectionRefused", "RemovedNode", "DEFAULT_OPSET", "NodeInfo", "NodeStatus",
@@ -71,4 +86,9 @@ __all__ = [
     "layered_positions",
     "list_examples", "load_example", "default_example", "example_path", "ExampleInfo", "DEFAULT_EXAMPLE",
     "is_example", "open_graph", "resolve_graph_argument", "GraphArgument", "GraphArgumentError",
+    "TrainingChanged", "LossCoefficientChanged", "TrainableChanged", "LossKindChanged",
+    "LossNode", "TrainableSource", "LossKind", "LossError",
+    "Backward", "BackwardPlan", "BackwardSetupError", "GradientResult", "gradient_sources", "setup_problem",
+    "OptimizerKind", "OptimizerSettings",
+    "train", "TrainingRun", "TrainingResult", "TrainingStep", "TrainedEdit", "trained_edit", "apply_trained",
 ]

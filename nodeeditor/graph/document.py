@@ -10,7 +10,12 @@ Contract:
   methods: ``add_node``/``remove_node`` (which returns a :class:`RemovedNode`
   holding the node and its edges for ``restore_node``), ``connect``/``disconnect``,
   and setters that return the old value (``set_attribute``, ``set_position``,
-  ``rename_node``, ``set_source``, ``set_source_value``, ``set_setting``).
+  ``rename_node``, ``set_source``, ``set_source_value``, ``set_setting``, and for
+  training ``set_training``, ``set_loss_coefficient``, ``set_trainable``,
+  ``set_loss_kind``); ``replace_node`` returns the node it replaced.
+- The training fields (an operator's switch and coefficient, a source's trainable flag)
+  change no forward value: they leave the node's ``revision`` alone, so the engine's
+  forward cache stays valid; the backward pass reads them.
 - Types are inferred eagerly after every change (static, no kernels run) and
   read with :meth:`Graph.node_info`.
 - Serialisation (``to_dict``/``from_dict``, paste) lives in ``serialize.py`` as free
@@ -39,6 +44,7 @@ from . import nodes as N
 from .base import DEFAULT_OPSET, SETTINGS_DEFAULTS, ConnectionRefused, check_opset
 from .inference import infer_node
 from .info import NodeInfo
+from .losses import DEFAULT_LOSS, LossKind
 from .paths import rebase_path
 from .rules import connection_refusal, replacement_refusal, structural_refusal
 from .sources import SourceError, generator_params
@@ -332,6 +338,12 @@ class Graph:
         """Add a graph output called ``name``."""
         return self.add_node(N.OutputNode(id=node_id, name=name, position=position))
 
+    def add_loss(self, loss: LossKind | str = DEFAULT_LOSS, *, name: str = "",
+                 position: tuple[float, float] = (0.0, 0.0), node_id: str = "") -> str:
+        """Add a Loss node of kind ``loss`` (a :class:`LossKind` or its name). Returns its id."""
+        kind = LossKind.parse(loss)
+        return self.add_node(N.LossNode(id=node_id, name=name, position=position, loss=kind))
+
     def remove_node(self, node_id: str) -> RemovedNode:
         """Remove the node and its edges. Emits ``EdgeRemoved`` per edge, then ``NodeRemoved``.
         Returns what ``restore_node`` needs to put everything back."""
@@ -361,6 +373,27 @@ class Graph:
         self.add_node(removed.node, index=removed.index if removed.index >= 0 else None)
         for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges), strict=True):
             self.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=at)
+
+    def replace_node(self, node_id: str, node: N.Node) -> N.Node:
+        """Put ``node`` (whose id must be ``node_id``) in the place of node ``node_id``: the same
+        place in the node order, the same edges (``node`` must have the ports they use).
+        Returns the node object it replaced; ``replace_node(node_id, old)`` undoes it exactly
+        (a node object seen before keeps its revision, so cached results stay valid). Emits
+        what ``remove_node`` then ``restore_node`` emit (``EdgeRemoved``..., ``NodeRemoved``,
+        ``NodeAdded``, ``EdgeAdded``...). A training run uses it to turn a trained generator
+        or file source into a literal."""
+        old = self.node(node_id)
+        if not isinstance(node, N.Node) or node.id != node_id:
+            raise ValueError(f"the replacement of {old.label} must be a node with the id {node_id!r}")
+        for edge in self.edges_of(node_id):
+            port, have = ((edge.src_port, node.output_ports()) if edge.src == node_id
+                          else (edge.dst_port, node.input_ports()))
+            if port not in have:
+                raise ValueError(f"the replacement of {old.label} has no port {port!r}, which the edge {edge} uses")
+        with self.batch():
+            removed = self.remove_node(node_id)
+            self.restore_node(RemovedNode(node, removed.edges, removed.index, removed.edge_indices, removed.folder))
+        return old
 
     # ------------------------------------------------------------------ changing: edges
     def connect(self, src: str, src_port: str, dst: str, dst_port: str, *, force: bool = False,
@@ -481,6 +514,71 @@ class Graph:
             raise ValueError(f"{node.label} is a {node.kind} node; only literal and input sources hold a value")
         return self.set_source(node_id, **{field: value})[field]
 
+    def set_training(self, node_id: str, on: bool) -> bool:
+        """Turn an operator's training switch on or off (off: no gradient flows through the
+        node to its inputs); returns the old value. Emits ``TrainingChanged`` when it changes.
+        The forward result is not affected."""
+        node = self._operator(node_id)
+        on = _flag(on, "training")
+        old = node.training
+        if old != on:
+            node.training = on
+            self._changed()
+            self.events.emit(E.TrainingChanged(node_id, old, on))
+        return old
+
+    def set_loss_coefficient(self, node_id: str, coefficient: float) -> float:
+        """Set the number an operator multiplies the gradient it sends to its inputs by (any
+        finite number; 1 leaves it as it is); returns the old one. Emits
+        ``LossCoefficientChanged`` when it changes. The forward result is not affected."""
+        node = self._operator(node_id)
+        if isinstance(coefficient, bool) or not isinstance(coefficient, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(coefficient):
+            raise ValueError(f"the loss coefficient of {node.label} must be a finite number, got {coefficient!r}")
+        value = float(coefficient)
+        old = node.loss_coefficient
+        if old != value:
+            node.loss_coefficient = value
+            self._changed()
+            self.events.emit(E.LossCoefficientChanged(node_id, old, value))
+        return old
+
+    def set_trainable(self, node_id: str, on: bool) -> bool:
+        """Mark a literal, generator or file source trainable (or not); returns the old flag.
+        Emits ``TrainableChanged`` when it changes. The forward result is not affected."""
+        node = self.node(node_id)
+        if not isinstance(node, N.TrainableSource):
+            why = ("its value comes from outside the model" if isinstance(node, N.InputSource)
+                   else "it is not a tensor source")
+            raise ValueError(f"{node.label} is a {node.kind} node and cannot be trainable ({why}); "
+                             "literal, generator and file sources can")
+        on = _flag(on, "trainable")
+        old = node.trainable
+        if old != on:
+            node.trainable = on
+            self._changed()
+            self.events.emit(E.TrainableChanged(node_id, old, on))
+            self._reinfer({node_id})   # a trainable integer source gets a warning
+        return old
+
+    def set_loss_kind(self, node_id: str, loss: LossKind | str) -> LossKind:
+        """Change what a Loss node computes (a :class:`LossKind` or its name); returns the old
+        kind. Emits ``LossKindChanged``; the loss value changes, so the node's revision does."""
+        node = self.node(node_id)
+        if not isinstance(node, N.LossNode):
+            raise ValueError(f"{node.label} is a {node.kind} node, not a loss")
+        try:
+            kind = LossKind.parse(loss)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        old = node.loss
+        if old != kind:
+            node.loss = kind
+            self._bump(node)
+            self.events.emit(E.LossKindChanged(node_id, old, kind))
+            self._reinfer({node_id})
+        return old
+
     def set_setting(self, name: str, value: Any) -> Any:
         """Change a document setting (``name``, ``description``, ``opset``); returns the old
         value. Emits ``SettingChanged``; an opset change re-checks every operator."""
@@ -493,6 +591,15 @@ class Graph:
         self.events.emit(E.SettingChanged(name, old, value))
         self._reinfer()
         return old
+
+    # ------------------------------------------------------------------ reading: training
+    def loss_nodes(self) -> tuple[N.LossNode, ...]:
+        """The Loss nodes, in node order."""
+        return tuple(n for n in self._nodes.values() if isinstance(n, N.LossNode))
+
+    def trainable_sources(self) -> tuple[N.TrainableSource, ...]:
+        """The sources marked trainable, in node order."""
+        return tuple(n for n in self._nodes.values() if isinstance(n, N.TrainableSource) and n.trainable)
 
     # ------------------------------------------------------------------ internals
     def _operator(self, node_id: str) -> N.OperatorNode:
@@ -557,3 +664,10 @@ class Graph:
         self._infos = new
         if changed:
             self.events.emit(E.TypesChanged(frozenset(changed)))
+
+
+def _flag(value: Any, what: str) -> bool:
+    """``value`` as a bool; ValueError for anything but a bool (or numpy bool)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be true or false, got {value!r}")
+    return bool(value)

@@ -28,7 +28,11 @@ Contract:
 - Intermediate values are freed as soon as no pending node needs them, unless
   ``keep_intermediates=True`` (the editor, which shows every node) or the node is
   listed in ``keep``. Output-node values are always kept. A freed value is
-  recomputed when it is needed again.
+  recomputed when it is needed again; a node listed in ``keep`` has its value after
+  the run (computed again if it had been freed), so the caller can read it with
+  :meth:`Engine.value` (the backward pass does).
+- :meth:`Engine.version` names a node's cached result: it changes exactly when the
+  node's cache key does, so other caches (the backward pass's) can key on it.
 - A scatter with ``reduction="none"`` (and Scatter, TensorScatter) whose indices
   hit a cell more than once gets a warning (the spec leaves the order open).
 - Threads: :meth:`Engine.plan` reads the graph and must run on the graph's
@@ -52,6 +56,7 @@ import ops
 from . import nodes as N
 from .checks import duplicate_warning
 from .document import Graph
+from .losses import LossError
 from .sources import SourceError
 from .status import NodeStatus
 
@@ -206,6 +211,12 @@ class Engine:
             return None
         return NodeResult(entry.status, entry.error, entry.warnings, False)
 
+    def version(self, node_id: str) -> int | None:
+        """The version of the node's cached result (None if it has none): equal versions mean
+        the same computation on the same inputs."""
+        entry = self._cache.get(node_id)
+        return None if entry is None or entry.key is None else entry.version
+
     def clear(self) -> None:
         """Forget every cached result."""
         with self._lock:
@@ -234,7 +245,7 @@ class Engine:
                 cancel: threading.Event | Callable[[], bool] | None = None,
                 keep: Iterable[str] = ()) -> RunResult:
         """Evaluate a plan (may run on a worker thread)."""
-        is_cancelled = _cancel_check(cancel)
+        is_cancelled = cancel_check(cancel)
         keep_set = set(keep) | set(plan.outputs)
         with self._lock:
             return self._execute(plan, progress, is_cancelled, keep_set)
@@ -267,6 +278,9 @@ class Engine:
             compute = lambda values, o=op, a=attrs: kernel(o, list(values), a)  # noqa: E731
         elif isinstance(node, N.OutputNode):
             compute = lambda values: values[0]  # noqa: E731
+        elif isinstance(node, N.LossNode):
+            planned_loss = node.clone()
+            compute = lambda values, n=planned_loss: n.loss_value(values[0], values[1])  # noqa: E731
         out_type = info.type
         size_hint = 0
         if out_type is not None and all(d is not None for d in out_type.shape):
@@ -300,7 +314,8 @@ class Engine:
         need_value: set[str] = set()
         for step in reversed(plan.steps):
             nid = step.node_id
-            if (nid in need_value or nid in plan.targets) and not current(nid, nid in need_value):
+            wants_value = nid in need_value or nid in keep
+            if (wants_value or nid in plan.targets) and not current(nid, wants_value):
                 to_compute.add(nid)
                 need_value.update(src for _, src in step.inputs if src)
         order = [s for s in plan.steps if s.node_id in to_compute]
@@ -384,7 +399,7 @@ class Engine:
                 value = step.compute(values)
         except _Abandoned:
             raise
-        except (ops.OpError, SourceError) as exc:
+        except (ops.OpError, SourceError, LossError) as exc:
             return _Entry(key, version, NodeStatus.ERROR, error=f"{step.label}: {exc}")
         except MemoryError:
             # not cached as current (key None never matches): memory may be free next run
@@ -420,7 +435,8 @@ class Engine:
         return (warning,) if warning else ()
 
 
-def _cancel_check(cancel: threading.Event | Callable[[], bool] | None) -> Callable[[], bool] | None:
+def cancel_check(cancel: threading.Event | Callable[[], bool] | None) -> Callable[[], bool] | None:
+    """The ``cancel`` argument of a run as a function saying whether to stop (None: never)."""
     if cancel is None:
         return None
     if isinstance(cancel, threading.Event):

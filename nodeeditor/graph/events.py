@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import nodes as N
+from .losses import LossKind
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,42 @@ class SettingChanged(GraphEvent):
 
 
 @dataclass(frozen=True)
+class TrainingChanged(GraphEvent):
+    """An operator's training switch (``OperatorNode.training``) was turned on or off."""
+
+    node_id: str
+    old: bool
+    new: bool
+
+
+@dataclass(frozen=True)
+class LossCoefficientChanged(GraphEvent):
+    """An operator's ``loss_coefficient`` changed."""
+
+    node_id: str
+    old: float
+    new: float
+
+
+@dataclass(frozen=True)
+class TrainableChanged(GraphEvent):
+    """A source's ``trainable`` flag changed."""
+
+    node_id: str
+    old: bool
+    new: bool
+
+
+@dataclass(frozen=True)
+class LossKindChanged(GraphEvent):
+    """A Loss node's kind changed (its value changes with it)."""
+
+    node_id: str
+    old: LossKind
+    new: LossKind
+
+
+@dataclass(frozen=True)
 class TypesChanged(GraphEvent):
     node_ids: frozenset[str]  #: the nodes whose NodeInfo changed
 
@@ -91,6 +128,7 @@ class TypesChanged(GraphEvent):
 EVENT_TYPES: tuple[type[GraphEvent], ...] = (
     NodeAdded, NodeRemoved, EdgeAdded, EdgeRemoved, AttributeChanged,
     SourceChanged, NodeRenamed, PositionChanged, SettingChanged, TypesChanged,
+    TrainingChanged, LossCoefficientChanged, TrainableChanged, LossKindChanged,
 )
 
 Listener = Callable[[GraphEvent], None]

@@ -1,6 +1,6 @@
 """The file format: versioned JSON (``*.ifg.json``) with an optional ``.npz`` sidecar.
 
-- ``{"format": "indexflow-graph", "version": 1, ...}``; see ``serialize.py`` for the
+- ``{"format": "indexflow-graph", "version": 2, ...}``; see ``serialize.py`` for the
   structure. Tensors with up to ``INLINE_LIMIT`` elements (and all string tensors) are
   written inline as readable nested lists; larger ones go to the sidecar
   ``<name>.ifg.npz`` beside the file (``"sidecar"``/``"key"`` in the JSON).
@@ -102,7 +102,23 @@ def _v0_to_v1(doc: dict) -> dict:
     }
 
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1}
+def _v1_to_v2(doc: dict) -> dict:
+    """Version 2 adds the training fields: an operator's ``training`` switch (default true)
+    and ``loss_coefficient`` (default 1), a source's ``trainable`` flag (default false), and
+    the ``loss`` node kind. A version-1 file has none of them: each node gets its defaults."""
+    nodes = []
+    for node in doc.get("nodes", []):
+        node = dict(node)
+        if node.get("kind") == "op":
+            node.setdefault("training", True)
+            node.setdefault("loss_coefficient", 1.0)
+        elif node.get("kind") in ("literal", "generator", "file"):
+            node.setdefault("trainable", False)
+        nodes.append(node)
+    return {**doc, "version": 2, "nodes": nodes}
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 
 def migrate(doc: dict) -> dict:

@@ -4,7 +4,9 @@
 output port, or an error saying why there is none. A node whose input comes from
 a node without a type is *blocked* (not in error itself). Operator nodes are
 checked with the ``ops`` schema at the graph's opset (attributes) and
-``ops.infer_types`` (shapes and dtypes).
+``ops.infer_types`` (shapes and dtypes); a Loss node by its kind's rule
+(:func:`nodeeditor.graph.losses.loss_type`). A trainable source whose tensor cannot have a
+gradient (not a float) gets a warning.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from ops import TensorType
 
 from . import nodes as N
 from .info import NodeInfo
+from .losses import LossError, is_float
 from .sources import SourceError
 from .view import GraphView
 
@@ -33,9 +36,14 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
     """NodeInfo for ``node`` given the infos of its upstream nodes."""
     if isinstance(node, N.Source):
         try:
-            return NodeInfo({N.SOURCE_PORT: node.source_type(graph.folder)})
+            ttype = node.source_type(graph.folder)
         except (SourceError, ops.OpError) as exc:
             return NodeInfo(error=str(exc))
+        warnings = ()
+        if isinstance(node, N.TrainableSource) and node.trainable and not is_float(ttype.dtype):
+            warnings = (f"marked trainable, but its {ttype.dtype} values have no gradient: "
+                        "training leaves them as they are",)
+        return NodeInfo({N.SOURCE_PORT: ttype}, warnings=warnings)
 
     if isinstance(node, N.OperatorNode):
         problem = _operator_problem(node, graph.opset)
@@ -61,6 +69,11 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
 
     if isinstance(node, N.OutputNode):
         return NodeInfo({N.OUTPUT_PORT: input_types[0]})
+    if isinstance(node, N.LossNode):
+        try:
+            return NodeInfo({N.LOSS_PORT: node.loss_output_type(input_types[0], input_types[1])})
+        except LossError as exc:
+            return NodeInfo(error=str(exc))
 
     assert isinstance(node, N.OperatorNode)
     try:

@@ -15,7 +15,13 @@ has one input port ``"value"`` and no outputs.
 
 Each tensor source (a :class:`Source`) says itself how to get its tensor and its type
 (``source_value``, ``source_type``); type inference, the static checks and the engine all
-ask it, so the four kinds are told apart in one place.
+ask it, so the four kinds are told apart in one place. A :class:`LossNode` likewise says
+its own type, value and gradient (``loss_output_type``, ``loss_value``, ``loss_vjp``).
+
+Training fields (none of them changes a forward value, so none changes ``revision``):
+literal, generator and file sources (:class:`TrainableSource`) have ``trainable``; an
+operator has ``training`` (off: no gradient flows through it to its inputs) and
+``loss_coefficient`` (multiplies the gradient it sends to its inputs).
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ import numpy as np
 import ops
 from ops import TensorType
 
+from .losses import DEFAULT_LOSS, LOSS_PORT, PREDICTION, TARGET, LossKind, loss_type, loss_value, loss_vjp
 from .sources import SourceError, file_stamp, file_type, generate, generator_type, load_file
 
 SOURCE_PORT = "output"
@@ -40,9 +47,10 @@ FILE = "file"
 INPUT = "input"
 OPERATOR = "op"
 OUTPUT = "output"
+LOSS = "loss"
 
 SOURCE_KINDS = (LITERAL, GENERATOR, FILE, INPUT)
-NODE_KINDS = SOURCE_KINDS + (OPERATOR, OUTPUT)
+NODE_KINDS = SOURCE_KINDS + (OPERATOR, OUTPUT, LOSS)
 
 
 def frozen_array(value: Any) -> np.ndarray:
@@ -123,7 +131,16 @@ class Source(Node):
 
 
 @dataclass(eq=False)
-class LiteralSource(Source):
+class TrainableSource(Source):
+    """A source whose tensor a training run may change (literal, generator, file): with
+    ``trainable`` set, ``indexflow grad`` reports its gradient and a training run updates it
+    (a trained generator or file source becomes a literal, see ``nodeeditor.graph.training``)."""
+
+    trainable: bool = False
+
+
+@dataclass(eq=False)
+class LiteralSource(TrainableSource):
     """A tensor typed in by hand. ``value`` is a read-only numpy array."""
 
     value: np.ndarray = field(default_factory=lambda: frozen_array(0.0))
@@ -137,7 +154,7 @@ class LiteralSource(Source):
 
 
 @dataclass(eq=False)
-class GeneratorSource(Source):
+class GeneratorSource(TrainableSource):
     """A generated tensor: ``generator`` is a key of ``sources.GENERATORS``; ``params`` holds
     only the parameters that differ from its defaults' keys (any subset of them)."""
 
@@ -153,7 +170,7 @@ class GeneratorSource(Source):
 
 
 @dataclass(eq=False)
-class FileSource(Source):
+class FileSource(TrainableSource):
     """A tensor read from a file: ``.npy``, one ``key`` of an ``.npz``, or a ``.csv`` read as
     ``dtype``. A relative ``path`` is resolved against the graph file's folder."""
 
@@ -204,10 +221,13 @@ class InputSource(Source):
 @dataclass(eq=False)
 class OperatorNode(Node):
     """One ``ops`` operator. ``attributes`` holds only explicitly set values (the schema's
-    defaults apply to the rest)."""
+    defaults apply to the rest). ``training`` and ``loss_coefficient`` are the toolkit's
+    training switch and loss-derivative coefficient: they act on the backward pass only."""
 
     op: str = "Gather"
     attributes: dict[str, Any] = field(default_factory=dict)
+    training: bool = True
+    loss_coefficient: float = 1.0
     kind: ClassVar[str] = OPERATOR
 
     @property
@@ -237,8 +257,40 @@ class OutputNode(Node):
         return ()
 
 
+@dataclass(eq=False)
+class LossNode(Node):
+    """A loss: ``prediction`` (and ``target`` for the kinds that need one) in, one scalar
+    ``loss`` out (see :mod:`nodeeditor.graph.losses`). ``loss`` is its :class:`LossKind`."""
+
+    loss: LossKind = DEFAULT_LOSS
+    kind: ClassVar[str] = LOSS
+
+    def input_ports(self) -> tuple[str, ...]:
+        return (PREDICTION, TARGET)
+
+    def optional_inputs(self) -> frozenset[str]:
+        return frozenset() if self.loss.needs_target else frozenset({TARGET})
+
+    def output_ports(self) -> tuple[str, ...]:
+        return (LOSS_PORT,)
+
+    def loss_output_type(self, prediction: TensorType, target: TensorType | None) -> TensorType:
+        """The scalar type of the loss (``losses.LossError`` when the inputs do not fit)."""
+        return loss_type(self.loss, prediction, target)
+
+    def loss_value(self, prediction: np.ndarray, target: np.ndarray | None) -> np.ndarray:
+        """The loss (a 0-d array of the prediction's dtype)."""
+        return loss_value(self.loss, prediction, target)
+
+    def loss_vjp(self, prediction: np.ndarray, target: np.ndarray | None,
+                 grad: np.ndarray | float) -> tuple[np.ndarray, np.ndarray | None]:
+        """(d prediction, d target or None) for ``grad`` = d(total)/d(loss)."""
+        return loss_vjp(self.loss, prediction, target, grad)
+
+
 NODE_CLASSES: dict[str, type[Node]] = {
-    cls.kind: cls for cls in (LiteralSource, GeneratorSource, FileSource, InputSource, OperatorNode, OutputNode)
+    cls.kind: cls
+    for cls in (LiteralSource, GeneratorSource, FileSource, InputSource, OperatorNode, OutputNode, LossNode)
 }
 
 # Source fields that Graph.set_source may change, per kind.

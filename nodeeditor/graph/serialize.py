@@ -1,4 +1,4 @@
-"""Graph <-> plain data (the JSON structure of the file format, version 1).
+"""Graph <-> plain data (the JSON structure of the file format, version 2).
 
 Free functions over the public :class:`~nodeeditor.graph.document.Graph` API:
 :func:`graph_to_dict` (a document or a selection, for copy and tests),
@@ -6,14 +6,20 @@ Free functions over the public :class:`~nodeeditor.graph.document.Graph` API:
 graph with fresh ids). ``fileformat`` adds the file, the sidecar and version
 migration. Structure::
 
-    {"format": "indexflow-graph", "version": 1,
+    {"format": "indexflow-graph", "version": 2,
      "settings": {"name": ..., "description": ..., "opset": 18},
      "nodes": [{"id", "kind", "name", "position": [x, y], ...kind fields}],
      "edges": [{"from": [node_id, port], "to": [node_id, port]}]}
 
 Kind fields: literal ``value`` (tensor); generator ``generator``, ``params``;
 file ``path`` (+ ``key``, ``dtype`` when set); input ``example`` (tensor);
-op ``op``, ``attributes`` (only explicitly set ones); output none.
+op ``op``, ``attributes`` (only explicitly set ones); output none; loss ``loss`` (its
+kind, e.g. ``"mean_squared_error"``).
+
+Training fields (version 2), written only when they differ from their defaults so files
+stay small: op ``"training": false`` (default true) and ``"loss_coefficient": x``
+(default 1); literal, generator and file ``"trainable": true`` (default false). A missing
+field reads as its default.
 
 A tensor is ``{"dtype", "shape", ...}`` plus one of: ``"data"`` (nested lists, readable:
 floats in their shortest round-trip form, ``"nan"``/``"-nan"``/``"inf"``/``"-inf"`` as
@@ -36,11 +42,12 @@ import ops
 from . import nodes as N
 from .base import SETTINGS_DEFAULTS, ConnectionRefused
 from .document import Graph
+from .losses import LossError, LossKind
 from .paths import rebase_path
 from .sources import generator_params
 
 FORMAT = "indexflow-graph"
-VERSION = 1
+VERSION = 2
 INLINE_LIMIT = 4096  # tensors with more elements are not written as readable lists
 ALL_DTYPE_NAMES = frozenset(ops.DTYPE_NAMES) | frozenset(getattr(ops, "SMALL_DTYPE_NAMES", ()))
 
@@ -233,6 +240,14 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
     elif isinstance(node, N.OperatorNode):
         out["op"] = node.op
         out["attributes"] = dict(node.attributes)
+        if not node.training:
+            out["training"] = False
+        if node.loss_coefficient != 1.0:
+            out["loss_coefficient"] = _num(node.loss_coefficient)
+    elif isinstance(node, N.LossNode):
+        out["loss"] = node.loss.value
+    if isinstance(node, N.TrainableSource) and node.trainable:
+        out["trainable"] = True
     return out
 
 
@@ -247,6 +262,13 @@ def _require(d: Mapping[str, Any], key: str, types: type | tuple, what: str) -> 
     allowed = types if isinstance(types, tuple) else (types,)
     if not isinstance(value, types) or isinstance(value, bool) and bool not in allowed:
         raise ValueError(f"{what}: {key!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _optional_bool(d: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = d.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{key!r} must be true or false, got {value!r}")
     return value
 
 
@@ -268,6 +290,11 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         raise ValueError(f"{what}: 'position' must be [x, y]")
     common = dict(id=node_id, name=name, position=(float(pos[0]), float(pos[1])))
     try:
+        if "trainable" in d and kind not in (N.LITERAL, N.GENERATOR, N.FILE):
+            raise ValueError(f"a {kind} node cannot be trainable (only literal, generator and file sources)")
+        trainable = _optional_bool(d, "trainable", False)
+        if kind in (N.LITERAL, N.GENERATOR, N.FILE):
+            common["trainable"] = trainable
         if kind == N.LITERAL:
             value = decode_tensor(_require(d, "value", dict, what), sidecar)
             return N.LiteralSource(**common, value=N.frozen_array(value))
@@ -288,10 +315,21 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
             op = _require(d, "op", str, what)
             if op not in ops.OP_NAMES:
                 raise ValueError(f"unknown operator {op!r} (known: {', '.join(ops.OP_NAMES)})")
-            node = N.OperatorNode(**common, op=op)
+            coefficient = d.get("loss_coefficient", 1.0)
+            if isinstance(coefficient, bool) or not isinstance(coefficient, (int, float)) \
+                    or not math.isfinite(coefficient):
+                raise ValueError(f"'loss_coefficient' must be a finite number, got {coefficient!r}")
+            node = N.OperatorNode(**common, op=op, training=_optional_bool(d, "training", True),
+                                  loss_coefficient=float(coefficient))
             for key, value in _require(d, "attributes", dict, what).items():
                 node.attributes[key] = node.schema.coerce_attribute(key, value)
             return node
+        if kind == N.LOSS:
+            try:
+                loss = LossKind.parse(_require(d, "loss", str, what))
+            except LossError as exc:
+                raise ValueError(str(exc)) from None
+            return N.LossNode(**common, loss=loss)
         return N.OutputNode(**common)
     except ValueError as exc:
         msg = str(exc)

@@ -1,11 +1,12 @@
 """``indexflow export`` and ``indexflow import``, registered into ``nodeeditor.cli``.
 
-    indexflow export GRAPH -o MODEL.onnx [--opset N] [--sources initializers|inputs]
+    indexflow export GRAPH -o MODEL.onnx [--opset N] [--sources initializers|inputs] [--gradients]
     indexflow import MODEL.onnx -o GRAPH
 
 Exit codes follow ``nodeeditor.cli``: 0 success, 1 the graph or model cannot be converted
 (the message says why; an export names the nodes that need a higher opset and the lowest
-opset that works), 2 usage errors.
+opset that works), 2 usage errors. ``--gradients`` writes the forward graph plus its backward
+graph (outputs ``loss`` and ``grad_<source>``, see :mod:`.gradients`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     from .errors import ExportError
     from .export import save_model
+    from .gradients import save_gradient_model
 
     try:
         graph = open_graph(args.graph)
@@ -30,15 +32,22 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRAPH_ERROR
     try:
-        path = save_model(graph, args.output, opset=args.opset, sources=args.sources)
+        save = save_gradient_model if args.gradients else save_model
+        path = save(graph, args.output, opset=args.opset, sources=args.sources)
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if exc.suggested_opset is not None:
-            print(f"hint: indexflow export {args.graph or ''} -o {args.output} --opset {exc.suggested_opset}",
+            flag = " --gradients" if args.gradients else ""
+            print(f"hint: indexflow export {args.graph or ''} -o {args.output} --opset {exc.suggested_opset}{flag}",
                   file=sys.stderr)
         return EXIT_GRAPH_ERROR
     opset = args.opset or graph.opset
-    print(f"wrote {path} (opset {opset}, sources as {args.sources}); onnx.checker: ok")
+    what = ""
+    if args.gradients:
+        from .gradients import gradient_output_names
+
+        what = f", outputs: the loss and {len(gradient_output_names(graph))} gradient(s)"
+    print(f"wrote {path} (opset {opset}, sources as {args.sources}{what}); onnx.checker: ok")
     return EXIT_OK
 
 
@@ -73,6 +82,9 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--opset", type=int, default=None, help="ONNX opset to write (default: the graph's)")
     p.add_argument("--sources", choices=("initializers", "inputs"), default="initializers",
                    help="write tensor sources as initializers (default) or as graph inputs with their shapes")
+    p.add_argument("--gradients", action="store_true",
+                   help="write the forward graph plus its backward graph: outputs 'loss' and one "
+                        "'grad_<source name>' per trainable source (needs a Loss node; opset 18 or later)")
     p.set_defaults(handler=_cmd_export)
 
 

@@ -18,6 +18,11 @@ Contract of :func:`export_model`:
 - The model passes ``onnx.checker.check_model(full_check=True)`` and strict shape inference;
   otherwise ExportError carries the checker's message. Our own inference (``ops``) runs first
   and is stricter (unknown reduction strings, mismatched update shapes).
+- A Loss node some node reads is written with standard ops (:mod:`.loss_ops`, opset 13 or
+  later); one nothing reads is for training only and is left out (:func:`written_losses`).
+  The training switch and loss coefficient change nothing here. The gradient export
+  (:mod:`.gradients`) builds on the same steps: :func:`prepare_export`, :func:`build_parts`,
+  :func:`assemble`.
 - A source whose string tensor has no UTF-8 form (a lone surrogate, from a file name that is
   not UTF-8) is refused by name; an output written as ``Identity`` (it reads a source, or its
   tensor feeds several outputs) needs the opset at which Identity takes its dtype.
@@ -39,10 +44,12 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.engine import Engine
 from nodeeditor.graph.fileformat import write_atomically
 from nodeeditor.graph.inference import not_connected_text
+from nodeeditor.graph.losses import LossError
 from nodeeditor.graph.status import NodeStatus
 
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
+from .loss_ops import LOSS_MIN_OPSET, Emitter, loss_forward
 from .names import DISPLAY_NAMES_KEY, NameTable, encode_display_names
 from .opset_rules import MAX_OPSET, MIN_EXPORT_OPSET, check_at, lowest_opset, onnx_op_type
 from .types import elem_type, value_info
@@ -59,14 +66,25 @@ class _Analysis:
     problems: list = field(default_factory=list)    # (node label, lowest opset or None, reason)
 
 
-def _analyse(graph: Graph, opset: int) -> _Analysis:
+def written_losses(graph: Graph) -> frozenset[str]:
+    """The Loss nodes a forward export writes: those whose loss some node reads (an output or
+    an operator). A loss nothing reads is for training only and is left out."""
+    return frozenset(n.id for n in graph.loss_nodes() if graph.consumers(n.id))
+
+
+def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> _Analysis:
     """Infer every port's type at ``opset`` with the export's spelling rules (Scatter written as
-    ScatterElements from 11), independent of the graph's own opset."""
+    ScatterElements from 11), independent of the graph's own opset. ``losses``: the Loss nodes
+    to write (default :func:`written_losses`)."""
     out = _Analysis()
+    losses = written_losses(graph) if losses is None else losses
     for node_id in graph.topological_order():
         node = graph.node(node_id)
         if node.is_source:
             out.types[(node_id, N.SOURCE_PORT)] = graph.output_type(node_id)
+            continue
+        if isinstance(node, N.LossNode) and node_id in losses:
+            _analyse_loss(graph, node, opset, out)
             continue
         if not isinstance(node, N.OperatorNode):
             continue
@@ -97,6 +115,24 @@ def _analyse(graph: Graph, opset: int) -> _Analysis:
     return out
 
 
+def _analyse_loss(graph: Graph, node: N.LossNode, opset: int, out: _Analysis) -> None:
+    """The loss's type, or a problem when it cannot be written at ``opset``."""
+    types = []
+    for port in node.input_ports():
+        edge = graph.edge_into(node.id, port)
+        types.append(None if edge is None else out.types.get((edge.src, edge.src_port)))
+    if types[0] is None or (types[1] is None and node.loss.needs_target):
+        return  # unconnected or blocked: reported elsewhere
+    if opset < LOSS_MIN_OPSET:
+        out.problems.append((node.label, LOSS_MIN_OPSET, f"a {node.loss.title} loss is written with ops that take "
+                                                         f"their axes as an input, from opset {LOSS_MIN_OPSET}"))
+        return
+    try:
+        out.types[(node.id, N.LOSS_PORT)] = node.loss_output_type(types[0], types[1])
+    except LossError:
+        return  # the node's own error, reported with the static problems
+
+
 def _identity_takes(dtype: str, opset: int) -> bool:
     """Whether ONNX ``Identity`` at ``opset`` accepts tensors of ``dtype`` (an output that
     reads a source, or a tensor read by several outputs, is written through one)."""
@@ -105,16 +141,16 @@ def _identity_takes(dtype: str, opset: int) -> bool:
     return any(type_str in c.allowed_type_strs for c in schema.type_constraints)
 
 
-def opset_problems(graph: Graph, opset: int) -> list[tuple[str, int | None, str]]:
-    """(node label, lowest opset that works or None, reason) for each operator node that cannot
-    be written at ``opset``."""
-    return _analyse(graph, opset).problems
+def opset_problems(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> list[tuple[str, int | None, str]]:
+    """(node label, lowest opset that works or None, reason) for each operator node (and each
+    Loss node written, see :func:`written_losses`) that cannot be written at ``opset``."""
+    return _analyse(graph, opset, losses).problems
 
 
-def lowest_working_opset(graph: Graph) -> int | None:
-    """The lowest opset at which every operator node can be written (None if there is none)."""
-    for opset in range(1, MAX_OPSET + 1):
-        if not opset_problems(graph, opset):
+def lowest_working_opset(graph: Graph, losses: frozenset[str] | None = None, start: int = 1) -> int | None:
+    """The lowest opset from ``start`` at which every node can be written (None if there is none)."""
+    for opset in range(start, MAX_OPSET + 1):
+        if not opset_problems(graph, opset, losses):
             return opset
     return None
 
@@ -129,41 +165,72 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     """Like :func:`export_model`, plus a feed dict (graph input name -> the value the editor
     uses: a graph input's example, or a source's value in ``sources="inputs"`` mode), so the
     model can be run on exactly what the engine ran."""
+    prepared = prepare_export(graph, opset, sources)
+    parts = build_parts(prepared)
+    model = assemble(prepared, parts)
+    validate_model(model)
+    return model, parts.feeds
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A graph checked for export at ``opset``: every port's type, the sources' values, and
+    the Loss nodes to write (see :func:`prepare_export`)."""
+
+    graph: Graph
+    opset: int
+    sources: str
+    types: Mapping
+    values: Mapping
+    losses: frozenset[str]
+    outputs: bool = True
+
+
+def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initializers", *,
+                   losses: frozenset[str] | None = None, outputs: bool = True, min_opset: int = 1) -> Prepared:
+    """Every check of :func:`export_model` before a node is written (ExportError on the first
+    that fails). ``losses``: the Loss nodes to write (default :func:`written_losses`);
+    ``outputs=False`` writes no graph outputs (the caller adds its own; the gradient export);
+    ``min_opset``: the lowest opset the caller's own nodes need (offered in the error)."""
     if sources not in SOURCES_MODES:
         raise ExportError(f"sources must be one of {', '.join(SOURCES_MODES)}, got {sources!r}")
     opset = graph.opset if opset is None else int(opset)
     if not MIN_EXPORT_OPSET <= opset <= MAX_OPSET:
         raise ExportError(f"opset {opset} is outside what IndexFlow writes ({MIN_EXPORT_OPSET}..{MAX_OPSET})")
-    _refuse_static_problems(graph)
-    clashes = graph.name_clashes()
-    if clashes:
-        raise ExportError("Output names must be unique in a model: " + "; ".join(clashes))
-    if not graph.output_nodes():
-        raise ExportError("the graph has no output node; add one so the model has something to return")
-    analysis = _analyse(graph, opset)
+    losses = written_losses(graph) if losses is None else frozenset(losses)
+    _refuse_static_problems(graph, losses)
+    if outputs:
+        clashes = graph.name_clashes()
+        if clashes:
+            raise ExportError("Output names must be unique in a model: " + "; ".join(clashes))
+        if not graph.output_nodes():
+            raise ExportError("the graph has no output node; add one so the model has something to return")
+    analysis = _analyse(graph, opset, losses)
     problems = analysis.problems
     broken = [(label, reason) for label, need, reason in problems if need is None]
     if broken:
         raise ExportError("The graph has errors; fix them before exporting:\n"
                           + "\n".join(f"- {label}: {reason}" for label, reason in broken))
-    if problems:
-        suggested = lowest_working_opset(graph)
+    if problems or opset < min_opset:
+        suggested = lowest_working_opset(graph, losses, min_opset)
         lines = [f"- {label} needs opset {need}: {reason}" for label, need, reason in problems]
         offer = f"The lowest opset that works for this graph is {suggested}." if suggested else \
             "No single opset can express every node of this graph."
-        raise ExportError(f"Cannot export at opset {opset}:\n" + "\n".join(lines) + "\n" + offer, suggested)
+        why = f"Cannot export at opset {opset}:\n" + "".join(f"{line}\n" for line in lines)
+        if opset < min_opset and not problems:
+            why = f"Cannot export at opset {opset}: this export needs opset {min_opset} or later.\n"
+        raise ExportError(why + offer, suggested)
 
     missing = [_why_untyped(graph, node, analysis.types) for node in graph.nodes
-               if isinstance(node, N.OperatorNode) and (node.id, node.output_ports()[0]) not in analysis.types]
+               if (isinstance(node, N.OperatorNode) or node.id in losses)
+               and (node.id, node.output_ports()[0]) not in analysis.types]
     if missing:
         raise ExportError("Cannot export:\n" + "\n".join(f"- {m}" for m in missing))
     values = _source_values(graph)
     _refuse_unencodable_strings(graph, values)
     if sources == "initializers":
         _refuse_failing_nodes(graph, values)
-    model, feeds = _build(graph, opset, sources, analysis.types, values)
-    validate_model(model)
-    return model, feeds
+    return Prepared(graph, opset, sources, analysis.types, values, losses, outputs)
 
 
 def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
@@ -190,7 +257,7 @@ def validate_model(model: onnx.ModelProto) -> None:
 
 
 # ---------------------------------------------------------------------------------- internals
-def _why_untyped(graph: Graph, node: N.OperatorNode, types: Mapping) -> str:
+def _why_untyped(graph: Graph, node: N.Node, types: Mapping) -> str:
     """Why an operator node has no type at the export opset: its unconnected inputs, or the
     upstream node it waits for."""
     unconnected = [p for p in node.input_ports()
@@ -246,10 +313,12 @@ def _refuse_unencodable_strings(graph: Graph, values: Mapping[str, np.ndarray]) 
                           + "\n".join(bad))
 
 
-def _refuse_static_problems(graph: Graph) -> None:
-    """Errors on sources and outputs; operator nodes are judged at the export opset instead
-    (a node invalid at the graph's opset may be fine at the one asked for)."""
-    problems = [(nid, msg) for nid, msg in graph.problems() if not isinstance(graph.node(nid), N.OperatorNode)]
+def _refuse_static_problems(graph: Graph, losses: frozenset[str]) -> None:
+    """Errors on sources, outputs and the Loss nodes written; operator nodes are judged at the
+    export opset instead (a node invalid at the graph's opset may be fine at the one asked for)."""
+    problems = [(nid, msg) for nid, msg in graph.problems()
+                if not isinstance(graph.node(nid), N.OperatorNode)
+                and (not isinstance(graph.node(nid), N.LossNode) or nid in losses)]
     if problems:
         lines = [f"- {graph.node(nid).label}: {msg}" for nid, msg in problems]
         raise ExportError("The graph has errors; fix them before exporting:\n" + "\n".join(lines))
@@ -268,29 +337,50 @@ def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
     return {nid: engine.value(nid) for nid in source_ids}
 
 
-def _build(graph: Graph, opset: int, sources: str, types: Mapping,
-           values: Mapping) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    names = NameTable()
-    order = graph.topological_order()
-    tensor_name: dict[tuple[str, str], str] = {}   # (node id, port) -> tensor name
-    inputs, initializers, outputs, nodes, infos = [], [], [], [], []
-    feeds: dict[str, np.ndarray] = {}
+@dataclass
+class Parts:
+    """A model being built: its names, nodes, graph inputs/outputs, initializers and
+    value_info, and the tensor name of every (node id, port) written so far. The gradient
+    export adds its own nodes and outputs before :func:`assemble`."""
+
+    names: NameTable
+    tensor_name: dict = field(default_factory=dict)        # (node id, port) -> tensor name
+    inputs: list = field(default_factory=list)
+    initializers: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    nodes: list = field(default_factory=list)
+    infos: list = field(default_factory=list)
+    feeds: dict = field(default_factory=dict)
+    operator_names: dict = field(default_factory=dict)     # node id -> ONNX node name
+    output_names: dict = field(default_factory=dict)       # output node id -> tensor name
+
+
+def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
+    """The sources and nodes of a prepared graph (and its outputs unless ``prepared.outputs``
+    is False). ``reserved`` names are claimed first, so the caller's outputs keep them."""
+    graph, opset, sources, types, values = (prepared.graph, prepared.opset, prepared.sources,
+                                            prepared.types, prepared.values)
+    parts = Parts(NameTable())
+    names, tensor_name = parts.names, parts.tensor_name
+    for name in reserved:
+        names.claim(name)
 
     # 1. Names that users see first: graph inputs and outputs keep their spelling.
     for node in graph.nodes:
         if isinstance(node, N.InputSource):
             tensor_name[(node.id, N.SOURCE_PORT)] = names.claim(node.name)
-    output_names = {node.id: names.claim(node.name) for node in graph.output_nodes()}
+    output_nodes = graph.output_nodes() if prepared.outputs else ()
+    parts.output_names = {node.id: names.claim(node.name) for node in output_nodes}
     # An operator output read by exactly one output node is named after that output.
     renamed: dict[tuple[str, str], str] = {}
-    for node in graph.output_nodes():
+    for node in output_nodes:
         edge = graph.edge_into(node.id, N.OUTPUT_PORT)
         if edge is None:
             raise ExportError(f"output {node.label} is not connected")
         producer = graph.node(edge.src)
         readers = [e for e in graph.edges if (e.src, e.src_port) == (edge.src, edge.src_port)]
-        if isinstance(producer, N.OperatorNode) and len(readers) == 1:
-            renamed[(edge.src, edge.src_port)] = output_names[node.id]
+        if isinstance(producer, (N.OperatorNode, N.LossNode)) and len(readers) == 1:
+            renamed[(edge.src, edge.src_port)] = parts.output_names[node.id]
 
     # 2. Sources.
     for node in graph.nodes:
@@ -298,21 +388,28 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping,
             continue
         value = values[node.id]
         if isinstance(node, N.InputSource):
-            inputs.append(value_info(tensor_name[(node.id, N.SOURCE_PORT)], ops.TensorType.of(value)))
-            feeds[tensor_name[(node.id, N.SOURCE_PORT)]] = value
+            parts.inputs.append(value_info(tensor_name[(node.id, N.SOURCE_PORT)], ops.TensorType.of(value)))
+            parts.feeds[tensor_name[(node.id, N.SOURCE_PORT)]] = value
             continue
         name = names.claim(node.name)
         tensor_name[(node.id, N.SOURCE_PORT)] = name
         if sources == "inputs":
-            inputs.append(value_info(name, ops.TensorType.of(value)))
-            feeds[name] = value
+            parts.inputs.append(value_info(name, ops.TensorType.of(value)))
+            parts.feeds[name] = value
         else:
-            initializers.append(numpy_helper.from_array(np.asarray(value), name))
+            parts.initializers.append(numpy_helper.from_array(np.asarray(value), name))
 
-    # 3. Operators in topological order.
-    operator_names: dict[str, str] = {}  # node id -> ONNX node name
-    for node_id in order:
+    # 3. Operators (and the Loss nodes written) in topological order.
+    for node_id in graph.topological_order():
         node = graph.node(node_id)
+        if isinstance(node, N.LossNode) and node_id in prepared.losses:
+            out = renamed.get((node.id, N.LOSS_PORT)) or names.claim(f"{node.name}_{N.LOSS_PORT}")
+            tensor_name[(node.id, N.LOSS_PORT)] = out
+            inputs = [graph.edge_into(node.id, port) for port in node.input_ports()]
+            pred, target = (None if e is None else tensor_name[(e.src, e.src_port)] for e in inputs)
+            emit = Emitter(names, parts.nodes, node.name)
+            loss_forward(emit, node.loss, pred, target, types[(inputs[0].src, inputs[0].src_port)], out)
+            continue
         if not isinstance(node, N.OperatorNode):
             continue
         for port in node.output_ports():
@@ -325,27 +422,36 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping,
             input_names.pop()
         written = onnx_op_type(node.op, node.attributes, opset)
         attrs = _written_attributes(written, node.attributes, opset)
-        operator_names[node.id] = names.claim(node.name)
-        nodes.append(helper.make_node(written, input_names, [tensor_name[(node.id, p)] for p in node.output_ports()],
-                                      name=operator_names[node.id], **attrs))
+        parts.operator_names[node.id] = names.claim(node.name)
+        parts.nodes.append(helper.make_node(written, input_names,
+                                            [tensor_name[(node.id, p)] for p in node.output_ports()],
+                                            name=parts.operator_names[node.id], **attrs))
         for port in node.output_ports():
             if (node.id, port) not in renamed:
-                infos.append(value_info(tensor_name[(node.id, port)], types[(node.id, port)]))
+                parts.infos.append(value_info(tensor_name[(node.id, port)], types[(node.id, port)]))
 
     # 4. Outputs.
-    for node in graph.output_nodes():
+    for node in output_nodes:
         edge = graph.edge_into(node.id, N.OUTPUT_PORT)
         source_name = tensor_name[(edge.src, edge.src_port)]
-        out_name = output_names[node.id]
+        out_name = parts.output_names[node.id]
         if source_name != out_name:
-            nodes.append(helper.make_node("Identity", [source_name], [out_name],
-                                          name=names.claim(f"{node.name}_identity")))
-        outputs.append(value_info(out_name, types[(edge.src, edge.src_port)]))
+            parts.nodes.append(helper.make_node("Identity", [source_name], [out_name],
+                                                name=names.claim(f"{node.name}_identity")))
+        parts.outputs.append(value_info(out_name, types[(edge.src, edge.src_port)]))
+    return parts
 
+
+def assemble(prepared: Prepared, parts: Parts) -> onnx.ModelProto:
+    """The model of ``parts`` (not yet validated), with the display names and input examples
+    in its metadata."""
+    graph, opset, sources, values = prepared.graph, prepared.opset, prepared.sources, prepared.values
+    tensor_name = parts.tensor_name
+    inputs = list(parts.inputs)
     if ir_version_for(opset) < 4:  # before IR 4 every initializer must also be a graph input
-        inputs += [value_info(t.name, ops.TensorType.of(numpy_helper.to_array(t))) for t in initializers]
-    graph_proto = helper.make_graph(nodes, graph.name or "indexflow", inputs, outputs,
-                                    initializer=initializers, value_info=infos,
+        inputs += [value_info(t.name, ops.TensorType.of(numpy_helper.to_array(t))) for t in parts.initializers]
+    graph_proto = helper.make_graph(parts.nodes, graph.name or "indexflow", inputs, parts.outputs,
+                                    initializer=parts.initializers, value_info=parts.infos,
                                     doc_string=graph.settings.get("description", ""))
     opset_ids = [helper.make_opsetid("", opset)]
     model = helper.make_model(graph_proto, opset_imports=opset_ids, producer_name=PRODUCER,
@@ -357,14 +463,14 @@ def _build(graph: Graph, opset: int, sources: str, types: Mapping,
             if text is not None:
                 props[PREFIX + tensor_name[(node.id, N.SOURCE_PORT)]] = text
     shown = {tensor_name[(n.id, N.SOURCE_PORT)]: n.name for n in graph.nodes if n.is_source}
-    shown.update({output_names[n.id]: n.name for n in graph.output_nodes()})
-    shown.update({onnx_name: graph.node(nid).name for nid, onnx_name in operator_names.items()})
+    shown.update({parts.output_names[n.id]: n.name for n in graph.output_nodes() if n.id in parts.output_names})
+    shown.update({onnx_name: graph.node(nid).name for nid, onnx_name in parts.operator_names.items()})
     text = encode_display_names(shown)
     if text is not None:
         props[DISPLAY_NAMES_KEY] = text
     if props:
         helper.set_model_props(model, props)
-    return model, feeds
+    return model
 
 
 def ir_version_for(opset: int) -> int:

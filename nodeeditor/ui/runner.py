@@ -162,7 +162,7 @@ class EvaluationRunner(QtCore.QObject):
         touched: list[str] = []
         match event:
             case (E.NodeAdded(node_id=nid) | E.AttributeChanged(node_id=nid) | E.SourceChanged(node_id=nid)
-                  | E.NodeRenamed(node_id=nid)):
+                  | E.NodeRenamed(node_id=nid) | E.LossKindChanged(node_id=nid)):
                 touched.append(nid)
             case E.EdgeAdded(edge=edge) | E.EdgeRemoved(edge=edge):
                 touched.append(edge.dst)

@@ -332,6 +332,90 @@ def batched_row_gather() -> Graph:
     return g
 
 
+# ---------------------------------------------------------------------- training
+def train_embedding() -> Graph:
+    g = Graph("Training: an embedding table", 18,
+              "Learn an embedding table through Gather: each looked-up row moves towards its target vector "
+              "(indexflow train train_embedding --steps 200).")
+    true_table = np.round(np.sin(np.arange(24, dtype=np.float64) * 0.7).reshape(6, 4), 2)
+    ids = i64([[0, 3, 5], [2, 3, 1]])
+    g.add_generator("normal", {"shape": [6, 4], "dtype": "float32", "std": 0.5, "seed": 1},
+                    name="embedding table", position=(SRC_X, 0), node_id="table")
+    g.set_trainable("table", True)
+    g.add_literal(ids, name="token ids", position=(SRC_X, ROW), node_id="token_ids")
+    g.add_literal(f32(true_table[ids]), name="target vectors", position=(SRC_X, 2 * ROW), node_id="targets")
+    g.add_operator("Gather", {"axis": 0}, name="look up rows", position=(OP_X, 0.5 * ROW), node_id="lookup")
+    g.add_loss("mean_squared_error", name="loss", position=(OUT_X, 1.5 * ROW), node_id="loss")
+    g.add_output("embeddings", position=(OUT_X, 0), node_id="embeddings")
+    g.connect("table", "output", "lookup", "data")
+    g.connect("token_ids", "output", "lookup", "indices")
+    g.connect("lookup", "output", "embeddings", "value")
+    g.connect("lookup", "output", "loss", "prediction")
+    g.connect("targets", "output", "loss", "target")
+    return g
+
+
+def train_segment_sum() -> Graph:
+    g = Graph("Training: values behind a segment sum", 18,
+              "Learn the values that ScatterElements (reduction add) sums per segment, so each segment's "
+              "sum meets its target (indexflow train train_segment_sum --steps 200).")
+    g.add_generator("zeros", {"shape": [6], "dtype": "float32"}, name="values", position=(SRC_X, 0),
+                    node_id="values")
+    g.set_trainable("values", True)
+    g.add_literal(i64([0, 2, 0, 1, 2, 2]), name="segment ids", position=(SRC_X, ROW), node_id="segments")
+    g.add_generator("zeros", {"shape": [3], "dtype": "float32"}, name="zeros [3]",
+                    position=(SRC_X, 2 * ROW), node_id="zeros")
+    g.add_literal(f32([1.5, -2.0, 4.0]), name="target sums", position=(SRC_X, 3 * ROW), node_id="targets")
+    g.add_operator("ScatterElements", {"reduction": "add"}, name="sum per segment",
+                   position=(OP_X, ROW), node_id="sum")
+    g.add_loss("mean_squared_error", name="loss", position=(OUT_X, 2 * ROW), node_id="loss")
+    g.add_output("segment_sums", position=(OUT_X, 0.5 * ROW), node_id="segment_sums")
+    g.connect("zeros", "output", "sum", "data")
+    g.connect("segments", "output", "sum", "indices")
+    g.connect("values", "output", "sum", "updates")
+    g.connect("sum", "output", "segment_sums", "value")
+    g.connect("sum", "output", "loss", "prediction")
+    g.connect("targets", "output", "loss", "target")
+    return g
+
+
+#: The loss coefficient of the toolkit example's ScatterElements block.
+TOOLKIT_COEFFICIENT = 0.5
+
+
+def toolkit_training() -> Graph:
+    g = Graph("Training: the toolkit's ScatterElements block", 18,
+              f"The ScatterElements block with its training switch on and a loss coefficient of "
+              f"{TOOLKIT_COEFFICIENT}: every gradient it sends upstream (to the canvas and through the "
+              f"Gather to the table) is scaled by it; change it and the gradients scale with it.")
+    rng = np.random.default_rng(3)
+    g.add_literal(f32(np.round(rng.normal(size=(4, 3)), 2)), name="row table", position=(SRC_X, 0), node_id="table")
+    g.set_trainable("table", True)
+    g.add_literal(i64([3, 1]), name="rows", position=(SRC_X, ROW), node_id="rows")
+    g.add_generator("normal", {"shape": [3, 3], "dtype": "float32", "seed": 4}, name="canvas",
+                    position=(SRC_X, 2 * ROW), node_id="canvas")
+    g.set_trainable("canvas", True)
+    g.add_literal(i64([[1, 0, 2], [2, 1, 0]]), name="target rows", position=(SRC_X, 3 * ROW), node_id="indices")
+    g.add_literal(f32([[1.0, -1.0, 0.5], [0.0, 2.0, -0.5], [1.5, 0.25, -2.0]]), name="target",
+                  position=(SRC_X, 4 * ROW), node_id="target")
+    g.add_operator("Gather", {"axis": 0}, name="pick rows", position=(OP_X, 0.5 * ROW), node_id="pick")
+    g.add_operator("ScatterElements", {"axis": 0}, name="ScatterElements block",
+                   position=(OP_X + 260.0, 2 * ROW), node_id="block")
+    g.set_training("block", True)
+    g.set_loss_coefficient("block", TOOLKIT_COEFFICIENT)
+    g.add_loss("mean_squared_error", name="loss", position=(OUT_X + 260.0, 3 * ROW), node_id="loss")
+    g.add_output("result", position=(OUT_X + 260.0, ROW), node_id="result")
+    g.connect("table", "output", "pick", "data")
+    g.connect("rows", "output", "pick", "indices")
+    g.connect("canvas", "output", "block", "data")
+    g.connect("indices", "output", "block", "indices")
+    g.connect("pick", "output", "block", "updates")
+    g.connect("block", "output", "result", "value")
+    g.connect("block", "output", "loss", "prediction")
+    g.connect("target", "output", "loss", "target")
+    return g
+
+
 EXAMPLES = {
     "embedding_lookup": embedding_lookup,
     "one_hot": one_hot,
@@ -346,6 +430,9 @@ EXAMPLES = {
     "gathernd_examples": gathernd,
     "scatterelements_examples": scatterelements,
     "tensorscatter_examples": tensorscatter,
+    "train_embedding": train_embedding,
+    "train_segment_sum": train_segment_sum,
+    "toolkit_training": toolkit_training,
 }
 
 

@@ -26,6 +26,7 @@ from nodeeditor.graph import (
     save_graph,
 )
 from nodeeditor.graph.fileformat import sidecar_path
+from nodeeditor.graph.serialize import VERSION
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 
@@ -198,7 +199,8 @@ def test_a_closed_pipe_ends_run_quietly(tmp_path):
 # ------------------------------------------------------------------------- damaged files
 @pytest.mark.parametrize("text, phrase", [
     ('{"format": "indexflow-graph", "version": ', "not valid JSON"),
-    ('{"format": "indexflow-graph", "version": 2, "nodes": []}', "newer IndexFlow (format version 2)"),
+    (f'{{"format": "indexflow-graph", "version": {VERSION + 1}, "nodes": []}}',
+     f"newer IndexFlow (format version {VERSION + 1})"),
     ('{"format": "indexflow-graph", "version": "1"}', "must be an integer"),
     ('[1, 2]', "not an IndexFlow graph"),
     ('{"format": "something-else", "version": 1}', "not an IndexFlow graph"),

@@ -118,7 +118,7 @@ def test_every_bundled_example_fits_a_16_by_9_canvas_readably(window):
     vp = w.view.viewport().rect()
     assert vp.width() == pytest.approx(1600, abs=8) and vp.height() == pytest.approx(900, abs=8)
     actions = [a for a in w.examples_menu.actions() if a.data()]
-    assert len(actions) == 13
+    assert len(actions) == 16
     for action in actions:
         action.trigger()
         QTest.qWait(1)                        # the opening frame runs on the next event-loop turn

@@ -30,6 +30,8 @@ def subtitle_of(node: N.Node, opset: int) -> str:
         return f"generator · {node.generator}"
     if isinstance(node, N.FileSource):
         return f"file · {node.path.rsplit('/', 1)[-1] or 'no file chosen'}"
+    if isinstance(node, N.LossNode):
+        return f"loss · {node.loss.title}"
     return {"literal": "literal tensor", "input": "graph input", "output": "graph output"}[node.kind]
 
 

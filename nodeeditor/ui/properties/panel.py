@@ -181,7 +181,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
             where = f"version {version} at opset {self.graph.opset}" if version else f"not in opset {self.graph.opset}"
             return f"{node.op} — {where}"
         return {"literal": "Literal tensor", "generator": "Generated tensor", "file": "Tensor from a file",
-                "input": "Graph input (its name is the model input's name)", "output": "Graph output"}[node.kind]
+                "input": "Graph input (its name is the model input's name)", "output": "Graph output",
+                "loss": "Loss (training)"}[node.kind]
 
     def _heading(self, title: str, subtitle: str) -> None:
         label = QtWidgets.QLabel(self._heading_html(title, subtitle))
