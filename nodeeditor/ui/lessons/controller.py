@@ -4,8 +4,8 @@
 :class:`.panel.LessonsPanel`, tabbed with ``beside``, the Properties dock, on the right) and
 "Quiz" (the :class:`.quiz_widget.QuizWidget`, under the canvas in the Explainer's place).
 Both start hidden. Shown, each takes a larger share of its column (:data:`LESSON_SHARE`,
-:data:`QUIZ_SHARE` of the window's height): the lesson's text and the quiz's tables need the
-room more than the tensor viewer and the canvas do then.
+:data:`QUIZ_SHARE` of the window's height at most): the lesson's text and the quiz's tables
+need the room more than the tensor viewer and the canvas do then.
 
 Opening a lesson asks before unsaved changes are dropped (``files.maybe_discard``), then
 shows a fresh copy of its graph as a template (``open_document``: Save asks for a file, the
@@ -45,10 +45,10 @@ from .quiz_widget import QuizWidget
 
 Dock = QtCore.Qt.DockWidgetArea
 Vertical = QtCore.Qt.Orientation.Vertical
-#: Share of the window's height the Lessons dock takes when a lesson opens, and the Quiz dock
-#: when a quiz starts.
+#: Share of the window's height the Lessons dock takes when a lesson opens, and the most the
+#: Quiz dock takes when a quiz starts (less when its tables need less).
 LESSON_SHARE = 0.55
-QUIZ_SHARE = 0.6
+QUIZ_SHARE = 0.7
 
 
 class LessonsController(QtCore.QObject):
@@ -205,11 +205,17 @@ class LessonsController(QtCore.QObject):
         self.quiz_dock.show()
         self.quiz_dock.raise_()
         if not self.quiz_dock.isFloating():
-            wanted = max(self._height_before_quiz or 0, int(self.host.height() * QUIZ_SHARE))
-            self.host.resizeDocks([self.quiz_dock], [wanted], Vertical)
+            title = self.quiz_dock.fontMetrics().height() + 12    # the dock's title bar
+            wanted = min(self.quiz_widget.preferred_height() + title, int(self.host.height() * QUIZ_SHARE))
+            wanted = max(self._height_before_quiz or 0, wanted)
+            # once the dock has taken the Explainer's place (a dock shown this moment is not
+            # laid out yet, and resizing it now does nothing)
+            QtCore.QTimer.singleShot(0, lambda: self._quiz_on and isValid(self.quiz_dock)
+                                     and self.host.resizeDocks([self.quiz_dock], [wanted], Vertical))
         if self._following():
             data = self._data_source()
             self.scene.select_nodes([data] if data else [])
+        self.view.hide_overflow_hint()   # the canvas is small now; the hint would cover it
         self.panel.set_quiz_on(True)
         self._status(f"Quiz: {self.lesson.title}")
         return True

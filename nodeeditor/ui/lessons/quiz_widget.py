@@ -40,6 +40,9 @@ class QuizWidget(QtWidgets.QWidget):
         self.quiz: Quiz | None = None    # the one shown
         self.tables: dict[str, TensorTable] = {}
         self.output_table: TensorTable | None = None
+        self._inputs_box: list[QtWidgets.QWidget] = []   # the titled input tables, in order
+        self._output_box: QtWidgets.QWidget | None = None
+        self._one_row: bool | None = None                 # the output after the inputs
         self.last_verdict: Verdict | None = None
 
         self.instruction = QtWidgets.QLabel("")
@@ -52,8 +55,9 @@ class QuizWidget(QtWidgets.QWidget):
         self.score_label.setToolTip("right: questions answered right at the first try; wrong: wrong answers given; "
                                     "left: questions not answered right yet")
 
-        # the inputs in a row, the output under them with the feedback beside it; all of it
-        # scrolls when the dock is small (a projector)
+        # the inputs in a row and the output after them when the width allows, else under
+        # them; the feedback under the tables (beside the output when that is under them);
+        # all of it scrolls when the dock is small (a projector)
         self.inputs_row = QtWidgets.QHBoxLayout()
         self.output_row = QtWidgets.QHBoxLayout()
         self.tables_area = QtWidgets.QWidget()
@@ -171,7 +175,7 @@ class QuizWidget(QtWidgets.QWidget):
                 if item.widget() is not None and item.widget() is not self.feedback:
                     item.widget().hide()          # out of sight now, deleted when the loop runs
                     item.widget().deleteLater()
-        self.tables = {}
+        self.tables, self._inputs_box, self._output_box = {}, [], None
         names = [p.name for p in quiz.opdef.schema.inputs]
         for name, value in zip(names, quiz.inputs, strict=False):
             if value is None:
@@ -180,8 +184,7 @@ class QuizWidget(QtWidgets.QWidget):
             table.set_values(value)
             table.fit()
             self.tables[name] = table
-            self.inputs_row.addWidget(_titled(name, value, table), 0, QtCore.Qt.AlignmentFlag.AlignTop)
-        self.inputs_row.addStretch(1)
+            self._inputs_box.append(_titled(name, value, table))
         out = TensorTable(quiz.output.shape)
         self.output_table = out
         if quiz.mode is QuizMode.FILL:
@@ -204,15 +207,52 @@ class QuizWidget(QtWidgets.QWidget):
             out.set_values(quiz.data)
             out.fit()
             out.cellClickedAt.connect(self._clicked)
-        title = "output: type each yellow cell" if quiz.mode is QuizMode.FILL else "output: click where it lands"
-        self.output_row.addWidget(_titled(title, quiz.output, out), 0, QtCore.Qt.AlignmentFlag.AlignTop)
-        self.output_row.addWidget(self.feedback, 1)
+        title = "output ?"   # the instruction above says how to answer
+        self._output_box = _titled(title, quiz.output, out)
+        self._arrange(force=True)
         self.feedback.setText("")
         self.feedback.setStyleSheet("")
         self._refresh()
         if quiz.mode is QuizMode.FILL:
             out.setCurrentCell(*out.cell_of(quiz.questions[0]))
             out.setFocus()
+
+    def _arrange(self, force: bool = False) -> None:
+        """Put the output after the inputs when the row fits the width, else under them."""
+        if self._output_box is None:
+            return
+        boxes = self._inputs_box + [self._output_box]
+        width = sum(b.sizeHint().width() for b in boxes) + self.inputs_row.spacing() * len(boxes)
+        one_row = width <= self.scroll.viewport().width()
+        if not force and one_row == self._one_row:
+            return
+        self._one_row = one_row
+        top = QtCore.Qt.AlignmentFlag.AlignTop
+        for row in (self.inputs_row, self.output_row):
+            while row.count():
+                row.takeAt(0)
+        for box in self._inputs_box:
+            self.inputs_row.addWidget(box, 0, top)
+        if one_row:
+            self.inputs_row.addWidget(self._output_box, 0, top)
+        else:
+            self.output_row.addWidget(self._output_box, 0, top)
+        self.inputs_row.addStretch(1)
+        self.output_row.addWidget(self.feedback, 1, top)
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange()
+
+    def preferred_height(self) -> int:
+        """The height that shows the instruction, every table, the controls and a few lines
+        of explanation without scrolling."""
+        margins = self.layout().contentsMargins()
+        lines = self.feedback.fontMetrics().lineSpacing() * 6
+        tables = max(self.tables_area.sizeHint().height(), self.tables_area.minimumSizeHint().height())
+        return (margins.top() + margins.bottom() + self.instruction.sizeHint().height()
+                + self.score_label.sizeHint().height() + tables + lines
+                + self.another_button.sizeHint().height() + 4 * self.layout().spacing())
 
     # ------------------------------------------------------------------ answering
     def _typed(self, position: tuple, text: str) -> None:
@@ -233,6 +273,8 @@ class QuizWidget(QtWidgets.QWidget):
         following = self._next_open(position)
         if following is not None:
             QtCore.QTimer.singleShot(0, lambda: out.setCurrentCell(*out.cell_of(following)))
+        elif verdict.correct:
+            out.clearSelection()   # done: every cell shows its own colour
 
     def _next_open(self, after: tuple) -> tuple | None:
         """The next unsolved question after ``after`` (wrapping), or ``after`` when wrong."""

@@ -169,13 +169,13 @@ class TensorTable(QtWidgets.QTableWidget):
         finally:
             self._filling = False
 
-    def state(self, position) -> CellState:
+    def cell_state(self, position) -> CellState:
         return CellState(self.item_at(position).data(Qt.ItemDataRole.UserRole) or CellState.PLAIN.value)
 
     def clear_states(self, keep=()) -> None:
         """Every cell back to PLAIN, except those whose state is in ``keep``."""
         for pos in np.ndindex(self.shape):
-            if self.state(pos) not in keep:
+            if self.cell_state(pos) not in keep:
                 self.set_state(pos, CellState.PLAIN)
 
     def set_editable(self, position, editable: bool) -> None:
@@ -187,7 +187,11 @@ class TensorTable(QtWidgets.QTableWidget):
         finally:
             self._filling = False
         if editable:
-            self.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.AllEditTriggers)
+            # like a spreadsheet: typing on the current cell edits it, so does a double click
+            # or F2; moving does not. (Not SelectedClicked: while its delayed edit is pending,
+            # keys typed right after clicking the current cell are lost.)
+            trigger = QtWidgets.QAbstractItemView.EditTrigger
+            self.setEditTriggers(trigger.AnyKeyPressed | trigger.EditKeyPressed | trigger.DoubleClicked)
 
     def is_editable(self, position) -> bool:
         return bool(self.item_at(position).flags() & Qt.ItemFlag.ItemIsEditable)
