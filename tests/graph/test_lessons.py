@@ -182,3 +182,12 @@ def test_lessons_are_found_in_the_tree_or_where_an_install_puts_them():
     for path in LESSONS_DIR.iterdir():
         rel = path.relative_to(ROOT).as_posix()
         assert any(fnmatch.fnmatch(rel, p) for p in patterns), rel
+
+
+def test_the_readme_example_lesson_loads(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Lessons", 1)[1]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    lesson = read_lesson(write(tmp_path, "readme.toml", example))
+    assert (lesson.op, lesson.reduction, lesson.node, lesson.quiz) == ("ScatterElements", "add", "add_op",
+                                                                       QuizMode.FILL)
