@@ -127,9 +127,6 @@ class Quiz:
         self.questions: tuple[tuple[int, ...], ...] = self._questions()
         if not self.questions:
             raise QuizError(f"{op}: nothing to ask (no elements)")
-        if len(self.questions) > MAX_QUESTIONS:
-            raise QuizError(f"{op}: {len(self.questions)} questions is too many for a quiz "
-                            f"(at most {MAX_QUESTIONS}; use a smaller example)")
         self._asked = set(self.questions)
         self._tries: dict[tuple[int, ...], int] = {}
         self._solved: set[tuple[int, ...]] = set()
@@ -138,13 +135,21 @@ class Quiz:
 
     # ------------------------------------------------------------------ what is asked
     def _questions(self) -> tuple[tuple[int, ...], ...]:
-        e = self.explanation
+        """The update elements (PLACE), the output cells (a gather) or the output cells some
+        update reaches (a scatter), row-major; QuizError above MAX_QUESTIONS."""
         if self.mode is QuizMode.PLACE:
-            return tuple(e.move(k).element for k in range(min(e.count, MAX_QUESTIONS + 1)))
-        if not self.opdef.writes:
-            return tuple(tuple(int(i) for i in p) for p in np.ndindex(self.output.shape))
-        flats = np.unique(self._target_flats())
-        return tuple(tuple(int(i) for i in np.unravel_index(f, self.output.shape)) for f in flats)
+            flats, shape = np.arange(self.explanation.count), self.explanation.map.element_shape
+        elif not self.opdef.writes:
+            flats, shape = np.arange(self.output.size), self.output.shape
+        else:
+            flats, shape = np.unique(self._target_flats()), self.output.shape
+        if len(flats) > MAX_QUESTIONS:
+            raise QuizError(f"{self.op}: {len(flats)} questions is too many for a quiz "
+                            f"(at most {MAX_QUESTIONS}; use a smaller example)")
+        if not len(flats):
+            return ()
+        coords = np.unravel_index(flats, shape) if len(shape) else ()
+        return tuple(tuple(int(c[n]) for c in coords) for n in range(len(flats)))
 
     def _target_flats(self) -> np.ndarray:
         """The output cell (flat) each update element reaches, in step order."""
