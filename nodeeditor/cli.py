@@ -7,6 +7,7 @@
     indexflow examples
     indexflow grad GRAPH [-o GRADS.npz]
     indexflow train GRAPH --steps N [--lr X] [--optimizer sgd|adam] [-o TRAINED.ifg.json]
+    indexflow lessons [ID]
 
 GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
 ``run`` and ``check`` use the default example. Exit codes: 0 success, 1 the graph has
@@ -435,6 +436,39 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_train)
 
 
+def _cmd_lessons(args: argparse.Namespace) -> int:
+    """List the lessons (one line each), or print the one called ``args.lesson``; a lesson
+    file that cannot be used is an error line naming the file and field (exit code 1)."""
+    from nodeeditor.graph.lessons import scan_lessons
+
+    scan = scan_lessons()
+    if args.lesson is not None:
+        lesson = next((x for x in scan.lessons if x.id == args.lesson), None)
+        if lesson is None:
+            import difflib
+
+            ids = [x.id for x in scan.lessons]
+            close = [i for i in ids if args.lesson.lower() in i] or difflib.get_close_matches(args.lesson, ids, 3, 0.6)
+            hint = f"did you mean {' or '.join(close)}?" if close else "indexflow lessons lists them"
+            raise UsageError(f"no lesson {args.lesson!r}; {hint}")
+        graph = lesson.example or lesson.graph_path.name
+        print(f"{lesson.title}\n{lesson.case}: node {lesson.node} of {graph}"
+              + (f" ({lesson.source})" if lesson.source else ""))
+        for heading, text in (("What it does", lesson.what), ("Formula", lesson.formula),
+                              ("Common mistake", lesson.mistake)):
+            print(f"\n{heading}:\n{textwrap.indent(text, '  ')}")
+        return EXIT_OK
+    width = max((len(x.id) for x in scan.lessons), default=0)
+    cases = max((len(x.case) for x in scan.lessons), default=0)
+    for lesson in scan.lessons:
+        print(f"{lesson.id:<{width}}  {lesson.case:<{cases}}  {lesson.title}")
+    for error in scan.errors:
+        print(f"error: {error}")
+    print(f"({len(scan.lessons)} lessons; read one with: indexflow lessons ID; "
+          "open them in the editor: Help > Lessons)")
+    return EXIT_GRAPH_ERROR if scan.errors else EXIT_OK
+
+
 def _register_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="evaluate a graph and print (and optionally save) its outputs")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
@@ -460,8 +494,14 @@ def _register_examples(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_examples)
 
 
+def _register_lessons(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("lessons", help="list the lessons (Help > Lessons in the editor), or print one")
+    p.add_argument("lesson", nargs="?", metavar="ID", help="print this lesson's text")
+    p.set_defaults(handler=_cmd_lessons)
+
+
 for _name, _register in (("run", _register_run), ("check", _register_check), ("examples", _register_examples),
-                         ("grad", _register_grad), ("train", _register_train)):
+                         ("grad", _register_grad), ("train", _register_train), ("lessons", _register_lessons)):
     register_subcommand(_name, _register)
 
 

@@ -1,4 +1,4 @@
-"""The indexflow command: run, check, examples, exit codes, the editor entry, plugins."""
+"""The indexflow command: run, check, examples, lessons, exit codes, the editor entry, plugins."""
 import subprocess
 import sys
 from pathlib import Path
@@ -92,6 +92,33 @@ def test_examples_lists_every_bundled_example(capsys):
                  "batched_row_gather", "scatter9_examples", "tensorscatter_examples"):
         assert name in text
     assert "* embedding_lookup" in text
+
+
+def test_lessons_lists_every_lesson_with_its_op(capsys):
+    assert cli.main(["lessons"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["gather-axis0", "Gather"]
+    assert any(line.split()[:4] == ["scatterelements-mul", "ScatterElements,", "reduction", "mul"] for line in lines)
+    assert lines[-1].startswith("(19 lessons;")
+
+
+def test_lessons_id_prints_the_lesson(capsys):
+    assert cli.main(["lessons", "scatter9-axis0"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Scatter (opset 9), axis 0: write into rows\nScatter: node ex1_op of scatter9_examples")
+    assert "What it does:" in text and "Common mistake:" in text
+    assert "  output[indices[i, j], j] = updates[i, j]" in text
+    assert cli.main(["lessons", "scatter9-axis"]) == 2
+    assert "did you mean scatter9-axis0 or scatter9-axis1?" in capsys.readouterr().err
+
+
+def test_a_bad_lesson_file_is_listed_as_an_error_and_exits_1(tmp_path, capsys, monkeypatch):
+    from nodeeditor.graph import lessons
+
+    (tmp_path / "x.toml").write_text('id = "x"\ntitle = "X"\n', encoding="utf-8")
+    monkeypatch.setattr(lessons, "LESSONS_DIR", tmp_path)
+    assert cli.main(["lessons"]) == 1
+    assert f"error: {tmp_path / 'x.toml'}: op: missing" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv", [["run", "--bogus"], ["run", "no/such/file.ifg.json"], ["no-such-command", "x"]])

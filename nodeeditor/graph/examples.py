@@ -2,7 +2,7 @@
 
 Each example's title and one-line description are its graph's ``name`` and
 ``description`` settings. The folder is found beside the package (a source checkout
-or an editable install).
+or an editable install) or where a regular install puts it (:mod:`.resources`).
 
 :func:`resolve_graph_argument` is the one place that decides whether a graph named on a
 command line (``indexflow run X``, ``indexflow export X``, ``indexflow X``) is a file or a
@@ -11,24 +11,15 @@ bundled example.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .document import Graph
 from .fileformat import EXTENSION, GraphFileError, load_graph
+from .resources import resource_dir
 
-
-def _examples_dir() -> Path:
-    """``resources/examples`` of the source tree (a checkout or an editable install), else the
-    copy a regular install puts in ``<prefix>/share/indexflow/examples`` (pyproject data-files)."""
-    in_tree = Path(__file__).resolve().parents[2] / "resources" / "examples"
-    if in_tree.is_dir():
-        return in_tree
-    return Path(sys.prefix) / "share" / "indexflow" / "examples"
-
-
-EXAMPLES_DIR = _examples_dir()
+#: ``resources/examples``, or its installed copy (:func:`.resources.resource_dir`).
+EXAMPLES_DIR = resource_dir("examples")
 DEFAULT_EXAMPLE = "embedding_lookup"
 
 

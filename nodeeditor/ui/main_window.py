@@ -8,9 +8,10 @@ The window builds the parts and wires them; each decision has its own module:
 :mod:`.viewer_target` (which tensor the viewer shows), :mod:`.status_line` and
 :mod:`.run_status` (the status bar), :mod:`.previews` (View > Inline Previews),
 :mod:`.canvas_menu`, :class:`.connect_box.ConnectPorts` and :class:`.find_node.FindNode`
-(the right-click menu, wiring and finding from the keyboard), :mod:`.files` (the File menu)
-and :mod:`.explainer.dock`. Each takes typed collaborators (graph getter, scene, push, a status
-callable; the File menu a ``files.DocumentHost``), never an untyped window to reach through.
+(the right-click menu, wiring and finding from the keyboard), :mod:`.files` (the File menu),
+:mod:`.explainer.dock` and :mod:`.lessons` (Help > Lessons and the Quiz). Each takes typed
+collaborators (graph getter, scene, push, a status callable; the File menu a
+``files.DocumentHost``), never an untyped window to reach through.
 
 Who changes what: every edit is an undo command pushed here (``push``); commands call Graph
 methods; the scene, the property panel and the runner follow the graph's events. The
@@ -40,6 +41,7 @@ from .explainer.dock import ExplainerController
 from .files import FileController
 from .find_node import FindNode, FindNodeBox
 from .help import ShortcutsDialog, show_about
+from .lessons import LessonsController
 from .palette import Palette
 from .previews import PreviewSwitch
 from .properties import PropertyPanel
@@ -93,6 +95,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._connect()
         self.explainer_controller = ExplainerController(self, graph_of, self.scene, self.runner, self.explainer,
                                                         self.explainer_dock)
+        self.lessons = LessonsController(self, self.files, graph_of, lambda g: self.set_document(g, None), self.scene,
+                                         self.view, self.runner, self.explainer, self.explainer_dock,
+                                         self.properties_dock, status)
+        self.documentChanged.connect(self.lessons.document_changed)
         self.resize(screen_fit.initial_size(self, self.PREFERRED_SIZE))
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.initial_dock_widths(self.width())),
                          QtCore.Qt.Orientation.Horizontal)
@@ -238,6 +244,7 @@ class MainWindow(QtWidgets.QMainWindow):
         help_menu = menu.addMenu("&Help")
         self.shortcuts_action = help_menu.addAction("&Keyboard Shortcuts", self.show_shortcuts)
         self.shortcuts_action.setShortcut(QtGui.QKeySequence("F1"))
+        self.lessons_action = help_menu.addAction("&Lessons", lambda: self.lessons.show_browser())
         help_menu.addAction("&About IndexFlow", lambda: show_about(self))
 
     def show_shortcuts(self) -> QtWidgets.QDialog:

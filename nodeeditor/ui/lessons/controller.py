@@ -1,0 +1,259 @@
+"""Help > Lessons: the Lessons dock, opening a lesson, and its Quiz.
+
+:class:`LessonsController` owns two docks it adds to ``host``: "Lessons" (the
+:class:`.panel.LessonsPanel`, tabbed with ``beside``, the Properties dock, on the right) and
+"Quiz" (the :class:`.quiz_widget.QuizWidget`, under the canvas in the Explainer's place).
+Both start hidden. Shown, each takes a larger share of its column (:data:`LESSON_SHARE`,
+:data:`QUIZ_SHARE` of the window's height at most): the lesson's text and the quiz's tables
+need the room more than the tensor viewer and the canvas do then.
+
+Opening a lesson asks before unsaved changes are dropped (``files.maybe_discard``), then
+shows a fresh copy of its graph as a template (``open_document``: Save asks for a file, the
+lesson's own file is never written), frames the lesson's node with its inputs and output,
+selects it and shows the Explainer from step 1 (framed again once the first run has
+finished, as the Explainer then takes its height).
+
+Quiz mode hides the output: the Quiz dock takes the Explainer's place (the Explainer dock
+is hidden, its output too: :mod:`.explainer_adapter`), and the canvas selection moves to the
+node's data input, so the tensor viewer shows that input rather than the answer. Ending the quiz (its End button, the
+lesson's Quiz button, another lesson or another document) undoes all three.
+
+Collaborators are typed (files, scene, view, explainer, a document opener, a status
+callable); it changes the document only through ``open_document``. UI thread only.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6 import QtCore, QtWidgets
+from shiboken6 import isValid
+
+import ops
+from nodeeditor.graph import GraphFileError
+from nodeeditor.graph import nodes as N
+from nodeeditor.graph.document import Graph
+from nodeeditor.graph.lessons import Lesson, scan_lessons
+from nodeeditor.graph.quiz import QuizError
+
+from ..canvas import GraphScene, GraphView
+from ..explainer import ExplainerWidget
+from ..files import FileController
+from ..runner import EvaluationRunner
+from . import explainer_adapter
+from .panel import LessonsPanel
+from .quiz_widget import QuizWidget
+
+Dock = QtCore.Qt.DockWidgetArea
+Vertical = QtCore.Qt.Orientation.Vertical
+#: Share of the window's height the Lessons dock takes when a lesson opens, and the most the
+#: Quiz dock takes when a quiz starts (less when its tables need less).
+LESSON_SHARE = 0.55
+QUIZ_SHARE = 0.7
+
+
+class LessonsController(QtCore.QObject):
+    """See the module docstring. ``graph_of`` returns the document shown."""
+
+    def __init__(self, host: QtWidgets.QMainWindow, files: FileController, graph_of: Callable[[], Graph],
+                 open_document: Callable[[Graph], None], scene: GraphScene, view: GraphView,
+                 runner: EvaluationRunner, explainer: ExplainerWidget, explainer_dock: QtWidgets.QDockWidget,
+                 beside: QtWidgets.QDockWidget, status: Callable[..., None]) -> None:
+        super().__init__(host)
+        self.host, self.files, self._graph_of, self._open_document = host, files, graph_of, open_document
+        self.scene, self.view, self.explainer, self.explainer_dock = scene, view, explainer, explainer_dock
+        self._status = status
+        self.lesson: Lesson | None = None
+        self._graph: Graph | None = None        # the copy of the lesson's graph opened last
+        self._frame_after_run = False
+        self._height_before_quiz: int | None = None
+        self._quiz_on = False
+        runner.finished.connect(self._on_run_finished)
+
+        self.panel = LessonsPanel()
+        self.dock = QtWidgets.QDockWidget("Lessons", host)
+        self.dock.setObjectName("lessonsDock")
+        self.dock.setWidget(self.panel)
+        host.addDockWidget(Dock.RightDockWidgetArea, self.dock)
+        host.tabifyDockWidget(beside, self.dock)
+        self.dock.hide()
+
+        self.quiz_widget = QuizWidget()
+        self.quiz_dock = QtWidgets.QDockWidget("Quiz", host)
+        self.quiz_dock.setObjectName("quizDock")
+        self.quiz_dock.setWidget(self.quiz_widget)
+        host.addDockWidget(Dock.BottomDockWidgetArea, self.quiz_dock)
+        self.quiz_dock.hide()
+
+        self.panel.openRequested.connect(self.open_lesson)
+        self.panel.stepRequested.connect(self.step_through)
+        self.panel.quizToggled.connect(lambda on: self.start_quiz() if on else self.end_quiz())
+        self.quiz_widget.ended.connect(self.end_quiz)
+        self.quiz_dock.visibilityChanged.connect(self._quiz_dock_visibility)
+        # a layout saved with these docks open restores them: the list is read when first shown
+        self.dock.visibilityChanged.connect(lambda visible: visible and not self._scanned and self.show_browser())
+        self._scanned = False
+
+    # ------------------------------------------------------------------ the browser
+    def show_browser(self) -> None:
+        """Help > Lessons: the Lessons dock, on the list (read again, so a teacher's new file
+        shows up), or on the lesson being followed."""
+        self.panel.set_scan(scan_lessons())
+        self._scanned = True
+        self.dock.show()
+        self.dock.raise_()
+        if self.lesson is not None and self._following():
+            self.panel.show_lesson(self.lesson)
+            self.panel.set_quiz_on(self.quizzing)
+        else:
+            self.panel.show_list()
+
+    @property
+    def quizzing(self) -> bool:
+        """Whether quiz mode is on."""
+        return self._quiz_on
+
+    # ------------------------------------------------------------------ a lesson
+    def open_lesson(self, lesson: Lesson) -> bool:
+        """Open ``lesson``'s graph (asking about unsaved changes first) and start its
+        step-through; False when the person cancelled or the graph cannot be read."""
+        self.end_quiz()
+        if not self.files.maybe_discard():
+            return False
+        try:
+            graph = lesson.load_graph()
+        except GraphFileError as exc:
+            self.files.warn("Cannot open lesson", str(exc))
+            return False
+        self.lesson, self._graph = lesson, graph
+        self._open_document(graph)
+        self.panel.show_lesson(lesson)
+        self.dock.show()
+        self.dock.raise_()
+        self.host.resizeDocks([self.dock], [int(self.host.height() * LESSON_SHARE)], Vertical)
+        self._status(f"Lesson: {lesson.title}")
+        # after the document's own first framing (queued by set_document), and again when the
+        # run has finished and the Explainer has taken its height
+        QtCore.QTimer.singleShot(0, self._show_node)
+        self._frame_after_run = True
+        return True
+
+    def _on_run_finished(self, _result) -> None:
+        if self._frame_after_run:
+            self._frame_after_run = False
+            QtCore.QTimer.singleShot(0, self._frame_node)
+
+    def step_through(self) -> None:
+        """The lesson's node in the Explainer from step 1 (its graph opened again when the
+        document shown is another one)."""
+        if self.lesson is None:
+            return
+        self.end_quiz()
+        if not self._following():
+            self.open_lesson(self.lesson)
+            return
+        self._show_node()
+
+    def _following(self) -> bool:
+        """Whether the document shown is the lesson's graph."""
+        graph = self._graph_of()
+        return graph is self._graph and self.lesson is not None and graph.has_node(self.lesson.node)
+
+    def _show_node(self) -> None:
+        if not (isValid(self.scene) and self._following()):
+            return
+        self._frame_node()
+        self.explainer_dock.show()
+        self.explainer_dock.raise_()
+        explainer_adapter.start_at(self.explainer, 0)
+
+    def _frame_node(self) -> None:
+        """The lesson's node with its inputs and outputs in view; the node selected."""
+        if not (isValid(self.scene) and self._following()) or self.quizzing:
+            return
+        graph, node_id = self._graph_of(), self.lesson.node
+        chain = {node_id} | {e.src for e in graph.edges if e.dst == node_id} | \
+                {e.dst for e in graph.edges if e.src == node_id}
+        self.scene.select_nodes(chain)
+        self.view.frame(True)
+        self.scene.select_nodes([node_id])
+
+    def document_changed(self) -> None:
+        """Another document is shown: a quiz on the lesson's graph ends."""
+        if self._graph_of() is not self._graph:
+            self.end_quiz()
+
+    # ------------------------------------------------------------------ the quiz
+    def start_quiz(self) -> bool:
+        """Quiz mode on the lesson's example (see the module docstring)."""
+        if self.lesson is None:
+            return False
+        try:
+            quiz = self.lesson.make_quiz()
+        except (QuizError, ValueError, GraphFileError) as exc:
+            self._status(f"No quiz: {exc}", error=True)
+            self.panel.set_quiz_on(False)
+            return False
+        self.quiz_widget.set_quiz(quiz)
+        self._quiz_on = True
+        # the Quiz takes the Explainer's place (and a larger share of the height); the
+        # Explainer is hidden meanwhile, so nothing there shows the answer or resizes the area
+        explainer = self.explainer_dock
+        if not explainer.isHidden():
+            self._height_before_quiz = explainer.height()
+            explainer.hide()
+        explainer_adapter.hide_output(self.explainer, True)
+        self.quiz_dock.show()
+        self.quiz_dock.raise_()
+        if not self.quiz_dock.isFloating():
+            title = self.quiz_dock.fontMetrics().height() + 12    # the dock's title bar
+            wanted = min(self.quiz_widget.preferred_height() + title, int(self.host.height() * QUIZ_SHARE))
+            wanted = max(self._height_before_quiz or 0, wanted)
+            # once the dock has taken the Explainer's place (a dock shown this moment is not
+            # laid out yet, and resizing it now does nothing)
+            QtCore.QTimer.singleShot(0, lambda: self._quiz_on and isValid(self.quiz_dock)
+                                     and self.host.resizeDocks([self.quiz_dock], [wanted], Vertical))
+        if self._following():
+            data = self._data_source()
+            self.scene.select_nodes([data] if data else [])
+        self.view.hide_overflow_hint()   # the canvas is small now; the hint would cover it
+        self.panel.set_quiz_on(True)
+        self._status(f"Quiz: {self.lesson.title}")
+        return True
+
+    def end_quiz(self) -> None:
+        """Leave quiz mode: the Explainer and the lesson's node come back."""
+        self.panel.set_quiz_on(False)
+        if not self._quiz_on:
+            return
+        self._quiz_on = False
+        explainer_adapter.hide_output(self.explainer, False)
+        # the canvas takes the focus first: hiding the dock that has it would hand it to the
+        # next field in the window (the property panel's Name, which would then commit its
+        # text to the node selected below)
+        self.view.setFocus()
+        self.quiz_dock.hide()
+        if self._height_before_quiz is not None:   # the Explainer was shown before the quiz
+            self.explainer_dock.show()
+            self.host.resizeDocks([self.explainer_dock], [self._height_before_quiz], Vertical)
+        self._height_before_quiz = None
+        if self._following():
+            self.scene.select_nodes([self.lesson.node])
+            self.explainer_dock.show()
+            self.explainer_dock.raise_()
+
+    def _quiz_dock_visibility(self, visible: bool) -> None:
+        # the dock closed with its title bar's button is the end of the quiz too; a layout
+        # saved during a quiz restores the dock with nothing to ask: it goes
+        if not visible and self.quiz_dock.isHidden() and self._quiz_on:
+            self.end_quiz()
+        elif visible and not self._quiz_on:
+            QtCore.QTimer.singleShot(0, self.quiz_dock.hide)
+
+    def _data_source(self) -> str | None:
+        """The node feeding the lesson node's data input (None when unconnected)."""
+        graph = self._graph_of()
+        node = graph.node(self.lesson.node)
+        if not isinstance(node, N.OperatorNode):
+            return None
+        edge = graph.edge_into(node.id, ops.get_opdef(node.op).data_port)
+        return None if edge is None else edge.src

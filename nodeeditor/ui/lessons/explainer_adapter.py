@@ -1,0 +1,27 @@
+"""The one place the lessons drive the Explainer (:mod:`nodeeditor.ui.explainer`).
+
+The lessons need two things from it: start the step-through of the node it shows at a given
+step, and hide the output while a quiz runs. The explainer's own public API for both is being
+written on another branch; until it is merged these functions use what
+:class:`~nodeeditor.ui.explainer.ExplainerWidget` has today, and switching is a change here
+only.
+"""
+from __future__ import annotations
+
+from ..explainer import ExplainerWidget
+
+
+def start_at(explainer: ExplainerWidget, step: int = 0) -> None:
+    """Go to ``step`` (0-based: 0 is "step 1") of what the explainer shows; nothing when it
+    shows nothing yet (it starts at step 1 when an operation arrives)."""
+    explainer.set_step(step)
+
+
+def hide_output(explainer: ExplainerWidget, hidden: bool) -> None:
+    """Hide (or show again) the explainer's output during a quiz. For now the whole widget
+    is hidden: its sentences, highlights and step table all give the answer away."""
+    explainer.setVisible(not hidden)
+
+
+def output_hidden(explainer: ExplainerWidget) -> bool:
+    return explainer.isHidden()

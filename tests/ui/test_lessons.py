@@ -1,0 +1,170 @@
+"""Help > Lessons in the editor: the list, opening a lesson (its example, its node, the
+Explainer at step 1), quiz mode hiding the output, and a bad lesson file named in the list."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtTest import QTest
+
+from nodeeditor.graph import lessons as lessons_module
+from nodeeditor.graph.lessons import find_lesson
+
+LEFT = QtCore.Qt.MouseButton.LeftButton
+NOMOD = QtCore.Qt.KeyboardModifier.NoModifier
+
+
+def open_from_list(window, qtbot, lesson_id):
+    """Help > Lessons, then Enter on the lesson's line of the list."""
+    window.activateWindow()    # keys go to the active window's focus widget
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is window, timeout=3000)
+    window.lessons_action.trigger()
+    panel = window.lessons.panel
+    qtbot.waitUntil(lambda: window.lessons.dock.isVisible(), timeout=3000)
+    item = panel.item_of(lesson_id)
+    panel.tree.setFocus()
+    panel.tree.setCurrentItem(item)
+    QTest.keyClick(panel.tree, QtCore.Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.current is not None and panel.current.id == lesson_id, timeout=3000)
+    window.runner.wait()
+    qtbot.waitUntil(lambda: window.explainer.count > 0, timeout=5000)
+
+
+def save_shot(window, name):
+    folder = os.environ.get("INDEXFLOW_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(Path(folder) / f"{name}.png"))
+
+
+def test_help_lessons_lists_every_lesson_under_its_op(window, qtbot):
+    window.lessons_action.trigger()
+    qtbot.waitUntil(lambda: window.lessons.dock.isVisible(), timeout=3000)
+    tree = window.lessons.panel.tree
+    groups = {tree.topLevelItem(i).text(0): tree.topLevelItem(i).childCount() for i in range(tree.topLevelItemCount())}
+    assert set(groups) == {"Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements", "ScatterND",
+                           "TensorScatter"}
+    assert sum(groups.values()) == len(lessons_module.list_lessons())
+    assert groups["ScatterElements"] == 6     # none, negative indices, add, mul, max, min
+    assert window.lessons.panel.errors.isHidden()
+    assert "Lessons" in [a.text().replace("&", "") for a in window.menuBar().actions()[-1].menu().actions()]
+
+
+def test_a_lesson_opens_its_example_at_its_node_with_the_explainer_at_step_1(window, qtbot):
+    open_from_list(window, qtbot, "scatter9-axis0")
+    lesson = find_lesson("scatter9-axis0")
+    assert window.graph.name == "Scatter-9: worked examples"
+    assert window.files.current_path is None              # a template: Save asks for a file
+    assert window.scene.selected_node_ids() == [lesson.node]
+    assert window.explainer.step == 0 and window.explainer.counter.text() == "1 / 6"
+    text = window.lessons.panel.text.toPlainText()
+    assert "What it does" in text and "Formula" in text and "Common mistake" in text
+    assert "output[indices[i, j], j] = updates[i, j]" in text
+    # the lesson's node and its inputs and output are in view
+    visible = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
+    assert visible.intersects(window.scene.node_item(lesson.node).sceneBoundingRect())
+    # Step Through goes back to step 1
+    window.explainer.set_step(4)
+    QTest.mouseClick(window.lessons.panel.step_button, LEFT)
+    assert window.explainer.step == 0
+    # the next lesson is one click away
+    QTest.mouseClick(window.lessons.panel.next_button, LEFT)
+    qtbot.waitUntil(lambda: window.lessons.panel.current.id == "scatter9-axis1", timeout=3000)
+    window.runner.wait()
+    qtbot.waitUntil(lambda: window.scene.selected_node_ids() == ["ex2_op"], timeout=3000)
+
+
+def test_opening_a_lesson_asks_before_dropping_unsaved_changes(window, qtbot, dialogs):
+    window.palette.blockActivated.emit("op:Gather")
+    assert window.is_modified()
+    dialogs.answer = QtWidgets.QMessageBox.StandardButton.Cancel
+    before = window.graph
+    assert not window.lessons.open_lesson(find_lesson("gather-axis0"))
+    assert window.graph is before and dialogs.texts("question")
+
+
+def test_quiz_mode_hides_the_output_and_scores_the_clicks(window, qtbot):
+    open_from_list(window, qtbot, "scatter9-axis0")
+    lessons = window.lessons
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=3000)
+    assert lessons.quizzing and lessons.panel.quiz_button.isChecked()
+    # the output is nowhere on screen: no Explainer, the viewer shows the data input
+    assert window.explainer_dock.isHidden() and not window.explainer.isVisible()
+    assert window.scene.selected_node_ids() == ["ex1_data"]
+    qtbot.waitUntil(lambda: window.viewer.current is not None and window.viewer.current.name == "data.output",
+                    timeout=3000)
+    quiz = lessons.quiz_widget
+    out = quiz.output_table
+    qtbot.waitUntil(lambda: out.isVisible(), timeout=3000)
+    QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((0, 0)))    # wrong: it lands on row 1
+    assert "lands on output[1, 0], not on output[0, 0]" in quiz.feedback.text()
+    QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((1, 0)))    # right (Scatter-9 page)
+    assert quiz.quiz.score.right == 0 and quiz.quiz.score.solved == 1 and quiz.quiz.score.wrong == 1
+    assert quiz.quiz.current == (0, 1)
+    save_shot(window, "lessons_quiz_place")
+    # ending the quiz brings the Explainer and the lesson's node back
+    QTest.mouseClick(quiz.end_button, LEFT)
+    qtbot.waitUntil(lambda: window.explainer_dock.isVisible(), timeout=3000)
+    assert lessons.quiz_dock.isHidden() and not lessons.quizzing
+    assert window.explainer.isVisible() and not lessons.panel.quiz_button.isChecked()
+    assert window.scene.selected_node_ids() == ["ex1_op"]
+    assert not window.is_modified()
+
+
+def test_a_fill_quiz_is_typed_with_the_keyboard(window, qtbot):
+    open_from_list(window, qtbot, "scatterelements-add")
+    QTest.mouseClick(window.lessons.panel.quiz_button, LEFT)
+    quiz = window.lessons.quiz_widget
+    out = quiz.output_table
+    qtbot.waitUntil(lambda: out.isVisible(), timeout=3000)
+    assert quiz.quiz.questions == ((0, 1),)
+    QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((0, 1)))
+    qtbot.waitUntil(lambda: out.hasFocus(), timeout=3000)
+    for key in "3.2":                                    # 1.1 + 2.1: the data value forgotten
+        QTest.keyClicks(QtWidgets.QApplication.focusWidget(), key)
+    QTest.keyClick(QtWidgets.QApplication.focusWidget(), QtCore.Qt.Key.Key_Return)   # Qt commits it queued
+    qtbot.waitUntil(lambda: "starts as a copy of data[0, 1] = 2" in quiz.feedback.text(), timeout=3000)
+    qtbot.waitUntil(lambda: out.hasFocus(), timeout=3000)
+    for key in "5.2":                                    # the ONNX page's output
+        QTest.keyClicks(QtWidgets.QApplication.focusWidget(), key)
+    QTest.keyClick(QtWidgets.QApplication.focusWidget(), QtCore.Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: quiz.quiz.done, timeout=3000)
+    assert quiz.quiz.score.wrong == 1 and quiz.quiz.score.right == 0 and quiz.quiz.score.solved == 1
+    assert quiz.feedback.text().startswith("✓ output[0, 1] = 5.2: right")
+    save_shot(window, "lessons_quiz_fill")
+
+
+@pytest.mark.parametrize("size", [(853, 480), (1280, 720)])
+def test_the_lessons_and_the_quiz_fit_a_projector_and_a_laptop(window, qtbot, size):
+    window.resize(*size)
+    open_from_list(window, qtbot, "gather-axis0")
+    panel = window.lessons.panel
+    assert panel.text.isVisible() and panel.quiz_button.isVisible()
+    assert window.lessons.dock.geometry().bottom() <= window.rect().bottom()
+    save_shot(window, f"lessons_{size[0]}")
+    QTest.mouseClick(panel.quiz_button, LEFT)
+    quiz = window.lessons.quiz_widget
+    qtbot.waitUntil(lambda: quiz.output_table is not None and quiz.output_table.isVisible(), timeout=3000)
+    # the controls stay on screen; the tables scroll inside the dock
+    for button in (quiz.another_button, quiz.end_button, quiz.reveal_button):
+        corner = button.mapTo(window, button.rect().bottomRight())
+        assert window.rect().contains(corner)
+    # the quiz takes the height its tables need, at most 70% of the window's
+    wanted = min(quiz.preferred_height(), int(window.height() * 0.7))
+    qtbot.waitUntil(lambda: window.lessons.quiz_dock.height() >= wanted, timeout=3000)
+    if size[1] >= 720:   # a laptop: every table in view, nothing to scroll
+        qtbot.waitUntil(lambda: quiz.scroll.verticalScrollBar().maximum() == 0, timeout=3000)
+    save_shot(window, f"lessons_quiz_{size[0]}")
+
+
+def test_a_bad_lesson_file_is_named_in_the_list(window, qtbot, tmp_path, monkeypatch):
+    (tmp_path / "broken.toml").write_text('id = "x"\ntitle = "X"\n', encoding="utf-8")
+    monkeypatch.setattr(lessons_module, "LESSONS_DIR", tmp_path)
+    window.lessons_action.trigger()
+    errors = window.lessons.panel.errors
+    qtbot.waitUntil(lambda: errors.isVisible(), timeout=3000)
+    assert f"{tmp_path / 'broken.toml'}: op: missing" in errors.text()
+    assert window.lessons.panel.tree.topLevelItemCount() == 0

@@ -1,0 +1,152 @@
+"""The Quiz widget, driven by real clicks and key presses: it accepts the right output, rejects
+a wrong cell with that cell's explanation, and the score counts; the seed box makes the same
+quiz for everyone. The right answers are the outputs printed on the seed pages."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtTest import QTest
+
+from nodeeditor.graph.quiz import Quiz
+from nodeeditor.ui.lessons import QuizWidget
+from nodeeditor.ui.lessons.tensor_table import CellState
+
+LEFT = QtCore.Qt.MouseButton.LeftButton
+NOMOD = QtCore.Qt.KeyboardModifier.NoModifier
+
+# seed page Gather-11.txt, axis = 0
+GATHER = ("Gather", [np.array([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]], np.float32), np.array([[0, 1], [1, 2]])])
+GATHER_OUTPUT = np.array([[[1.0, 1.2], [2.3, 3.4]], [[2.3, 3.4], [4.5, 5.7]]])
+# seed page Scatter-9.txt, Example 1
+SCATTER = ("Scatter", [np.zeros((3, 3), np.float32), np.array([[1, 0, 2], [0, 2, 1]]),
+                       np.array([[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]], np.float32)])
+SCATTER_OUTPUT = [[2.0, 1.1, 0.0], [1.0, 0.0, 2.2], [0.0, 2.1, 1.2]]
+
+
+def wait_until(condition, timeout=3000):
+    deadline = QtCore.QDeadlineTimer(timeout)
+    while not condition():
+        assert not deadline.hasExpired(), "timed out"
+        QTest.qWait(5)
+
+
+@pytest.fixture
+def quiz_widget(qtbot):
+    widget = QuizWidget()
+    qtbot.addWidget(widget)
+    widget.resize(900, 520)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.activateWindow()    # typing goes to the active window's focus widget
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is widget, timeout=3000)
+    return widget
+
+
+def click_cell(table, position):
+    """A real click on the cell, once the new table is laid out on screen."""
+    wait_until(lambda: table.isVisible() and table.viewport().rect().contains(table.cell_center(position)))
+    QTest.mouseClick(table.viewport(), LEFT, NOMOD, table.cell_center(position))
+
+
+def type_cell(qtbot, widget, position, text):
+    """Type ``text`` on the output cell and press Enter, as a learner does: click the cell
+    unless it is the current one (after an answer the quiz moves on to the next open cell),
+    then type (the first key opens the cell's editor, the rest go to it)."""
+    table = widget.output_table
+    if (table.currentRow(), table.currentColumn()) != table.cell_of(position) or not table.hasFocus():
+        click_cell(table, position)
+        qtbot.waitUntil(lambda: table.hasFocus() and table.currentRow() == table.cell_of(position)[0], timeout=3000)
+    before = widget.last_verdict
+    for key in text:
+        QTest.keyClicks(QtWidgets.QApplication.focusWidget(), key)
+    QTest.keyClick(QtWidgets.QApplication.focusWidget(), QtCore.Qt.Key.Key_Return)   # Qt commits it queued
+    qtbot.waitUntil(lambda: widget.last_verdict is not before or "is not a" in widget.feedback.text(), timeout=3000)
+    quiz = widget.quiz
+    checked = widget.last_verdict is not before     # text that is not a value is not checked
+    if checked and any(q != tuple(position) and not quiz.is_solved(q) for q in quiz.questions):
+        qtbot.waitUntil(lambda: (table.currentRow(), table.currentColumn()) != table.cell_of(position)
+                        and table.hasFocus(), timeout=3000)
+
+
+def test_typing_the_pages_output_is_accepted_and_scores_every_cell(quiz_widget, qtbot):
+    quiz_widget.set_quiz(Quiz(*GATHER))
+    out = quiz_widget.output_table
+    for pos in np.ndindex(GATHER_OUTPUT.shape):
+        type_cell(qtbot, quiz_widget, pos, f"{GATHER_OUTPUT[pos]:g}")
+        qtbot.waitUntil(lambda p=pos: out.cell_state(p) is CellState.RIGHT, timeout=3000)
+    assert quiz_widget.quiz.done
+    assert quiz_widget.score_label.text() == "Score: 8 of 8 right at the first try · 0 wrong · 0 left"
+    assert quiz_widget.instruction.text().startswith("Done.")
+    assert not out.is_editable((0, 0, 0))
+
+
+def test_a_wrong_cell_turns_red_and_is_explained_then_can_be_put_right(quiz_widget, qtbot):
+    quiz_widget.set_quiz(Quiz(*GATHER))
+    out = quiz_widget.output_table
+    type_cell(qtbot, quiz_widget, (1, 0, 0), "3.4")          # it is data[indices[1, 0] = 1, 0] = 2.3
+    qtbot.waitUntil(lambda: out.cell_state((1, 0, 0)) is CellState.WRONG, timeout=3000)
+    feedback = quiz_widget.feedback.text()
+    assert feedback.startswith("✗ output[1, 0, 0]: 3.4 is wrong; it is 2.3")
+    assert "Formula: output[i, j, b] = data[indices[i, j], b]" in feedback
+    assert "Here: output[1, 0, 0] = data[indices[1, 0], 0]" in feedback
+    assert "indices[1, 0] = 1" in feedback
+    assert out.item_at((1, 0, 0)).toolTip() == quiz_widget.last_verdict.explanation
+    assert "0 of 8 right at the first try · 1 wrong · 8 left" in quiz_widget.score_label.text()
+    type_cell(qtbot, quiz_widget, (1, 0, 0), "2.3")
+    qtbot.waitUntil(lambda: out.cell_state((1, 0, 0)) is CellState.RIGHT, timeout=3000)
+    assert "0 of 8 right at the first try · 1 wrong · 7 left" in quiz_widget.score_label.text()
+    type_cell(qtbot, quiz_widget, (0, 0, 0), "abc")           # not a number: said so, not counted
+    qtbot.waitUntil(lambda: "not a float32 value" in quiz_widget.feedback.text(), timeout=3000)
+    assert quiz_widget.quiz.score.wrong == 1
+
+
+def test_a_scatter_is_answered_by_clicking_where_each_update_lands(quiz_widget, qtbot):
+    quiz_widget.set_quiz(Quiz(*SCATTER))
+    out, indices, updates = quiz_widget.output_table, quiz_widget.tables["indices"], quiz_widget.tables["updates"]
+    assert quiz_widget.instruction.text() == "Click the output cell where updates[0, 0] = 1 lands."
+    assert updates.cell_state((0, 0)) is CellState.SOURCE and indices.cell_state((0, 0)) is CellState.INDEX
+    click_cell(out, (0, 0))                           # wrong: indices[0, 0] = 1 sends it to row 1
+    assert out.cell_state((0, 0)) is CellState.WRONG
+    assert "lands on output[1, 0], not on output[0, 0]" in quiz_widget.feedback.text()
+    assert "Here: output[indices[0, 0], 0] = updates[0, 0]" in quiz_widget.feedback.text()
+    # Scatter-9: data[indices[i][j]][j] = updates[i][j] (axis 0)
+    for i in range(2):
+        for j in range(3):
+            assert quiz_widget.quiz.current == (i, j)
+            click_cell(out, (int(SCATTER[1][1][i, j]), j))
+    assert quiz_widget.quiz.done
+    assert quiz_widget.score_label.text() == "Score: 5 of 6 right at the first try · 1 wrong · 0 left"
+    shown = np.array([[float(out.text((r, c))) for c in range(3)] for r in range(3)])
+    np.testing.assert_allclose(shown, SCATTER_OUTPUT)   # the clicks built the page's output
+
+
+def test_the_same_seed_typed_in_the_box_gives_the_same_quiz(quiz_widget, qtbot):
+    quiz_widget.set_quiz(Quiz(*SCATTER))
+    box = quiz_widget.seed_box
+    assert box.text() == "example"
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box.lineEdit(), "4242")
+    QTest.keyClick(box.lineEdit(), QtCore.Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: quiz_widget.quiz.seed == 4242, timeout=3000)
+    first = [t.copy() for t in quiz_widget.quiz.inputs]
+    shown = [[float(quiz_widget.tables["updates"].text((r, c))) for c in range(3)] for r in range(2)]
+    np.testing.assert_allclose(shown, first[2])
+    QTest.mouseClick(quiz_widget.another_button, LEFT)
+    qtbot.waitUntil(lambda: quiz_widget.quiz.seed not in (None, 4242), timeout=3000)
+    assert box.value() == quiz_widget.quiz.seed
+    assert [t.shape for t in quiz_widget.quiz.inputs] == [t.shape for t in first]
+    box.setValue(4242)
+    for a, b in zip(quiz_widget.quiz.inputs, first, strict=True):
+        np.testing.assert_array_equal(a, b)
+    box.setValue(0)                                   # 0: the lesson's own example again
+    np.testing.assert_array_equal(quiz_widget.quiz.inputs[1], SCATTER[1][1])
+    assert quiz_widget.quiz.score.total == 6 and quiz_widget.quiz.score.solved == 0
+
+
+def test_show_answers_fills_in_the_rest(quiz_widget, qtbot):
+    quiz_widget.set_quiz(Quiz(*GATHER))
+    QTest.mouseClick(quiz_widget.reveal_button, LEFT)
+    out = quiz_widget.output_table
+    assert out.cell_state((1, 1, 1)) is CellState.REVEALED and out.text((1, 1, 1)) == "5.7"
+    assert quiz_widget.quiz.done and not quiz_widget.reveal_button.isEnabled()
