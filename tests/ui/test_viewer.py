@@ -405,10 +405,20 @@ def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):
     out[[0, 4321, 9999], [9999, 1234, 0]] = [1.0, 2.0, np.nan]
     show(viewer, qtbot, "data", data)
     viewer.pin()
+    # The peak-preserving pictures of both tensors come from another background job, which
+    # may finish before or after the difference and then rebuilds every panel: the panels
+    # to compare with are those on screen just before the difference arrives.
+    others = []
+
+    def remember_panels():
+        others[:] = [p.spec for p in viewer.picture.panels[:-1]]
+
+    viewer.pictureRefined.connect(remember_panels)
     with qtbot.waitSignal(viewer.differenceReady, timeout=30000) as blocker:
         viewer.set_tensor("out", out)
         assert viewer.picture.panels[-1].spec.title == "difference: computing…"
-        others = [p.spec for p in viewer.picture.panels[:-1]]
+        remember_panels()
+    viewer.pictureRefined.disconnect(remember_panels)
     assert blocker.args == [3]
     # only the waiting panel took the result: the pictures of both tensors were not rebuilt
     assert [p.spec for p in viewer.picture.panels[:-1]] == others
