@@ -24,6 +24,21 @@ def _slow_kernel(seconds: float, threads: list):
     return kernel
 
 
+class GatedKernel:
+    """A kernel that computes only once the test opens its gate (a long node whose length the
+    test decides, whatever the machine's load): ``entered`` is set when a call starts,
+    ``left`` when one returns."""
+
+    def __init__(self):
+        self.gate, self.entered, self.left = threading.Event(), threading.Event(), threading.Event()
+
+    def __call__(self, op, inputs, attrs):
+        self.entered.set()
+        self.gate.wait(60)
+        self.left.set()
+        return ops.run_op(op, inputs, attrs)
+
+
 def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     w = small
     _wire(w)
@@ -48,21 +63,23 @@ def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     assert w.scene.node_state("g")[0] == "ok"
 
 
-def _start_slow_run(w, qtbot, seconds: float) -> None:
-    """Wire the small graph, make its kernel take ``seconds``, edit, and wait until the run
-    shows its Cancel button."""
+def _start_slow_run(w, qtbot) -> GatedKernel:
+    """Wire the small graph, give it a kernel that waits for the test's gate, edit, and wait
+    until the run shows its Cancel button; returns the kernel."""
     _wire(w)
     w.runner.wait()
-    w.runner.engine.kernel = _slow_kernel(seconds, [])
+    kernel = w.runner.engine.kernel = GatedKernel()
     w.graph.set_source("idx", value=np.array([1, 1], np.int64))
     qtbot.waitUntil(lambda: w.cancel_button.isVisible(), timeout=10000)
+    return kernel
 
 
 def test_long_run_shows_progress_and_cancel(small, qtbot):
     w = small
-    _start_slow_run(w, qtbot, 1.5)
+    kernel = _start_slow_run(w, qtbot)
     assert w.progress.isVisible()
     w.cancel_button.click()
+    kernel.gate.set()                              # the node under way ends; the run stops after it
     assert w.runner.wait(10)
     assert not w.cancel_button.isVisible()
     # g may have finished; the output after it was not evaluated
@@ -82,11 +99,12 @@ def test_cancel_during_one_long_node_returns_at_once(small, qtbot, monkeypatch):
 
     monkeypatch.setattr(engine_module, "WATCH_MIN_ELEMENTS", 1)
     w = small
-    _start_slow_run(w, qtbot, 8.0)
-    started = time.monotonic()
+    kernel = _start_slow_run(w, qtbot)
+    qtbot.waitUntil(kernel.entered.is_set, timeout=10000)
     w.cancel_button.click()
     assert w.runner.wait(10)
-    assert time.monotonic() - started < 2.0      # not the 8 s of the kernel
+    assert not kernel.left.is_set()              # the run ended while its kernel still computes
+    kernel.gate.set()
     assert w.scene.node_state("g")[0] == "stale" and w.scene.node_state("out")[0] == "stale"
     assert "cancelled" in w.statusBar().currentMessage()
     w.runner.engine.kernel = ops.run_op
