@@ -471,3 +471,40 @@ def test_a_node_fed_twice_by_one_source_is_evaluated():
     g.connect(op, "output", out, "value")
     assert g.topological_order() == [t, op, out]
     np.testing.assert_array_equal(Engine(g).run().outputs["y"], [1, 2, 0])   # t[t]
+
+
+def test_an_error_in_one_branch_leaves_the_others_running():
+    # data [[0,1,2],[3,4,5]]; A reads row 7 (out of range), B row 0, C has no indices wired.
+    g = Graph()
+    g.add_literal(np.arange(6, dtype=np.float32).reshape(2, 3), node_id="d")
+    g.add_literal(np.array([7]), node_id="bad")
+    g.add_literal(np.array([0]), node_id="ok")
+    for op in "ABC":
+        g.add_operator("Gather", node_id=op)
+        g.connect("d", "output", op, "data")
+        g.add_output(f"o{op}", node_id=f"o{op}")
+        g.connect(op, "output", f"o{op}", "value")
+    g.connect("bad", "output", "A", "indices")
+    g.connect("ok", "output", "B", "indices")
+    engine = Engine(g)
+    result = engine.run()
+    assert not result.ok
+    status = {k: r.status for k, r in result.nodes.items()}
+    assert status["A"] == "error" and status["C"] == "error" and status["oA"] == "blocked" and status["oC"] == "blocked"
+    assert status["B"] == "ok"
+    np.testing.assert_array_equal(result.outputs["oB"], [[0, 1, 2]])
+    errors = dict(result.errors())
+    assert "7" in errors["A"] and "not connected" in errors["C"]
+
+    # After edits the cache gives the new values, never stale ones.
+    g.set_source_value("ok", np.array([1]))
+    np.testing.assert_array_equal(engine.run().outputs["oB"], [[3, 4, 5]])
+    g.connect("ok", "output", "C", "indices")
+    np.testing.assert_array_equal(engine.run().outputs["oC"], [[3, 4, 5]])
+    g.set_attribute("B", "axis", 1)  # column 1 of each row
+    np.testing.assert_array_equal(engine.run().outputs["oB"], [[1], [4]])
+    g.disconnect("B", "indices")
+    result = engine.run()
+    assert "oB" not in result.outputs and result.nodes["B"].status == "error"
+    g.set_source_value("bad", np.array([-2]))  # -2 is row 0
+    np.testing.assert_array_equal(engine.run().outputs["oA"], [[0, 1, 2]])
