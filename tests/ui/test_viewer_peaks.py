@@ -4,8 +4,8 @@ refinement (stride sample at once, the peak picture from the background, stale r
 dropped, an honest hover).
 
 Expected pictures come from the input arrays (the reference, or the known outlier
-positions), never from the widget. Pictures of the 1e8 case are saved as
-/tmp/peaks_before.png and /tmp/peaks_after.png for people to look at."""
+positions), never from the widget. Pictures of the 1e8 case are kept for people to look at
+when INDEXFLOW_SHOTS names a folder (``helpers.save_shot``)."""
 import math
 import tracemalloc
 
@@ -17,6 +17,8 @@ from PySide6 import QtCore
 from nodeeditor.ui.viewer import colors
 from nodeeditor.ui.viewer import slicing as S
 from nodeeditor.ui.viewer.panels import HeatPanel
+
+from .helpers import deliver_posted_events, save_shot
 
 BIG = float(np.finfo(np.float32).max)
 
@@ -199,7 +201,7 @@ def wait_refined(viewer, qtbot, count=1):
 
 def hover_at(viewer, qtbot, panel, x, y):
     scene_pos = panel.plot.vb.mapViewToScene(QtCore.QPointF(x, y))
-    with qtbot.waitSignal(viewer.hoverChanged, timeout=2000) as blocker:
+    with qtbot.waitSignal(viewer.hoverChanged, timeout=10000) as blocker:
         viewer.picture.scene().sigMouseMoved.emit(scene_pos)
     return blocker.args[0]
 
@@ -223,7 +225,7 @@ TOP, BOTTOM = tuple(int(v) for v in LUT[-1][:3]), tuple(int(v) for v in LUT[0][:
 def test_1e8_single_outliers_are_drawn_after_refinement(viewer, qtbot):
     big = np.zeros((10000, 10000), np.float32)  # the one 400 MB array of this file
     step = math.ceil(10000 / S.MAX_DISPLAY)
-    cases = [((4321, 8765), 5.0, "/tmp/peaks"), ((6543, 1238), -5.0, "/tmp/peaks_negative")]
+    cases = [((4321, 8765), 5.0, "viewer/peaks"), ((6543, 1238), -5.0, "viewer/peaks_negative")]
     for (r, c), value, shots in cases:
         big[:] = 0.0
         big[r, c] = value
@@ -233,7 +235,7 @@ def test_1e8_single_outliers_are_drawn_after_refinement(viewer, qtbot):
         before = panel.image_item.image
         np.testing.assert_array_equal(before, big[::step, ::step])  # the stride sample, at once
         assert not (before == value).any() and "refining" in panel.spec.title
-        viewer.grab().save(f"{shots}_before.png")
+        save_shot(viewer, f"{shots}_before")
         assert not any(_near(rgb, TOP if value > 0 else BOTTOM) for rgb in screen_colours_near(viewer, panel, r, c))
         wait_refined(viewer, qtbot)
         (panel,) = heat_panels(viewer)
@@ -243,8 +245,8 @@ def test_1e8_single_outliers_are_drawn_after_refinement(viewer, qtbot):
         np.testing.assert_array_equal(after, expected)
         assert panel.spec.extra["refined"] and "blocks, extremes" in panel.spec.title
         assert panel.image_item.levels[0 if value < 0 else 1] == value
-        qtbot.wait(20)
-        viewer.grab().save(f"{shots}_after.png")
+        deliver_posted_events()   # the new levels drawn; the panel kept its place (no state to wait for)
+        save_shot(viewer, f"{shots}_after")
         # the outlier's screen pixel has the colour of the extreme, though the panel is
         # narrower than the 1000-pixel picture (the screen reduction keeps peaks too)
         assert any(_near(rgb, TOP if value > 0 else BOTTOM) for rgb in screen_colours_near(viewer, panel, r, c))
@@ -271,8 +273,8 @@ def test_a_newer_tensor_wins_and_the_stale_picture_is_dropped(viewer, qtbot, fir
         assert viewer.wait_for_background()  # the first picture is computed; its delivery waits in the queue
     viewer.set_tensor("second", second)
     wait_refined(viewer, qtbot)
-    viewer.wait_for_background()
-    qtbot.wait(50)  # a late result of the first job would be delivered by now
+    assert viewer.wait_for_background()
+    deliver_posted_events()  # a late result of the first job would be posted by now: delivered here
     steps = (math.ceil(4000 / S.MAX_DISPLAY), math.ceil(3000 / S.MAX_DISPLAY))
     expected = np.zeros((math.ceil(4000 / steps[0]), math.ceil(3000 / steps[1])), np.float32)
     expected[2222 // steps[0], 1111 // steps[1]] = -4.0
@@ -290,8 +292,8 @@ def test_moving_the_slider_drops_the_old_slice_picture(viewer, qtbot):
     viewer.set_tensor("cube", cube)
     viewer.controls.set_index(0, 2)  # before the picture of slice 0 is back
     wait_refined(viewer, qtbot)
-    viewer.wait_for_background()
-    qtbot.wait(50)
+    assert viewer.wait_for_background()
+    deliver_posted_events()  # a late picture of slice 0 would be posted by now: delivered here
     (panel,) = heat_panels(viewer)
     image = panel.image_item.image
     assert np.argwhere(image).tolist() == [[1502 // 3, 401 // 3]] and image.max() == 3.0

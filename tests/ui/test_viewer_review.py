@@ -1,10 +1,8 @@
 """Reviewer findings on the viewer: changed cells stay visible after downsampling, the
 compare panels fit, CSV is exact and vectorised, and set_tensor reuses its panels.
 
-Expected values come from the input arrays; pictures are also saved in
-/tmp/viewer_fix_shots/ for people to look at."""
-from pathlib import Path
-
+Expected values come from the input arrays; pictures are kept for people to look at when
+INDEXFLOW_SHOTS names a folder (``helpers.save_shot``)."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -13,7 +11,7 @@ from PySide6 import QtCore
 from nodeeditor.ui.viewer import colors
 from nodeeditor.ui.viewer.panels import HeatPanel, max_pool_2d
 
-SHOTS = Path("/tmp/viewer_fix_shots")
+from .helpers import save_shot, wait_for_viewer
 
 
 def _near(rgb, target, tol=8):
@@ -36,8 +34,7 @@ def _compare(viewer, qtbot, data, out):
     viewer.pin()
     with qtbot.waitSignal(viewer.statsReady, timeout=30000):
         viewer.set_tensor("scatter_out", out, "ScatterElements")
-    viewer.wait_for_background()
-    qtbot.wait(50)
+    wait_for_viewer(qtbot, viewer)
 
 
 def test_max_pool_2d_keeps_any_lit_cell():
@@ -64,7 +61,7 @@ def test_five_changed_cells_of_a_million_are_red_on_screen(make_viewer, qtbot, w
     changed = int(np.count_nonzero(data != out))
     assert f"{changed:,} of {data.size:,}" in diff.spec.title
     image = viewer.picture.grab().toImage()
-    viewer.grab().save(str(SHOTS / f"diff_1000x1000_{width}px.png"))
+    save_shot(viewer, f"viewer/diff_1000x1000_{width}px")
     for r, c in zip(rows, cols):
         scene = diff.plot.vb.mapViewToScene(QtCore.QPointF(float(c), float(r)))
         pos = viewer.picture.mapFromScene(scene)
@@ -97,12 +94,11 @@ def test_1e8_difference_shows_one_changed_cell(make_viewer, qtbot):
     viewer = make_viewer(900)
     with qtbot.waitSignal(viewer.differenceReady, timeout=60000) as blocker:
         _compare(viewer, qtbot, data, out)
-    viewer.wait_for_background()
-    qtbot.wait(50)
+    wait_for_viewer(qtbot, viewer)
     assert blocker.args == [1]
     (diff,) = [p for p in viewer.picture.panels if p.spec.title.startswith("difference")]
     image = viewer.picture.grab().toImage()
-    viewer.grab().save(str(SHOTS / "diff_1e8_900px.png"))
+    save_shot(viewer, "viewer/diff_1e8_900px")
     scene = diff.plot.vb.mapViewToScene(QtCore.QPointF(4321.0, 1234.0))
     pos = viewer.picture.mapFromScene(scene)
     assert _red_near(image, pos.x(), pos.y())
@@ -182,7 +178,7 @@ def test_large_csv_is_written_off_the_ui_thread(make_viewer, qtbot, tmp_path):
     with qtbot.waitSignal(viewer.saved, timeout=60000) as blocker:
         viewer.save_tensor(target, background=True)
         assert "saving big.csv" in viewer.status_label.text()
-        viewer.grab().save(str(SHOTS / "csv_saving_status.png"))
+        save_shot(viewer, "viewer/csv_saving_status")
         with pytest.raises(RuntimeError, match="still saving"):
             viewer.save_tensor(tmp_path / "other.csv", background=True)
     assert blocker.args == [str(target), None]
@@ -252,7 +248,7 @@ def test_panels_are_reused_across_tensors_and_mode_changes(make_viewer, qtbot):
         assert viewer.picture.panels == [heat]
         np.testing.assert_array_equal(heat.image_item.image, a[::step[0], ::step[1]])
     assert viewer.picture.panels == [heat]
-    viewer.grab().save(str(SHOTS / "reused_panel_5000x3000.png"))
+    save_shot(viewer, "viewer/reused_panel_5000x3000")
 
 
 def test_compare_after_unpin_reuses_all_three_heat_panels(make_viewer, qtbot):
@@ -271,7 +267,7 @@ def test_compare_after_unpin_reuses_all_three_heat_panels(make_viewer, qtbot):
     np.testing.assert_array_equal(pinned.image_item.image, out)
     np.testing.assert_array_equal(current.image_item.image, data)
     np.testing.assert_array_equal(diff.image_item.image, (out != data).astype(np.float32))
-    viewer.grab().save(str(SHOTS / "compare_reused_panels.png"))
+    save_shot(viewer, "viewer/compare_reused_panels")
 
 
 def test_one_row_lines_of_a_1e8_heat_map_all_reach_the_screen(make_viewer, qtbot):
@@ -283,10 +279,10 @@ def test_one_row_lines_of_a_1e8_heat_map_all_reach_the_screen(make_viewer, qtbot
     # background, must bring every one of them to the screen
     with qtbot.waitSignals([viewer.statsReady, viewer.pictureRefined], timeout=60000):
         viewer.set_tensor("big", big)
-    qtbot.wait(50)
+    wait_for_viewer(qtbot, viewer)
     (panel,) = viewer.picture.panels
     image = viewer.picture.grab().toImage()
-    viewer.grab().save(str(SHOTS / "heat_1e8_row_lines.png"))
+    save_shot(viewer, "viewer/heat_1e8_row_lines")
     zero = tuple(int(v) for v in colors.lookup_table(colors.colormap())[0][:3])
     x = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, 0.0))).x()
     top, bottom = (viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, r))).y()
@@ -313,4 +309,4 @@ def test_a_few_changed_cells_of_a_large_difference_are_ringed(make_viewer, qtbot
     (diff,) = [p for p in viewer.picture.panels if p.spec.title.startswith("difference")]
     xs, ys = diff.marks_item.getData()
     assert sorted(zip(ys.tolist(), xs.tolist())) == sorted(zip(rows.astype(float).tolist(), cols.astype(float).tolist()))
-    viewer.grab().save(str(SHOTS / "diff_rings_900px.png"))
+    save_shot(viewer, "viewer/diff_rings_900px")
