@@ -104,3 +104,14 @@ def wait_for_viewer(qtbot, viewer, timeout: int = 30000) -> None:
     (``deliver_posted_events``)."""
     qtbot.waitUntil(lambda: viewer_settled(viewer), timeout=timeout)
     deliver_posted_events()
+
+
+def show_compared(viewer, qtbot, data, out) -> None:
+    """Show ``data``, pin it, show ``out`` (as a ScatterElements output) and wait until the
+    viewer shows everything (``wait_for_viewer``)."""
+    with qtbot.waitSignal(viewer.statsReady, timeout=30000):
+        viewer.set_tensor("data", data)
+    viewer.pin()
+    with qtbot.waitSignal(viewer.statsReady, timeout=30000):
+        viewer.set_tensor("scatter_out", out, "ScatterElements")
+    wait_for_viewer(qtbot, viewer)

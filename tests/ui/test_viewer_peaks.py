@@ -18,7 +18,7 @@ from nodeeditor.ui.viewer import colors
 from nodeeditor.ui.viewer import slicing as S
 from nodeeditor.ui.viewer.panels import HeatPanel
 
-from .helpers import deliver_posted_events, save_shot
+from .helpers import deliver_posted_events, save_shot, wait_for_viewer
 
 BIG = float(np.finfo(np.float32).max)
 
@@ -378,3 +378,32 @@ def test_a_failed_refinement_says_so_instead_of_promising_one(viewer, qtbot, mon
     assert "refining" not in panel.spec.title and "not refined" in panel.spec.title
     assert "no room for the picture" in viewer.hover_label.text()
     np.testing.assert_array_equal(panel.image_item.image, big[::3, ::3])
+
+
+def test_one_row_lines_of_a_1e8_heat_map_all_reach_the_screen(make_viewer, qtbot):
+    big = np.zeros((10000, 10000), np.float32)
+    lines = np.arange(0, 10000, 1000)
+    big[lines, :] = 2.0
+    viewer = make_viewer(900, 620)
+    # the stride sample shown at once misses the lines; the peak picture, computed in the
+    # background, must bring every one of them to the screen
+    with qtbot.waitSignals([viewer.statsReady, viewer.pictureRefined], timeout=60000):
+        viewer.set_tensor("big", big)
+    wait_for_viewer(qtbot, viewer)
+    (panel,) = viewer.picture.panels
+    image = viewer.picture.grab().toImage()
+    save_shot(viewer, "viewer/heat_1e8_row_lines")
+    zero = tuple(int(v) for v in colors.lookup_table(colors.colormap())[0][:3])
+    x = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, 0.0))).x()
+    top, bottom = (viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, r))).y()
+                   for r in (0.0, 10000.0))
+    lit = [y for y in range(top, bottom + 1)
+           if not _near(tuple(image.pixelColor(x, y).getRgb()[:3]), zero, tol=8)]
+    for r in lines:
+        y = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, float(r)))).y()
+        # the 1000-row peak picture is scaled onto ~390 screen rows by Qt (nearest row), so a
+        # line lands up to 1.5 px from its exact place: within 2 px is "drawn where it is"
+        assert any(abs(y - got) <= 2 for got in lit), f"row {r} (screen y {y}) not drawn; lit: {lit}"
+    pos = viewer.picture.mapFromScene(panel.plot.vb.mapViewToScene(QtCore.QPointF(500.0, 1500.0)))
+    c = image.pixelColor(pos.x(), pos.y())
+    assert _near((c.red(), c.green(), c.blue()), zero, tol=8)
