@@ -1,8 +1,18 @@
 """The Graph document: mutations, events, symmetric operations, connection rules, types."""
+import json
+
 import numpy as np
 import pytest
 
-from nodeeditor.graph import ConnectionRefused, Graph, graph_from_dict, graph_to_dict, paste_dict
+from nodeeditor.graph import (
+    ConnectionRefused,
+    Graph,
+    GraphFileError,
+    graph_from_dict,
+    graph_to_dict,
+    loads_graph,
+    paste_dict,
+)
 from nodeeditor.graph import events as E
 from nodeeditor.graph.serialize import VERSION
 from ops import TensorType
@@ -282,3 +292,21 @@ def test_unconnected_inputs_make_a_node_incomplete_and_name_every_missing_port()
     bad = g.add_operator("ScatterND", {"reduction": "max"})
     g.set_setting("opset", 16)
     assert not g.node_info(bad).incomplete and "max" in g.node_info(bad).error
+
+
+def test_a_cycle_is_refused_when_wired_and_when_read_from_a_file():
+    g = Graph()
+    g.add_literal(np.array([0]), node_id="i")
+    g.add_operator("Gather", node_id="a")
+    g.add_operator("Gather", node_id="b")
+    g.connect("i", "output", "a", "indices")
+    g.connect("a", "output", "b", "data")
+    g.connect("i", "output", "b", "indices")
+    with pytest.raises(ConnectionRefused, match="cycle"):
+        g.connect("b", "output", "a", "data")
+    with pytest.raises(ConnectionRefused, match="cycle"):
+        g.connect("a", "output", "a", "data", force=True)
+    doc = graph_to_dict(g)
+    doc["edges"].append({"from": ["b", "output"], "to": ["a", "data"]})
+    with pytest.raises(GraphFileError, match="cycle"):
+        loads_graph(json.dumps(doc))

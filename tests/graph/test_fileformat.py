@@ -1,10 +1,12 @@
 """The versioned file format: round trips, sidecar, atomic save, clear errors, migration."""
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
 
+import ops
 from nodeeditor.graph import Graph
 from nodeeditor.graph.engine import Engine
 from nodeeditor.graph.fileformat import GraphFileError, load_graph, save_graph, sidecar_path
@@ -319,3 +321,113 @@ def test_nans_of_formats_with_one_nan_are_still_written_nan(tmp_path):
         path = save_graph(g, tmp_path / f"{name}.ifg.json")
         assert json.loads(path.read_text())["nodes"][0]["value"]["data"] == ["nan"]
         assert load_graph(path).node("v").value.view(np.uint8).tolist() == [0x80]
+
+
+NOT_UTF8 = os.fsdecode(b"n\xffme")  # a Linux file name that is not UTF-8, as Python sees it
+
+
+def gather_graph_with_sidecar(rows=100, name="big"):
+    """data = arange(rows*50) as float32 [rows, 50] (in the sidecar from 100 rows); Gather
+    rows [1, 0] -> output 'out'."""
+    g = Graph(name=name)
+    d = g.add_literal(np.arange(rows * 50, dtype=np.float32).reshape(rows, 50), name="data", node_id="data")
+    i = g.add_literal(np.array([1, 0], dtype=np.int64), name="idx", node_id="idx")
+    op = g.add_operator("Gather", {"axis": 0}, name="g", node_id="g")
+    o = g.add_output("out", node_id="out")
+    g.connect(d, "output", op, "data")
+    g.connect(i, "output", op, "indices")
+    g.connect(op, "output", o, "value")
+    return g
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes only on Linux")
+def test_a_graph_with_a_sidecar_saves_under_a_non_utf8_name(tmp_path):
+    # The sidecar's name (derived from the file name) goes into the JSON; encoding it used to
+    # raise UnicodeEncodeError out of save_graph.
+    path = tmp_path / f"{NOT_UTF8}.ifg.json"
+    save_graph(gather_graph_with_sidecar(), path)
+    assert sidecar_path(path).is_file()
+    loaded = load_graph(path)
+    np.testing.assert_array_equal(loaded.node("data").value, np.arange(5000, dtype=np.float32).reshape(100, 50))
+    first = path.read_bytes()
+    save_graph(loaded, path)
+    assert path.read_bytes() == first  # saving a loaded file again gives identical bytes
+
+
+def test_a_graph_saved_as_npz_keeps_its_sidecar_apart(tmp_path):
+    # x.npz with_suffix('.npz') is x.npz itself: the JSON replaced its own sidecar and the
+    # file could not be opened again.
+    path = save_graph(gather_graph_with_sidecar(), tmp_path / "graph.npz")
+    assert sidecar_path(path) != path
+    np.testing.assert_array_equal(load_graph(path).node("data").value,
+                                  np.arange(5000, dtype=np.float32).reshape(100, 50))
+
+
+def _values(name):
+    """Five values of ``name`` covering its edges: extremes, zero, signed zero, NaN, inf."""
+    if name == "string":
+        return np.array(["a", "", "\u00fc\u00e9 \u4e2d", "x\ny\t\"q\"", "\\u0041"], dtype=object)
+    if name == "bool":
+        return np.array([True, False, True, False, True])
+    if name in ("int4", "uint4"):
+        return np.array([-8, -1, 0, 3, 7] if name == "int4" else [0, 1, 2, 14, 15]).astype(ops.dtype_of(name))
+    dtype = np.dtype(ops.dtype_of(name))
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.array([info.min, info.max, 0, 1, info.max - 1], dtype=dtype)
+    if dtype.kind == "c":
+        return np.array([1 + 2j, -0.0 - 1e-30j, complex(np.inf, 1), complex(np.nan, 0), 1 / 3 + 0.1j], dtype=dtype)
+    return np.array([np.inf, 1e-3, -0.0, 1 / 3, np.nan]).astype(dtype)
+
+
+ALL_DTYPES = sorted(set(ops.DTYPE_NAMES) | set(getattr(ops, "SMALL_DTYPE_NAMES", ())))
+
+
+def _same_bits(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    if a.dtype == object:
+        assert list(a.flat) == list(b.flat)
+    else:
+        assert np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["inline", "sidecar"])
+@pytest.mark.parametrize("name", ALL_DTYPES)
+def test_every_dtype_saves_and_loads_exactly(tmp_path, name, big):
+    value = _values(name)
+    if big:
+        value = np.tile(value, 1000)  # 5000 elements: the sidecar (strings stay inline)
+    g = Graph(name=name)
+    g.add_literal(value, node_id="v")
+    g.add_output("out", node_id="out")
+    g.connect("v", "output", "out", "value")
+    path = save_graph(g, tmp_path / "t.ifg.json")
+    loaded = load_graph(path)
+    _same_bits(value, loaded.node("v").value)
+    first = path.read_bytes()
+    save_graph(loaded, path)
+    assert path.read_bytes() == first
+
+
+def test_strings_with_lone_surrogates_save_and_load(tmp_path):
+    # A string from a non-UTF-8 file name: save_graph raised UnicodeEncodeError.
+    value = np.array([NOT_UTF8, "a\ud800b", "plain"], dtype=object)
+    g = Graph(name=f"graph {NOT_UTF8}")
+    g.add_literal(value, node_id="v", name=f"node {NOT_UTF8}")
+    path = save_graph(g, tmp_path / "s.ifg.json")
+    loaded = load_graph(path)
+    assert list(loaded.node("v").value) == list(value)
+    assert loaded.node("v").name == f"node {NOT_UTF8}" and loaded.name == f"graph {NOT_UTF8}"
+    path.read_bytes().decode("utf-8")  # the file itself is valid UTF-8
+
+
+def test_zero_size_and_scalar_tensors_round_trip(tmp_path):
+    g = Graph()
+    for node_id, value in {"e": np.zeros((0, 3), np.float32), "s": np.array(2.5), "t": np.array("x", dtype=object),
+                           "es": np.empty((2, 0), dtype=object)}.items():
+        g.add_literal(value, node_id=node_id)
+    loaded = load_graph(save_graph(g, tmp_path / "z.ifg.json"))
+    assert loaded.node("e").value.shape == (0, 3) and loaded.node("e").value.dtype == np.float32
+    assert loaded.node("s").value.shape == () and loaded.node("s").value.item() == 2.5
+    assert loaded.node("t").value.shape == () and loaded.node("t").value.item() == "x"
+    assert loaded.node("es").value.shape == (2, 0) and loaded.node("es").value.dtype == object

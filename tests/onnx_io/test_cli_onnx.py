@@ -5,8 +5,9 @@ import sys
 import numpy as np
 import onnx
 
+from nodeeditor import cli
 from nodeeditor.cli import main
-from nodeeditor.graph import Engine, load_example, load_graph
+from nodeeditor.graph import Engine, Graph, load_example, load_graph, save_graph
 
 from .conftest import ort_run
 
@@ -115,3 +116,21 @@ def test_run_output_into_a_missing_folder_is_an_error_line(tmp_path, capsys):
 def test_export_of_a_missing_graph_file_is_a_usage_error(tmp_path, capsys):
     assert main(["export", str(tmp_path / "missing.ifg.json"), "-o", str(tmp_path / "m.onnx")]) == 2
     assert "missing.ifg.json" in capsys.readouterr().err
+
+
+def test_an_onnxruntime_failure_is_one_line(capfd, tmp_path):
+    # The graph input's example index 5 is out of range for 2 rows; onnxruntime also wrote its
+    # own coloured log line to stderr.
+    g = Graph(name="inp")
+    g.add_literal(np.arange(6, dtype=np.float32).reshape(2, 3), node_id="d")
+    g.add_input("idx", np.array([5]), node_id="idx")
+    g.add_operator("Gather", node_id="A")
+    g.add_output("y", node_id="y")
+    g.connect("d", "output", "A", "data")
+    g.connect("idx", "output", "A", "indices")
+    g.connect("A", "output", "y", "value")
+    path = save_graph(g, tmp_path / "inp.ifg.json")
+    assert cli.main(["run", str(path), "--engine", "onnxruntime"]) == 1
+    out, err = capfd.readouterr()
+    lines = [line for line in (out + err).splitlines() if "error" in line.lower() or "[E:" in line]
+    assert len(lines) == 1 and "onnxruntime failed" in lines[0]

@@ -159,3 +159,14 @@ def assert_no_shared_memory(out, inputs):
     for i, a in enumerate(inputs):
         if a is not None and a.size and out.size:
             assert not np.shares_memory(out, a), f"output shares memory with input {i}"
+
+
+def spec_index(idx, size: int) -> np.ndarray:
+    """The spec's index normalisation (negative counts from the end), in int64."""
+    i = np.asarray(idx).astype(np.int64)
+    return np.where(i < 0, i + size, i)
+
+
+def raw_bytes(a: np.ndarray) -> bytes:
+    """The array's bytes in C order: equal only when every bit is (NaN payloads, -0.0)."""
+    return np.ascontiguousarray(a).view(np.uint8).tobytes()

@@ -370,3 +370,29 @@ def test_string_data_in_every_spelling_still_runs():
                  np.array([np.str_("a"), np.str_("b"), np.str_("c")], dtype=object)):
         out = ops.gather(data, np.array([2, 0]))
         assert out.tolist() == ["c", "a"]
+
+
+# ---------------------------------------------------------------------------------------------
+# errors are OpError with a message, never a bare Python or numpy error
+
+
+@pytest.mark.parametrize("batch_dims", ["1", 1.5, 1.0, None, True])
+def test_gather_nd_batch_dims_must_be_an_integer(batch_dims):
+    """A str, float or None batch_dims was a bare TypeError; True was taken for 1."""
+    with pytest.raises(ops.OpError, match=re.escape(f"GatherND: batch_dims must be an integer, got {batch_dims!r}")):
+        ops.gather_nd(np.zeros((4, 3), f32), np.zeros((4, 1), np.int64), batch_dims)
+
+
+def test_bytes_that_are_not_utf8_are_an_op_error():
+    """np.char.decode's bare UnicodeDecodeError escaped before."""
+    with pytest.raises(ops.OpError, match=re.escape("Gather: data: a bytes string tensor must hold UTF-8 text")):
+        ops.gather(np.array([b"a", b"\xff"]), np.array([1], np.int64))
+    assert ops.gather(np.array([b"a", "é".encode()]), np.array([1], np.int64)).tolist() == ["é"]
+
+
+def test_scatter_nd_message_exactly_as_in_the_contract_on_the_accelerated_path_too(both_paths):
+    data = np.zeros((4, 5000), f32)  # big enough for the accelerated ScatterND
+    idx = np.array([[0], [1], [5]], np.int64)
+    with pytest.raises(ops.IndexOutOfRangeError) as err:
+        ops.scatter_nd(data, idx, np.zeros((3, 5000), f32))
+    assert str(err.value) == "ScatterND: indices[2, 0] = 5 is out of range for data axis 0 of size 4 (valid -4..3)"

@@ -94,7 +94,7 @@ def window(qtbot, dialogs):
     w = create_main_window()
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitExposed(w)
+    qtbot.waitExposed(w, timeout=20000)
     w.runner.wait()
     yield w
     w.discard_changes()
@@ -106,8 +106,10 @@ def window(qtbot, dialogs):
 @pytest.fixture
 def small(window, qtbot):
     """The window showing ``small_graph()`` framed 1:1 (evaluated)."""
+    from .helpers import deliver_posted_events
+
     window.set_document(small_graph(), None)
-    qtbot.wait(1)
+    deliver_posted_events()           # the opening frame (a zero-delay timer) before the 1:1 framing
     window.view.resetTransform()
     window.view.centerOn(360, 120)
     window.runner.wait()
@@ -123,7 +125,7 @@ def viewer(qtbot):
     qtbot.addWidget(widget)
     widget.resize(900, 650)
     widget.show()
-    qtbot.waitExposed(widget)
+    qtbot.waitExposed(widget, timeout=20000)
     yield widget
     widget.wait_for_background()
 
@@ -141,7 +143,7 @@ def make_viewer(qtbot):
         qtbot.addWidget(widget)
         widget.resize(width, height)
         widget.show()
-        qtbot.waitExposed(widget)
+        qtbot.waitExposed(widget, timeout=20000)
         made.append(widget)
         return widget
 

@@ -5,6 +5,8 @@ from PySide6 import QtCore
 
 from nodeeditor.ui.canvas import style
 
+from .helpers import deliver_posted_events, save_shot
+
 
 def _dark_pixels_in_the_middle(view) -> int:
     """Pixels in the middle band of the viewport darker than the grid's major lines (text)."""
@@ -18,10 +20,10 @@ def _dark_pixels_in_the_middle(view) -> int:
 def test_an_empty_canvas_shows_how_to_start_and_a_node_removes_the_hint(window, qtbot):
     w = window
     w.new_action.trigger()
-    qtbot.wait(20)
+    deliver_posted_events()                                  # the opening frame (a zero-delay timer)
     assert not w.scene.node_items()
-    assert _dark_pixels_in_the_middle(w.view) > 50          # the hint's text
-    w.view.grab().save("/tmp/canvasfix/empty_hint.png")
+    qtbot.waitUntil(lambda: _dark_pixels_in_the_middle(w.view) > 50, timeout=10000)   # the hint's text
+    save_shot(w.view, "canvas/empty_hint")
     w.edits.add_block("op:Gather", w.view.mapToScene(QtCore.QPoint(10, 10)))
-    qtbot.wait(20)
-    assert _dark_pixels_in_the_middle(w.view) == 0           # a node far from the middle; no text
+    # a node far from the middle; no text
+    qtbot.waitUntil(lambda: _dark_pixels_in_the_middle(w.view) == 0, timeout=10000)

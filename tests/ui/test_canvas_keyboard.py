@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.ui.canvas import view as V
 
-from .helpers import keys
+from .helpers import keys, save_shot
 
 Key = QtCore.Qt.Key
 SHIFT = QtCore.Qt.KeyboardModifier.ShiftModifier
@@ -18,7 +18,7 @@ SHIFT = QtCore.Qt.KeyboardModifier.ShiftModifier
 def _focus(w, qtbot):
     w.activateWindow()
     w.view.setFocus()
-    qtbot.waitUntil(lambda: w.view.hasFocus(), timeout=2000)
+    qtbot.waitUntil(lambda: w.view.hasFocus(), timeout=10000)
 
 
 def _centred(w, nid) -> bool:
@@ -47,7 +47,7 @@ def test_ctrl_tab_cycles_the_selection_in_reading_order_and_centres_it(small, qt
     QTest.keyClick(w.view, Key.Key_BracketRight)
     assert w.scene.selected_node_ids() == ["out"]
     assert w.properties.node_id == "out"        # the selection is a real one: the panel follows
-    w.view.grab().save("/tmp/canvasfix/keyboard_cycled.png")
+    save_shot(w.view, "canvas/keyboard_cycled")
     QTest.keyClick(w.view, Key.Key_Tab)         # plain Tab is still quick add
     assert w.quick_add.isVisible()
     QTest.keyClick(w.quick_add.field, Key.Key_BracketRight)   # typing in the box is typing
@@ -55,9 +55,12 @@ def test_ctrl_tab_cycles_the_selection_in_reading_order_and_centres_it(small, qt
     QTest.keyClick(w.quick_add.field, Key.Key_Escape)
 
 
-def test_arrow_keys_move_the_selection_one_undo_step_per_burst(small, qtbot):
+def test_arrow_keys_move_the_selection_one_undo_step_per_burst(small, qtbot, monkeypatch):
     w = small
     _focus(w, qtbot)
+    # presses closer together than NUDGE_BURST_MS are one burst: a long one here, so that a
+    # busy machine pausing between two presses cannot split the burst
+    monkeypatch.setattr(V, "NUDGE_BURST_MS", 60_000)
     w.scene.select_nodes(["g"])
     start = w.graph.node("g").position
     for _ in range(3):
@@ -67,14 +70,17 @@ def test_arrow_keys_move_the_selection_one_undo_step_per_burst(small, qtbot):
     assert (x - start[0], y - start[1]) == (3 * V.NUDGE_STEP, V.NUDGE_BIG_STEP)
     assert w.scene.node_item("g").pos() == QtCore.QPointF(x, y)
     assert w.undo_stack.count() == 1            # one burst, one step
-    w.view.grab().save("/tmp/canvasfix/keyboard_moved.png")
+    save_shot(w.view, "canvas/keyboard_moved")
     keys(w.view, "Ctrl+Z")
     assert w.graph.node("g").position == start
     assert w.scene.node_item("g").pos() == QtCore.QPointF(*start)
     keys(w.view, "Ctrl+Shift+Z")
     assert w.graph.node("g").position == (x, y)
-    # a pause starts a new burst: a second undo step
-    qtbot.wait(V.NUDGE_BURST_MS + 100)
+    # a pause longer than a burst starts a new burst: a second undo step
+    monkeypatch.setattr(V, "NUDGE_BURST_MS", 200)
+    pause = QtCore.QElapsedTimer()
+    pause.start()
+    qtbot.waitUntil(lambda: pause.elapsed() > V.NUDGE_BURST_MS, timeout=10000)
     QTest.keyClick(w.view, Key.Key_Left)
     assert w.undo_stack.count() == 2
     # two nodes move together; their edges follow

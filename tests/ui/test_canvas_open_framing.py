@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.ui.canvas import view as V
 
-from .helpers import keys
+from .helpers import keys, save_shot
 from .helpers import nodes_out_of_view as _cut
 from .helpers import open_example as _open_example
 
@@ -17,7 +17,7 @@ from .helpers import open_example as _open_example
 def test_a_graph_too_big_says_what_is_out_of_view_and_ctrl_0_shows_it(window, qtbot):
     w = window
     _open_example(w, "scatterelements_examples")
-    w.view.grab().save("/tmp/canvasfix/open_scatterelements.png")
+    save_shot(w.view, "canvas/open_scatterelements")
     assert w.view.zoom == pytest.approx(V.READABLE_ZOOM)
     hidden = _cut(w)
     assert hidden > 0
@@ -29,7 +29,7 @@ def test_a_graph_too_big_says_what_is_out_of_view_and_ctrl_0_shows_it(window, qt
     w.view.setFocus()
     keys(w.view, "Ctrl+0")                       # View > Frame All
     assert _cut(w) == 0 and not hint.isVisible()
-    w.view.grab().save("/tmp/canvasfix/open_scatterelements_ctrl0.png")
+    save_shot(w.view, "canvas/open_scatterelements_ctrl0")
 
 
 def test_a_graph_that_fits_shows_no_hint_and_panning_hides_it(window, qtbot):

@@ -3,14 +3,12 @@ paint time (rasterised at screen resolution), not baked into a small image that 
 scaled down (which dropped the one-pixel minus strokes: ``-1 -2 -3`` read ``1 2 3`` at 0.85x)."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from PySide6 import QtCore, QtGui
 
 from nodeeditor.graph import Graph
 
-SHOTS = "/tmp/canvasfix"
+from .helpers import deliver_posted_events, save_shot
 
 
 def _pair() -> Graph:
@@ -51,21 +49,19 @@ def _render(w, qtbot, zoom: float, name: str) -> QtGui.QImage:
     w.view.resetTransform()
     w.view.scale(zoom, zoom)
     w.view.centerOn(115, 150)
-    qtbot.wait(20)
-    pixmap = w.view.grab()
-    os.makedirs(SHOTS, exist_ok=True)
-    pixmap.save(f"{SHOTS}/{name}.png")
-    return pixmap.toImage()
+    # nothing to wait for: the grab paints the view as it now stands (the values are drawn
+    # at paint time); the scroll's posted events are delivered first, as a user's screen would
+    deliver_posted_events()
+    return save_shot(w.view, f"canvas/{name}").toImage()
 
 
 def test_negative_numbers_keep_their_minus_sign_when_zoomed_out(window, qtbot):
     w = window
     w.set_document(_pair(), None)
-    qtbot.wait(1)
+    deliver_posted_events()                       # the opening frame (a zero-delay timer)
     w.runner.wait()
     w.previews_action.trigger()                   # View > Inline Previews
     assert w.previews_action.isChecked()
-    qtbot.wait(1)
     extra = {}
     for zoom in (1.0, 0.85, 0.6):
         image = _render(w, qtbot, zoom, f"previews_signs_{zoom}")
@@ -85,10 +81,9 @@ def test_the_kv_cache_example_reads_minus_one_at_085(window, qtbot):
     w = window
     action = next(a for a in w.examples_menu.actions() if a.data() == "kv_cache_write")
     action.trigger()
-    qtbot.wait(1)
+    deliver_posted_events()                       # the opening frame (a zero-delay timer)
     w.runner.wait()
     w.previews_action.trigger()
-    qtbot.wait(1)
     nid = next(n for n in w.graph.node_ids if w.graph.node(n).name.startswith("new rows"))
     item = w.scene.node_item(nid)
     value = w.runner.value(nid)
@@ -97,8 +92,8 @@ def test_the_kv_cache_example_reads_minus_one_at_085(window, qtbot):
     w.view.resetTransform()
     w.view.scale(0.85, 0.85)
     w.view.centerOn(centre)
-    qtbot.wait(20)
-    w.view.grab().save(f"{SHOTS}/previews_kv_cache_0.85.png")
+    deliver_posted_events()                       # nothing to wait for: the grab paints the view
+    save_shot(w.view, "canvas/previews_kv_cache_0.85")
     assert item._preview_labels is not None       # the numbers are drawn as text at paint time
     texts = [t for _rect, t, _colour in item._preview_labels.cells]
     assert texts[:3] == ["-1", "-2", "-3"]

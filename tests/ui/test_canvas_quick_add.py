@@ -6,6 +6,8 @@ import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
+from .helpers import save_shot
+
 
 @pytest.mark.parametrize("corner", ["bottom_right", "top_left"])
 def test_tab_at_the_edge_adds_a_block_fully_visible(small, qtbot, corner):
@@ -14,7 +16,7 @@ def test_tab_at_the_edge_adds_a_block_fully_visible(small, qtbot, corner):
     r = vp.rect()
     at = QtCore.QPoint(r.right() - 6, r.bottom() - 6) if corner == "bottom_right" else QtCore.QPoint(4, 4)
     QTest.mouseMove(vp, at)
-    qtbot.wait(10)
+    qtbot.waitUntil(lambda: w.view.cursor_scene_pos() == w.view.mapToScene(at), timeout=10000)
     w.view.setFocus()
     QTest.keyClick(w.view, QtCore.Qt.Key.Key_Tab)
     assert w.quick_add.isVisible()
@@ -22,11 +24,14 @@ def test_tab_at_the_edge_adds_a_block_fully_visible(small, qtbot, corner):
     QTest.keyClick(w.quick_add.field, QtCore.Qt.Key.Key_Return)
     new = w.scene.selected_node_ids()
     assert len(new) == 1 and w.graph.node(new[0]).op == "ScatterElements"
-    qtbot.wait(10)
-    w.view.grab().save(f"/tmp/canvasfix/quick_add_{corner}.png")
-    visible = w.view.mapToScene(r).boundingRect()
     item = w.scene.node_item(new[0])
-    assert visible.contains(item.mapRectToScene(item.shape().boundingRect())), (visible, item.sceneBoundingRect())
+
+    def fully_in_view():
+        visible = w.view.mapToScene(r).boundingRect()
+        assert visible.contains(item.mapRectToScene(item.shape().boundingRect())), (visible, item.sceneBoundingRect())
+
+    qtbot.waitUntil(fully_in_view, timeout=10000)
+    save_shot(w.view, f"canvas/quick_add_{corner}")
     # and near the pointer: it touches the corner region where Tab was pressed
     pointer = w.view.mapToScene(at)
     assert QtCore.QLineF(item.sceneBoundingRect().center(), pointer).length() < 260

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from .helpers import LEFT, NOMOD, port_point, scene_point
+from .helpers import LEFT, NOMOD, port_point, save_shot, scene_point
 
 
 def _wired(w):
@@ -32,7 +32,7 @@ def test_dropping_a_replacing_wire_clears_the_release_hint(small, qtbot):
     QTest.mouseRelease(w.view.viewport(), LEFT, NOMOD, end)
     assert w.graph.edge_into("g", "data").src == "idx"          # replaced
     assert w.statusBar().currentMessage() == ""
-    w.view.grab().save("/tmp/canvasfix/wire_status_after_drop.png")
+    save_shot(w.view, "canvas/wire_status_after_drop")
 
 
 def test_releasing_elsewhere_clears_the_hint(small, qtbot):

@@ -3,8 +3,6 @@
 results come from numpy (``np.take``), not from the engine."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
@@ -12,9 +10,10 @@ from PySide6.QtTest import QTest
 from nodeeditor.ui.connect_box import connection_choices
 from nodeeditor.ui.help import shortcut_rows
 
+from .helpers import save_shot
+
 Key = QtCore.Qt.Key
 CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
-SHOTS = Path("/tmp/connectbox")
 
 
 def _find(w, text):
@@ -46,8 +45,7 @@ def test_a_gather_wired_and_run_with_the_keyboard_only(small, qtbot):
     w.view.setFocus()
     QTest.keyClick(w.view, Key.Key_C)
     labels = [w.connect_box.list.item(i).text() for i in range(w.connect_box.list.count())]
-    SHOTS.mkdir(exist_ok=True)
-    w.grab().save(str(SHOTS / "connect_box.png"))
+    save_shot(w, "window/connect_box")
     # the Gather's free inputs first (float data is not offered as indices), then its output
     assert labels == ["data ← data · output   float32[3, 4]", "data ← idx · output   int64[2]",
                       "indices ← idx · output   int64[2]", "output → out · value"]   # g's type: not yet known

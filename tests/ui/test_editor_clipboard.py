@@ -5,7 +5,7 @@ from PySide6 import QtCore, QtWidgets
 
 from nodeeditor.ui import clipboard
 
-from .helpers import keys
+from .helpers import keys, save_shot
 
 
 def _wire(w):
@@ -93,8 +93,6 @@ def test_auto_layout_left_to_right_and_undo(small):
 
 def test_pasted_and_duplicated_nodes_get_unique_names(small):
     """Copies are "scatternd write 2", "scatternd write 3", ... never a second "scatternd write"."""
-    from pathlib import Path
-
     w = small
     w.graph.rename_node("g", "scatternd write")
     w.scene.select_nodes(["g"])
@@ -120,6 +118,5 @@ def test_pasted_and_duplicated_nodes_get_unique_names(small):
     w.scene.select_nodes(["data", "idx"])
     keys(w.view, "Ctrl+D")
     assert sorted(w.graph.node(n).name for n in w.scene.selected_node_ids()) == ["positions 8", "values 2"]
-    Path("/tmp/panelfix").mkdir(parents=True, exist_ok=True)
     w.view.frame(False, readable=False)
-    w.grab().save("/tmp/panelfix/07_unique_paste_names.png")
+    save_shot(w, "window/unique_paste_names")

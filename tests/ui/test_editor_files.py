@@ -14,7 +14,7 @@ from nodeeditor.graph import load_graph
 from nodeeditor.ui import settings as S
 from nodeeditor.ui.app import create_main_window
 
-from .helpers import keys
+from .helpers import keys, save_shot
 
 MB = QtWidgets.QMessageBox
 
@@ -201,7 +201,7 @@ def test_recovery_timer_writes_periodically(qtbot, monkeypatch, dialogs):
     qtbot.addWidget(w)
     graph_path, _ = w.files.recovery_paths()
     w.edits.add_block("output", QtCore.QPointF(0, 0))
-    qtbot.waitUntil(graph_path.exists, timeout=5000)
+    qtbot.waitUntil(graph_path.exists, timeout=20000)
     assert any(n.id == "output1" for n in load_graph(graph_path).nodes)
     w.files.save_as = lambda: True       # pretend "Save" succeeds; closing clears the file
     w.mark_saved()
@@ -243,13 +243,13 @@ def _crash_leaving_recovery(qtbot, path, drag_ports=None):
     look left behind by a process that died. Returns the recovered graph's edges."""
     from nodeeditor.ui.files import FileController
 
-    from .helpers import drag, port_point
+    from .helpers import deliver_posted_events, drag, port_point
 
     w = create_main_window(path)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
-    qtbot.wait(1)
+    deliver_posted_events()            # the opening frame (a zero-delay timer) moves the ports
     if drag_ports:
         drag(w.view.viewport(), port_point(w, *drag_ports[0], True), port_point(w, *drag_ports[1], False))
     else:
@@ -298,7 +298,7 @@ def test_starting_on_a_file_offers_that_files_recovery(qtbot, dialogs, tmp_path)
     assert w.files.pending_recoveries() == []
     # Ctrl+S writes the recovered work to the file
     w.activateWindow()
-    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=2000)
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=10000)
     w.view.setFocus()
     keys(w.view, "Ctrl+S")
     assert [str(e) for e in load_graph(path).edges] == ["data.output -> g.data"]
@@ -450,7 +450,7 @@ def test_help_lists_the_shortcuts_from_the_menus(window, qtbot):
     assert rows["Ctrl+S"] == "File > Save" and rows["Ctrl+0"] == "View > Frame All"
     assert rows["Ctrl+Q"] == "File > Quit"
     assert rows["F"] == "View > Frame Selection (or All)" and "quick add" in rows["Tab"]
-    dialog.grab().save("/tmp/shortcuts.png")
+    save_shot(dialog, "window/help_shortcuts")
     dialog.close()
 
 

@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 from nodeeditor.graph import Graph, save_graph
 from nodeeditor.ui.app import create_main_window
 
-from .helpers import keys
+from .helpers import deliver_posted_events, keys
 
 READABLE = 0.55     # the documented minimum framing zoom
 MARGIN = 40         # scene units framed around the nodes
@@ -54,13 +54,13 @@ def test_f_on_a_tall_graph_frames_its_top_at_the_readable_zoom(small):
     assert _viewport_point(w, 0, 29 * 200).y() > vp.bottom()
 
 
-def test_opening_a_wide_graph_frames_its_left_end_and_ctrl_0_shows_all_of_it(small):
+def test_opening_a_wide_graph_frames_its_left_end_and_ctrl_0_shows_all_of_it(small, qtbot):
     """Opening frames readably (the left end at the readable zoom); Frame All (Ctrl+0) is the
     overview the menu promises: every node in view, however small."""
     w = small
     w.set_document(row(10), None)             # 10 * 400 = 4000 scene units wide
-    QTest.qWait(1)                            # the opening frame runs on the next event-loop turn
-    assert w.view.zoom == pytest.approx(READABLE)
+    # the opening frame runs on the next event-loop turn (set_document shows 100% until then)
+    qtbot.waitUntil(lambda: w.view.zoom == pytest.approx(READABLE), timeout=10000)
     vp = w.view.viewport().rect()
     assert _viewport_point(w, 0, 0).x() == pytest.approx((MARGIN + 4) * READABLE, abs=2)
     assert _viewport_point(w, 0, 0).y() == pytest.approx((MARGIN + 4) * READABLE, abs=2)
@@ -100,7 +100,7 @@ def test_opening_a_tall_file_shows_its_top_readable(qtbot, dialogs, tmp_path):
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
-    qtbot.waitUntil(lambda: w.view.zoom == pytest.approx(READABLE), timeout=3000)
+    qtbot.waitUntil(lambda: w.view.zoom == pytest.approx(READABLE), timeout=10000)
     top_left = _viewport_point(w, 500, 0)
     assert top_left.x() == pytest.approx((MARGIN + 4) * READABLE, abs=2)
     assert top_left.y() == pytest.approx((MARGIN + 4) * READABLE, abs=2)
@@ -114,14 +114,14 @@ def test_every_bundled_example_fits_a_16_by_9_canvas_readably(window):
     for dock in (w.palette_dock, w.properties_dock, w.viewer_dock, w.explainer_dock):
         dock.hide()
     w.resize(1600, 900 + w.menuBar().height() + w.statusBar().height())
-    QTest.qWait(1)
+    deliver_posted_events()                   # laid out without the docks
     vp = w.view.viewport().rect()
     assert vp.width() == pytest.approx(1600, abs=8) and vp.height() == pytest.approx(900, abs=8)
     actions = [a for a in w.examples_menu.actions() if a.data()]
     assert len(actions) == 16
     for action in actions:
         action.trigger()
-        QTest.qWait(1)                        # the opening frame runs on the next event-loop turn
+        deliver_posted_events()               # the opening frame (a zero-delay timer)
         visible = w.view.mapToScene(vp).boundingRect()
         assert w.view.zoom >= READABLE, action.data()
         for item in w.scene.node_items():

@@ -8,7 +8,7 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.graph import NodeStatus
 
-from .helpers import keys
+from .helpers import deliver_posted_events, keys
 
 
 def _wire(w):
@@ -256,13 +256,15 @@ def test_the_panel_heading_stays_put_between_the_graph_and_a_node(small, qtbot):
     the heading jump ~30 px between the graph's page and a node's)."""
     w = small
     w.scene.clearSelection()
-    qtbot.wait(20)
+    deliver_posted_events()          # the graph's page laid out: nothing to watch, it must stay put
+
     def heading_top() -> int:
         t = w.properties.title
         return t.mapTo(w.properties, t.rect().topLeft()).y()
     graph_top, graph_height = heading_top(), w.properties.title.height()
     w.scene.select_nodes(["g"])
-    qtbot.wait(20)
+    assert w.properties.node_id == "g"
+    deliver_posted_events()          # the node's page laid out
     assert heading_top() == graph_top
     assert graph_height <= w.properties.title.sizeHint().height() + 2
 

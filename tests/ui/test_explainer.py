@@ -6,6 +6,8 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.ui.explainer import ExplainerWidget
 
+from .helpers import deliver_posted_events
+
 SCATTER9_INDICES = np.array([[1, 0, 2], [0, 2, 1]])
 SCATTER9_UPDATES = np.array([[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]])
 
@@ -63,7 +65,7 @@ def test_play_runs_to_the_end_and_stops(qtbot):
     w = _widget(qtbot)
     w.set_operation("g", "Gather", [np.arange(5.0), np.array([4, 0, 2])])
     QTest.mouseClick(w.play_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not w.play_button.isChecked(), timeout=3000)
+    qtbot.waitUntil(lambda: not w.play_button.isChecked(), timeout=10000)
     assert w.step == 2 and w.play_button.text() == "Play"
 
 
@@ -94,9 +96,11 @@ def test_play_and_pause_keep_the_button_width(qtbot):
     """Play <-> Pause must not shift the slider (the walkthrough saw it jump)."""
     w = _widget(qtbot)
     w.set_operation("s", "Scatter", [np.zeros((3, 3)), SCATTER9_INDICES, SCATTER9_UPDATES])
-    qtbot.wait(20)                                   # the layout settles
+    qtbot.waitExposed(w)
+    deliver_posted_events()                          # the layout settles
     before = (w.play_button.width(), w.slider.width())
     w.play_button.setChecked(True)
-    qtbot.wait(10)
-    assert w.play_button.text() == "Pause" and (w.play_button.width(), w.slider.width()) == before
+    assert w.play_button.text() == "Pause"
+    deliver_posted_events()                          # laid out again: the widths must stay as they were
+    assert (w.play_button.width(), w.slider.width()) == before
     w.play_button.setChecked(False)

@@ -4,6 +4,8 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.graph import load_example
 
+from .helpers import deliver_posted_events, save_shot
+
 
 def _click_node(window, node_id):
     """A real left click on the node's title bar."""
@@ -19,7 +21,7 @@ def test_selecting_the_scatter_node_explains_it(window, qtbot):
     window.runner.wait()
     op = next(n for n in window.graph.nodes if n.kind == "op")
     _click_node(window, op.id)
-    qtbot.waitUntil(lambda: window.explainer.count > 0, timeout=3000)
+    qtbot.waitUntil(lambda: window.explainer.count > 0, timeout=10000)
     assert window.explainer_dock.windowTitle() == "Explainer"
     data = window.runner.value(window.graph.edge_into(op.id, "indices").src)
     updates = window.runner.value(window.graph.edge_into(op.id, "updates").src)
@@ -36,7 +38,7 @@ def test_a_source_node_shows_the_hint(window, qtbot):
     window.runner.wait()
     src = next(n for n in window.graph.nodes if n.kind == "literal")
     window.scene.select_nodes([src.id])
-    qtbot.waitUntil(lambda: "Select an operator node" in window.explainer.title.text(), timeout=3000)
+    qtbot.waitUntil(lambda: "Select an operator node" in window.explainer.title.text(), timeout=10000)
     assert window.explainer.count == 0
 
 
@@ -47,10 +49,11 @@ def test_the_explainer_sits_under_the_canvas_not_under_the_side_columns(window, 
     window.show()
     qtbot.waitExposed(window)
     window.explainer_dock.hide()
-    qtbot.wait(50)
-    viewer_height = window.viewer_dock.height()
+    deliver_posted_events()                       # the docks laid out without the Explainer
+    viewer_height, canvas_height = window.viewer_dock.height(), window.view.height()
     window.explainer_dock.show()
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: window.view.height() < canvas_height, timeout=10000)   # it took its room
+    deliver_posted_events()
     explainer = window.explainer_dock.geometry()
     assert window.viewer_dock.height() == viewer_height
     assert explainer.left() >= window.palette_dock.geometry().right()
@@ -67,34 +70,34 @@ def test_the_explainer_is_a_line_when_idle_and_opens_for_an_operator(window, qtb
     window.set_document(load_example("scatter9_examples"), None)
     window.runner.wait()
     window.scene.clearSelection()
-    qtbot.waitUntil(lambda: window.explainer_dock.height() < 140, timeout=3000)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() < 140, timeout=10000)
     idle_canvas = window.view.height()
     op = next(n for n in window.graph.nodes if n.kind == "op")
     _click_node(window, op.id)
-    qtbot.waitUntil(lambda: window.explainer_dock.height() >= 250, timeout=3000)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() >= 250, timeout=10000)
     assert window.view.height() < idle_canvas
     window.resizeDocks([window.explainer_dock], [340], QtCore.Qt.Orientation.Vertical)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() >= 330, timeout=10000)
     window.scene.clearSelection()
-    qtbot.waitUntil(lambda: window.explainer_dock.height() < 140, timeout=3000)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() < 140, timeout=10000)
     _click_node(window, op.id)
-    qtbot.waitUntil(lambda: window.explainer_dock.height() >= 330, timeout=3000)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() >= 330, timeout=10000)
 
 
 def test_on_a_low_window_the_explainer_leaves_the_canvas_more_than_half(window, qtbot):
     """A projector (1280x720 at 1.5x is 853x480 logical): opening for an operator, the
     explainer takes at most 40% of the window's height (or its minimum, when that is more)."""
     window.resize(853, 480)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: window.height() <= 480, timeout=10000)
     window.set_document(load_example("scatter9_examples"), None)
     window.runner.wait()
     op = next(n for n in window.graph.nodes if n.kind == "op")
     _click_node(window, op.id)
-    qtbot.waitUntil(lambda: window.explainer_dock.height() > 140, timeout=3000)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: window.explainer_dock.height() > 140, timeout=10000)
+    deliver_posted_events()                       # its opening height settled
     from nodeeditor.ui.explainer.dock import EXPANDED_HEIGHT
 
     dock = window.explainer_dock
     assert dock.height() <= max(0.4 * window.height(), dock.minimumSizeHint().height()) + 2
     assert dock.height() < EXPANDED_HEIGHT          # 290 would leave the canvas a strip
-    window.grab().save("/tmp/explainfix/low_window_explainer.png")
+    save_shot(window, "explainer/low_window_explainer")

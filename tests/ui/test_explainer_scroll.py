@@ -11,7 +11,8 @@ from nodeeditor.graph import load_example
 from nodeeditor.graph import nodes as N
 from nodeeditor.ui.explainer import ExplainerWidget
 
-SHOTS = Path("/tmp/explainfix")
+from .helpers import save_shot
+
 EXAMPLES = sorted(p.name[: -len(".ifg.json")]
                   for p in (Path(__file__).resolve().parents[2] / "resources" / "examples").glob("*.ifg.json"))
 MAX_MIN_WIDTH = 260
@@ -53,6 +54,17 @@ def _reachable_problems(w: ExplainerWidget) -> list[str]:
     return problems
 
 
+def _problems_once_laid_out(qtbot, w: ExplainerWidget) -> list[str]:
+    """The problems ``_reachable_problems`` finds once the widget has been laid out: waits
+    until there are none (the layout runs from the event loop), and if they stay, returns
+    them."""
+    try:
+        qtbot.waitUntil(lambda: not _reachable_problems(w), timeout=10000)
+    except TimeoutError:
+        pass
+    return _reachable_problems(w)
+
+
 def _widget(qtbot, width=420, height=300):
     w = ExplainerWidget(interval_ms=10)
     qtbot.addWidget(w)
@@ -74,18 +86,17 @@ def test_the_explainer_asks_for_little_width_and_reaches_every_cell_of_every_exa
         for node in [n for n in w.graph.nodes if isinstance(n, N.OperatorNode)]:
             w.scene.clearSelection()
             w.scene.select_nodes([node.id])           # the explainer follows synchronously
-            qtbot.wait(1)
             if w.explainer.count == 0:
                 continue
             seen += 1
             for step in (0, w.explainer.count - 1):
                 w.explainer.set_step(step)
-                qtbot.wait(1)
+                found = _problems_once_laid_out(qtbot, w.explainer)
                 width = w.explainer.minimumSizeHint().width()
                 widths[f"{name}/{node.name}"] = width
                 if width > MAX_MIN_WIDTH:
                     problems.append(f"{name}/{node.name}: minimum width {width} px")
-                problems += [f"{name}/{node.name} step {step + 1}: {p}" for p in _reachable_problems(w.explainer)]
+                problems += [f"{name}/{node.name} step {step + 1}: {p}" for p in found]
     assert seen >= 20, seen
     print("widest minimum width:", max(widths.values()), max(widths, key=widths.get))
     assert not problems, "\n".join(problems)
@@ -100,19 +111,20 @@ def test_the_circular_tensorscatter_at_a_projector_width_scrolls_to_its_last_col
     update = np.full((2, 1, 2, 5), 2, np.float32)
     w.set_operation("circular", "TensorScatter", [past, update, np.array([1, 3])], {"mode": "circular"})
     w.set_step(w.count - 1)
-    qtbot.wait(10)
+    assert not _problems_once_laid_out(qtbot, w)
     assert w.minimumSizeHint().width() <= MAX_MIN_WIDTH
-    assert not _reachable_problems(w)
     output = w.grid("output")
     assert output.highlights == {(0, 4): "target"} or output.highlights
     bar = w.scroll.horizontalScrollBar()
     assert bar.maximum() > 0                          # too wide for 450 px: it scrolls
     w.scroll.ensureWidgetVisible(output)
-    qtbot.wait(10)
-    corner = output.mapTo(w.scroll.viewport(), output.cell_rect((3, 4)).bottomRight().toPoint())
-    assert w.scroll.viewport().rect().contains(corner)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / "scroll_tensorscatter_circular_last.png"))
+
+    def last_cell_in_view():
+        corner = output.mapTo(w.scroll.viewport(), output.cell_rect((3, 4)).bottomRight().toPoint())
+        assert w.scroll.viewport().rect().contains(corner), corner
+
+    qtbot.waitUntil(last_cell_in_view, timeout=10000)
+    save_shot(w, "explainer/scroll_tensorscatter_circular_last")
 
 
 def test_grid_titles_show_the_whole_slice_on_two_lines(qtbot):
@@ -123,17 +135,15 @@ def test_grid_titles_show_the_whole_slice_on_two_lines(qtbot):
     w.set_operation("circular", "TensorScatter", [past, np.ones((2, 1, 2, 5), np.float32), np.array([1, 3])],
                     {"mode": "circular"})
     w.set_step(12)                                     # batch 1: update[1, 0, :, :]
-    qtbot.wait(10)
+    assert not _problems_once_laid_out(qtbot, w)
     assert w.grid("past_cache").title == "past_cache[1, 0, :, :]"
     assert w.grid("update").title == "update[1, 0, :, :]"
     output = w.grid("output")
     assert output.title == "output[1, 0, :, :] after step 13"
-    assert not _reachable_problems(w)
     for name in ("past_cache", "update"):
         grid = w.grid(name)
         assert grid.shown_title == grid.title and "…" not in grid.shown_title
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / "titles_whole.png"))
+    save_shot(w, "explainer/titles_whole")
 
 
 def test_cells_show_the_viewers_short_values_with_the_exact_value_as_tooltip(qtbot):
@@ -143,23 +153,21 @@ def test_cells_show_the_viewers_short_values_with_the_exact_value_as_tooltip(qtb
     data = np.array([[0.12573022, -0.13210486, 0.64042264, 0.10490011],
                      [-0.53566937, 0.36159506, 1.30400005, 0.94708096]], np.float32)
     w.set_operation("g", "Gather", [data, np.array([1, 0])])
-    qtbot.wait(10)
+    assert not _problems_once_laid_out(qtbot, w)
     grid = w.grid("data")
     texts = grid.cell_texts()
     assert texts[(0, 0)] == "0.126" and texts[(0, 1)] == "-0.132" and texts[(1, 2)] == "1.3"
     assert grid.cell_tooltip((0, 0)) == "0.12573022"
-    assert not _reachable_problems(w)
     # a real hover: the tooltip event over cell (0, 1) shows its exact value
     center = grid.cell_rect((0, 1)).center().toPoint()
     event = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, center, grid.mapToGlobal(center))
     QtWidgets.QApplication.sendEvent(grid, event)
-    qtbot.waitUntil(lambda: QtWidgets.QToolTip.isVisible(), timeout=2000)
+    qtbot.waitUntil(lambda: QtWidgets.QToolTip.isVisible(), timeout=10000)
     assert QtWidgets.QToolTip.text() == "-0.13210486"
     QtWidgets.QToolTip.hideText()
     ints = w.grid("indices").cell_texts()
     assert ints == {(0,): "1", (1,): "0"}
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / "cells_short_values.png"))
+    save_shot(w, "explainer/cells_short_values")
 
 
 @pytest.mark.parametrize("reduction", ["add", "mul", "max", "min"])
@@ -171,9 +179,7 @@ def test_scatterelements_reduction_examples_show_their_last_cell(qtbot, reductio
     w.set_operation(reduction, "ScatterElements", [data, np.array([[1, 1]]), np.array([[1.1, 2.1]], np.float32)],
                     {"axis": 1, "reduction": reduction})
     w.set_step(1)
-    qtbot.wait(10)
+    assert not _problems_once_laid_out(qtbot, w)
     assert w.minimumSizeHint().width() <= MAX_MIN_WIDTH
-    assert not _reachable_problems(w)
     if reduction == "add":
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        w.grab().save(str(SHOTS / "scatterelements_add_step2.png"))
+        save_shot(w, "explainer/scatterelements_add_step2")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
+from .helpers import save_shot
+
 
 def _explainer(w):
     from nodeeditor.ui.explainer.widget import ExplainerWidget
@@ -20,7 +22,7 @@ def test_all_steps_lists_the_index_map_and_follows_the_stepper(window, qtbot):
     w.runner.wait()
     w.find_node.go_to(next(n.id for n in w.graph.nodes if n.name == "with axis"))
     ex = _explainer(w)
-    qtbot.waitUntil(lambda: ex.count == 2)
+    qtbot.waitUntil(lambda: ex.count == 2, timeout=10000)
     bar = ex.tabs.tabBar()
     QTest.mouseClick(bar, QtCore.Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
     assert ex.tabs.currentWidget() is ex.steps
@@ -30,14 +32,15 @@ def test_all_steps_lists_the_index_map_and_follows_the_stepper(window, qtbot):
     assert model.row_texts(1)[:5] == ("2", "updates[0, 1]", "indices[0, 1] = 3", "output[0, 3]", "2.1")
     assert "replaces 4" in model.row_texts(1)[5]
     # choosing a row (a real click on its cell) moves the stepper there
-    qtbot.waitUntil(lambda: ex.steps.isVisible())
+    qtbot.waitUntil(lambda: ex.steps.isVisible() and ex.steps.viewport().rect().contains(
+        ex.steps.visualRect(model.index(1, 1)).center()), timeout=10000)
     rect = ex.steps.visualRect(model.index(1, 1))
     QTest.mouseClick(ex.steps.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
     assert ex.step == 1 and ex.counter.text() == "2 / 2"
     # and the stepper moves the table's current row
     ex.prev_button.click()
     assert ex.step == 0 and ex.steps.currentIndex().row() == 0 and model.current == 0
-    ex.grab().save("/tmp/explainfix/all_steps.png")
+    save_shot(ex, "explainer/all_steps")
 
 
 def test_a_large_explanation_opens_without_building_every_row(qapp):

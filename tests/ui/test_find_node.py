@@ -7,6 +7,8 @@ from PySide6.QtTest import QTest
 
 from nodeeditor.ui.find_node import find_nodes
 
+from .helpers import save_shot
+
 Key = QtCore.Qt.Key
 
 
@@ -31,7 +33,7 @@ def test_ctrl_f_finds_a_node_by_name_selects_it_and_shows_it_readable(window, qt
     assert w.view.zoom == 1.0
     item_rect = w.view.mapFromScene(w.scene.node_item(nid).sceneBoundingRect()).boundingRect()
     assert w.view.viewport().rect().contains(item_rect)
-    w.grab().save("/tmp/panelfix/find_node.png")
+    save_shot(w, "window/find_node")
 
 
 def test_esc_closes_the_find_box_and_changes_nothing(window, qtbot):

@@ -25,12 +25,10 @@ def _slow(started: threading.Event, finished: list, seconds: float, cancelled=No
 def test_shutdown_all_stops_a_cancellable_job_and_waits_for_it(qapp):
     call = BackgroundCall()
     started, finished = threading.Event(), []
-    call.submit(_slow, started, finished, 30.0, cancellable=True)
-    assert started.wait(5)
-    t0 = time.monotonic()
+    call.submit(_slow, started, finished, 60.0, cancellable=True)
+    assert started.wait(30)
     assert lifecycle.shutdown_all() >= 1
-    assert finished == ["cancelled"]          # it returned before shutdown_all did
-    assert time.monotonic() - t0 < 10         # and did not run its 30 s
+    assert finished == ["cancelled"]          # it returned before shutdown_all did, not after its 60 s
     assert not call.busy
 
 
@@ -38,7 +36,7 @@ def test_shutdown_all_lets_a_job_that_cannot_stop_finish(qapp):
     call = BackgroundCall()
     started, finished = threading.Event(), []
     call.submit(_slow, started, finished, 0.3)   # like a file being written: not cancellable
-    assert started.wait(5)
+    assert started.wait(30)
     lifecycle.shutdown_all()
     assert finished == ["ran to the end"]
 
@@ -94,7 +92,7 @@ def test_collecting_a_call_while_its_job_runs_python_does_not_freeze():
             viewer = QtCore.QObject()
             call = BackgroundCall(viewer)
             call.submit(busy_python, started)
-            started.wait(5)
+            started.wait(30)
             started.clear()
             shiboken6.delete(viewer)   # the window closes: Qt deletes the call with it
             del call, viewer

@@ -27,13 +27,13 @@ def test_previews_push_overlapping_nodes_down_without_dirtying_the_document(wind
     assert not _overlaps(window)
     undo_text = window.undo_action.text()
     window.previews_action.trigger()               # View > Inline Previews, as a click does
-    qtbot.wait(10)
+    qtbot.waitUntil(lambda: "moved down" in window.statusBar().currentMessage(), timeout=10000)
     assert window.previews_action.isChecked()
     assert not _overlaps(window)
     moved = {n.id for n in window.graph.nodes if n.position != before[n.id]}
-    assert moved and "moved down" in window.statusBar().currentMessage()
+    assert moved
     assert window.undo_action.text() == undo_text and not window.isWindowModified()
     window.set_document(load_example("tensorscatter_examples"), None)   # opened with previews on
-    qtbot.wait(10)
-    assert not _overlaps(window) and not window.isWindowModified()
+    qtbot.waitUntil(lambda: not _overlaps(window), timeout=10000)
+    assert not window.isWindowModified()
     window.previews_action.trigger()               # off again

@@ -12,6 +12,8 @@ from nodeeditor.ui.viewer import colors, thumbnail
 from nodeeditor.ui.viewer.panels import HeatPanel, LinePanel, TextPanel
 from nodeeditor.ui.viewer.slicing import MAX_DISPLAY
 
+from .helpers import deliver_posted_events
+
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
 
 
@@ -32,7 +34,7 @@ def table_texts(model):
 
 def hover_at(viewer, qtbot, panel, x, y):
     scene_pos = panel.plot.vb.mapViewToScene(QtCore.QPointF(x, y))
-    with qtbot.waitSignal(viewer.hoverChanged, timeout=2000) as blocker:
+    with qtbot.waitSignal(viewer.hoverChanged, timeout=10000) as blocker:
         viewer.picture.scene().sigMouseMoved.emit(scene_pos)
     return blocker.args[0]
 
@@ -150,7 +152,7 @@ def test_nd_axis_combo_swaps_when_picking_the_other_axis(viewer, qtbot):
     a = np.zeros((2, 3, 4))
     show(viewer, qtbot, "nd", a)
     viewer.controls.row_combo.setCurrentIndex(2)  # row axis := 2 (was the column axis)
-    qtbot.waitUntil(lambda: set(viewer.controls.sliders) == {0})
+    qtbot.waitUntil(lambda: set(viewer.controls.sliders) == {0}, timeout=10000)
     assert viewer.controls.axes == (2, 1)
     assert panels(viewer, HeatPanel)[0].image_item.image.shape == (4, 3)
 
@@ -229,7 +231,7 @@ def test_compare_scatter_output_against_its_data(viewer, qtbot):
     expected = expected.reshape(data.shape)
 
     show(viewer, qtbot, "data", data)
-    with qtbot.waitSignal(viewer.pinChanged):
+    with qtbot.waitSignal(viewer.pinChanged, timeout=10000):
         viewer.pin()
     show(viewer, qtbot, "scatter output", out)
     pinned, current, diff = panels(viewer, HeatPanel)
@@ -242,7 +244,7 @@ def test_compare_scatter_output_against_its_data(viewer, qtbot):
     np.testing.assert_array_equal(marked, expected)
     assert "pinned: data" in viewer.pinned_label.text()
 
-    with qtbot.waitSignal(viewer.pinChanged):
+    with qtbot.waitSignal(viewer.pinChanged, timeout=10000):
         viewer.unpin()
     assert len(panels(viewer, HeatPanel)) == 1
     assert not model.changed(0, 3)
@@ -368,8 +370,8 @@ def test_stale_statistics_are_dropped(viewer, qtbot):
     viewer.statsReady.connect(seen.append)
     viewer.set_tensor("big", big)
     viewer.set_tensor("small", small)
-    viewer.wait_for_stats()
-    qtbot.wait(50)
+    assert viewer.wait_for_stats()
+    deliver_posted_events()   # a result the stale job had sent would be posted by now: delivered here
     assert [s.count for s in seen] == [2]
     assert viewer.stats.count == 2
 
@@ -405,10 +407,20 @@ def test_1e8_difference_is_computed_off_the_ui_thread(viewer, qtbot):
     out[[0, 4321, 9999], [9999, 1234, 0]] = [1.0, 2.0, np.nan]
     show(viewer, qtbot, "data", data)
     viewer.pin()
+    # The peak-preserving pictures of both tensors come from another background job, which
+    # may finish before or after the difference and then rebuilds every panel: the panels
+    # to compare with are those on screen just before the difference arrives.
+    others = []
+
+    def remember_panels():
+        others[:] = [p.spec for p in viewer.picture.panels[:-1]]
+
+    viewer.pictureRefined.connect(remember_panels)
     with qtbot.waitSignal(viewer.differenceReady, timeout=30000) as blocker:
         viewer.set_tensor("out", out)
         assert viewer.picture.panels[-1].spec.title == "difference: computing…"
-        others = [p.spec for p in viewer.picture.panels[:-1]]
+        remember_panels()
+    viewer.pictureRefined.disconnect(remember_panels)
     assert blocker.args == [3]
     # only the waiting panel took the result: the pictures of both tensors were not rebuilt
     assert [p.spec for p in viewer.picture.panels[:-1]] == others
@@ -470,10 +482,10 @@ def test_heat_map_axes_label_only_indices_that_exist(viewer, qtbot):
     """A 1 x 5 tensor in an aspect-locked picture leaves room above and below; the row axis
     labels just row 0 (not -2..2), the column axis 0..4."""
     viewer.set_tensor("t", np.arange(5.0).reshape(1, 5))
-    qtbot.wait(20)
     (panel,) = [p for p in viewer.picture.panels if isinstance(p, HeatPanel)]
     left, bottom = panel.plot.getAxis("left"), panel.plot.getAxis("bottom")
-    assert abs(left.range[1] - left.range[0]) > 2                  # there is room around row 0
+    # there is room around row 0 (once the picture is laid out and its aspect locked)
+    qtbot.waitUntil(lambda: abs(left.range[1] - left.range[0]) > 2, timeout=10000)
     ticks = lambda axis: sorted({int(v) for _, values in axis.tickValues(*axis.range, 300) for v in values})  # noqa: E731
     assert ticks(left) == [0]
     assert ticks(bottom) == [0, 1, 2, 3, 4]

@@ -1,13 +1,13 @@
 """The viewer at the editor's dock size: no text widens it, compare panels stay readable,
-short vectors write their values. Pictures go to /tmp/viewerfix/ for people to look at."""
-from pathlib import Path
-
+short vectors write their values. Pictures are kept for people to look at when
+INDEXFLOW_SHOTS names a folder (``helpers.save_shot``)."""
 import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 
-SHOTS = Path("/tmp/viewerfix")
+from .helpers import deliver_posted_events, save_shot, wait_for_viewer
+
 LONG_WARNING = ("warning: 2 target cell(s) are written more than once with reduction 'none' and the "
                 "specification leaves the order of the writes open; IndexFlow keeps the last update "
                 "in row-major order, onnxruntime may keep another one, so do not rely on it at all.")
@@ -15,8 +15,7 @@ assert len(LONG_WARNING) >= 300 - 60
 
 
 def _shot(widget, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    widget.grab().save(str(SHOTS / f"{name}.png"))
+    save_shot(widget, f"viewer/{name}")
 
 
 # ---------------------------------------------------------------------------- 1: long texts
@@ -27,16 +26,14 @@ def _shot(widget, name):
 def test_a_long_message_or_name_does_not_raise_the_minimum_width(make_viewer, qtbot, text):
     viewer = make_viewer(420, 470)
     viewer.set_tensor("scatterelements1.output", np.arange(6, dtype=np.float32).reshape(2, 3), "output")
-    viewer.wait_for_background()
-    qtbot.wait(20)
+    wait_for_viewer(qtbot, viewer)
     base = viewer.minimumSizeHint().width()
     assert base <= 420
     assert len(text) >= 300
     viewer.set_tensor("scatterelements1.output", np.arange(6, dtype=np.float32).reshape(2, 3), text)
     viewer.pin()
     viewer.set_tensor("n" * 120 + ".output", np.arange(6, dtype=np.float32), text)  # long name too
-    viewer.wait_for_background()
-    qtbot.wait(20)
+    wait_for_viewer(qtbot, viewer)
     _shot(viewer, f"long_message_{'words' if ' ' in text else 'one_word'}")
     assert viewer.minimumSizeHint().width() <= base
     assert viewer.width() == 420
@@ -69,7 +66,7 @@ def test_the_editor_dock_keeps_its_width_for_a_scatter_warning(window, qtbot):
     g.connect("se", "output", "out", "value")
     window.set_document(g, None)
     window.runner.wait()
-    qtbot.wait(50)
+    deliver_posted_events()                  # the docks laid out for this graph
     before = window.viewer_dock.width()
     item = window.scene.node_item("se")
     window.view.centerOn(item)
@@ -77,8 +74,8 @@ def test_the_editor_dock_keeps_its_width_for_a_scatter_warning(window, qtbot):
     QTest.mouseClick(window.view.viewport(), QtCore.Qt.MouseButton.LeftButton,
                      QtCore.Qt.KeyboardModifier.NoModifier, point)
     window.runner.wait()
-    qtbot.waitUntil(lambda: "warning" in window.viewer.info_label.text(), timeout=5000)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: "warning" in window.viewer.info_label.text(), timeout=10000)
+    wait_for_viewer(qtbot, window.viewer)
     _shot(window, "editor_scatter_warning")
     assert window.viewer_dock.width() == before
     assert window.viewer.minimumSizeHint().width() <= before
@@ -120,14 +117,17 @@ def _assert_readable(viewer, qtbot, name):
     scroll = viewer.picture_scroll
     bar = scroll.verticalScrollBar()
     bar.setValue(bar.maximum())
-    qtbot.wait(20)
-    last = plots[-1].vb.sceneBoundingRect()
-    top_left = viewer.picture.mapFromScene(last.topLeft())
-    bottom_right = viewer.picture.mapFromScene(last.bottomRight())
-    shown = scroll.viewport().rect()
-    offset = viewer.picture.mapTo(scroll.viewport(), QtCore.QPoint(0, 0))
-    on_screen = QtCore.QRect(top_left + offset, bottom_right + offset).intersected(shown)
-    assert on_screen.height() >= min(60, shown.height() - 40) and on_screen.width() >= 60, (name, on_screen)
+
+    def last_plot_on_screen():
+        last = plots[-1].vb.sceneBoundingRect()
+        top_left = viewer.picture.mapFromScene(last.topLeft())
+        bottom_right = viewer.picture.mapFromScene(last.bottomRight())
+        shown = scroll.viewport().rect()
+        offset = viewer.picture.mapTo(scroll.viewport(), QtCore.QPoint(0, 0))
+        on_screen = QtCore.QRect(top_left + offset, bottom_right + offset).intersected(shown)
+        assert on_screen.height() >= min(60, shown.height() - 40) and on_screen.width() >= 60, (name, on_screen)
+
+    qtbot.waitUntil(last_plot_on_screen, timeout=10000)
     _shot(viewer, f"{name}_bottom")
     bar.setValue(0)
 
@@ -140,8 +140,7 @@ def _kv_compare(viewer, qtbot):
     viewer.set_tensor("TensorScatter.present_cache", cache)
     viewer.pin()
     viewer.set_tensor("ScatterND.output", cache.copy(), "output")
-    viewer.wait_for_background()
-    qtbot.wait(50)
+    wait_for_viewer(qtbot, viewer)
 
 
 @pytest.mark.parametrize("size", [(420, 482), (420, 360)], ids=["dock", "small"])
@@ -172,15 +171,14 @@ def test_compare_in_the_editor_kv_cache_example(qtbot, dialogs):
             QTest.mouseClick(w.view.viewport(), QtCore.Qt.MouseButton.LeftButton,
                              QtCore.Qt.KeyboardModifier.NoModifier, point)
             w.runner.wait()
-            qtbot.wait(50)
+            wait_for_viewer(qtbot, w.viewer)
 
         click_node("tensor_scatter")
         assert w.viewer.name_label.text().startswith("TensorScatter")
         QTest.mouseClick(w.viewer.pin_button, QtCore.Qt.MouseButton.LeftButton)
         click_node("scatter_nd")
         assert w.viewer.name_label.text().startswith("ScatterND")
-        w.viewer.wait_for_background()
-        qtbot.wait(50)
+        wait_for_viewer(qtbot, w.viewer)
         _shot(w.viewer, "editor_compare_dock")
         # the viewer sits in a vertically scrolling area in its dock (projector fix): the
         # dock's 420 px, less the scroll bar when the compare rows are taller than the dock
@@ -214,7 +212,7 @@ def test_heat_map_tick_labels_never_overlap(qtbot, shape, height):
         area.ci.addItem(item, row=0, col=col)
     area.show()
     qtbot.waitExposed(area)
-    qtbot.wait(20)
+    deliver_posted_events()          # laid out; the check is that no labels overlap (nothing to wait for)
     for side in ("left", "bottom"):
         rects = _tick_label_rects(panel.plot.getAxis(side))
         assert rects, side
@@ -251,8 +249,7 @@ def test_short_vectors_write_their_values_and_show_zeros(make_viewer, qtbot, siz
     viewer = make_viewer(*size)
     v = np.array([0, 1, 0, 3, 2], np.int64)   # the walkthrough's Gather output, with zeros
     viewer.set_tensor("gather1.output", v)
-    viewer.wait_for_background()
-    qtbot.wait(30)
+    wait_for_viewer(qtbot, viewer)
     _shot(viewer, f"bars_ints_{size[0]}")
     (panel,) = [p for p in viewer.picture.panels if isinstance(p, LinePanel)]
     bar_rgb = tuple(int(c) for c in colors.lookup_table(colors.colormap())[100][:3])
@@ -278,8 +275,7 @@ def test_thirty_two_floats_with_negatives_are_labelled_and_longer_vectors_are_no
     v = np.round(np.sin(np.arange(32) / 3) * 7, 2).astype(np.float32)
     v[5] = 0
     viewer.set_tensor("sin", v)
-    viewer.wait_for_background()
-    qtbot.wait(30)
+    wait_for_viewer(qtbot, viewer)
     _shot(viewer, "bars_32_floats_420")
     (panel,) = [p for p in viewer.picture.panels if isinstance(p, LinePanel)]
     assert len(panel.value_texts.texts) == 32 and panel.value_texts.texts[5] == "0"
@@ -314,8 +310,7 @@ def test_a_long_title_is_cut_and_the_colour_bar_stays_in_the_picture(make_viewer
     viewer = make_viewer(420, 500)
     values = np.random.default_rng(3).standard_normal((2000, 2000)).astype(np.float32)
     viewer.set_tensor("sum into rows.output", values, "output")
-    viewer.wait_for_background()
-    qtbot.wait(50)
+    wait_for_viewer(qtbot, viewer)
     (panel,) = [p for p in viewer.picture.panels if isinstance(p, HeatPanel)]
     doc = QtGui.QTextDocument()
     doc.setHtml(panel.spec.title)
@@ -329,7 +324,7 @@ def test_a_long_title_is_cut_and_the_colour_bar_stays_in_the_picture(make_viewer
     assert _right_edge_in_view(viewer, panel.colorbar) <= width + 1   # the whole bar is drawn
     assert _right_edge_in_view(viewer, panel.plot.titleLabel.item) <= width + 1
     viewer.resize(900, 500)
-    qtbot.waitUntil(lambda: panel.plot.titleLabel.item.toPlainText() == full, timeout=3000)
+    qtbot.waitUntil(lambda: panel.plot.titleLabel.item.toPlainText() == full, timeout=10000)
     _shot(viewer, "long_title_wide")
     assert panel.plot.titleLabel.toolTip() == ""
     assert _right_edge_in_view(viewer, panel.colorbar) <= viewer.picture.width() + 1

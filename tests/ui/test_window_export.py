@@ -13,9 +13,7 @@ from nodeeditor.graph import NodeStatus
 from nodeeditor.ui import commands as C
 from nodeeditor.ui import settings as S
 
-from .helpers import LEFT, NOMOD, keys
-
-SHOTS = Path("/tmp/panelfix")
+from .helpers import LEFT, NOMOD, keys, save_shot
 
 
 def _click(button: QtWidgets.QAbstractButton) -> None:
@@ -49,8 +47,7 @@ def test_export_proposes_the_graphs_name_in_the_home_folder(window, qtbot, monke
     window.push(C.SettingCommand(window.graph, "name", "ScatterElements: worked/examples"))
     dialog = _export_dialog(window)
     assert dialog.path_edit.text() == str(tmp_path / "work" / "ScatterElements worked examples.onnx")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    dialog.grab().save(str(SHOTS / "05a_export_default_path.png"))
+    save_shot(dialog, "window/export_default_path")
     dialog.close()
 
 
@@ -78,22 +75,21 @@ def test_after_exporting_at_a_higher_opset_the_graph_can_be_raised_to_it(window,
     assert w.graph.opset == 16
     assert "still at opset 16" in dialog.result.text()
     assert dialog.raise_button.text() == "Set graph to opset 18"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / "05b_window_before_raising.png"))
-    dialog.grab().save(str(SHOTS / "05b_export_ok_offers_opset.png"))
+    save_shot(w, "window/window_before_raising")
+    save_shot(dialog, "window/export_ok_offers_opset")
     _click(dialog.raise_button)
     assert w.graph.opset == 18
     assert "raised from 16 to 18" in dialog.result.text()
     assert "raised from 16 to 18" in w.statusBar().currentMessage()
     assert not dialog.raise_button.isVisible()
-    dialog.grab().save(str(SHOTS / "05c_export_dialog_after_raising.png"))
+    save_shot(dialog, "window/export_dialog_after_raising")
     w.runner.wait()
-    qtbot.waitUntil(lambda: w.scene.node_state("sum")[0] == NodeStatus.OK, timeout=3000)
-    w.grab().save(str(SHOTS / "05c_graph_raised_to_18.png"))
+    qtbot.waitUntil(lambda: w.scene.node_state("sum")[0] == NodeStatus.OK, timeout=10000)
+    save_shot(w, "window/graph_raised_to_18")
     dialog.close()
     # one undo step takes the graph back to 16
     w.activateWindow()
-    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=3000)
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=10000)
     w.view.setFocus()
     keys(w.view, "Ctrl+Z")
     assert w.graph.opset == 16 and w.undo_action.text() == "Undo Change Opset"

@@ -2,13 +2,9 @@
 says so in the status bar."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtTest import QTest
 
-from .helpers import LEFT, NOMOD, keys
-
-SHOTS = Path("/tmp/panelfix")
+from .helpers import LEFT, NOMOD, deliver_posted_events, keys, save_shot
 
 
 def _example_action(window, name: str):
@@ -20,19 +16,17 @@ def test_opening_an_example_says_so_in_the_status_bar(window, qtbot, dialogs):
     action.trigger()
     assert window.statusBar().currentMessage() == f"Opened example: {action.text()}"
     assert action.text() == "Segment sum and histogram"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    window.grab().save(str(SHOTS / "08_opened_example_status.png"))
+    save_shot(window, "window/opened_example_status")
 
 
 def test_new_starts_at_100_percent_after_a_zoomed_out_example(window, qtbot, dialogs):
     w = window
     _example_action(w, "scatterelements_examples").trigger()
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: w.view.zoom < 0.8, timeout=10000)   # the example opens zoomed out (0.55)
     w.runner.wait()
-    assert w.view.zoom < 0.8                           # the example opens zoomed out (0.55)
     w.view.setFocus()
     keys(w.view, "Ctrl+N")
-    qtbot.wait(20)
+    deliver_posted_events()                            # the opening frame (a zero-delay timer)
     assert not w.graph.node_ids
     assert w.view.zoom == 1.0
     # a block added now has its normal size on screen
@@ -41,10 +35,9 @@ def test_new_starts_at_100_percent_after_a_zoomed_out_example(window, qtbot, dia
     point = tree.visualItemRect(item).center()
     QTest.mouseClick(tree.viewport(), LEFT, NOMOD, point)
     QTest.mouseDClick(tree.viewport(), LEFT, NOMOD, point)
-    qtbot.waitUntil(lambda: len(w.graph.node_ids) == 1, timeout=3000)
+    qtbot.waitUntil(lambda: len(w.graph.node_ids) == 1, timeout=10000)
     (node_id,) = w.graph.node_ids
     on_screen = w.view.mapFromScene(w.scene.node_item(node_id).sceneBoundingRect()).boundingRect()
     assert abs(on_screen.width() - w.scene.node_item(node_id).sceneBoundingRect().width()) <= 2
     assert w.view.viewport().rect().contains(on_screen)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / "04_new_then_add_gather.png"))
+    save_shot(w, "window/new_then_add_gather")

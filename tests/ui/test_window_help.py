@@ -3,12 +3,11 @@ shot 49: Tab twice, Ctrl+Y and Backspace missing)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-SHOTS = Path("/tmp/panelfix")
+from .helpers import save_shot
 
 
 def _open_with_f1(window):
@@ -41,7 +40,6 @@ def test_shortcuts_list_each_key_once_with_every_key_of_an_action(window, qtbot)
     assert "Ctrl+Tab" in every_key and "Ctrl+Shift+Tab" in every_key
     # the table is as wide as the dialog: nothing hides behind a horizontal scroll bar
     dialog.resize(700, 720)
-    qtbot.wait(20)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    dialog.grab().save(str(SHOTS / "06_shortcuts.png"))
+    qtbot.waitUntil(lambda: dialog.table.width() > 600, timeout=10000)   # laid out at the new size
+    save_shot(dialog, "window/shortcuts")
     dialog.close()

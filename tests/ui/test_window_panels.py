@@ -3,17 +3,13 @@ at the dock's default width (walkthrough shots 47, 48), and the Explainer's grid
 or elide instead of being cut off (1280x720)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from nodeeditor.graph import default_example, load_example
 
-from .helpers import LEFT, NOMOD
-
-SHOTS = Path("/tmp/panelfix")
+from .helpers import LEFT, NOMOD, deliver_posted_events, save_shot
 
 
 def _click_node(window, node_id: str) -> None:
@@ -24,8 +20,10 @@ def _click_node(window, node_id: str) -> None:
 
 
 def _settle(window, qtbot) -> None:
-    window.runner.wait()
-    qtbot.wait(30)
+    """The run finished and its results shown; then the layout settled (the checks are that
+    nothing sticks out, so there is no state to wait for)."""
+    assert window.runner.wait(30)
+    deliver_posted_events()
 
 
 def _fits(window) -> str:
@@ -48,7 +46,7 @@ def test_properties_never_scroll_sideways_at_the_default_dock_width(window, qtbo
     w = window
     if size is not None:
         w.resize(*size)
-    qtbot.wait(30)
+    deliver_posted_events()                                 # the docks laid out at this size
     dock_width = w.properties_dock.width()
     problems = []
     for graph in (default_example(), load_example("kv_cache_write")):
@@ -63,9 +61,8 @@ def test_properties_never_scroll_sideways_at_the_default_dock_width(window, qtbo
             if problem:
                 problems.append(f"{graph.name} / {w.graph.node(node_id).name}: {problem}")
             if node_id == "tensor_scatter":
-                SHOTS.mkdir(parents=True, exist_ok=True)
                 tag = "default" if size is None else f"{size[0]}x{size[1]}"
-                w.grab().save(str(SHOTS / f"03_properties_tensorscatter_{tag}.png"))
+                save_shot(w, f"window/properties_tensorscatter_{tag}")
         assert w.properties_dock.width() == dock_width      # the dock was not widened to fit
     assert not problems, "\n".join(problems)
 
@@ -77,12 +74,12 @@ def test_explainer_grid_titles_wrap_at_1280x720(window, qtbot):
     _settle(w, qtbot)
     w.view.resetTransform()
     _click_node(w, "tensor_scatter")
-    qtbot.waitUntil(lambda: w.explainer.count > 0, timeout=3000)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: w.explainer.count > 0, timeout=10000)
+    deliver_posted_events()                                 # the dock opened and laid out
     QTest.mouseClick(w.explainer.next_button, LEFT, NOMOD, w.explainer.next_button.rect().center())
-    qtbot.wait(50)
     output = w.explainer.grid("output")
-    assert output.title == "output[0, 0, :, :] after step 2"
+    qtbot.waitUntil(lambda: output.title == "output[0, 0, :, :] after step 2", timeout=10000)
+    deliver_posted_events()                                 # the grids laid out for the new titles
     w.explainer.grab()        # paints the grids (the drawn lines are recorded)
     metrics = QtGui.QFontMetrics(output._title_font())
     lines = output.shown_title.split("\n")
@@ -95,5 +92,4 @@ def test_explainer_grid_titles_wrap_at_1280x720(window, qtbot):
     assert output.height() >= output.cell_rect((4, 2)).bottom()
     # the grid lies whole inside the scroll area's widget (scrolling reaches all of it)
     assert w.explainer.scroll.widget().rect().contains(output.geometry())
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / "03_explainer_1280x720.png"))
+    save_shot(w, "window/explainer_1280x720")

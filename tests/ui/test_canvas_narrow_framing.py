@@ -5,23 +5,18 @@ palette closed shows every node instead of stopping at 0.15 and offering Ctrl+0 
 (shots 03, 04). Keys are real key presses on the view."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
-from PySide6.QtTest import QTest
 
 from nodeeditor.graph import Graph
 from nodeeditor.ui.canvas import view as V
 
-from .helpers import keys
+from .helpers import deliver_posted_events, keys, save_shot
 from .helpers import nodes_out_of_view as _cut
 from .helpers import open_example as _open_example
 
-SHOTS = Path("/tmp/projfix")
 PROJECTOR = (818, 441)   # the first-start window on 1280x720 at QT_SCALE_FACTOR=1.5 (logical px)
-
 
 
 def _text_fits(label: QtWidgets.QLabel) -> bool:
@@ -33,25 +28,25 @@ def _text_fits(label: QtWidgets.QLabel) -> bool:
 
 
 def _shot(w, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / f"{name}.png"))
+    save_shot(w, f"canvas/{name}")
 
 
 def test_the_overflow_hint_wraps_inside_a_narrow_canvas(window, qtbot):
     w = window
     w.resize(*PROJECTOR)
     w.resizeDocks([w.palette_dock, w.properties_dock], [220, 420], QtCore.Qt.Orientation.Horizontal)
-    qtbot.wait(20)
+    deliver_posted_events()                      # the docks laid out at this size
     _open_example(w, "scatterelements_examples")
     hint = w.view.overflow_hint
-    _shot(w, "02_hint_narrow_canvas")
+    _shot(w, "hint_narrow_canvas")
     assert hint.isVisible()
     assert w.view.viewport().width() < 400, "the canvas is not narrow: the test proves nothing"
     assert w.view.viewport().rect().contains(hint.geometry())
     assert _text_fits(hint), (hint.text(), hint.size())
     # a wider canvas: the hint grows back to one line
+    narrow = w.view.viewport().width()
     w.palette_dock.hide()
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: w.view.viewport().width() > narrow, timeout=10000)
     keys(w.view, "F")
     assert hint.isVisible() and w.view.viewport().rect().contains(hint.geometry()) and _text_fits(hint)
 
@@ -60,11 +55,11 @@ def test_frame_all_on_the_projector_shows_every_node_and_never_offers_itself(win
     w = window
     w.resize(*PROJECTOR)
     w.palette_dock.hide()
-    qtbot.wait(20)
+    deliver_posted_events()                      # the docks laid out without the palette
     _open_example(w, "scatterelements_examples")
     w.view.setFocus()
     keys(w.view, "Ctrl+0")                       # View > Frame All
-    _shot(w, "03_frame_all_projector")
+    _shot(w, "frame_all_projector")
     hint = w.view.overflow_hint
     assert not (hint.isVisible() and "Ctrl+0" in hint.text()), hint.text()
     assert _cut(w) == 0, f"{_cut(w)} nodes out of view at zoom {w.view.zoom:.3f}"
@@ -83,15 +78,15 @@ def test_frame_all_on_the_projector_shows_every_node_and_never_offers_itself(win
 def test_frame_all_on_a_graph_too_big_even_for_the_smallest_zoom_says_so(window, qtbot):
     w = window
     w.resize(*PROJECTOR)
-    qtbot.wait(20)
+    deliver_posted_events()                      # the docks laid out at this size
     g = Graph(name="very wide")
     for i in range(80):
         g.add_literal(np.array([i], np.int64), name=f"n{i}", node_id=f"n{i}", position=(i * 400.0, 0))
     w.set_document(g, None)
-    QTest.qWait(1)
+    deliver_posted_events()                      # the opening frame (a zero-delay timer)
     w.view.setFocus()
     keys(w.view, "Ctrl+0")
-    _shot(w, "03_frame_all_too_big")
+    _shot(w, "frame_all_too_big")
     hint = w.view.overflow_hint
     assert w.view.zoom == pytest.approx(V.FRAME_ALL_MIN_ZOOM)
     assert hint.isVisible() and _cut(w) > 0

@@ -1,9 +1,8 @@
-"""An audit of the command line and the file format as a demanding user meets them: every
-verb's help, bad arguments, bad paths (a folder, a name too long, not UTF-8, with spaces),
-damaged graph files and sidecars, every dtype through save and load, and the engine's
-behaviour on a bad graph. Each failure must be one clear line and a non-zero exit code,
-never a traceback. Expected values are worked out by hand in the comments."""
-import json
+"""The command line with awkward or bad input, as a demanding user meets it: every verb's
+help, bad arguments, awkward paths (a folder, a name too long, not UTF-8, with spaces),
+damaged graph files and sidecars, a graph with an error. Each failure must be one clear line
+and a non-zero exit code, never a traceback. Expected values are worked out by hand in the
+comments."""
 import os
 import subprocess
 import sys
@@ -12,19 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ops
 from nodeeditor import cli
-from nodeeditor.graph import (
-    ConnectionRefused,
-    Engine,
-    Graph,
-    GraphFileError,
-    NodeStatus,
-    graph_to_dict,
-    load_graph,
-    loads_graph,
-    save_graph,
-)
+from nodeeditor.graph import Graph, save_graph
 from nodeeditor.graph.fileformat import sidecar_path
 from nodeeditor.graph.serialize import VERSION
 
@@ -130,20 +118,6 @@ def test_paths_with_spaces_work_end_to_end(capsys, tmp_path):
 
 
 NOT_UTF8 = os.fsdecode(b"n\xffme")  # a Linux file name that is not UTF-8, as Python sees it
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes only on Linux")
-def test_a_graph_with_a_sidecar_saves_under_a_non_utf8_name(tmp_path):
-    # The sidecar's name (derived from the file name) goes into the JSON; encoding it used to
-    # raise UnicodeEncodeError out of save_graph.
-    path = tmp_path / f"{NOT_UTF8}.ifg.json"
-    save_graph(gather_graph(), path)
-    assert sidecar_path(path).is_file()
-    loaded = load_graph(path)
-    np.testing.assert_array_equal(loaded.node("data").value, np.arange(5000, dtype=np.float32).reshape(100, 50))
-    first = path.read_bytes()
-    save_graph(loaded, path)
-    assert path.read_bytes() == first  # saving a loaded file again gives identical bytes
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes only on Linux")
@@ -280,142 +254,6 @@ def test_a_damaged_sidecar_is_refused_in_one_line(capsys, sidecar_graph, how, ph
     # Garbage used to be reported as numpy's "pickled data ... If you trust the file you can
     # load it unsafely", advice a user must never be given about a file.
     assert "unsafely" not in line and "trust" not in line
-
-
-def test_a_graph_saved_as_npz_keeps_its_sidecar_apart(tmp_path):
-    # x.npz with_suffix('.npz') is x.npz itself: the JSON replaced its own sidecar and the
-    # file could not be opened again.
-    path = save_graph(gather_graph(), tmp_path / "graph.npz")
-    assert sidecar_path(path) != path
-    np.testing.assert_array_equal(load_graph(path).node("data").value,
-                                  np.arange(5000, dtype=np.float32).reshape(100, 50))
-
-
-# ------------------------------------------------------------------------- every dtype
-def _values(name):
-    """Five values of ``name`` covering its edges: extremes, zero, signed zero, NaN, inf."""
-    if name == "string":
-        return np.array(["a", "", "\u00fc\u00e9 \u4e2d", "x\ny\t\"q\"", "\\u0041"], dtype=object)
-    if name == "bool":
-        return np.array([True, False, True, False, True])
-    if name in ("int4", "uint4"):
-        return np.array([-8, -1, 0, 3, 7] if name == "int4" else [0, 1, 2, 14, 15]).astype(ops.dtype_of(name))
-    dtype = np.dtype(ops.dtype_of(name))
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return np.array([info.min, info.max, 0, 1, info.max - 1], dtype=dtype)
-    if dtype.kind == "c":
-        return np.array([1 + 2j, -0.0 - 1e-30j, complex(np.inf, 1), complex(np.nan, 0), 1 / 3 + 0.1j], dtype=dtype)
-    return np.array([np.inf, 1e-3, -0.0, 1 / 3, np.nan]).astype(dtype)
-
-
-ALL_DTYPES = sorted(set(ops.DTYPE_NAMES) | set(getattr(ops, "SMALL_DTYPE_NAMES", ())))
-
-
-def _same_bits(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    if a.dtype == object:
-        assert list(a.flat) == list(b.flat)
-    else:
-        assert np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
-
-
-@pytest.mark.parametrize("big", [False, True], ids=["inline", "sidecar"])
-@pytest.mark.parametrize("name", ALL_DTYPES)
-def test_every_dtype_saves_and_loads_exactly(tmp_path, name, big):
-    value = _values(name)
-    if big:
-        value = np.tile(value, 1000)  # 5000 elements: the sidecar (strings stay inline)
-    g = Graph(name=name)
-    g.add_literal(value, node_id="v")
-    g.add_output("out", node_id="out")
-    g.connect("v", "output", "out", "value")
-    path = save_graph(g, tmp_path / "t.ifg.json")
-    loaded = load_graph(path)
-    _same_bits(value, loaded.node("v").value)
-    first = path.read_bytes()
-    save_graph(loaded, path)
-    assert path.read_bytes() == first
-
-
-def test_strings_with_lone_surrogates_save_and_load(tmp_path):
-    # A string from a non-UTF-8 file name: save_graph raised UnicodeEncodeError.
-    value = np.array([NOT_UTF8, "a\ud800b", "plain"], dtype=object)
-    g = Graph(name=f"graph {NOT_UTF8}")
-    g.add_literal(value, node_id="v", name=f"node {NOT_UTF8}")
-    path = save_graph(g, tmp_path / "s.ifg.json")
-    loaded = load_graph(path)
-    assert list(loaded.node("v").value) == list(value)
-    assert loaded.node("v").name == f"node {NOT_UTF8}" and loaded.name == f"graph {NOT_UTF8}"
-    path.read_bytes().decode("utf-8")  # the file itself is valid UTF-8
-
-
-def test_zero_size_and_scalar_tensors_round_trip(tmp_path):
-    g = Graph()
-    for node_id, value in {"e": np.zeros((0, 3), np.float32), "s": np.array(2.5), "t": np.array("x", dtype=object),
-                           "es": np.empty((2, 0), dtype=object)}.items():
-        g.add_literal(value, node_id=node_id)
-    loaded = load_graph(save_graph(g, tmp_path / "z.ifg.json"))
-    assert loaded.node("e").value.shape == (0, 3) and loaded.node("e").value.dtype == np.float32
-    assert loaded.node("s").value.shape == () and loaded.node("s").value.item() == 2.5
-    assert loaded.node("t").value.shape == () and loaded.node("t").value.item() == "x"
-    assert loaded.node("es").value.shape == (2, 0) and loaded.node("es").value.dtype == object
-
-
-# ------------------------------------------------------------------------- the engine
-def test_a_cycle_is_refused_when_wired_and_when_read_from_a_file():
-    g = Graph()
-    g.add_literal(np.array([0]), node_id="i")
-    g.add_operator("Gather", node_id="a")
-    g.add_operator("Gather", node_id="b")
-    g.connect("i", "output", "a", "indices")
-    g.connect("a", "output", "b", "data")
-    g.connect("i", "output", "b", "indices")
-    with pytest.raises(ConnectionRefused, match="cycle"):
-        g.connect("b", "output", "a", "data")
-    with pytest.raises(ConnectionRefused, match="cycle"):
-        g.connect("a", "output", "a", "data", force=True)
-    doc = graph_to_dict(g)
-    doc["edges"].append({"from": ["b", "output"], "to": ["a", "data"]})
-    with pytest.raises(GraphFileError, match="cycle"):
-        loads_graph(json.dumps(doc))
-
-
-def test_an_error_in_one_branch_leaves_the_others_running():
-    # data [[0,1,2],[3,4,5]]; A reads row 7 (out of range), B row 0, C has no indices wired.
-    g = Graph()
-    g.add_literal(np.arange(6, dtype=np.float32).reshape(2, 3), node_id="d")
-    g.add_literal(np.array([7]), node_id="bad")
-    g.add_literal(np.array([0]), node_id="ok")
-    for op in "ABC":
-        g.add_operator("Gather", node_id=op)
-        g.connect("d", "output", op, "data")
-        g.add_output(f"o{op}", node_id=f"o{op}")
-        g.connect(op, "output", f"o{op}", "value")
-    g.connect("bad", "output", "A", "indices")
-    g.connect("ok", "output", "B", "indices")
-    engine = Engine(g)
-    result = engine.run()
-    assert not result.ok
-    status = {k: r.status for k, r in result.nodes.items()}
-    assert status["A"] == status["C"] == NodeStatus.ERROR and status["oA"] == status["oC"] == NodeStatus.BLOCKED
-    assert status["B"] == NodeStatus.OK
-    np.testing.assert_array_equal(result.outputs["oB"], [[0, 1, 2]])
-    errors = dict(result.errors())
-    assert "7" in errors["A"] and "not connected" in errors["C"]
-
-    # After edits the cache gives the new values, never stale ones.
-    g.set_source_value("ok", np.array([1]))
-    np.testing.assert_array_equal(engine.run().outputs["oB"], [[3, 4, 5]])
-    g.connect("ok", "output", "C", "indices")
-    np.testing.assert_array_equal(engine.run().outputs["oC"], [[3, 4, 5]])
-    g.set_attribute("B", "axis", 1)  # column 1 of each row
-    np.testing.assert_array_equal(engine.run().outputs["oB"], [[1], [4]])
-    g.disconnect("B", "indices")
-    result = engine.run()
-    assert "oB" not in result.outputs and result.nodes["B"].status == NodeStatus.ERROR
-    g.set_source_value("bad", np.array([-2]))  # -2 is row 0
-    np.testing.assert_array_equal(engine.run().outputs["oA"], [[0, 1, 2]])
 
 
 def test_run_and_check_exit_1_on_a_graph_error_and_still_print_the_good_output(capsys, tmp_path):

@@ -3,12 +3,11 @@ between the `` · `` separated items, never inside one (walkthrough shots 07 and
 lone ``0`` and ``inf 0`` on lines of their own)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from PySide6 import QtGui, QtWidgets
 
-SHOTS = Path("/tmp/projfix")
+from .helpers import deliver_posted_events, save_shot
+
 ITEMS = ("min", "max", "mean", "NaN", "inf", "|z|")
 
 
@@ -42,14 +41,13 @@ def test_the_statistics_line_wraps_between_items_only(make_viewer, qtbot):
     try:
         for width in range(180, 421, 6):
             viewer.resize(width, 500)
-            qtbot.wait(5)
+            deliver_posted_events()         # laid out at this width (a check of every line: no state to wait for)
             lines = _lines(label)
             wrapped += len(lines) > 1
             for line in lines:
                 assert line.strip().startswith(ITEMS), (width, lines)   # never "0" or "2.2" alone
             if width == 228:
-                SHOTS.mkdir(parents=True, exist_ok=True)
-                viewer.grab().save(str(SHOTS / "06_stats_wrap_228.png"))
+                save_shot(viewer, "viewer/stats_wrap_228")
         assert wrapped, "the line never wrapped: the test proves nothing"
     finally:
         viewer.wait_for_background()

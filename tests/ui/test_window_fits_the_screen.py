@@ -5,14 +5,12 @@ docks start narrow enough to leave the canvas about half the width, and the wind
 to the available area when shown or resized."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from PySide6 import QtCore, QtGui
 
 from nodeeditor.graph.examples import list_examples, load_example
 
-SHOTS = Path("/tmp/projfix")
+from .helpers import deliver_posted_events, save_shot
 
 
 def _projector(monkeypatch, size):
@@ -39,7 +37,7 @@ def test_every_node_of_every_example_keeps_the_window_inside_the_screen(qtbot, d
         for node_id in w.graph.node_ids:
             w.scene.select_nodes([node_id])
             w.runner.wait()
-            qtbot.wait(1)
+            deliver_posted_events()     # the docks laid out for this node; the checks are bounds
             docks = {d.objectName(): d.minimumSizeHint() for d in (w.palette_dock, w.properties_dock, w.viewer_dock)}
             right = docks["propertiesDock"].height() + docks["viewerDock"].height()
             chrome = w.menuBar().sizeHint().height() + w.statusBar().minimumSizeHint().height()
@@ -56,8 +54,7 @@ def test_every_node_of_every_example_keeps_the_window_inside_the_screen(qtbot, d
                 if not area.contains(w.frameGeometry()):
                     problems.append(f"{where}: window {w.frameGeometry()}")
             if node_id == "tensor_scatter":
-                SHOTS.mkdir(parents=True, exist_ok=True)
-                w.grab().save(str(SHOTS / f"01_window_{size[0]}x{size[1]}_{info.name}_{node_id}.png"))
+                save_shot(w, f"window/window_{size[0]}x{size[1]}_{info.name}_{node_id}")
     w.runner.wait()
     assert not problems, "\n".join(problems[:20])
 
@@ -71,11 +68,10 @@ def test_the_canvas_keeps_about_half_of_a_small_window_and_the_window_is_capped(
     w.show()
     qtbot.waitExposed(w)
     w.runner.wait()
-    qtbot.wait(20)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    w.grab().save(str(SHOTS / "02_first_start_853x480.png"))
+    deliver_posted_events()                   # the first layout settled; the checks are bounds
+    save_shot(w, "window/first_start_853x480")
     assert w.view.width() >= 0.4 * w.width(), (w.view.width(), w.width())
     assert w.palette_dock.width() <= 0.25 * w.width() + 2
     w.resize(1400, 900)                       # a saved desktop size, or a drag past the edge
-    qtbot.waitUntil(lambda: area.contains(w.frameGeometry()), timeout=2000)
+    qtbot.waitUntil(lambda: area.contains(w.frameGeometry()), timeout=10000)
     w.runner.wait()

@@ -1,9 +1,8 @@
-"""Render the editor to PNG (tmp_path, plus a copy in /tmp/editor_shots/ for people to look
-at): the main window on an example, property panels for an operator and a source, the
+"""Render the editor to PNG (in tmp_path; kept for people to look at when INDEXFLOW_SHOTS
+names a folder): the main window on an example, property panels for an operator and a source, the
 quick-add box, the export dialog, an error state, inline previews."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -11,16 +10,13 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import NodeStatus
 
-SHOTS = Path("/tmp/editor_shots")
+from .helpers import deliver_posted_events, save_shot
 
 
 def _save(widget: QtWidgets.QWidget, tmp_path: Path, name: str) -> QtGui.QImage:
-    QtWidgets.QApplication.processEvents()
-    image = widget.grab().toImage()
-    path = tmp_path / f"{name}.png"
-    assert image.save(str(path))
-    SHOTS.mkdir(exist_ok=True)
-    shutil.copy(path, SHOTS / path.name)
+    deliver_posted_events()   # the last step laid out, as a user would see it (nothing to wait for)
+    image = save_shot(widget, f"editor/{name}").toImage()
+    assert image.save(str(tmp_path / f"{name}.png"))
     return image
 
 

@@ -1,7 +1,6 @@
-"""Render every viewer mode to PNG (tmp_path, plus a copy in /tmp/viewer_shots/ for people
-to look at) and check each picture is a real, non-blank rendering of the right size."""
-from pathlib import Path
-
+"""Render every viewer mode to PNG (in tmp_path; kept for people to look at when
+INDEXFLOW_SHOTS names a folder) and check each picture is a real, non-blank rendering of the
+right size."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -9,7 +8,7 @@ from PySide6 import QtCore, QtGui
 
 from nodeeditor.ui.viewer import TensorViewer, thumbnail
 
-SHOTS = Path("/tmp/viewer_shots")
+from .helpers import save_shot, wait_for_viewer
 
 
 def _scatter_pair():
@@ -103,11 +102,6 @@ MODES = {
 }
 
 
-@pytest.fixture(scope="module", autouse=True)
-def shots_dir():
-    SHOTS.mkdir(parents=True, exist_ok=True)
-
-
 @pytest.mark.parametrize("mode", list(MODES))
 def test_render_mode(qtbot, tmp_path, mode):
     viewer = TensorViewer()
@@ -116,12 +110,10 @@ def test_render_mode(qtbot, tmp_path, mode):
     viewer.show()
     qtbot.waitExposed(viewer)
     MODES[mode](viewer)
-    viewer.wait_for_background()
-    qtbot.wait(30)
-    image = viewer.grab().toImage()
+    wait_for_viewer(qtbot, viewer)
+    image = save_shot(viewer, f"viewer/{mode}").toImage()
     path = tmp_path / f"{mode}.png"
     assert image.save(str(path))
-    image.save(str(SHOTS / f"viewer_{mode}.png"))
     loaded = QtGui.QImage(str(path))
     assert loaded.width() >= 900 * 0.9 and loaded.height() >= 620 * 0.9
     # not blank: the picture area has many colours
@@ -139,11 +131,9 @@ def test_render_dock_size(qtbot, tmp_path, mode):
     viewer.show()
     qtbot.waitExposed(viewer)
     MODES[mode](viewer)
-    viewer.wait_for_background()
-    qtbot.wait(30)
-    image = viewer.grab().toImage()
+    wait_for_viewer(qtbot, viewer)
+    image = save_shot(viewer, f"viewer/dock_{mode}").toImage()
     assert image.save(str(tmp_path / f"dock_{mode}.png"))
-    image.save(str(SHOTS / f"viewer_dock_{mode}.png"))
     assert viewer.minimumSizeHint().width() <= 420
 
 
@@ -152,15 +142,15 @@ def test_render_1e8(qtbot, tmp_path):
     qtbot.addWidget(viewer)
     viewer.resize(900, 620)
     viewer.show()
+    qtbot.waitExposed(viewer)
     big = np.zeros((10000, 10000), np.float32)
     big[2000:2600, 3000:7000] = 1.0
     big[::1000, :] = 2.0
     with qtbot.waitSignal(viewer.statsReady, timeout=20000):
         viewer.set_tensor("big", big, "1e8 elements")
-    qtbot.wait(50)
-    image = viewer.grab()
+    wait_for_viewer(qtbot, viewer)
+    image = save_shot(viewer, "viewer/1e8")
     assert image.save(str(tmp_path / "big.png"))
-    image.save(str(SHOTS / "viewer_1e8.png"))
 
 
 def test_render_thumbnails(qtbot, tmp_path):
@@ -181,4 +171,4 @@ def test_render_thumbnails(qtbot, tmp_path):
         painter.drawImage(i * 72 + 4, 4, thumb)
     painter.end()
     assert sheet.save(str(tmp_path / "thumbs.png"))
-    sheet.scaled(sheet.width() * 2, sheet.height() * 2).save(str(SHOTS / "viewer_thumbnails.png"))
+    save_shot(sheet.scaled(sheet.width() * 2, sheet.height() * 2), "viewer/thumbnails")

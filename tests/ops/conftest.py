@@ -1,0 +1,18 @@
+"""Fixtures for the ops tests."""
+from __future__ import annotations
+
+import pytest
+
+from ops import accel
+
+
+@pytest.fixture(params=[False, True], ids=["numpy", "accel"])
+def both_paths(request, monkeypatch):
+    """Run the test once on the numpy path and once with the accelerator (if installed);
+    with it on, the size threshold is lowered so small cases reach the compiled kernels too."""
+    if request.param and not accel.available():
+        pytest.skip("numba is not installed")
+    previous = accel.set_enabled(request.param)
+    monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    yield request.param
+    accel.set_enabled(previous)
