@@ -98,6 +98,10 @@ def test_literal_value_table_dtype_and_shape(small):
     table.item(0, 0).setText("oops")                            # refused, value unchanged
     assert w.graph.node("idx").value.tolist() == [2, 1]
     assert "oops" in w.statusBar().currentMessage()
+    assert table.item(0, 0).text() == "oops" and "not an integer" in table.item(0, 0).toolTip()
+    table.setFocus()
+    table.setCurrentCell(0, 0)
+    QTest.keyClick(table, QtCore.Qt.Key.Key_Escape)             # Esc puts the value back
     assert table.item(0, 0).text() == "2"
     shape = w.properties.widgets["shape"]
     shape.setText("2, 2")

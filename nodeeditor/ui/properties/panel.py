@@ -18,6 +18,7 @@ from nodeeditor.graph.status import NodeStatus
 
 from .. import commands as C
 from ..canvas.style import STATE_COLOURS
+from ..status_line import ShowStatus
 from .file_form import FileForm
 from .generator_form import GeneratorForm
 from .operator_form import OperatorForm
@@ -26,6 +27,10 @@ from .values import MAX_OPSET, muted
 
 #: The statuses whose message the panel shows (in the status's colour, ``style.STATE_COLOURS``).
 PROBLEM_STATES = frozenset({NodeStatus.ERROR, NodeStatus.BLOCKED, NodeStatus.WARNING, NodeStatus.INCOMPLETE})
+
+
+def _print_status(message: str, error: bool = False) -> None:
+    print(("error: " if error else "") + message)
 
 
 class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
@@ -62,9 +67,10 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
 
 class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
-    ``status(message)`` receives problems (a value that does not parse, ...)."""
+    ``status(message, error=False)`` receives what the user should read (a value that does
+    not parse, what a paste did)."""
 
-    def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: Callable[[str], None] = print,
+    def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: ShowStatus = _print_status,
                  parent: QtWidgets.QWidget | None = None,
                  state_of: Callable[[str], tuple[NodeStatus, str]] | None = None) -> None:
         super().__init__(parent)

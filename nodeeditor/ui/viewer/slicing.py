@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
@@ -571,6 +572,28 @@ def format_value(value) -> str:
     if isinstance(value, (np.integer, int)):
         return str(int(value))
     return str(value)
+
+
+def exact_decimal(value) -> str | None:
+    """The exact decimal value a float element holds, when its :func:`format_value` text
+    only reads back to it: float32 ``1.1`` holds ``1.10000002384185791015625``. None when
+    that text is the value exactly (``0.5``, ``3.0``, integers, bools, strings, NaN and
+    infinities); complex values give ``real+imagj`` with both parts exact."""
+    if isinstance(value, (np.complexfloating, complex)):
+        real, imag = np.asarray(value).real[()], np.asarray(value).imag[()]
+        if exact_decimal(real) is None and exact_decimal(imag) is None:
+            return None
+        sign = "-" if math.copysign(1.0, float(imag)) < 0 else "+"
+        parts = [exact_decimal(part) or format_value(part) for part in (real, abs(imag))]
+        return f"{parts[0]}{sign}{parts[1]}j"
+    floating = isinstance(value, (np.floating, float)) or (
+        isinstance(value, np.generic) and np.dtype(type(value)).kind == "V")
+    if not floating or not math.isfinite(float(value)):
+        return None
+    exact = Decimal(float(value))
+    if Decimal(format_value(value)) == exact:
+        return None
+    return str(exact) if "E" not in str(exact) else f"{exact:f}"
 
 
 def format_short(value, kind: str) -> str:
