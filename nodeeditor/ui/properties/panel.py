@@ -7,6 +7,7 @@ events (``on_event``) and updates its widgets in place, so undo/redo show up her
 """
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -110,7 +111,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
 
     @staticmethod
     def _heading_html(title: str, subtitle: str) -> str:
-        return f"<b style='font-size:12pt'>{title}</b><br><span style='color:#6a7285'>{subtitle}</span>"
+        return (f"<b style='font-size:12pt'>{html.escape(title)}</b><br>"
+                f"<span style='color:#6a7285'>{html.escape(subtitle)}</span>")
 
     def show_node(self, node_id: str | None) -> None:
         self.node_id = node_id if node_id and self.graph is not None and self.graph.has_node(node_id) else None
@@ -161,6 +163,10 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
             else:
                 node = self.graph.node(self.node_id)
                 self._heading(node.name, self._kind_text(node))
+                heading = self.title
+                # the heading follows a rename (the Name row, the canvas, undo)
+                self._refreshers.append(lambda: heading.setText(self._heading_html(
+                    self.graph.node(self.node_id).name, self._kind_text(self.graph.node(self.node_id)))))
                 self._name_row(node)
                 if isinstance(node, N.OperatorNode):
                     self._build_operator(node)
