@@ -121,7 +121,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCorner(QtCore.Qt.Corner.BottomRightCorner, Dock.RightDockWidgetArea)
         self.palette = Palette()
         self.palette_dock = self._dock("Palette", "paletteDock", self.palette, Dock.LeftDockWidgetArea)
-        self.properties = PropertyPanel(self.push, self.show_status, state_of=lambda nid: self.scene.node_state(nid))
+        self.properties = PropertyPanel(self.push, self.show_status, state_of=lambda nid: self.scene.node_state(nid),
+                                        problem_port_of=lambda nid: self.scene.problem_port(nid))
         self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, Dock.RightDockWidgetArea)
         self.viewer = TensorViewer()
         # scrolls vertically on a low screen rather than raise the window's minimum height

@@ -17,6 +17,7 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
 
 from ..canvas import GraphScene, style
+from ..canvas.node_item import short_message
 from ..runner import EvaluationRunner
 from .widget import HINT, ExplainerWidget
 
@@ -62,8 +63,9 @@ class ExplainerController(QtCore.QObject):
         state, message = self.scene.node_state(node.id)
         if state == style.ERROR and message:
             # the node cannot run as set (an attribute value its opset does not allow, an index
-            # out of range...): say why, as the viewer and the properties do, explain nothing
-            self._show_message(f"{node.name}: {message}")
+            # out of range...): say why, as the viewer and the properties do, explain nothing;
+            # named by the node, not by its op too ("TensorScatter: TensorScatter: ...")
+            self._show_message(f"{node.name}: {short_message(node, message)}")
             return
         inputs = []
         for port in node.input_ports():

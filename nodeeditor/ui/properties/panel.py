@@ -73,12 +73,16 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
 
     def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: ShowStatus = _print_status,
                  parent: QtWidgets.QWidget | None = None,
-                 state_of: Callable[[str], tuple[NodeStatus, str]] | None = None) -> None:
+                 state_of: Callable[[str], tuple[NodeStatus, str]] | None = None,
+                 problem_port_of: Callable[[str], str | None] | None = None) -> None:
         super().__init__(parent)
         self.push = push
         self.status = status
         #: node id -> (state, message), e.g. the canvas's view of run results; None: static only
         self.state_of = state_of
+        #: node id -> the input port its error is about (shown red in the Ports row); None:
+        #: the static one (``NodeInfo.error_port``)
+        self.problem_port_of = problem_port_of
         self.graph: Graph | None = None
         self.node_id: str | None = None
         self.widgets: dict[str, QtWidgets.QWidget] = {}
@@ -276,13 +280,18 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         def refresh() -> None:
             n = g.node(self.node_id)
             info = g.node_info(self.node_id)
+            wrong = self.problem_port_of(n.id) if self.problem_port_of is not None else info.error_port
             rows = []
             for port in n.input_ports():
                 edge = g.edge_into(n.id, port)
                 t = g.node_info(edge.src).outputs.get(edge.src_port) if edge else None
                 src = (g.node(edge.src).name if edge
                        else "optional" if port in n.optional_inputs() else "not connected")
-                rows.append(f"in <b>{port}</b>: <tt>{t if t else '—'}</tt> <span style='color:#6a7285'>({src})</span>")
+                row = f"in <b>{port}</b>: <tt>{t if t else '—'}</tt> <span style='color:#6a7285'>({src})</span>"
+                if port == wrong:   # the input the error below is about
+                    row = (f"<span style='color:{STATE_COLOURS[NodeStatus.ERROR].name()}'>in <b>{port}</b>: "
+                           f"<tt>{t if t else '—'}</tt> ({src}) ◀</span>")
+                rows.append(row)
             for port in n.output_ports():
                 t = info.outputs.get(port)
                 rows.append(f"out <b>{port}</b>: <tt>{t if t else '?'}</tt>")
