@@ -96,6 +96,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.resize(screen_fit.initial_size(self, self.PREFERRED_SIZE))
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.initial_dock_widths(self.width())),
                          QtCore.Qt.Orientation.Horizontal)
+        self.resizeDocks([self.explainer_dock], [screen_fit.bottom_dock_height(self.height())],
+                         QtCore.Qt.Orientation.Vertical)
         self.set_document(self.graph, path)
         self.restore_layout()
 
@@ -111,6 +113,18 @@ class MainWindow(QtWidgets.QMainWindow):
         super().resizeEvent(event)
         if screen_fit.exceeds_screen(self, event.size()):
             QtCore.QTimer.singleShot(0, self.fit_to_screen)   # after Qt has finished this resize
+        if event.size().height() < event.oldSize().height():
+            QtCore.QTimer.singleShot(0, self._keep_explainer_within)
+
+    def _keep_explainer_within(self) -> None:
+        """A lower window leaves the canvas more than half its height (``screen_fit``)."""
+        dock = self.explainer_dock
+        under_canvas = self.dockWidgetArea(dock) == QtCore.Qt.DockWidgetArea.BottomDockWidgetArea
+        if dock.isFloating() or dock.isHidden() or not under_canvas:
+            return
+        height = screen_fit.bottom_dock_height(self.height(), dock.height())
+        if height < dock.height():
+            self.resizeDocks([dock], [height], QtCore.Qt.Orientation.Vertical)
 
     # ------------------------------------------------------------------ building
     def _build_docks(self) -> None:
@@ -131,7 +145,6 @@ class MainWindow(QtWidgets.QMainWindow):
                                       Dock.RightDockWidgetArea)
         self.explainer = ExplainerWidget()
         self.explainer_dock = self._dock("Explainer", "explainerDock", self.explainer, Dock.BottomDockWidgetArea)
-        self.resizeDocks([self.explainer_dock], [290], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.properties_dock, self.viewer_dock], [330, 470], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.DOCK_WIDTHS),
                          QtCore.Qt.Orientation.Horizontal)
