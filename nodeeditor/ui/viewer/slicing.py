@@ -238,6 +238,19 @@ def peak_blocks(picture: np.ndarray, step_r: int, step_c: int) -> np.ndarray:
     return np.where(pick_hi, hi, lo).astype(np.float32, copy=False)
 
 
+def uniform_slice(slice2d: np.ndarray, max_size: int = MAX_DISPLAY) -> bool:
+    """Whether every element of a 2-D bool/int/float slice of at most ``max_size`` per side
+    holds one value (NaN never counts as equal); False for larger slices (not read here:
+    the viewer's statistics tell), complex and string ones."""
+    if slice2d.ndim != 2 or slice2d.size == 0 or max(slice2d.shape) > max_size:
+        return False
+    if dtype_kind(slice2d.dtype) not in (BOOL, INT, FLOAT):
+        return False
+    first = slice2d[0, 0]
+    with np.errstate(invalid="ignore"):
+        return bool((slice2d == first).all())
+
+
 def peak_downsample_2d(slice2d: np.ndarray, max_size: int = MAX_DISPLAY, part_index: int | None = None,
                        mode: str = "real_imag", chunk: int = CHUNK,
                        cancelled=None) -> tuple[np.ndarray, tuple[int, int]] | None:
