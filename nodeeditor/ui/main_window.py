@@ -192,7 +192,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.addAction(self.redo_action)
         self.copy_action = self._action("&Copy", lambda: clip.copy(), "Ctrl+C")
         self.paste_action = self._action("&Paste", lambda: clip.paste(), "Ctrl+V")
-        self.duplicate_action = self._action("&Duplicate", lambda: clip.duplicate(), "Ctrl+D")
+        self.duplicate_action = self._action("&Duplicate", lambda: clip.duplicate(), "Ctrl+D",
+                                             tip="Copies of the selection, fed by the same inputs")
+        self.duplicate_unwired_action = self._action("Duplicate &without Wires", lambda: clip.duplicate(False),
+                                                     "Ctrl+Shift+D", tip="Copies of the selection, inputs unconnected")
         self.delete_action = self._action("De&lete", edits.delete_selection, [Key.StandardKey.Delete, "Backspace"])
         self.select_all_action = self._action("Select &All", edits.select_all, "Ctrl+A")
         self.layout_action = self._action("Auto &Layout", edits.auto_layout, "Ctrl+L")
@@ -208,8 +211,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.previews = PreviewSwitch(self.previews_action, self.scene, lambda: self.graph, self.show_status)
         self.run_action = self._action("&Evaluate Now", self.runner.rerun_all, "F5")
         self.cancel_action = self._action("&Cancel Run", self.run_status.cancel, "Esc")
-        for a in (self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
-                  self.select_all_action, self.cancel_action, self.connect_action):
+        for a in (self.copy_action, self.paste_action, self.duplicate_action, self.duplicate_unwired_action,
+                  self.delete_action, self.select_all_action, self.cancel_action, self.connect_action):
             # let text fields keep their own Ctrl+C/V/A, Delete and Esc
             a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.removeAction(a)
@@ -233,8 +236,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu = menu.addMenu("&Edit")
         self.edit_menu.addActions([self.undo_action, self.redo_action])
         self.edit_menu.addSeparator()
-        self.edit_menu.addActions([self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
-                                   self.select_all_action])
+        self.edit_menu.addActions([self.copy_action, self.paste_action, self.duplicate_action,
+                                   self.duplicate_unwired_action, self.delete_action, self.select_all_action])
         self.edit_menu.addSeparator()
         self.edit_menu.addActions([self.add_action, self.find_action, self.connect_action, self.layout_action])
 
