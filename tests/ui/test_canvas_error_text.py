@@ -91,3 +91,8 @@ def test_a_shape_error_found_before_running_highlights_its_port_too(window, qtbo
     assert w.graph.node_info("tensor_scatter").status == NodeStatus.ERROR
     assert w.scene.problem_port("tensor_scatter") == "update"
     assert w.scene.problem_port("scatter_nd") == "updates"
+    message = w.graph.node_info("tensor_scatter").error
+    assert message == "TensorScatter: update (2, 1, 2, 4) differs from past_cache (2, 1, 5, 3) in dimension 3"
+    w.scene.select_nodes(["tensor_scatter"])
+    assert w.properties.widgets["problem"].text() == message
+    assert message in w.scene.node_item("tensor_scatter").toolTip()
