@@ -28,7 +28,7 @@ def normalize_axis(op: str, axis: int, rank: int, what: str = "data") -> int:
 
 def require_rank_at_least(op: str, name: str, shape, minimum: int) -> None:
     if len(shape) < minimum:
-        raise OpError(f"{op}: {name} must have rank >= {minimum}, got shape {fmt_shape(shape)}")
+        raise OpError(f"{op}: {name} must have rank >= {minimum}, got shape {fmt_shape(shape)}", port=name)
 
 
 def dims_equal(a, b) -> bool:
@@ -73,7 +73,7 @@ def require_data_dtype(op: str, name: str, tensor: np.ndarray) -> None:
         if shown in allowed:
             return
     raise OpError(f"{op}: input {name} has dtype {shown}, not allowed by {op} at any opset; "
-                  f"allowed: {', '.join(allowed)}")
+                  f"allowed: {', '.join(allowed)}", port=name)
 
 
 def check_same_dtype(op: str, data: np.ndarray, updates: np.ndarray, data_name: str = "data",
@@ -81,12 +81,13 @@ def check_same_dtype(op: str, data: np.ndarray, updates: np.ndarray, data_name: 
     """OpError unless ``updates`` has ``data``'s dtype (any two object dtypes count as the same:
     both hold strings by now)."""
     if data.dtype != updates.dtype and not (data.dtype.kind == "O" and updates.dtype.kind == "O"):
-        raise OpError(f"{op}: {updates_name} dtype {updates.dtype} differs from {data_name} dtype {data.dtype}")
+        raise OpError(f"{op}: {updates_name} dtype {updates.dtype} differs from {data_name} dtype {data.dtype}",
+                      port=updates_name)
 
 
 def require_integer_indices(op: str, name: str, indices: np.ndarray) -> None:
     if indices.dtype.kind not in "iu":
-        raise OpError(f"{op}: {name} must be an integer tensor, got dtype {indices.dtype}")
+        raise OpError(f"{op}: {name} must be an integer tensor, got dtype {indices.dtype}", port=name)
 
 
 def _position(shape, flat_index: int) -> str:
@@ -153,7 +154,7 @@ def _out_of_range(op, name, indices, bad, size_of, axis_of, what="data") -> Inde
     valid = f"valid {-size}..{size - 1}" if size else "no index is valid in an empty axis"
     return IndexOutOfRangeError(
         f"{op}: {name}{_position(indices.shape, first)} = {value} is out of range for {what} axis {axis} "
-        f"of size {size} ({valid})"
+        f"of size {size} ({valid})", port=name
     )
 
 

@@ -2,7 +2,16 @@
 
 
 class OpError(ValueError):
-    """A bad input shape, dtype or attribute. The message names the op and the shapes involved."""
+    """A bad input shape, dtype or attribute. The message names the op and the shapes involved.
+
+    ``port`` names the input whose shape, dtype or values are wrong (the one to change: of
+    ``updates`` and ``indices`` whose shapes disagree, ``updates``), or is None when the
+    problem is an attribute or no one input. Callers show it as data (the editor highlights
+    that port), never by reading the message."""
+
+    def __init__(self, message: str, port: str | None = None) -> None:
+        super().__init__(message)
+        self.port = port
 
 
 class IndexOutOfRangeError(OpError, IndexError):

@@ -26,13 +26,13 @@ def elementwise_output_shape(op: str, data_shape: tuple, indices_shape: tuple, a
     if len(indices_shape) != len(data_shape):
         raise OpError(
             f"{op}: indices must have the rank of data; "
-            f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
+            f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}", port="indices"
         )
     for d, (n_idx, n_data) in enumerate(zip(indices_shape, data_shape, strict=True)):
         if d != a and n_idx is not None and n_data is not None and n_idx > n_data:
             raise OpError(
                 f"{op}: indices dimension {d} ({n_idx}) exceeds data dimension {d} ({n_data}); "
-                f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}, axis {a}"
+                f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}, axis {a}", port="indices"
             )
     return tuple(indices_shape)
 

@@ -41,15 +41,17 @@ def nd_check(op: str, data_shape: tuple, indices_shape: tuple, batch_dims: int) 
     for d in range(batch_dims):
         if not dims_equal(data_shape[d], indices_shape[d]):
             raise OpError(
-                f"{op}: batch dimension {d} differs: data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
+                f"{op}: batch dimension {d} differs: data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}",
+                port="indices",
             )
     k = indices_shape[-1]
     if k is None:
-        raise OpError(f"{op}: the last dimension of indices must be known, got {fmt_shape(indices_shape)}")
+        raise OpError(f"{op}: the last dimension of indices must be known, got {fmt_shape(indices_shape)}",
+                      port="indices")
     if k > r - batch_dims:
         raise OpError(
             f"{op}: indices.shape[-1] = {k} exceeds the rank of data minus batch_dims ({r} - {batch_dims}); "
-            f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}"
+            f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}", port="indices"
         )
     return k
 

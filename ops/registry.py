@@ -26,7 +26,7 @@ def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any]
     inputs += [None] * (len(schema.inputs) - len(inputs))
     for port, value in zip(schema.inputs, inputs, strict=True):
         if value is None and not port.optional:
-            raise OpError(f"{op_name}: input {port.name} is missing")
+            raise OpError(f"{op_name}: input {port.name} is missing", port=port.name)
     return inputs, schema.check_attributes(attrs, opset)
 
 
@@ -67,12 +67,12 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
             hint = f" (allowed from opset {later[0]})" if later else ""
             raise OpError(
                 f"{op_name}: input {port.name} has dtype {ttype.dtype}, not allowed at opset {opset}{hint}; "
-                f"allowed: {', '.join(allowed)}"
+                f"allowed: {', '.join(allowed)}", port=port.name
             )
         if port.type_param in bound and bound[port.type_param] != ttype.dtype:
             first = next(p.name for p in schema.inputs if p.type_param == port.type_param)
             raise OpError(f"{op_name}: {port.name} dtype {ttype.dtype} differs from "
-                          f"{first} dtype {bound[port.type_param]}")
+                          f"{first} dtype {bound[port.type_param]}", port=port.name)
         bound.setdefault(port.type_param, ttype.dtype)
     shapes = [None if t is None else tuple(t.shape) for t in input_types]
     attrs = {**schema.defaults(), **attrs}  # the semantics of attributes the opset lacks: their defaults

@@ -31,7 +31,8 @@ def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updat
         and all(u is None or i is None or u == i for u, i in zip(updates_shape, indices_shape, strict=True))
     ):
         raise OpError(
-            f"{op}: updates shape {fmt_shape(updates_shape)} must equal indices shape {fmt_shape(indices_shape)}"
+            f"{op}: updates shape {fmt_shape(updates_shape)} must equal indices shape {fmt_shape(indices_shape)}",
+            port="updates",
         )
     return tuple(data_shape)
 

@@ -29,7 +29,8 @@ def scatter_nd_output_shape(data_shape: tuple, indices_shape: tuple, updates_sha
     if not shapes_equal(tuple(updates_shape), expected):
         raise OpError(
             f"{OP}: updates shape {fmt_shape(updates_shape)} must be indices.shape[:-1] + data.shape[{k}:] = "
-            f"{fmt_shape(expected)} (data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)})"
+            f"{fmt_shape(expected)} (data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)})",
+            port="updates",
         )
     return tuple(data_shape)
 

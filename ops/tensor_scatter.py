@@ -49,24 +49,25 @@ def tensor_scatter_output_shape(cache_shape: tuple, update_shape: tuple, write_i
         raise OpError(f"{OP}: axis={axis} is the batch axis; the sequence axis must be 1..{len(cache_shape) - 1}")
     if len(update_shape) != len(cache_shape):
         raise OpError(f"{OP}: update {fmt_shape(update_shape)} must have the rank of "
-                      f"past_cache {fmt_shape(cache_shape)}")
+                      f"past_cache {fmt_shape(cache_shape)}", port="update")
     for d, (u, c) in enumerate(zip(update_shape, cache_shape, strict=True)):
         if d == a:
             if u is not None and c is not None and u > c:
                 raise OpError(
                     f"{OP}: update sequence length {u} exceeds max_sequence_length {c} on axis {a}; "
-                    f"past_cache {fmt_shape(cache_shape)}, update {fmt_shape(update_shape)}"
+                    f"past_cache {fmt_shape(cache_shape)}, update {fmt_shape(update_shape)}", port="update"
                 )
         elif not dims_equal(u, c):
             raise OpError(
                 f"{OP}: update {fmt_shape(update_shape)} differs from "
-                f"past_cache {fmt_shape(cache_shape)} in dimension {d}"
+                f"past_cache {fmt_shape(cache_shape)} in dimension {d}", port="update"
             )
     if write_indices_shape is not None and (
         len(write_indices_shape) != 1 or not dims_equal(write_indices_shape[0], cache_shape[0])
     ):
         raise OpError(
-            f"{OP}: write_indices must have shape (batch,) = ({cache_shape[0]},), got {fmt_shape(write_indices_shape)}"
+            f"{OP}: write_indices must have shape (batch,) = ({cache_shape[0]},), got {fmt_shape(write_indices_shape)}",
+            port="write_indices",
         )
     return tuple(cache_shape)
 
@@ -88,7 +89,7 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
             b = int(np.argmax(write_indices > np.iinfo(np.int64).max))
             raise IndexOutOfRangeError(
                 f"{OP}: write_indices[{b}] = {int(write_indices[b])} is out of range for past_cache axis {a} "
-                f"of size {max_len}")
+                f"of size {max_len}", port="write_indices")
         starts = write_indices.astype(np.int64)
     if mode == "circular":  # reduce first: write index + s must not overflow int64 (2**63 - 1 + 1)
         positions = (starts % max(max_len, 1))[:, None] + np.arange(seq_len, dtype=np.int64)  # (batch, seq)
@@ -102,7 +103,7 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
             raise IndexOutOfRangeError(
                 f"{OP}: write_indices[{b}] = {int(starts[b])} is out of range for past_cache axis {a} of size "
                 f"{max_len} with an update of length {seq_len} in linear mode (valid 0..{max_len - seq_len}); "
-                f"use mode='circular' to wrap"
+                f"use mode='circular' to wrap", port="write_indices"
             )
     prefix = cache_shape[:a]
     per_batch = prod(prefix[1:])

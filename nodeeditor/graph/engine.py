@@ -9,9 +9,12 @@ Contract:
   (kind, ``revision``, opset for operators, file stamp for files) and the
   *versions* of its inputs. A version changes only when a node's key changes, so
   changing one attribute recomputes that node and what is downstream, nothing else.
-- A node whose kernel raises keeps the error, prefixed with the node's label; its
-  dependants are *blocked* (not failed); independent branches still run. Static
-  errors (from type inference) are reported the same way without running.
+- A node whose kernel raises keeps the error: the message as the op or source raised
+  it, without the node's label (the node shows it beside its name; ``RunResult.errors()``
+  and ``RunResult.message`` name the node for everyone else), and the input port it is
+  about (``ops.OpError.port``). Its dependants are *blocked* (not failed); independent
+  branches still run. Static errors (from type inference) are reported the same way
+  without running.
 - ``progress(done, total, node_id)`` is called after each computed node; a
   ``cancel`` flag (``threading.Event`` or a callable returning bool) is checked
   before each node: remaining nodes are reported ``cancelled`` and their cache is
@@ -67,13 +70,15 @@ Progress = Callable[[int, int, str], None]
 @dataclass(frozen=True)
 class NodeResult:
     """Outcome for one node: ``status`` is ``NodeStatus.OK`` / ``ERROR`` / ``BLOCKED`` /
-    ``CANCELLED``; ``error`` is the message (with the node's label) for error and blocked;
-    ``recomputed`` tells whether this run computed it (False: taken from the cache)."""
+    ``CANCELLED``; ``error`` is the message for error and blocked, about this node and
+    without its label (as ``NodeInfo.error``); ``error_port`` the input port it is about,
+    if one; ``recomputed`` tells whether this run computed it (False: taken from the cache)."""
 
     status: NodeStatus
     error: str | None = None
     warnings: tuple[str, ...] = ()
     recomputed: bool = False
+    error_port: str | None = None
 
 
 @dataclass
@@ -84,14 +89,20 @@ class RunResult:
     nodes: dict[str, NodeResult] = field(default_factory=dict)
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
     cancelled: bool = False
+    labels: dict[str, str] = field(default_factory=dict)   # node id -> how messages name it
 
     @property
     def ok(self) -> bool:
         return not self.cancelled and all(r.status == NodeStatus.OK for r in self.nodes.values())
 
+    def message(self, node_id: str) -> str:
+        """A node's error named by its label, for reading away from the node:
+        ``pick rows [gather]: Gather: indices[0] = 7 is out of range ...``."""
+        return f"{self.labels.get(node_id, node_id)}: {self.nodes[node_id].error}"
+
     def errors(self) -> list[tuple[str, str]]:
-        """(node id, message) for nodes that failed themselves (blocked ones excluded)."""
-        return [(nid, r.error) for nid, r in self.nodes.items() if r.status == NodeStatus.ERROR]
+        """(node id, :meth:`message`) for nodes that failed themselves (blocked ones excluded)."""
+        return [(nid, self.message(nid)) for nid, r in self.nodes.items() if r.status == NodeStatus.ERROR]
 
     def warnings(self) -> list[tuple[str, str]]:
         return [(nid, w) for nid, r in self.nodes.items() for w in r.warnings]
@@ -158,6 +169,7 @@ class Step:
     op: str | None = None
     attrs: Mapping[str, Any] | None = None
     size_hint: int = 0   # elements of the inferred output (0 when unknown)
+    static_error_port: str | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +196,10 @@ class _Entry:
     has_value: bool = False
     error: str | None = None
     warnings: tuple[str, ...] = ()
+    error_port: str | None = None
+
+    def result(self, recomputed: bool) -> NodeResult:
+        return NodeResult(self.status, self.error, self.warnings, recomputed, self.error_port)
 
 
 class Engine:
@@ -209,7 +225,7 @@ class Engine:
         entry = self._cache.get(node_id)
         if entry is None:
             return None
-        return NodeResult(entry.status, entry.error, entry.warnings, False)
+        return entry.result(False)
 
     def version(self, node_id: str) -> int | None:
         """The version of the node's cached result (None if it has none): equal versions mean
@@ -285,7 +301,8 @@ class Engine:
         size_hint = 0
         if out_type is not None and all(d is not None for d in out_type.shape):
             size_hint = math.prod(out_type.shape)
-        return Step(node.id, node.label, node.kind, fingerprint, inputs, static_error, compute, op, attrs, size_hint)
+        return Step(node.id, node.label, node.kind, fingerprint, inputs, static_error, compute, op, attrs, size_hint,
+                    info.error_port if static_error is not None else None)
 
     def _execute(self, plan: Plan, progress: Progress | None, is_cancelled: Callable[[], bool],
                  keep: set[str]) -> RunResult:
@@ -327,7 +344,7 @@ class Engine:
                 if src:
                     readers[src] = readers.get(src, 0) + 1
 
-        result = RunResult(plan.generation)
+        result = RunResult(plan.generation, labels={s.node_id: s.label for s in plan.steps})
         done = 0
         for i, step in enumerate(order):
             if is_cancelled is not None and is_cancelled():
@@ -343,7 +360,7 @@ class Engine:
                     result.nodes[rest.node_id] = NodeResult(NodeStatus.CANCELLED)
                 break
             self._cache[step.node_id] = entry
-            result.nodes[step.node_id] = NodeResult(entry.status, entry.error, entry.warnings, True)
+            result.nodes[step.node_id] = entry.result(True)
             done += 1
             if progress is not None:
                 progress(done, len(order), step.node_id)
@@ -357,8 +374,7 @@ class Engine:
 
         for step in plan.steps:
             if step.node_id not in result.nodes and step.node_id in self._cache:
-                e = self._cache[step.node_id]
-                result.nodes[step.node_id] = NodeResult(e.status, e.error, e.warnings, False)
+                result.nodes[step.node_id] = self._cache[step.node_id].result(False)
         for node_id, name in plan.outputs.items():
             entry = self._cache.get(node_id)
             if (entry is not None and entry.status == NodeStatus.OK and entry.has_value
@@ -378,7 +394,7 @@ class Engine:
     def _compute(self, step: Step, key: tuple, version: int, plan: Plan,
                  is_cancelled: Callable[[], bool] | None = None) -> _Entry:
         if step.static_error is not None:
-            return _Entry(key, version, NodeStatus.ERROR, error=f"{step.label}: {step.static_error}")
+            return _Entry(key, version, NodeStatus.ERROR, error=step.static_error, error_port=step.static_error_port)
         values = []
         for port, src in step.inputs:
             if src is None:
@@ -389,7 +405,7 @@ class Engine:
                 why = {NodeStatus.ERROR: "failed", NodeStatus.BLOCKED: "is blocked"}.get(
                     upstream.status if upstream else None, "has no value")
                 return _Entry(key, version, NodeStatus.BLOCKED,
-                              error=f"{step.label}: input {port!r} waits for {plan.label(src)}, which {why}")
+                              error=f"input {port!r} waits for {plan.label(src)}, which {why}")
             values.append(upstream.value)
         try:
             size = max([step.size_hint] + [getattr(v, "size", 0) for v in values])
@@ -400,14 +416,14 @@ class Engine:
         except _Abandoned:
             raise
         except (ops.OpError, SourceError, LossError) as exc:
-            return _Entry(key, version, NodeStatus.ERROR, error=f"{step.label}: {exc}")
+            return _Entry(key, version, NodeStatus.ERROR, error=str(exc), error_port=getattr(exc, "port", None))
         except MemoryError:
             # not cached as current (key None never matches): memory may be free next run
             return _Entry(None, version, NodeStatus.ERROR,
-                          error=f"{step.label}: not enough memory for this result; make its inputs smaller")
+                          error="not enough memory for this result; make its inputs smaller")
         except Exception as exc:  # noqa: BLE001 - a kernel bug must not take the whole run down
             return _Entry(key, version, NodeStatus.ERROR,
-                          error=f"{step.label}: internal error {type(exc).__name__}: {exc}")
+                          error=f"internal error {type(exc).__name__}: {exc}")
         warnings = self._duplicate_warning(step, values)
         return _Entry(key, version, NodeStatus.OK, value=value, has_value=True, warnings=warnings)
 

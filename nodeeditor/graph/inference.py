@@ -81,7 +81,7 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
         attrs = schema.check_attributes(node.attributes, graph.opset)
         types = ops.infer_types(node.op, input_types, attrs, opset=graph.opset)
     except ops.OpError as exc:
-        return NodeInfo(error=str(exc))
+        return NodeInfo(error=str(exc), error_port=exc.port)
     # No warning for a deprecated op at an opset where it is current (Scatter at 9 and 10):
     # it is the right op there, and the node would look amber for nothing.
     return NodeInfo(dict(zip(node.output_ports(), types, strict=True)))

@@ -15,8 +15,11 @@ class NodeInfo:
     """What is known about a node before running it.
 
     ``outputs`` maps output port -> TensorType (empty when unknown); ``error`` is a message
-    when the node itself is wrong; ``blocked`` is True when an input has no type because of
-    a problem upstream (``error`` then says which input); ``warnings`` are static remarks.
+    when the node itself is wrong (it does not name the node: whoever shows it away from the
+    node adds its label); ``error_port`` is the input port whose shape, dtype or values the
+    error is about (``ops.OpError.port``), None when it is about no one input; ``blocked``
+    is True when an input has no type because of a problem upstream (``error`` then says
+    which input); ``warnings`` are static remarks.
     """
 
     outputs: Mapping[str, TensorType] = field(default_factory=dict)
@@ -26,6 +29,7 @@ class NodeInfo:
     #: a required input is not connected yet (``error`` names them): the node is unfinished
     #: work rather than a mistake, and the editor shows it so
     incomplete: bool = False
+    error_port: str | None = None
 
     @property
     def ok(self) -> bool:

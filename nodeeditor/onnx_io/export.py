@@ -331,7 +331,7 @@ def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
         return {}
     engine = Engine(graph, keep_intermediates=True)
     result = engine.run(source_ids)
-    failed = [(nid, r.error) for nid, r in result.nodes.items() if r.status != NodeStatus.OK]
+    failed = [(nid, result.message(nid)) for nid, r in result.nodes.items() if r.status != NodeStatus.OK]
     if failed:
         raise ExportError("Cannot read the graph's sources:\n" + "\n".join(f"- {e}" for _, e in failed))
     return {nid: engine.value(nid) for nid in source_ids}

@@ -10,6 +10,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui
 
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.nodes import Edge
 from nodeeditor.graph.serialize import graph_to_dict
 
 MIME_TYPE = "application/x-indexflow-graph"
@@ -25,6 +26,13 @@ def selection_data(graph: Graph, node_ids: list[str]) -> dict[str, Any] | None:
     data = graph_to_dict(graph, node_ids)
     data["folder"] = str(graph.folder if graph.folder is not None else Path.cwd())
     return data
+
+
+def input_edges(graph: Graph, node_ids: list[str]) -> list[Edge]:
+    """The edges into the selected nodes from nodes outside the selection (their inputs from
+    the rest of the graph), which ``graph_to_dict`` leaves out and Duplicate draws again."""
+    chosen = set(node_ids)
+    return [e for e in graph.edges if e.dst in chosen and e.src not in chosen]
 
 
 def copy_to_clipboard(data: dict[str, Any]) -> None:

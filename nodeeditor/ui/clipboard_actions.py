@@ -1,4 +1,6 @@
-"""Edit > Copy, Paste, Paste Here and Duplicate: each one undo step, with a status line.
+"""Edit > Copy, Paste, Paste Here, Duplicate (Ctrl+D: the copies keep their input wires from
+the rest of the graph, as in other node editors) and Duplicate without Wires (Ctrl+Shift+D):
+each one undo step, with a status line.
 
 :class:`ClipboardActions` turns the selection into clipboard data (:mod:`.clipboard`) and
 clipboard data into a ``PasteCommand``. Where the group lands: Paste at the pointer when it
@@ -49,18 +51,22 @@ class ClipboardActions:
         self._paste_count += 1
         return self._paste(data, clipboard.paste_offset(data, at, self._paste_count), "Paste")
 
-    def duplicate(self) -> list[str]:
-        data = clipboard.selection_data(self._graph_of(), self.scene.selected_node_ids())
+    def duplicate(self, keep_inputs: bool = True) -> list[str]:
+        """Copies of the selection a step down-right; with ``keep_inputs`` each copy is fed by
+        the same outputs as its original (the wires from outside the selection)."""
+        graph, selected = self._graph_of(), self.scene.selected_node_ids()
+        data = clipboard.selection_data(graph, selected)
         if data is None:
             return []
-        return self._paste(data, (clipboard.STEP, clipboard.STEP), "Duplicate")
+        inputs = clipboard.input_edges(graph, selected) if keep_inputs else []
+        return self._paste(data, (clipboard.STEP, clipboard.STEP), "Duplicate", inputs)
 
-    def _paste(self, data: dict, offset: tuple[float, float], text: str) -> list[str]:
+    def _paste(self, data: dict, offset: tuple[float, float], text: str, inputs=()) -> list[str]:
         """Paste ``data`` moved by ``offset`` (further if it would land on nodes), with a
         status line saying what happened."""
         offset = paste_offset(self.scene, data, offset)
         try:
-            command = C.PasteCommand(self._graph_of(), data, offset, text)
+            command = C.PasteCommand(self._graph_of(), data, offset, text, inputs)
             self._push(command)
         except Exception as exc:  # noqa: BLE001 - malformed clipboard data, reported to the user
             self._status(f"Cannot paste: {exc}", error=True)

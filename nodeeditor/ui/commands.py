@@ -8,7 +8,7 @@ Commands are pushed after the caller checked that the change is allowed (for exa
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6 import QtGui
@@ -257,18 +257,26 @@ class SettingCommand(QtGui.QUndoCommand):
 
 
 class PasteCommand(QtGui.QUndoCommand):
-    """Add the nodes of ``graph_to_dict`` data with fresh ids (``serialize.paste_dict``)."""
+    """Add the nodes of ``graph_to_dict`` data with fresh ids (``serialize.paste_dict``).
+    ``inputs``: edges from nodes that stay into copied nodes (by the copied nodes' old ids);
+    each is drawn again into the copy (Duplicate keeps the copies' input wires). Undo
+    removes the copies with every edge they have; redo puts them back."""
 
     def __init__(self, graph: Graph, data: Mapping[str, Any], offset: tuple[float, float],
-                 text: str = "Paste") -> None:
+                 text: str = "Paste", inputs: Sequence[N.Edge] = ()) -> None:
         super().__init__(text)
-        self.graph, self.data, self.offset = graph, data, offset
+        self.graph, self.data, self.offset, self.inputs = graph, data, offset, tuple(inputs)
         self.new_ids: list[str] = []
         self._removed: list[RemovedNode] = []
 
     def redo(self) -> None:
         if not self._removed:
-            self.new_ids = list(paste_dict(self.graph, self.data, self.offset).values())
+            with self.graph.batch():
+                mapping = paste_dict(self.graph, self.data, self.offset)
+                for e in self.inputs:
+                    if e.dst in mapping and self.graph.has_node(e.src):
+                        self.graph.connect(e.src, e.src_port, mapping[e.dst], e.dst_port, force=True)
+            self.new_ids = list(mapping.values())
         else:
             with self.graph.batch():
                 for removed in reversed(self._removed):

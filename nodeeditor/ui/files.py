@@ -22,7 +22,6 @@ from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_exam
 from nodeeditor.graph.document import Graph
 from ops import config
 
-from . import commands as C
 from . import settings as S
 
 GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
@@ -202,8 +201,10 @@ class FileController(QtCore.QObject):
         if not path.endswith(EXTENSION):
             path += EXTENSION
         graph = self.host.graph
-        if graph.name in ("", "untitled"):  # a new graph takes its file's name (the model's too)
-            self.host.push(C.SettingCommand(graph, "name", Path(path).name[: -len(EXTENSION)]))
+        if graph.name in ("", "untitled"):
+            # a new graph takes its file's name (the model's too); not an undo step: the next
+            # Ctrl+Z undoes the last edit, not the save
+            graph.set_setting("name", Path(path).name[: -len(EXTENSION)])
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:

@@ -4,6 +4,7 @@ operator or id (fuzzy, best first); Enter or a click emits ``accepted(node_id)``
 replaces up to two dozen presses of Ctrl+Tab."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from PySide6 import QtWidgets
@@ -40,14 +41,28 @@ def find_nodes(graph: Graph, text: str) -> list[N.Node]:
     return [n for _, _, n in sorted(scored, key=lambda x: (x[0], x[1]))]
 
 
+def node_entry(node: N.Node, name_shared: bool) -> tuple[str, str]:
+    """(list text, tooltip) of one node in the Find box: its name and kind; when another node
+    has the same name, also its id and position, which tell the two apart."""
+    x, y = node.position
+    where = f"[{node.id}]  ·  at ({x:.0f}, {y:.0f})"
+    text = f"{node.name or node.id}    ·  {node_kind(node)}" + (f"  ·  {where}" if name_shared else "")
+    return text, f"{node.name} [{node.id}] · {node_kind(node)} at ({x:.0f}, {y:.0f})"
+
+
 class FindNodeBox(SearchPopup):
     def __init__(self, parent: QtWidgets.QWidget, graph_of: Callable[[], Graph]) -> None:
-        super().__init__(parent, "Find node by name, operator or id…", width=340)
+        super().__init__(parent, "Find node by name, operator or id…", width=420)
         self._graph_of = graph_of
 
     def entries(self, text: str) -> list[tuple[str, str, str]]:
-        return [(f"{n.name or n.id}    ·  {node_kind(n)}", n.id, f"{n.name} [{n.id}]")
-                for n in find_nodes(self._graph_of(), text)]
+        graph = self._graph_of()
+        names = Counter(n.name for n in graph.nodes)
+        entries = []
+        for node in find_nodes(graph, text):
+            label, tip = node_entry(node, names[node.name] > 1)
+            entries.append((label, node.id, tip))
+        return entries
 
 
 class FindNode:

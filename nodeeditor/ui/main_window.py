@@ -102,6 +102,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.resize(screen_fit.initial_size(self, self.PREFERRED_SIZE))
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.initial_dock_widths(self.width())),
                          QtCore.Qt.Orientation.Horizontal)
+        self.resizeDocks([self.explainer_dock], [screen_fit.bottom_dock_height(self.height())],
+                         QtCore.Qt.Orientation.Vertical)
         self.set_document(self.graph, path)
         self.restore_layout()
 
@@ -117,6 +119,18 @@ class MainWindow(QtWidgets.QMainWindow):
         super().resizeEvent(event)
         if screen_fit.exceeds_screen(self, event.size()):
             QtCore.QTimer.singleShot(0, self.fit_to_screen)   # after Qt has finished this resize
+        if event.size().height() < event.oldSize().height():
+            QtCore.QTimer.singleShot(0, self._keep_explainer_within)
+
+    def _keep_explainer_within(self) -> None:
+        """A lower window leaves the canvas more than half its height (``screen_fit``)."""
+        dock = self.explainer_dock
+        under_canvas = self.dockWidgetArea(dock) == QtCore.Qt.DockWidgetArea.BottomDockWidgetArea
+        if dock.isFloating() or dock.isHidden() or not under_canvas:
+            return
+        height = screen_fit.bottom_dock_height(self.height(), dock.height())
+        if height < dock.height():
+            self.resizeDocks([dock], [height], QtCore.Qt.Orientation.Vertical)
 
     # ------------------------------------------------------------------ building
     def _build_docks(self) -> None:
@@ -127,7 +141,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCorner(QtCore.Qt.Corner.BottomRightCorner, Dock.RightDockWidgetArea)
         self.palette = Palette()
         self.palette_dock = self._dock("Palette", "paletteDock", self.palette, Dock.LeftDockWidgetArea)
-        self.properties = PropertyPanel(self.push, self.show_status, state_of=lambda nid: self.scene.node_state(nid))
+        self.properties = PropertyPanel(self.push, self.show_status, state_of=lambda nid: self.scene.node_state(nid),
+                                        problem_port_of=lambda nid: self.scene.problem_port(nid))
         self.properties_dock = self._dock("Properties", "propertiesDock", self.properties, Dock.RightDockWidgetArea)
         self.viewer = TensorViewer()
         # scrolls vertically on a low screen rather than raise the window's minimum height
@@ -136,7 +151,6 @@ class MainWindow(QtWidgets.QMainWindow):
                                       Dock.RightDockWidgetArea)
         self.explainer = ExplainerWidget()
         self.explainer_dock = self._dock("Explainer", "explainerDock", self.explainer, Dock.BottomDockWidgetArea)
-        self.resizeDocks([self.explainer_dock], [290], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.properties_dock, self.viewer_dock], [330, 470], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.DOCK_WIDTHS),
                          QtCore.Qt.Orientation.Horizontal)
@@ -184,7 +198,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.addAction(self.redo_action)
         self.copy_action = self._action("&Copy", lambda: clip.copy(), "Ctrl+C")
         self.paste_action = self._action("&Paste", lambda: clip.paste(), "Ctrl+V")
-        self.duplicate_action = self._action("&Duplicate", lambda: clip.duplicate(), "Ctrl+D")
+        self.duplicate_action = self._action("&Duplicate", lambda: clip.duplicate(), "Ctrl+D",
+                                             tip="Copies of the selection, fed by the same inputs")
+        self.duplicate_unwired_action = self._action("Duplicate &without Wires", lambda: clip.duplicate(False),
+                                                     "Ctrl+Shift+D", tip="Copies of the selection, inputs unconnected")
         self.delete_action = self._action("De&lete", edits.delete_selection, [Key.StandardKey.Delete, "Backspace"])
         self.select_all_action = self._action("Select &All", edits.select_all, "Ctrl+A")
         self.layout_action = self._action("Auto &Layout", edits.auto_layout, "Ctrl+L")
@@ -200,8 +217,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.previews = PreviewSwitch(self.previews_action, self.scene, lambda: self.graph, self.show_status)
         self.run_action = self._action("&Evaluate Now", self.runner.rerun_all, "F5")
         self.cancel_action = self._action("&Cancel Run", self.run_status.cancel, "Esc")
-        for a in (self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
-                  self.select_all_action, self.cancel_action, self.connect_action):
+        for a in (self.copy_action, self.paste_action, self.duplicate_action, self.duplicate_unwired_action,
+                  self.delete_action, self.select_all_action, self.cancel_action, self.connect_action):
             # let text fields keep their own Ctrl+C/V/A, Delete and Esc
             a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.removeAction(a)
@@ -225,8 +242,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu = menu.addMenu("&Edit")
         self.edit_menu.addActions([self.undo_action, self.redo_action])
         self.edit_menu.addSeparator()
-        self.edit_menu.addActions([self.copy_action, self.paste_action, self.duplicate_action, self.delete_action,
-                                   self.select_all_action])
+        self.edit_menu.addActions([self.copy_action, self.paste_action, self.duplicate_action,
+                                   self.duplicate_unwired_action, self.delete_action, self.select_all_action])
         self.edit_menu.addSeparator()
         self.edit_menu.addActions([self.add_action, self.find_action, self.connect_action, self.layout_action])
 

@@ -6,6 +6,8 @@ must neither open larger than the screen's available area nor grow past it later
 - :func:`initial_size`: a window's preferred size, shrunk to the available area;
 - :func:`initial_dock_widths`: the main window's side docks on a first start, narrower on a
   small window so the canvas keeps about half the width;
+- :func:`bottom_dock_height`: the dock under the canvas (the Explainer) on a first start,
+  and the most it may keep when the window gets lower: the canvas keeps more than half;
 - :func:`fit_to_screen`: shrink a shown window (frame included) to the available area and
   move it inside; the main window calls it when shown and after a resize past the area,
   the Keyboard Shortcuts dialog when built and shown;
@@ -22,6 +24,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 #: take then: on 818 px (a projector) 180 and 245, the canvas keeps ~46% of the width.
 DOCK_WIDTHS = (220, 420)
 DOCK_SHARES = (0.22, 0.30)
+
+#: The Explainer's height on a first start, and the most of the window's height it may take.
+#: Its height stays put between selected nodes (the canvas above it must not jump); the
+#: user's own size is kept, except that a lower window shrinks it to the share.
+BOTTOM_DOCK_HEIGHT = 290
+BOTTOM_DOCK_SHARE = 0.4
 
 _fitting: set[int] = set()   # ids of widgets being fitted (a resize re-enters through events)
 
@@ -50,6 +58,14 @@ def initial_dock_widths(width: int) -> tuple[int, int]:
     """(palette, right column) widths for a main window ``width`` wide: :data:`DOCK_WIDTHS`,
     or less on a small window so the canvas is not squeezed to a strip."""
     return tuple(min(w, int(width * share)) for w, share in zip(DOCK_WIDTHS, DOCK_SHARES, strict=True))
+
+
+def bottom_dock_height(window_height: int, current: int | None = None) -> int:
+    """The height for the dock under the canvas in a window ``window_height`` high:
+    ``current`` (the user's size; :data:`BOTTOM_DOCK_HEIGHT` on a first start) limited to
+    :data:`BOTTOM_DOCK_SHARE` of the window."""
+    wanted = BOTTOM_DOCK_HEIGHT if current is None else current
+    return min(wanted, int(window_height * BOTTOM_DOCK_SHARE))
 
 
 def fit_to_screen(widget: QtWidgets.QWidget, preferred: QtCore.QSize | None = None) -> None:

@@ -26,7 +26,7 @@ from nodeeditor.graph.document import Graph
 
 from .canvas import GraphScene, style
 from .canvas.edge_item import EdgeItem
-from .canvas.node_item import NodeItem
+from .canvas.node_item import NodeItem, short_message
 from .runner import EvaluationRunner
 from .viewer import TensorViewer
 
@@ -99,7 +99,7 @@ class ViewerTarget(QtCore.QObject):
         if state == style.INCOMPLETE:
             subtitle = message  # "inputs 'data' and 'indices' are not connected" says it all
         elif message and state != style.OK:
-            detail = message.split(": ", 1)[-1]
+            detail = short_message(node, message)
             subtitle += f": {detail[:SUBTITLE_DETAIL]}…" if len(detail) > SUBTITLE_DETAIL else f": {detail}"
         name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
         return name, subtitle, self.runner.value(node_id)

@@ -105,7 +105,9 @@ def test_a_failing_node_keeps_its_error_dependants_are_blocked_rest_runs():
     r = Engine(g).run()
     assert r.nodes["gather"].status == NodeStatus.ERROR
     msg = r.nodes["gather"].error
-    assert msg.startswith("pick rows [gather]:") and "7" in msg
+    assert msg.startswith("Gather: indices[0] = 7") and "pick rows" not in msg   # the node's own message
+    assert r.nodes["gather"].error_port == "indices"
+    assert dict(r.errors())["gather"] == "pick rows [gather]: " + msg             # named away from the node
     assert r.nodes["elements"].status == NodeStatus.BLOCKED
     assert r.nodes["out1"].status == NodeStatus.BLOCKED
     assert r.nodes["out2"].status == NodeStatus.OK
@@ -297,8 +299,9 @@ def test_blocked_messages_name_the_node_they_wait_for():
     g.set_source_value("rows", np.array([7, 0], np.int64))
     g.rename_node("gather", "pick rows")
     r = Engine(g).run()
-    assert r.nodes["elements"].error == "elements: input 'data' waits for pick rows [gather], which failed"
-    assert r.nodes["out1"].error == "out1: input 'value' waits for elements, which is blocked"
+    assert r.nodes["elements"].error == "input 'data' waits for pick rows [gather], which failed"
+    assert r.nodes["out1"].error == "input 'value' waits for elements, which is blocked"
+    assert r.message("out1") == "out1: input 'value' waits for elements, which is blocked"
 
 
 def test_a_missing_file_is_an_error_until_it_appears(tmp_path):
@@ -509,3 +512,19 @@ def test_an_error_in_one_branch_leaves_the_others_running():
     assert "oB" not in result.outputs and result.nodes["B"].status == NodeStatus.ERROR
     g.set_source_value("bad", np.array([-2]))  # -2 is row 0
     np.testing.assert_array_equal(engine.run().outputs["oA"], [[0, 1, 2]])
+
+
+def test_a_shape_error_is_told_once_on_the_node_with_the_port_it_is_about():
+    """A node named like its op ("TensorScatter") read ``TensorScatter: TensorScatter: ...``:
+    the node's message is the op's, once; its label is added only away from the node."""
+    g = Graph(opset=24)
+    g.add_literal(np.zeros((2, 4, 3), np.float32), node_id="cache")
+    g.add_literal(np.zeros((2, 1, 5), np.float32), node_id="upd")
+    g.add_operator("TensorScatter", node_id="ts", name="TensorScatter")
+    g.connect("cache", "output", "ts", "past_cache")
+    g.connect("upd", "output", "ts", "update", force=True)
+    info = g.node_info("ts")
+    assert info.error.count("TensorScatter") == 1 and info.error_port == "update"
+    r = Engine(g).run()
+    assert r.nodes["ts"].error == info.error and r.nodes["ts"].error_port == "update"
+    assert r.message("ts") == "TensorScatter [ts]: " + info.error

@@ -396,3 +396,22 @@ def test_scatter_nd_message_exactly_as_in_the_contract_on_the_accelerated_path_t
     with pytest.raises(ops.IndexOutOfRangeError) as err:
         ops.scatter_nd(data, idx, np.zeros((3, 5000), f32))
     assert str(err.value) == "ScatterND: indices[2, 0] = 5 is out of range for data axis 0 of size 4 (valid -4..3)"
+
+
+@pytest.mark.parametrize(("op", "inputs", "attrs", "port"), [
+    ("ScatterND", [np.zeros(4, f32), np.array([[5]], i64), np.ones(1, f32)], {}, "indices"),
+    ("ScatterElements", [np.zeros((2, 2), f32), np.zeros((1, 2), i64), np.ones((2, 2), f32)], {}, "updates"),
+    ("ScatterElements", [np.zeros((2, 2), f32), np.zeros((1, 2), i64), np.ones((1, 2), i32)], {}, "updates"),
+    ("GatherElements", [np.zeros((2, 2), f32), np.zeros(2, i64)], {}, "indices"),
+    ("Gather", [np.zeros(3, f32), np.array([0.5], f32)], {}, "indices"),
+    ("TensorScatter", [np.zeros((2, 4, 3), f32), np.zeros((2, 1, 5), f32)], {}, "update"),
+    ("TensorScatter", [np.zeros((2, 4, 3), f32), np.zeros((2, 1, 3), f32), np.array([4, 0], i64)], {},
+     "write_indices"),
+    ("Gather", [np.zeros(3, f32), np.zeros(1, i64)], {"axis": 3}, None),   # an attribute: no port
+])
+def test_an_error_names_the_input_port_it_is_about_as_data(op, inputs, attrs, port):
+    """``OpError.port`` is the input to change (the editor highlights it), never read from
+    the message; None for an attribute."""
+    with pytest.raises(ops.OpError) as exc:
+        ops.run_op(op, inputs, attrs)
+    assert exc.value.port == port

@@ -220,7 +220,9 @@ def test_middle_button_and_space_drag_pan(small):
 def test_tab_quick_add_fuzzy_search_adds_at_cursor(small):
     w = small
     w.view.setFocus()
-    QTest.mouseMove(w.view.viewport(), scene_point(w, 100, 420))
+    # below the nodes and inside the canvas (the Explainer keeps its height under it)
+    QTest.mouseMove(w.view.viewport(), scene_point(w, 100, 330))
+    assert w.view.cursor_inside()
     QTest.keyClick(w.view, QtCore.Qt.Key.Key_Tab)
     box = w.quick_add
     assert box.isVisible()

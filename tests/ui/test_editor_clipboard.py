@@ -76,6 +76,40 @@ def test_duplicate_ctrl_d(small):
     assert w.undo_action.text() == "Undo Duplicate"
 
 
+def test_ctrl_d_keeps_the_copies_input_wires_and_ctrl_shift_d_does_not(small):
+    """Ctrl+D as in other node editors: the copy of a Gather fed by data and idx is fed by
+    them too (it had no inputs at all), ready for another attribute; its output is free.
+    Within a duplicated group the copies feed each other. Ctrl+Shift+D copies unwired."""
+    w = small
+    _wire(w)
+    w.scene.select_nodes(["g"])
+    w.view.setFocus()
+    keys(w.view, "Ctrl+D")
+    (dup,) = w.scene.selected_node_ids()
+    assert w.graph.edge_into(dup, "data").src == "data" and w.graph.edge_into(dup, "indices").src == "idx"
+    assert w.graph.edge_into("out", "value").src == "g"              # outputs stay with the original
+    assert w.undo_action.text() == "Undo Duplicate"
+    w.runner.wait()
+    assert w.runner.value(dup).tolist() == w.runner.value("g").tolist()
+    keys(w.view, "Ctrl+Z")                                            # one step: node and wires
+    assert not w.graph.has_node(dup) and len(w.graph.edges) == 3
+    keys(w.view, "Ctrl+Shift+Z")
+    assert w.graph.edge_into(dup, "indices").src == "idx"
+    # a group: the copy of g reads the copy of data, and idx from outside
+    w.scene.select_nodes(["data", "g"])
+    keys(w.view, "Ctrl+D")
+    copies = w.scene.selected_node_ids()
+    new_g = next(n for n in copies if w.graph.node(n).kind == "op")
+    new_data = next(n for n in copies if n != new_g)
+    assert w.graph.edge_into(new_g, "data").src == new_data and w.graph.edge_into(new_g, "indices").src == "idx"
+    # without wires
+    w.scene.select_nodes(["g"])
+    keys(w.view, "Ctrl+Shift+D")
+    (bare,) = w.scene.selected_node_ids()
+    assert w.graph.edge_into(bare, "data") is None and w.graph.edge_into(bare, "indices") is None
+    assert w.duplicate_unwired_action in w.edit_menu.actions()
+
+
 def test_auto_layout_left_to_right_and_undo(small):
     w = small
     _wire(w)

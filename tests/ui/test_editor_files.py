@@ -438,6 +438,28 @@ def test_a_new_graph_takes_its_files_name_when_first_saved(window, monkeypatch, 
     assert w.graph.name == "mygraph"
 
 
+def test_save_is_not_an_undo_step(window, monkeypatch, tmp_path, dialogs):
+    """Saving a new graph names it after its file, but the first Ctrl+Z after Save undoes the
+    last real edit (it undid the save's rename and marked the graph unsaved); Ctrl+Shift+Z
+    brings the document back to what was saved, unmodified."""
+    from nodeeditor.graph import Graph
+
+    w = window
+    w.set_document(Graph(), None)
+    nid = w.edits.add_block("literal", QtCore.QPointF(100, 100))
+    assert w.isWindowModified()
+    _inject(monkeypatch, "getSaveFileName", tmp_path / "mygraph")
+    w.view.setFocus()
+    keys(w.view, "Ctrl+S")
+    assert w.graph.name == "mygraph" and not w.isWindowModified()
+    assert w.undo_action.text() == "Undo Add Literal tensor"
+    keys(w.view, "Ctrl+Z")
+    assert not w.graph.has_node(nid)                     # the edit is undone, not the name
+    assert w.graph.name == "mygraph" and w.isWindowModified()
+    keys(w.view, "Ctrl+Shift+Z")
+    assert w.graph.has_node(nid) and not w.isWindowModified()
+
+
 def test_help_lists_the_shortcuts_from_the_menus(window, qtbot):
     """F1 opens a table of every menu shortcut (read from the actions) and the canvas gestures."""
     from PySide6.QtTest import QTest

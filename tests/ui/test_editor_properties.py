@@ -98,6 +98,10 @@ def test_literal_value_table_dtype_and_shape(small):
     table.item(0, 0).setText("oops")                            # refused, value unchanged
     assert w.graph.node("idx").value.tolist() == [2, 1]
     assert "oops" in w.statusBar().currentMessage()
+    assert table.item(0, 0).text() == "oops" and "not an integer" in table.item(0, 0).toolTip()
+    table.setFocus()
+    table.setCurrentCell(0, 0)
+    QTest.keyClick(table, QtCore.Qt.Key.Key_Escape)             # Esc puts the value back
     assert table.item(0, 0).text() == "2"
     shape = w.properties.widgets["shape"]
     shape.setText("2, 2")
@@ -297,3 +301,18 @@ def test_several_selected_nodes_are_counted_on_the_graph_page(small):
     assert "nothing selected" in w.properties.title.text()
     w.scene.select_nodes(["g"])
     assert w.properties.node_id == "g"
+
+
+def test_the_heading_follows_a_rename_and_its_undo(small):
+    """The Properties header kept the old name after a rename."""
+    w = small
+    w.scene.select_nodes(["g"])
+    name = w.properties.widgets["name"]
+    name.setFocus()
+    name.selectAll()
+    QTest.keyClicks(name, "pick rows")
+    QTest.keyClick(name, QtCore.Qt.Key.Key_Return)
+    assert w.graph.node("g").name == "pick rows"
+    assert "pick rows" in w.properties.title.text() and "Gather" in w.properties.title.text()
+    w.undo_stack.undo()
+    assert w.properties.title.text().startswith("<b style='font-size:12pt'>g</b>")

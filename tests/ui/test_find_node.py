@@ -2,6 +2,8 @@
 readable, in a 35-node example where Ctrl+Tab needed two dozen presses."""
 from __future__ import annotations
 
+import os
+
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
@@ -56,3 +58,33 @@ def test_find_matches_names_operators_and_ids_best_first(window):
     assert {n.op for n in find_nodes(g, "ScatterElements") if hasattr(n, "op")} == {"ScatterElements"}
     assert len(find_nodes(g, "")) == len(g.nodes)
     assert find_nodes(g, "zzzz") == []
+
+
+def test_two_nodes_with_one_name_are_told_apart_by_id_kind_and_position(small, qtbot):
+    """Ctrl+F listed two "data" nodes as the same line; now each shows its kind, id and
+    position, and Enter on the second goes to that one."""
+    w = small
+    w.graph.rename_node("idx", "data")                  # two nodes called "data" (a literal each)
+    _ctrl_f(w)
+    QTest.keyClicks(w.find_box.field, "data")
+    box = w.find_box.list
+    texts = [box.item(i).text() for i in range(box.count())]
+    assert len(texts) == 2 and texts[0] != texts[1]
+    assert "data" in texts[0] and "literal" in texts[0] and "at (0, 0)" in texts[0]
+    assert "[idx]" in texts[1] and "at (0, 160)" in texts[1]
+    assert "[idx]" in box.item(1).toolTip()
+    w.graph.rename_node("idx", "positions")             # a name of its own: no id needed
+    QTest.keyClicks(w.find_box.field, " ")
+    QTest.keyClick(w.find_box.field, Key.Key_Backspace)
+    assert "at (" not in box.item(0).text()
+    w.graph.rename_node("idx", "data")
+    QTest.keyClicks(w.find_box.field, " ")
+    QTest.keyClick(w.find_box.field, Key.Key_Backspace)
+    QTest.keyClick(w.find_box.field, Key.Key_Down)
+    QTest.keyClick(w.find_box.field, Key.Key_Return)
+    assert w.scene.selected_node_ids() == ["idx"]
+    folder = os.environ.get("INDEXFLOW_SHOTS")
+    if folder:
+        _ctrl_f(w)
+        QTest.keyClicks(w.find_box.field, "data")
+        w.grab().save(f"{folder}/find_two_data.png")

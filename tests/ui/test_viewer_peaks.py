@@ -340,6 +340,7 @@ def test_bool_int_and_complex_pictures_are_refined(viewer, qtbot):
 
 def test_pinned_and_current_are_both_refined_and_small_slices_are_not(viewer, qtbot):
     data = np.zeros((2100, 2100), np.float32)
+    data[1500, 300] = -1.0     # not one value throughout (that is drawn as one colour, unrefined)
     out = data.copy()
     out[700, 1400] = 2.5
     viewer.set_tensor("data", data)
@@ -348,8 +349,8 @@ def test_pinned_and_current_are_both_refined_and_small_slices_are_not(viewer, qt
     viewer.set_tensor("out", out)
     wait_refined(viewer, qtbot, count=2)
     pinned, current = heat_panels(viewer)[:2]
-    assert not pinned.image_item.image.any()
-    assert np.argwhere(current.image_item.image).tolist() == [[700 // 3, 1400 // 3]]
+    assert np.argwhere(pinned.image_item.image).tolist() == [[500, 100]]
+    assert np.argwhere(current.image_item.image).tolist() == [[700 // 3, 1400 // 3], [500, 100]]
     viewer.unpin()
     small = np.zeros((1000, 1000), np.float32)  # stride 1: every cell is drawn, nothing to refine
     small[999, 1] = 1.0

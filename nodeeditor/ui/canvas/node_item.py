@@ -35,6 +35,12 @@ def subtitle_of(node: N.Node, opset: int) -> str:
     return {"literal": "literal tensor", "input": "graph input", "output": "graph output"}[node.kind]
 
 
+def short_message(node: N.Node, message: str) -> str:
+    """A node's problem as its subtitle says it: without the leading ``"<op>: "`` of an
+    operator's message (ops messages start with the op's name; the node shows it already)."""
+    return message.removeprefix(f"{node.op}: ") if isinstance(node, N.OperatorNode) else message
+
+
 class NodeItem(QtWidgets.QGraphicsItem):
     def __init__(self, node_id: str, node: N.Node) -> None:
         super().__init__()
@@ -194,7 +200,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 subtitle = "connect a tensor to show it"
             painter.setPen(style.STATE_COLOURS[state].darker(120))
         elif state in (style.ERROR, style.WARNING, style.BLOCKED) and message:
-            subtitle = message.split(": ", 1)[-1]
+            subtitle = short_message(node, message)
             if state == style.BLOCKED:
                 subtitle = "blocked: " + subtitle
             painter.setPen(style.STATE_COLOURS[state].darker(115))
@@ -211,18 +217,25 @@ class NodeItem(QtWidgets.QGraphicsItem):
         type_font.setPointSizeF(7.8)
         type_metrics = QtGui.QFontMetrics(type_font)
         name_metrics = QtGui.QFontMetrics(name_font)
+        wrong = scene.problem_port(self.node_id)   # the input the error is about: ringed, in red
         for (port, is_output), item in self.ports.items():
             y = item.pos().y()
             row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
             type_text, known = self.port_label(port, is_output)
             name_w = name_metrics.horizontalAdvance(port) + 8
+            is_wrong = not is_output and port == wrong
+            if is_wrong:
+                painter.setPen(QtGui.QPen(style.STATE_COLOURS[style.ERROR], 2.5))
+                painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+                painter.drawEllipse(item.pos(), style.PORT_RADIUS + 4, style.PORT_RADIUS + 4)
             painter.setFont(name_font)
-            painter.setPen(style.NODE_TEXT)
+            painter.setPen(style.STATE_COLOURS[style.ERROR] if is_wrong else style.NODE_TEXT)
             align = QtCore.Qt.AlignmentFlag.AlignVCenter
             side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
             painter.drawText(row, align | side, port)
             painter.setFont(type_font)
-            painter.setPen(style.NODE_MUTED if known else QtGui.QColor("#b0b5c2"))
+            painter.setPen(style.STATE_COLOURS[style.ERROR] if is_wrong
+                           else style.NODE_MUTED if known else QtGui.QColor("#b0b5c2"))
             room = int(row.width() - name_w)
             elided = type_metrics.elidedText(type_text, QtCore.Qt.TextElideMode.ElideMiddle, room)
             if is_output:

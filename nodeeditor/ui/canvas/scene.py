@@ -29,6 +29,7 @@ A wire being drawn is a :class:`WireDrag`; what dropping it on a port would do i
 from __future__ import annotations
 
 import enum
+import html
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -262,6 +263,17 @@ class GraphScene(QtWidgets.QGraphicsScene):
             return NodeStatus.WARNING, "\n".join(warnings)
         return NodeStatus.OK, ""
 
+    def problem_port(self, node_id: str) -> str | None:
+        """The input port the node's error is about (``NodeInfo.error_port`` /
+        ``NodeResult.error_port``), for the same state as :meth:`node_state`; None otherwise."""
+        info = self.graph.node_info(node_id)
+        if info.status == NodeStatus.ERROR:
+            return info.error_port
+        if info.status in (NodeStatus.INCOMPLETE, NodeStatus.BLOCKED) or self.runner is None:
+            return None
+        result = self.runner.result(node_id) if self.runner.state(node_id) is None else None
+        return result.error_port if result is not None and result.status == NodeStatus.ERROR else None
+
     def refresh_node(self, node_id: str) -> None:
         item = self._nodes.get(node_id)
         if item is None:
@@ -278,12 +290,17 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 used.add((e.src_port, True))
             if e.dst == node_id:
                 used.add((e.dst_port, False))
+        wrong = self.problem_port(node_id)
         for key, port_item in item.ports.items():
             port_item.set_connected(key in used, style.EDGE_COLOURS[style.OK])
             text, _known = item.port_label(*key)
-            port_item.setToolTip(f"{'output' if key[1] else 'input'} <b>{key[0]}</b>: {text}<br>"
-                                 + ("drag to an input to connect; click to view" if key[1] else
-                                    "drag from an output here; drag the wire end away to disconnect"))
+            tip = (f"{'output' if key[1] else 'input'} <b>{key[0]}</b>: {text}<br>"
+                   + ("drag to an input to connect; click to view" if key[1] else
+                      "drag from an output here; drag the wire end away to disconnect"))
+            if key == (wrong, False):
+                message = html.escape(self.node_state(node_id)[1])
+                tip += f"<br><span style='color:#d43c3c'>{message}</span>"
+            port_item.setToolTip(tip)
 
     def refresh_all(self) -> None:
         for nid in list(self._nodes):

@@ -1,8 +1,9 @@
 """Feeds the explainer dock: the selected operator node, its input values from the last run.
 
 :class:`ExplainerController` reads the graph (through ``graph_of``), the scene's selection
-and node states, and the runner's values; it writes only the explainer widget and, while
-the dock sits under the canvas, that dock's height (through ``host.resizeDocks``).
+and node states, and the runner's values; it writes only the explainer widget. The dock's
+height is the window's business (``main_window``, ``screen_fit.bottom_dock_height``): it
+stays put from one selected node to the next, so the canvas above it does not jump.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
 
 from ..canvas import GraphScene, style
+from ..canvas.node_item import short_message
 from ..runner import EvaluationRunner
 from .widget import HINT, ExplainerWidget
 
@@ -24,12 +26,6 @@ from .widget import HINT, ExplainerWidget
 #: alone would cost 8 bytes per element and the explanation is built on the UI thread;
 #: nobody steps through that many moves.
 MAX_STEPS = 200_000
-#: Height of the docked explainer with nothing to explain (its one-line hint and controls),
-#: and, until the user sizes it, with an operator to step through.
-COMPACT_HEIGHT = 96
-EXPANDED_HEIGHT = 290
-#: Opening for an operator, the explainer takes at most this share of the window's height.
-MAX_EXPANDED_SHARE = 0.4
 
 
 class ExplainerController(QtCore.QObject):
@@ -44,7 +40,6 @@ class ExplainerController(QtCore.QObject):
         self.host, self.widget, self.dock = host, widget, dock
         self._graph_of, self.scene, self.runner = graph_of, scene, runner
         self._key = None
-        self._expanded_height = EXPANDED_HEIGHT
         scene.selectionChanged.connect(self.refresh)
         runner.finished.connect(lambda _result: self.refresh())
         dock.visibilityChanged.connect(lambda visible: visible and self.refresh())
@@ -62,8 +57,9 @@ class ExplainerController(QtCore.QObject):
         state, message = self.scene.node_state(node.id)
         if state == style.ERROR and message:
             # the node cannot run as set (an attribute value its opset does not allow, an index
-            # out of range...): say why, as the viewer and the properties do, explain nothing
-            self._show_message(f"{node.name}: {message}")
+            # out of range...): say why, as the viewer and the properties do, explain nothing;
+            # named by the node, not by its op too ("TensorScatter: TensorScatter: ...")
+            self._show_message(f"{node.name}: {short_message(node, message)}")
             return
         inputs = []
         for port in node.input_ports():
@@ -83,29 +79,11 @@ class ExplainerController(QtCore.QObject):
                                f"the explainer takes up to {MAX_STEPS:,} (try a smaller example)")
             return
         self._key = key
-        if self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes)):
-            self._fit(expanded=True)
+        self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes))
 
     def _show_message(self, message: str) -> None:
         self._key = None
         self.widget.clear(message)
-        self._fit(expanded=False)
-
-    def _fit(self, expanded: bool) -> None:
-        """A docked explainer takes the room of its content: a line when there is nothing to
-        explain (the canvas gets the rest), the height the user last gave it when there is."""
-        host, dock = self.host, self.dock
-        if dock.isFloating() or host.dockWidgetArea(dock) != QtCore.Qt.DockWidgetArea.BottomDockWidgetArea:
-            return
-        height = dock.height()
-        # on a low window (a projector) the canvas keeps more than half the height
-        wanted = min(self._expanded_height, int(host.height() * MAX_EXPANDED_SHARE))
-        if expanded and height < wanted:
-            host.resizeDocks([dock], [wanted], QtCore.Qt.Orientation.Vertical)
-        elif not expanded and height > COMPACT_HEIGHT:
-            if height > COMPACT_HEIGHT + 40:
-                self._expanded_height = height   # the user's size, for the next operator
-            host.resizeDocks([dock], [COMPACT_HEIGHT], QtCore.Qt.Orientation.Vertical)
 
 
 def _steps(op: str, inputs: list, output_shape) -> int:

@@ -7,6 +7,7 @@ events (``on_event``) and updates its widgets in place, so undo/redo show up her
 """
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -18,6 +19,7 @@ from nodeeditor.graph.status import NodeStatus
 
 from .. import commands as C
 from ..canvas.style import STATE_COLOURS
+from ..status_line import ShowStatus
 from .file_form import FileForm
 from .generator_form import GeneratorForm
 from .operator_form import OperatorForm
@@ -26,6 +28,10 @@ from .values import MAX_OPSET, muted
 
 #: The statuses whose message the panel shows (in the status's colour, ``style.STATE_COLOURS``).
 PROBLEM_STATES = frozenset({NodeStatus.ERROR, NodeStatus.BLOCKED, NodeStatus.WARNING, NodeStatus.INCOMPLETE})
+
+
+def _print_status(message: str, error: bool = False) -> None:
+    print(("error: " if error else "") + message)
 
 
 class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
@@ -62,16 +68,21 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
 
 class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
-    ``status(message)`` receives problems (a value that does not parse, ...)."""
+    ``status(message, error=False)`` receives what the user should read (a value that does
+    not parse, what a paste did)."""
 
-    def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: Callable[[str], None] = print,
+    def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: ShowStatus = _print_status,
                  parent: QtWidgets.QWidget | None = None,
-                 state_of: Callable[[str], tuple[NodeStatus, str]] | None = None) -> None:
+                 state_of: Callable[[str], tuple[NodeStatus, str]] | None = None,
+                 problem_port_of: Callable[[str], str | None] | None = None) -> None:
         super().__init__(parent)
         self.push = push
         self.status = status
         #: node id -> (state, message), e.g. the canvas's view of run results; None: static only
         self.state_of = state_of
+        #: node id -> the input port its error is about (shown red in the Ports row); None:
+        #: the static one (``NodeInfo.error_port``)
+        self.problem_port_of = problem_port_of
         self.graph: Graph | None = None
         self.node_id: str | None = None
         self.widgets: dict[str, QtWidgets.QWidget] = {}
@@ -104,7 +115,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
 
     @staticmethod
     def _heading_html(title: str, subtitle: str) -> str:
-        return f"<b style='font-size:12pt'>{title}</b><br><span style='color:#6a7285'>{subtitle}</span>"
+        return (f"<b style='font-size:12pt'>{html.escape(title)}</b><br>"
+                f"<span style='color:#6a7285'>{html.escape(subtitle)}</span>")
 
     def show_node(self, node_id: str | None) -> None:
         self.node_id = node_id if node_id and self.graph is not None and self.graph.has_node(node_id) else None
@@ -155,6 +167,10 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
             else:
                 node = self.graph.node(self.node_id)
                 self._heading(node.name, self._kind_text(node))
+                heading = self.title
+                # the heading follows a rename (the Name row, the canvas, undo)
+                self._refreshers.append(lambda: heading.setText(self._heading_html(
+                    self.graph.node(self.node_id).name, self._kind_text(self.graph.node(self.node_id)))))
                 self._name_row(node)
                 if isinstance(node, N.OperatorNode):
                     self._build_operator(node)
@@ -265,13 +281,18 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
         def refresh() -> None:
             n = g.node(self.node_id)
             info = g.node_info(self.node_id)
+            wrong = self.problem_port_of(n.id) if self.problem_port_of is not None else info.error_port
             rows = []
             for port in n.input_ports():
                 edge = g.edge_into(n.id, port)
                 t = g.node_info(edge.src).outputs.get(edge.src_port) if edge else None
                 src = (g.node(edge.src).name if edge
                        else "optional" if port in n.optional_inputs() else "not connected")
-                rows.append(f"in <b>{port}</b>: <tt>{t if t else '—'}</tt> <span style='color:#6a7285'>({src})</span>")
+                row = f"in <b>{port}</b>: <tt>{t if t else '—'}</tt> <span style='color:#6a7285'>({src})</span>"
+                if port == wrong:   # the input the error below is about
+                    row = (f"<span style='color:{STATE_COLOURS[NodeStatus.ERROR].name()}'>in <b>{port}</b>: "
+                           f"<tt>{t if t else '—'}</tt> ({src}) ◀</span>")
+                rows.append(row)
             for port in n.output_ports():
                 t = info.outputs.get(port)
                 rows.append(f"out <b>{port}</b>: <tt>{t if t else '?'}</tt>")

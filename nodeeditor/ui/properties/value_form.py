@@ -1,5 +1,7 @@
 """Literal and graph-input sources: dtype, shape and an editable table of the values (small
-tensors only; a 2-D grid of rows x last axis)."""
+tensors only; a 2-D grid of rows x last axis, :class:`~.value_grid.ValueGrid`). A typed or
+pasted text that is not a value of the dtype changes nothing: the cell is marked with the
+reason and the status line says it; a paste is one undo step."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +11,23 @@ import ops
 from nodeeditor.graph import nodes as N
 
 from .. import commands as C
-from .values import COMMON_DTYPES, EDITABLE_LIMIT, format_cell, muted, parse_shape, parse_value, shape_text
+from .pasted_text import parse_block
+from .value_grid import ValueGrid
+from .values import (
+    COMMON_DTYPES,
+    EDITABLE_LIMIT,
+    CellError,
+    cell_text,
+    grid_shape,
+    muted,
+    parse_shape,
+    parse_value,
+    pasted_value,
+    shape_text,
+)
+
+#: Most elements a literal holds (a larger tensor belongs in a generator or a file source).
+MAX_LITERAL = 10_000_000
 
 
 class ValueForm:
@@ -31,9 +49,10 @@ class ValueForm:
             dtype_combo.addItem(name)
         shape_edit = QtWidgets.QLineEdit()
         shape_edit.setPlaceholderText("e.g. 2, 3 (empty: a scalar)")
-        table = QtWidgets.QTableWidget()
-        table.horizontalHeader().setDefaultSectionSize(64)
-        table.verticalHeader().setDefaultSectionSize(22)
+        table = ValueGrid()
+        table.setToolTip("Type to replace a value; Tab, Enter: next cell; Esc: cancel. "
+                         "Ctrl+V pastes rows (tabs or commas) or a nested list [[1, 2], [3, 4]] "
+                         "from the current cell; with every cell selected (Ctrl+A) it replaces the tensor.")
         too_big = muted("")
 
         def change_dtype(_index: int) -> None:
@@ -60,8 +79,8 @@ class ValueForm:
             if shape == value.shape:
                 return
             size = int(np.prod(shape, dtype=np.int64))
-            if size > 10_000_000:
-                self.status("a literal holds at most 10,000,000 elements; use a generator or a file")
+            if size > MAX_LITERAL:
+                self.status(f"a literal holds at most {MAX_LITERAL:,} elements; use a generator or a file")
                 refresh()
                 return
             flat = value.reshape(-1)
@@ -70,21 +89,44 @@ class ValueForm:
             new[:n] = flat[:n]
             self._set_value(new.reshape(shape), "Change shape")
 
-        def cell_changed(row: int, col: int) -> None:
+        def cell_edited(row: int, col: int, text: str) -> None:
             value = self._value_of()
-            grid = value.reshape(self._grid_shape(value))
-            item = table.item(row, col)
             try:
-                parsed = parse_value(item.text(), value.dtype)
-            except (ValueError, TypeError) as exc:
-                self.status(f"value [{row}, {col}]: {exc}")
-                refresh()
+                parsed = parse_value(text, value.dtype)
+            except ValueError as exc:
+                table.mark_wrong(row, col, text, str(exc))
+                self.status(f"value [{row}, {col}]: {exc}", error=True)
                 return
-            new = np.array(grid, copy=True)
+            new = np.array(value, copy=True).reshape(grid_shape(value.shape))
             if new[row, col] == parsed and type(parsed) is not str:
+                refresh()   # the same value typed another way ("1.10"): show it the short way
                 return
             new[row, col] = parsed
             self._set_value(new.reshape(value.shape), "Edit Value")
+
+        def pasted(text: str, row: int, col: int, whole: bool) -> None:
+            value = self._value_of()
+            try:
+                block = parse_block(text)
+                if whole and block.size > MAX_LITERAL:
+                    raise ValueError(f"{block.size:,} values: a literal holds at most {MAX_LITERAL:,}")
+                new, dropped = pasted_value(value, block, row, col, whole)
+            except CellError as exc:
+                rows, cols = grid_shape(value.shape)
+                if exc.row < rows and exc.col < cols:
+                    table.mark_wrong(exc.row, exc.col, table.item(exc.row, exc.col).text(), str(exc))
+                self.status(f"Nothing pasted: value [{exc.row}, {exc.col}]: {exc}", error=True)
+                return
+            except ValueError as exc:
+                self.status(f"Nothing pasted: {exc}", error=True)
+                return
+            self._set_value(new, "Paste Values")
+            message = f"Pasted {block.size - dropped} value{'s' * (block.size - dropped != 1)}"
+            if whole and new.shape != value.shape:
+                message += f"; the shape is now ({shape_text(new.shape)})"
+            if dropped:
+                message += f"; {dropped} did not fit the table (select every cell to paste a new shape)"
+            self.status(message)
 
         def refresh() -> None:
             value = self._value_of()
@@ -96,20 +138,15 @@ class ValueForm:
             dtype_combo.blockSignals(False)
             if not shape_edit.hasFocus():
                 shape_edit.setText(shape_text(value.shape))
-            table.blockSignals(True)
             if value.size <= EDITABLE_LIMIT:
-                rows, cols = self._grid_shape(value)
+                rows, cols = grid_shape(value.shape)
                 grid = value.reshape(rows, cols)
-                table.setRowCount(rows)
-                table.setColumnCount(cols)
                 lead = value.shape[:-1]
                 labels = [str(tuple(int(i) for i in np.unravel_index(r, lead))) if len(lead) > 1 else str(r)
                           for r in range(rows)] if lead else ["0"]
-                table.setVerticalHeaderLabels(labels)
-                table.setHorizontalHeaderLabels([str(c) for c in range(cols)])
-                for r in range(rows):
-                    for c in range(cols):
-                        table.setItem(r, c, QtWidgets.QTableWidgetItem(format_cell(grid[r, c])))
+                shown = [[cell_text(grid[r, c]) for c in range(cols)] for r in range(rows)]
+                table.show_cells([[t for t, _ in line] for line in shown], [[tip for _, tip in line] for line in shown],
+                                 labels, [str(c) for c in range(cols)])
                 table.setFixedHeight(min(260, 30 + 22 * rows))
                 table.setVisible(True)
                 too_big.setVisible(False)
@@ -118,20 +155,14 @@ class ValueForm:
                 too_big.setText(f"{value.size:,} elements: too many to edit here (the viewer shows them). "
                                 "Use a generator or a file source for large tensors.")
                 too_big.setVisible(True)
-            table.blockSignals(False)
 
         dtype_combo.currentIndexChanged.connect(change_dtype)
         shape_edit.editingFinished.connect(change_shape)
-        table.cellChanged.connect(cell_changed)
+        table.edited.connect(cell_edited)
+        table.pasted.connect(pasted)
+        table.restored.connect(refresh)
         self._add("dtype", "dtype", dtype_combo, refresh)
         self._add("shape", "shape", shape_edit)
         self.widgets["table"] = table
         self._form.addRow(table)
         self._form.addRow(too_big)
-
-    @staticmethod
-    def _grid_shape(value: np.ndarray) -> tuple[int, int]:
-        if value.ndim == 0:
-            return 1, 1
-        cols = value.shape[-1]
-        return (value.size // cols if cols else 0), cols

@@ -8,6 +8,9 @@ from PySide6 import QtCore, QtWidgets
 
 from ops import MAX_OPSET  # noqa: F401 - re-exported to the panel and the export dialog
 
+from ..viewer.slicing import exact_decimal, format_value
+from .pasted_text import PastedBlock
+
 EDITABLE_LIMIT = 400          # elements a value table edits in place
 COMMON_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
                  "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string")
@@ -29,35 +32,56 @@ def shape_text(shape) -> str:
 
 
 def parse_value(text: str, dtype: np.dtype) -> Any:
-    """A cell's text as a value of ``dtype`` (ValueError when it is not one)."""
+    """A cell's text as a value of ``dtype``; ValueError with a message for people when it is
+    not one (never Python's own ``invalid literal for int()``). Integers also take whole
+    numbers written as floats (``2.0``, ``1e3``), as a spreadsheet copies them."""
     text = text.strip()
     if dtype.kind == "O":
         return text
+    spaced = text.replace(" + ", "+").replace(" - ", "-") if dtype.kind == "c" else text
+    if len(spaced.replace(",", " ").split()) > 1:
+        raise ValueError(f"{text!r} is several values; a cell holds one "
+                         "(paste them with Ctrl+V to fill several cells)")
     if dtype.kind == "b":
         if text.lower() in ("1", "true", "t", "yes"):
             return True
         if text.lower() in ("0", "false", "f", "no", ""):
             return False
-        raise ValueError(f"{text!r} is not a bool")
+        raise ValueError(f"{text!r} is not a bool (true/false or 1/0)")
+    if not text:
+        raise ValueError("the cell is empty; type a number")
     if dtype.kind == "c":
-        return complex(text.replace(" ", "").replace("i", "j"))
+        try:
+            return complex(spaced.replace("i", "j"))
+        except ValueError:
+            raise ValueError(f"{text!r} is not a complex number (e.g. 1+2j)") from None
     if dtype.kind in "iu":
-        value = int(text)
+        try:
+            value = int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                number = None
+            if number is None or not number.is_integer():
+                raise ValueError(f"{text!r} is not an integer ({dtype})") from None
+            value = int(number)
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
-            raise ValueError(f"{value} does not fit {dtype}")
+            raise ValueError(f"{value} does not fit {dtype} ({info.min}..{info.max})")
         return value
-    return float(text)
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
 
 
-def format_cell(value: Any) -> str:
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    if isinstance(value, (complex, np.complexfloating)):
-        return str(complex(value)).strip("()")
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    return str(value)
+def cell_text(value: Any) -> tuple[str, str]:
+    """(text, tooltip) of one element in a value table: the shortest text that reads back
+    exactly (the viewer's :func:`~nodeeditor.ui.viewer.slicing.format_value`), and the exact
+    stored value where that text is not it (``float32 1.1``), else an empty tooltip."""
+    exact = exact_decimal(value)
+    return format_value(value), (f"stored exactly as {exact}" if exact is not None else "")
 
 
 def muted(text: str) -> QtWidgets.QLabel:
@@ -68,3 +92,61 @@ def muted(text: str) -> QtWidgets.QLabel:
     label.setStyleSheet("color: #6a7285;")
     label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+class CellError(ValueError):
+    """A text that is not a value of the tensor's dtype, at grid cell (``row``, ``col``)."""
+
+    def __init__(self, row: int, col: int, message: str) -> None:
+        super().__init__(message)
+        self.row, self.col = row, col
+
+
+def grid_shape(shape: tuple[int, ...]) -> tuple[int, int]:
+    """(rows, columns) of a value table: the last axis across, the others flattened down."""
+    if not shape:
+        return 1, 1
+    cols = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64)) if len(shape) > 1 else 1
+    return rows, cols
+
+
+def pasted_value(value: np.ndarray, block: PastedBlock, row: int, col: int, whole: bool) -> tuple[np.ndarray, int]:
+    """``value`` with ``block`` pasted at grid cell (``row``, ``col``); returns the new array
+    and how many pasted values fell outside the table (dropped).
+
+    With ``whole`` (every cell selected) the block replaces the tensor and gives it its
+    shape: a nested list's own shape; rows of values ``(rows, columns)``, or ``(columns,)``
+    for one row pasted over a 1-D tensor, ``()`` for one value over a scalar. Otherwise the
+    block fills the cells from (``row``, ``col``) right and down, as far as the table goes.
+    Every text is read with :func:`parse_value`; the first that is not a value raises
+    :class:`CellError` naming its cell (nothing is changed then)."""
+    dtype = value.dtype
+    cells = [list(r) for r in block.rows]
+    if whole:
+        shape = block.shape
+        if not block.nested and shape[0] == 1 and value.ndim <= 1:
+            shape = (shape[1],) if value.ndim == 1 or shape[1] != 1 else ()
+        new = np.empty(block.size, dtype=dtype)
+        flat = [t for r in cells for t in r]
+        width = block.shape[-1] if block.shape else 1
+        for i, text in enumerate(flat):
+            try:
+                new[i] = parse_value(text, dtype)
+            except ValueError as exc:
+                raise CellError(i // width if width else 0, i % width if width else 0, str(exc)) from None
+        return new.reshape(shape), 0
+    rows, cols = grid_shape(value.shape)
+    new = np.array(value, copy=True).reshape(rows, cols)
+    dropped = 0
+    for i, line in enumerate(cells):
+        for j, text in enumerate(line):
+            r, c = row + i, col + j
+            if r >= rows or c >= cols:
+                dropped += 1
+                continue
+            try:
+                new[r, c] = parse_value(text, dtype)
+            except ValueError as exc:
+                raise CellError(r, c, str(exc)) from None
+    return new.reshape(value.shape), dropped

@@ -433,6 +433,9 @@ class HeatPanel:
                     line.append((0, 0, 0) if luminance > 140 else (255, 255, 255))
                 colours.append(line)
             self.text_item.set_texts(spec.cell_texts, colours)
+            # a grid of texts spans the picture: one text per cell, or one across a constant
+            text_rows, text_cols = len(spec.cell_texts), len(spec.cell_texts[0])
+            self.text_item.setTransform(QtGui.QTransform.fromScale(extent[0] / text_cols, extent[1] / text_rows))
         else:
             self.text_item.set_texts(None, None)
         shape = (extent[0], extent[1])

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
@@ -235,6 +236,19 @@ def peak_blocks(picture: np.ndarray, step_r: int, step_c: int) -> np.ndarray:
         below, above = mean - lo_c, hi_c - mean
         pick_hi = (above > below) | ((above == below) & ~(ref - lo_c > hi_c - ref))
     return np.where(pick_hi, hi, lo).astype(np.float32, copy=False)
+
+
+def uniform_slice(slice2d: np.ndarray, max_size: int = MAX_DISPLAY) -> bool:
+    """Whether every element of a 2-D bool/int/float slice of at most ``max_size`` per side
+    holds one value (NaN never counts as equal); False for larger slices (not read here:
+    the viewer's statistics tell), complex and string ones."""
+    if slice2d.ndim != 2 or slice2d.size == 0 or max(slice2d.shape) > max_size:
+        return False
+    if dtype_kind(slice2d.dtype) not in (BOOL, INT, FLOAT):
+        return False
+    first = slice2d[0, 0]
+    with np.errstate(invalid="ignore"):
+        return bool((slice2d == first).all())
 
 
 def peak_downsample_2d(slice2d: np.ndarray, max_size: int = MAX_DISPLAY, part_index: int | None = None,
@@ -571,6 +585,28 @@ def format_value(value) -> str:
     if isinstance(value, (np.integer, int)):
         return str(int(value))
     return str(value)
+
+
+def exact_decimal(value) -> str | None:
+    """The exact decimal value a float element holds, when its :func:`format_value` text
+    only reads back to it: float32 ``1.1`` holds ``1.10000002384185791015625``. None when
+    that text is the value exactly (``0.5``, ``3.0``, integers, bools, strings, NaN and
+    infinities); complex values give ``real+imagj`` with both parts exact."""
+    if isinstance(value, (np.complexfloating, complex)):
+        real, imag = np.asarray(value).real[()], np.asarray(value).imag[()]
+        if exact_decimal(real) is None and exact_decimal(imag) is None:
+            return None
+        sign = "-" if math.copysign(1.0, float(imag)) < 0 else "+"
+        parts = [exact_decimal(part) or format_value(part) for part in (real, abs(imag))]
+        return f"{parts[0]}{sign}{parts[1]}j"
+    floating = isinstance(value, (np.floating, float)) or (
+        isinstance(value, np.generic) and np.dtype(type(value)).kind == "V")
+    if not floating or not math.isfinite(float(value)):
+        return None
+    exact = Decimal(float(value))
+    if Decimal(format_value(value)) == exact:
+        return None
+    return str(exact) if "E" not in str(exact) else f"{exact:f}"
 
 
 def format_short(value, kind: str) -> str:

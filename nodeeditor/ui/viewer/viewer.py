@@ -48,6 +48,7 @@ from .slicing import (
     peak_downsample_2d,
     slice_2d,
     to_display_float,
+    uniform_slice,
 )
 from .stats_worker import StatsComputer
 from .table import TablePage
@@ -402,7 +403,8 @@ class TensorViewer(QtWidgets.QWidget):
                 specs.append(PanelSpec("text", text="no value" if self._empty_name else "no tensor selected"))
         elif is_drawable(current.array.dtype):
             self._title_slice = self._slice_text(current.array)
-            specs += self._specs_for(current.name, view, self._index_function(current.array, None))
+            specs += self._specs_for(current.name, view, self._index_function(current.array, None),
+                                     known_constant=self._stats_say_constant())
             self._title_slice = ""
             if reference is not None and is_drawable(self.pinned.array.dtype):
                 specs.append(self._diff_spec(reference, view))
@@ -434,7 +436,14 @@ class TensorViewer(QtWidgets.QWidget):
         axes, indices = self.controls.axes, self.controls.indices
         return "[" + ", ".join(":" if k in axes else str(indices[k]) for k in range(array.ndim)) + "]"
 
-    def _specs_for(self, title: str, view: np.ndarray, index_of) -> list[PanelSpec]:
+    def _stats_say_constant(self) -> bool:
+        """The current tensor's statistics (once computed) show every element equal: no NaN,
+        no infinity, minimum == maximum (real values only: complex statistics are of |z|)."""
+        s = self.stats
+        return (s is not None and s.minimum is not None and not s.of_magnitude and s.nan == 0 and s.inf == 0
+                and s.minimum == s.maximum)
+
+    def _specs_for(self, title: str, view: np.ndarray, index_of, known_constant: bool = False) -> list[PanelSpec]:
         kind = dtype_kind(view.dtype)
         if view.size == 0:
             return [PanelSpec("text", title, text="empty tensor")]
@@ -449,6 +458,8 @@ class TensorViewer(QtWidgets.QWidget):
                     for i, part in enumerate(names)]
         if view.ndim == 1:
             return [self._line_spec(title, view, index_of)]
+        if known_constant or uniform_slice(view, self.max_display):
+            return [self._constant_spec(title, view, index_of)]
         return [self._heat_spec(title, view, index_of)]
 
     def _display_values(self, values: np.ndarray, part_index: int | None) -> np.ndarray:
@@ -547,6 +558,31 @@ class TensorViewer(QtWidgets.QWidget):
         return PanelSpec("heat", shown, values=values, levels=levels, cmap=cmap, extent=(cols, rows),
                          cell_texts=texts, colorbar_ticks=ticks, hover=hover, pool=Pool.PEAK,
                          refined=refined is not None, finite_range=finite_range, level_group=level_group)
+
+    def _constant_spec(self, title: str, view: np.ndarray, index_of) -> PanelSpec:
+        """A slice whose elements are all one value: one colour, no colour bar (a scale of
+        one value says nothing), and the value written: in every cell of a small slice, once
+        across a large one. Nothing to refine: every block is that value."""
+        kind = dtype_kind(view.dtype)
+        rows, cols = view.shape
+        value = view[0, 0]
+        shown_value = float(to_display_float(np.asarray([value]))[0])
+        if rows <= CELL_TEXT_LIMIT and cols <= CELL_TEXT_LIMIT:
+            values = np.full((rows, cols), shown_value, np.float32)
+            texts = [[format_short(value, kind)] * cols for _ in range(rows)]
+        else:
+            values = np.full((1, 1), shown_value, np.float32)
+            texts = [[f"every element = {format_value(value)}"]]
+        if kind == BOOL:
+            levels, cmap, finite_range, level_group = (0.0, 1.0), colors.bool_colormap(), None, None
+        else:
+            levels, cmap = (shown_value - 0.5, shown_value + 0.5), colors.colormap()
+            part_index = None  # shares a scale with the pinned tensor's values, as _heat_spec's
+            finite_range, level_group = (shown_value, shown_value), f"part{part_index}"
+        shown = f"{title}{self._title_slice}  [{rows} × {cols}]"
+        return PanelSpec("heat", shown, values=values, levels=levels, cmap=cmap, extent=(cols, rows),
+                         cell_texts=texts, colorbar=False, hover=self._cell_hover(title, view, index_of),
+                         finite_range=finite_range, level_group=level_group)
 
     def _diff_spec(self, reference: np.ndarray, view: np.ndarray) -> PanelSpec:
         ticks = [(0.25, "same"), (0.75, "changed")]
@@ -777,6 +813,9 @@ class TensorViewer(QtWidgets.QWidget):
             return
         self.stats = stats
         self.stats_label.setText(stats.describe())
+        view = self.current_view() if self.current is not None else None
+        if self._stats_say_constant() and view is not None and view.ndim == 2 and max(view.shape) > self.max_display:
+            self._refresh_views()   # a large slice seen constant only now: draw it as one value
         self.statsReady.emit(stats)
 
     def _update_buttons(self) -> None:

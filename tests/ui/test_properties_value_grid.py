@@ -1,0 +1,225 @@
+"""The value table of a literal behaves like a spreadsheet: real key presses into the grid,
+real pastes from the clipboard, with the run finishing between keys as it does for a user."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
+
+Key = QtCore.Qt.Key
+CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
+
+
+def _literal(w, value: np.ndarray) -> tuple[str, QtWidgets.QTableWidget]:
+    """A literal holding ``value``, selected, its table focused; the run has finished."""
+    nid = w.graph.add_literal(value, name="typed", position=(300, 400))
+    w.scene.select_nodes([nid])
+    w.runner.wait()
+    table = w.properties.widgets["table"]
+    return nid, table
+
+
+def _click(table: QtWidgets.QTableWidget, row: int, col: int) -> None:
+    rect = table.visualRect(table.model().index(row, col))
+    QTest.mouseClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier,
+                     rect.center())
+
+
+def _focused(table) -> QtWidgets.QWidget:
+    """Where a key press goes: the open cell editor, else the table."""
+    widget = QtWidgets.QApplication.focusWidget()
+    return widget if widget is not None and (widget is table or table.isAncestorOf(widget)) else table
+
+
+def _type(w, table, keys: list) -> None:
+    """Press each key (text or Qt key) where the focus is, letting the run triggered by an
+    edit finish before the next key (what happens between a person's key presses)."""
+    for key in keys:
+        for one in (key if isinstance(key, str) else [key]):
+            QTest.keyClick(_focused(table), one)   # the first character opens the cell's editor
+        QtWidgets.QApplication.processEvents()
+        w.runner.wait()
+        QtWidgets.QApplication.processEvents()
+
+
+def _texts(table) -> list[list[str]]:
+    return [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(table.rowCount())]
+
+
+def _shot(widget, name: str) -> None:
+    folder = os.environ.get("INDEXFLOW_SHOTS")
+    if folder:
+        widget.grab().save(str(Path(folder) / f"{name}.png"))
+
+
+def test_typing_with_tab_fills_a_row_and_replaces_each_cells_value(small, qtbot):
+    """``1 Tab 2 Tab 3 Tab 4 Tab 5`` into a 1x5 literal gives 1..5 (it gave 1.0, 1.0199...,
+    2.0299...: the run finishing re-set the next cell's editor, and typing appended)."""
+    w = small
+    nid, table = _literal(w, np.arange(5, dtype=np.float32).reshape(1, 5))
+    _click(table, 0, 0)
+    _type(w, table, ["1", Key.Key_Tab, "2", Key.Key_Tab, "3", Key.Key_Tab, "4", Key.Key_Tab, "5", Key.Key_Tab])
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[1, 2, 3, 4, 5]])
+    assert _texts(table) == [["1.0", "2.0", "3.0", "4.0", "5.0"]]
+    _shot(w.properties, "values_typed_row")
+
+
+def test_enter_moves_down_and_typing_after_it_replaces_the_next_cell(small, qtbot):
+    """``10 Enter 2 Enter`` writes 10 and 2 down a column (``2`` after ``10`` gave 102)."""
+    w = small
+    nid, table = _literal(w, np.array([[7, 7], [7, 7], [7, 7]], np.int64))
+    _click(table, 0, 1)
+    _type(w, table, ["10", Key.Key_Return])
+    qtbot.waitUntil(lambda: table.currentRow() == 1)
+    _type(w, table, ["2", Key.Key_Return])
+    qtbot.waitUntil(lambda: table.currentRow() == 2)
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[7, 10], [7, 2], [7, 7]])
+    assert table.currentColumn() == 1
+    # Enter on a cell that is not being edited moves down too
+    _click(table, 0, 0)
+    _type(w, table, [Key.Key_Return])
+    assert (table.currentRow(), table.currentColumn()) == (1, 0)
+
+
+def test_escape_cancels_the_cells_edit(small, qtbot):
+    w = small
+    nid, table = _literal(w, np.array([4, 5, 6], np.int64))
+    _click(table, 0, 1)
+    _type(w, table, ["99"])
+    assert table.state() == QtWidgets.QAbstractItemView.State.EditingState
+    _type(w, table, [Key.Key_Escape])
+    assert table.state() != QtWidgets.QAbstractItemView.State.EditingState
+    np.testing.assert_array_equal(w.graph.node(nid).value, [4, 5, 6])
+    assert _texts(table) == [["4", "5", "6"]]
+    assert w.undo_stack.count() == 0
+
+
+def test_cells_show_the_shortest_text_and_the_exact_stored_value_as_a_tooltip(small, qtbot):
+    """float32 1.1 reads ``1.1`` (not 1.100000023841858), as in the viewer's table; its
+    exact value, 1.10000002384185791015625, is the cell's tooltip; 0.5 is exact: no tooltip."""
+    w = small
+    nid, table = _literal(w, np.array([1.1, 0.5, 3.0], np.float32))
+    assert _texts(table) == [["1.1", "0.5", "3.0"]]
+    assert "1.10000002384185791015625" in table.item(0, 0).toolTip()
+    assert table.item(0, 1).toolTip() == "" and table.item(0, 2).toolTip() == ""
+    w.viewer_target.update()
+    qtbot.waitUntil(lambda: w.viewer.table_model.rowCount() == 3)
+    model = w.viewer.table_model
+    assert [model.data(model.index(r, 0)) for r in range(3)] == ["1.1", "0.5", "3.0"]
+    # typing the same value the long way changes nothing and still reads short
+    _click(table, 0, 0)
+    _type(w, table, ["1.10", Key.Key_Return])
+    assert w.undo_stack.count() == 0 and table.item(0, 0).text() == "1.1"
+
+
+def test_several_numbers_typed_into_one_cell_are_an_error_on_that_cell(small, qtbot):
+    """``9 8 7 6`` in one int64 cell: the cell keeps the text on red with the reason as its
+    tooltip, the status line says it in words (never ``invalid literal for int()``), the
+    value is unchanged; Escape puts the value back."""
+    w = small
+    nid, table = _literal(w, np.array([[1, 2], [3, 4]], np.int64))
+    _click(table, 1, 0)
+    _type(w, table, ["9 8 7 6", Key.Key_Tab])
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[1, 2], [3, 4]])
+    item = table.item(1, 0)
+    assert item.text() == "9 8 7 6"
+    assert "several values" in item.toolTip() and "invalid literal" not in item.toolTip()
+    assert item.background().color() == QtGui.QColor("#ffd9d9")
+    message = w.statusBar().currentMessage()
+    assert "several values" in message and "invalid literal" not in message
+    _shot(w.properties, "values_wrong_cell")
+    _click(table, 1, 0)
+    _type(w, table, [Key.Key_Escape])
+    assert table.item(1, 0).text() == "3" and table.item(1, 0).background().style() == QtCore.Qt.BrushStyle.NoBrush
+    # a word in a float cell says what it is not
+    _click(table, 0, 1)
+    _type(w, table, ["abc", Key.Key_Return])
+    assert table.item(0, 1).toolTip() == "'abc' is not an integer (int64)"
+
+
+def _paste(w, table, text: str) -> None:
+    QtWidgets.QApplication.clipboard().setText(text)
+    table.setFocus()
+    QTest.keyClick(table, Key.Key_V, CTRL)
+    QtWidgets.QApplication.processEvents()
+    w.runner.wait()
+
+
+def test_pasting_tab_separated_rows_fills_cells_from_the_current_one_as_one_undo_step(small, qtbot):
+    w = small
+    nid, table = _literal(w, np.zeros((3, 3), np.int64))
+    _click(table, 0, 1)
+    _paste(w, table, "1\t2\n3\t4\n")
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[0, 1, 2], [0, 3, 4], [0, 0, 0]])
+    assert _texts(table) == [["0", "1", "2"], ["0", "3", "4"], ["0", "0", "0"]]
+    assert w.undo_action.text() == "Undo Paste Values"
+    w.view.setFocus()
+    QTest.keySequence(w.view, QtGui.QKeySequence("Ctrl+Z"))
+    np.testing.assert_array_equal(w.graph.node(nid).value, np.zeros((3, 3)))
+
+
+def test_pasting_past_the_tables_edge_keeps_what_fits_and_says_so(small, qtbot):
+    w = small
+    nid, table = _literal(w, np.zeros((2, 2), np.float32))
+    _click(table, 1, 1)
+    _paste(w, table, "5, 6\n7, 8")
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[0, 0], [0, 5]])
+    assert "3 did not fit" in w.statusBar().currentMessage()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("[[1, 2], [3, 4], [5, 6]]", [[1, 2], [3, 4], [5, 6]]),                 # Python
+    ("[[1. 2.]\n [3. 4.]\n [5. 6.]]", [[1, 2], [3, 4], [5, 6]]),            # NumPy's print-out
+    ("array([[1, 2],\n       [3, 4],\n       [5, 6]], dtype=float32)", [[1, 2], [3, 4], [5, 6]]),
+    ("1,2\n3,4\n5,6", [[1, 2], [3, 4], [5, 6]]),                            # CSV rows
+    ("[[[1, 2]], [[3, 4]]]", [[[1, 2]], [[3, 4]]]),                         # any rank
+])
+def test_pasting_over_the_whole_tensor_gives_it_the_pasted_shape(small, qtbot, text, expected):
+    w = small
+    nid, table = _literal(w, np.arange(5, dtype=np.float32).reshape(1, 5))
+    _click(table, 0, 0)
+    QTest.keyClick(table, Key.Key_A, CTRL)            # select every cell
+    _paste(w, table, text)
+    value = w.graph.node(nid).value
+    assert value.dtype == np.float32
+    np.testing.assert_array_equal(value, np.array(expected, np.float32))
+    assert w.properties.widgets["shape"].text() == ", ".join(str(d) for d in np.shape(expected))
+    assert "shape is now" in w.statusBar().currentMessage()
+
+
+def test_one_pasted_row_over_a_whole_vector_keeps_it_a_vector(small, qtbot):
+    w = small
+    nid, table = _literal(w, np.array([0, 1], np.int64))
+    _click(table, 0, 0)
+    QTest.keyClick(table, Key.Key_A, CTRL)
+    _paste(w, table, "4\t5\t6\t7")
+    np.testing.assert_array_equal(w.graph.node(nid).value, np.array([4, 5, 6, 7]))
+    assert w.graph.node(nid).value.shape == (4,)
+
+
+def test_a_paste_with_a_word_in_it_changes_nothing_and_names_the_cell(small, qtbot):
+    w = small
+    nid, table = _literal(w, np.zeros((2, 3), np.int64))
+    _click(table, 0, 0)
+    _paste(w, table, "1\t2\t3\n4\tfive\t6")
+    np.testing.assert_array_equal(w.graph.node(nid).value, np.zeros((2, 3)))
+    assert w.undo_stack.count() == 0
+    message = w.statusBar().currentMessage()
+    assert "Nothing pasted" in message and "[1, 1]" in message and "'five' is not an integer" in message
+    assert table.item(1, 1).toolTip() == "'five' is not an integer (int64)"
+    # ragged rows are refused in words too
+    _paste(w, table, "1\t2\n3")
+    assert "row 2 has 1 value, row 1 has 2" in w.statusBar().currentMessage()
+
+
+def test_ctrl_c_copies_the_selected_cells_as_rows_a_spreadsheet_reads(small, qtbot):
+    w = small
+    _nid, table = _literal(w, np.array([[1.5, 2.0], [3.25, 4.0]], np.float64))
+    _click(table, 0, 0)
+    QTest.keyClick(table, Key.Key_A, CTRL)
+    QTest.keyClick(table, Key.Key_C, CTRL)
+    assert QtWidgets.QApplication.clipboard().text() == "1.5\t2.0\n3.25\t4.0"
