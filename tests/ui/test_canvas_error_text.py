@@ -3,15 +3,12 @@ repeated the op on a node named after it), whole in the node's tooltip and on th
 page, and the input port it is about highlighted on the node and in the Ports row."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtGui
 
 from nodeeditor.graph import NodeStatus
 
-from .helpers import open_example
+from .helpers import deliver_posted_events, open_example, save_shot
 
 RED = QtGui.QColor("#d43c3c")
 
@@ -35,7 +32,7 @@ def _break_write_indices(w) -> str:
     w.runner.wait()
     w.scene.select_nodes(["tensor_scatter"])
     w.runner.wait()
-    QtWidgets.QApplication.processEvents()
+    deliver_posted_events()
     return "tensor_scatter"
 
 
@@ -55,9 +52,7 @@ def test_a_run_error_is_said_once_and_whole_where_the_user_reads_it(window, qtbo
     assert message in panel.text() and panel.isVisible()    # the properties page shows all of it
     assert message.replace("<", "&lt;") in item.toolTip()    # so does the node's tooltip
     assert "use mode='circular' to wrap" in explained
-    folder = os.environ.get("INDEXFLOW_SHOTS")
-    if folder:
-        w.grab().save(str(Path(folder) / "error_text_once.png"))
+    save_shot(w, "canvas/error_text_once")
 
 
 def test_the_port_an_error_is_about_is_highlighted_on_the_node_and_in_the_ports_row(window, qtbot):
@@ -72,7 +67,7 @@ def test_the_port_an_error_is_about_is_highlighted_on_the_node_and_in_the_ports_
     assert "out of range" not in item.port("update", False).toolTip()
     w.scene.clearSelection()          # the selection border is blue: look at the node alone
     w.view.centerOn(item.sceneBoundingRect().center())
-    QtWidgets.QApplication.processEvents()
+    deliver_posted_events()
     image = w.view.viewport().grab().toImage()
     at = lambda port: w.view.mapFromScene(item.port_scene_pos(port, False))  # noqa: E731
     assert _reddish_pixels(image, at("write_indices")) > 8

@@ -24,7 +24,7 @@ SCATTER = ("Scatter", [np.zeros((3, 3), np.float32), np.array([[1, 0, 2], [0, 2,
 SCATTER_OUTPUT = [[2.0, 1.1, 0.0], [1.0, 0.0, 2.2], [0.0, 2.1, 1.2]]
 
 
-def wait_until(condition, timeout=3000):
+def wait_until(condition, timeout=10000):
     deadline = QtCore.QDeadlineTimer(timeout)
     while not condition():
         assert not deadline.hasExpired(), "timed out"

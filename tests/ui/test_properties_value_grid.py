@@ -2,13 +2,12 @@
 real pastes from the clipboard, with the run finishing between keys as it does for a user."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
+
+from .helpers import deliver_posted_events, save_shot
 
 Key = QtCore.Qt.Key
 CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
@@ -41,19 +40,13 @@ def _type(w, table, keys: list) -> None:
     for key in keys:
         for one in (key if isinstance(key, str) else [key]):
             QTest.keyClick(_focused(table), one)   # the first character opens the cell's editor
-        QtWidgets.QApplication.processEvents()
+        deliver_posted_events()
         w.runner.wait()
-        QtWidgets.QApplication.processEvents()
+        deliver_posted_events()
 
 
 def _texts(table) -> list[list[str]]:
     return [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(table.rowCount())]
-
-
-def _shot(widget, name: str) -> None:
-    folder = os.environ.get("INDEXFLOW_SHOTS")
-    if folder:
-        widget.grab().save(str(Path(folder) / f"{name}.png"))
 
 
 def test_typing_with_tab_fills_a_row_and_replaces_each_cells_value(small, qtbot):
@@ -65,7 +58,7 @@ def test_typing_with_tab_fills_a_row_and_replaces_each_cells_value(small, qtbot)
     _type(w, table, ["1", Key.Key_Tab, "2", Key.Key_Tab, "3", Key.Key_Tab, "4", Key.Key_Tab, "5", Key.Key_Tab])
     np.testing.assert_array_equal(w.graph.node(nid).value, [[1, 2, 3, 4, 5]])
     assert _texts(table) == [["1.0", "2.0", "3.0", "4.0", "5.0"]]
-    _shot(w.properties, "values_typed_row")
+    save_shot(w.properties, "properties/values_typed_row")
 
 
 def test_enter_moves_down_and_typing_after_it_replaces_the_next_cell(small, qtbot):
@@ -131,7 +124,7 @@ def test_several_numbers_typed_into_one_cell_are_an_error_on_that_cell(small, qt
     assert item.background().color() == QtGui.QColor("#ffd9d9")
     message = w.statusBar().currentMessage()
     assert "several values" in message and "invalid literal" not in message
-    _shot(w.properties, "values_wrong_cell")
+    save_shot(w.properties, "properties/values_wrong_cell")
     _click(table, 1, 0)
     _type(w, table, [Key.Key_Escape])
     assert table.item(1, 0).text() == "3" and table.item(1, 0).background().style() == QtCore.Qt.BrushStyle.NoBrush
@@ -145,7 +138,7 @@ def _paste(w, table, text: str) -> None:
     QtWidgets.QApplication.clipboard().setText(text)
     table.setFocus()
     QTest.keyClick(table, Key.Key_V, CTRL)
-    QtWidgets.QApplication.processEvents()
+    deliver_posted_events()
     w.runner.wait()
 
 

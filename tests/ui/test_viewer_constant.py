@@ -3,23 +3,16 @@ on it, under its whole title: the picture of a uniform 10000 x 10000 tensor show
 bar of made-up extremes and a title cut at "(10 …" by its block note."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-
-def _shot(widget, name: str) -> None:
-    folder = os.environ.get("INDEXFLOW_SHOTS")
-    if folder:
-        widget.grab().save(str(Path(folder) / f"{name}.png"))
+from .helpers import deliver_posted_events, save_shot
 
 
 def _panel(viewer, qtbot):
     viewer.wait_for_background()
     qtbot.waitUntil(lambda: viewer.stats is not None, timeout=10000)
-    qtbot.wait(1)   # the redraw the statistics asked for
+    deliver_posted_events()   # the redraw the statistics asked for
     (panel,) = viewer.picture.heat_panels()
     return panel
 
@@ -35,7 +28,7 @@ def test_a_large_constant_tensor_is_one_colour_with_its_value_stated(make_viewer
     assert np.unique(panel.spec.values).tolist() == [7.5]
     assert panel.title.full == "big constant.output  [3000 × 2500]"
     assert panel.title.label.toolTip() == ""                        # shown whole, not cut
-    _shot(viewer, "viewer_constant_large")
+    save_shot(viewer, "viewer/viewer_constant_large")
 
 
 def test_a_small_constant_tensor_writes_its_value_in_every_cell_without_a_colour_bar(make_viewer, qtbot):
