@@ -9,18 +9,24 @@ layered layout (:func:`layered_positions`) and the bundled examples
 (:func:`list_examples`, :func:`load_example`, :func:`resolve_graph_argument`).
 """
 from .base import DEFAULT_OPSET, ConnectionRefused
-from .document import Graph, RemovedNode
+from .document import Graph, RemovedFrame, RemovedNode
 from .engine import Engine, NodeResult, Plan, RunResult
 from .events import (
     EVENT_TYPES,
     AttributeChanged,
+    BypassChanged,
+    CollapsedChanged,
     EdgeAdded,
     EdgeRemoved,
+    FrameAdded,
+    FrameChanged,
+    FrameRemoved,
     GraphEvent,
     NodeAdded,
     NodeRemoved,
     NodeRenamed,
     PositionChanged,
+    RouteChanged,
     SettingChanged,
     SourceChanged,
     TypesChanged,
@@ -47,6 +53,7 @@ from .nodes import (
     SOURCE_PORT,
     Edge,
     FileSource,
+    Frame,
     GeneratorSource,
     InputSource,
     LiteralSource,
@@ -63,6 +70,8 @@ __all__ = [
     "Graph", "ConnectionRefused", "RemovedNode", "DEFAULT_OPSET", "NodeInfo", "NodeStatus",
     "GraphEvent", "EVENT_TYPES", "NodeAdded", "NodeRemoved", "EdgeAdded", "EdgeRemoved", "AttributeChanged",
     "SourceChanged", "NodeRenamed", "PositionChanged", "SettingChanged", "TypesChanged",
+    "BypassChanged", "CollapsedChanged", "FrameAdded", "FrameRemoved", "FrameChanged", "RouteChanged",
+    "Frame", "RemovedFrame",
     "Node", "Edge", "Source", "LiteralSource", "GeneratorSource", "FileSource", "InputSource", "OperatorNode",
     "OutputNode", "NODE_KINDS", "SOURCE_PORT", "OUTPUT_PORT", "GENERATORS",
     "Engine", "RunResult", "NodeResult", "Plan",

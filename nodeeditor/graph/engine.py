@@ -29,6 +29,8 @@ Contract:
   ``keep_intermediates=True`` (the editor, which shows every node) or the node is
   listed in ``keep``. Output-node values are always kept. A freed value is
   recomputed when it is needed again.
+- A bypassed operator (``OperatorNode.bypassed``) reads only its data input and passes that
+  value through unchanged (no kernel, no warning).
 - A scatter with ``reduction="none"`` (and Scatter, TensorScatter) whose indices
   hit a cell more than once gets a warning (the spec leaves the order open).
 - Threads: :meth:`Engine.plan` reads the graph and must run on the graph's
@@ -258,6 +260,12 @@ class Engine:
                 fingerprint += outside
             planned = node.clone()  # the worker must see the node as planned, not as edited since
             compute = lambda _inputs, s=planned, f=folder: s.source_value(f)  # noqa: E731
+        elif N.bypassed_port(node) is not None:
+            through = N.bypassed_port(node)   # switched off: its data input, unchanged
+            fingerprint += ("bypassed",)
+            edge = g.edge_into(node.id, through)
+            inputs = ((through, edge.src if edge else None),)
+            compute = lambda values: values[0]  # noqa: E731
         elif isinstance(node, N.OperatorNode):
             fingerprint += (g.opset,)
             op = node.op
