@@ -71,6 +71,37 @@ class RemovedFrame:
     index: int
 
 
+class _WithNode:
+    """A read-only :class:`~nodeeditor.graph.view.GraphView` of ``graph`` with one more node,
+    not connected to anything (its type inferred on its own)."""
+
+    def __init__(self, graph: Graph, node: N.Node) -> None:
+        self._graph, self._node = graph, node
+        self.opset, self.folder = graph.opset, graph.folder
+        self.nodes = graph.nodes + (node,)
+        self.edges = graph.edges
+        self._info = infer_node(self, node, {})
+
+    def has_node(self, node_id: str) -> bool:
+        return node_id == self._node.id or self._graph.has_node(node_id)
+
+    def node(self, node_id: str) -> N.Node:
+        return self._node if node_id == self._node.id else self._graph.node(node_id)
+
+    def node_info(self, node_id: str) -> NodeInfo:
+        return self._info if node_id == self._node.id else self._graph.node_info(node_id)
+
+    def edge_into(self, node_id: str, port: str) -> N.Edge | None:
+        return None if node_id == self._node.id else self._graph.edge_into(node_id, port)
+
+    def downstream(self, node_id: str) -> set[str]:
+        return set() if node_id == self._node.id else self._graph.downstream(node_id)
+
+    def topological_order(self, node_ids: Iterable[str] | None = None) -> list[str]:
+        order = self._graph.topological_order(node_ids) + [self._node.id]
+        return [n for n in order if node_ids is None or n in set(node_ids)]
+
+
 class Graph:
     """A document of tensor sources, operator nodes and outputs wired by edges."""
 
@@ -285,6 +316,14 @@ class Graph:
     def can_connect(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
         """None when ``connect`` would accept the edge, otherwise the reason it would refuse."""
         return connection_refusal(self, src, src_port, dst, dst_port)
+
+    def can_connect_new(self, node: N.Node, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+        """Like ``can_connect`` for a wire with one end on ``node``, a node not in the graph
+        yet (a block about to be added): None when, once ``node`` were added, ``connect``
+        would accept the edge, otherwise the reason. Changes nothing."""
+        if node.id in self._nodes:
+            raise ValueError(f"a node with id {node.id!r} is already in the graph")
+        return connection_refusal(_WithNode(self, node), src, src_port, dst, dst_port)
 
     def can_replace(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
         """None when ``disconnect(dst, dst_port)`` (if that input is connected) followed by

@@ -45,3 +45,24 @@ def nodes_out_of_view(window) -> int:
     """How many node items are not wholly inside the visible part of the canvas."""
     visible = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
     return sum(not visible.contains(i.sceneBoundingRect()) for i in window.scene.node_items())
+
+
+def on_screen(widget: QtWidgets.QWidget) -> QtGui.QImage:
+    """What the screen shows where ``widget`` is (the window's backing store, as painted by
+    its incremental updates), unlike ``widget.grab()``, which paints the widget afresh."""
+    QtWidgets.QApplication.processEvents()
+    top = widget.mapToGlobal(QtCore.QPoint(0, 0))
+    screen = widget.screen() or QtGui.QGuiApplication.primaryScreen()
+    return screen.grabWindow(0, top.x(), top.y(), widget.width(), widget.height()).toImage()
+
+
+def save_shot(image_or_widget, name: str) -> None:
+    """Save a screenshot under $INDEXFLOW_SHOTS (nothing when it is not set)."""
+    import os
+
+    folder = os.environ.get("INDEXFLOW_SHOTS")
+    if not folder:
+        return
+    os.makedirs(folder, exist_ok=True)
+    image = image_or_widget.grab() if isinstance(image_or_widget, QtWidgets.QWidget) else image_or_widget
+    image.save(os.path.join(folder, name))

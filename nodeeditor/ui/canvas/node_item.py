@@ -1,11 +1,19 @@
 """A node on the canvas. It stands for one graph node (its ``node_id``) and keeps nothing
 but its position: title, ports, types and state are read from the scene (which reads the
-graph and the runner) whenever the item is refreshed or painted."""
+graph and the runner) whenever the item is refreshed or painted.
+
+A collapsed node (``Node.collapsed``) is drawn as its title row only; its ports are hidden
+and its wires meet the row's ends. A bypassed operator is drawn greyed, a line from its data
+input to its output saying what it does now. Text is never drawn smaller than
+``style.MIN_LABEL_PX`` screen pixels: at a lower zoom it is scaled up to that size, and
+below ``style.LABEL_ZOOM`` the port type labels step aside (the port's colour and its
+tooltip give the type)."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.rules import integer_only
 
 from . import style
 from .port_item import PortItem
@@ -33,6 +41,21 @@ def subtitle_of(node: N.Node, opset: int) -> str:
     return {"literal": "literal tensor", "input": "graph input", "output": "graph output"}[node.kind]
 
 
+def screen_scale(painter: QtGui.QPainter) -> float:
+    """How many screen pixels one item unit takes with ``painter``'s transform."""
+    t = painter.worldTransform()
+    return max(1e-6, min(abs(t.m11()) + abs(t.m21()), abs(t.m22()) + abs(t.m12())))
+
+
+def legible_font(base: QtGui.QFont, point_size: float, scale: float) -> QtGui.QFont:
+    """``base`` at ``point_size`` (at 96 dpi), made larger in item units when at ``scale``
+    it would be under ``style.MIN_LABEL_PX`` screen pixels."""
+    font = QtGui.QFont(base)
+    px = point_size * 96.0 / 72.0
+    font.setPixelSize(max(1, round(max(px, style.MIN_LABEL_PX / scale))))
+    return font
+
+
 class NodeItem(QtWidgets.QGraphicsItem):
     def __init__(self, node_id: str, node: N.Node) -> None:
         super().__init__()
@@ -45,7 +68,9 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self._preview: QtGui.QImage | None = None
         self._preview_labels: PreviewText | None = None   # drawn as vector text over the image
         self._show_preview = False
+        self.collapsed = False
         self._build_ports(node)
+        self.set_collapsed(node.collapsed)
 
     # ------------------------------------------------------------------ geometry
     def _build_ports(self, node: N.Node) -> None:
@@ -63,9 +88,26 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self._rows_bottom = y - style.ROW_HEIGHT / 2
         self._update_height()
 
+    def set_collapsed(self, collapsed: bool) -> None:
+        """Draw the title row only (ports hidden at the row's ends), or the whole node."""
+        self.collapsed = collapsed
+        y = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + style.ROW_HEIGHT / 2
+        for (_name, is_output), port in self.ports.items():
+            if collapsed:
+                port.setPos(style.NODE_WIDTH if is_output else 0.0, style.HEADER_HEIGHT / 2)
+            else:
+                port.setPos(style.NODE_WIDTH if is_output else 0.0, y)
+                y += style.ROW_HEIGHT
+            port.setVisible(not collapsed)
+        self._update_height()
+        self.update()
+
     def _update_height(self) -> None:
-        height = self._rows_bottom + 6
-        if self._show_preview:
+        if self.collapsed:
+            height = style.HEADER_HEIGHT + 2
+        else:
+            height = self._rows_bottom + 6
+        if self._show_preview and not self.collapsed:
             height += style.PREVIEW_HEIGHT + 4
         if height != self._height:
             self.prepareGeometryChange()
@@ -129,6 +171,20 @@ class NodeItem(QtWidgets.QGraphicsItem):
         ttype = graph.node_info(edge.src).outputs.get(edge.src_port)
         return (str(ttype), True) if ttype is not None else ("?", False)
 
+    def port_family(self, port: str, is_output: bool) -> style.DtypeFamily:
+        """The element type family a port carries: an output's inferred type, an input's wire,
+        else what its op requires there (integer indices), else unknown."""
+        graph = self.scene().graph
+        if is_output:
+            ttype = graph.node_info(self.node_id).outputs.get(port)
+        else:
+            edge = graph.edge_into(self.node_id, port)
+            if edge is None:
+                integer = integer_only(graph.node(self.node_id), port, graph.opset)
+                return style.DtypeFamily.INTEGER if integer else style.DtypeFamily.UNKNOWN
+            ttype = graph.node_info(edge.src).outputs.get(edge.src_port)
+        return style.dtype_family(ttype.dtype if ttype is not None else None)
+
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
         scene = self.scene()
@@ -137,17 +193,22 @@ class NodeItem(QtWidgets.QGraphicsItem):
         graph = scene.graph
         node = graph.node(self.node_id)
         state, message = scene.node_state(self.node_id)
+        colours = style.canvas_colours()
+        bypassed = N.bypassed_port(node) is not None
+        scale = screen_scale(painter)
         w, h = style.NODE_WIDTH, self._height
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QtGui.QPainter.RenderHint.TextAntialiasing)
         body = QtCore.QRectF(0, 0, w, h)
+        if bypassed:
+            painter.setOpacity(0.6)
 
         # body and state border
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
-        painter.setBrush(QtGui.QColor(0, 0, 0, 28))
+        painter.setBrush(colours.shadow)
         painter.drawRoundedRect(body.translated(2, 3), 6, 6)
-        painter.setBrush(style.NODE_BODY if state != style.ERROR else QtGui.QColor("#fff1f1"))
-        border = QtGui.QPen(QtGui.QColor("#c5cad6"), 1.2)
+        painter.setBrush(colours.node_body if state != style.ERROR else colours.node_error_body)
+        border = QtGui.QPen(colours.node_border, 1.2)
         if state in (style.ERROR, style.WARNING, style.RUNNING, style.BLOCKED, style.INCOMPLETE):
             border = QtGui.QPen(style.STATE_COLOURS[state], 2.2 if state != style.INCOMPLETE else 1.6)
             if state in (style.BLOCKED, style.INCOMPLETE):
@@ -159,74 +220,63 @@ class NodeItem(QtWidgets.QGraphicsItem):
 
         # header
         colour = style.CATEGORY_COLOURS[category_of(node)]
+        if bypassed:
+            colour = colours.bypassed_header
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(colour if state != style.ERROR else style.STATE_COLOURS[style.ERROR])
-        painter.drawRoundedRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT), 5, 5)
-        painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
-        font = painter.font()
-        font.setPointSizeF(9.5)
+        header = QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT - (1 if self.collapsed else 0))
+        painter.drawRoundedRect(header, 5, 5)
+        if not self.collapsed:
+            painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
+        font = legible_font(painter.font(), 9.5, scale)
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(QtGui.QColor("#ffffff"))
         title_rect = QtCore.QRectF(9, 1, w - 34, style.HEADER_HEIGHT)
-        metrics = QtGui.QFontMetrics(font)
+        metrics = QtGui.QFontMetricsF(font)
+        title = node.name + ("  (bypassed)" if bypassed and self.collapsed else "")
         painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(node.name, QtCore.Qt.TextElideMode.ElideRight, int(title_rect.width())))
+                         metrics.elidedText(title, QtCore.Qt.TextElideMode.ElideRight, title_rect.width()))
         # state dot
         painter.setBrush(style.STATE_COLOURS[state])
         painter.setPen(QtGui.QPen(QtGui.QColor("#ffffff"), 1.5))
         painter.drawEllipse(QtCore.QPointF(w - 13, style.HEADER_HEIGHT / 2 + 1), 5, 5)
+        if self.collapsed:
+            return
 
         # subtitle: kind/op, or the problem
+        font = legible_font(painter.font(), 8.0, scale)
         font.setBold(False)
-        font.setPointSizeF(8.0)
         painter.setFont(font)
-        metrics = QtGui.QFontMetrics(font)
+        metrics = QtGui.QFontMetricsF(font)
         sub_rect = QtCore.QRectF(9, style.HEADER_HEIGHT, w - 18, style.SUBTITLE_HEIGHT)
         subtitle = subtitle_of(node, graph.opset)
-        if state == style.INCOMPLETE:
+        if bypassed:
+            subtitle = f"bypassed: passes {N.bypassed_port(node)} through"
+            painter.setPen(colours.node_muted)
+        elif state == style.INCOMPLETE:
             subtitle = "connect " + ", ".join(
                 p for p in node.input_ports()
                 if graph.edge_into(node.id, p) is None and p not in node.optional_inputs())
             if node.kind == "output":
                 subtitle = "connect a tensor to show it"
-            painter.setPen(style.STATE_COLOURS[state].darker(120))
+            painter.setPen(style.STATE_COLOURS[state].darker(120) if colours is style.LIGHT
+                           else style.STATE_COLOURS[state].lighter(130))
         elif state in (style.ERROR, style.WARNING, style.BLOCKED) and message:
             subtitle = message.split(": ", 1)[-1]
             if state == style.BLOCKED:
                 subtitle = "blocked: " + subtitle
-            painter.setPen(style.STATE_COLOURS[state].darker(115))
+            painter.setPen(style.STATE_COLOURS[state].darker(115) if colours is style.LIGHT
+                           else style.STATE_COLOURS[state].lighter(125))
         else:
-            painter.setPen(style.NODE_MUTED)
+            painter.setPen(colours.node_muted)
         painter.drawText(sub_rect, QtCore.Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(subtitle, QtCore.Qt.TextElideMode.ElideRight, int(sub_rect.width())))
+                         metrics.elidedText(subtitle, QtCore.Qt.TextElideMode.ElideRight, sub_rect.width()))
 
         # port rows
-        name_font = QtGui.QFont(font)
-        name_font.setPointSizeF(8.5)
-        type_font = QtGui.QFont("monospace")
-        type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
-        type_font.setPointSizeF(7.8)
-        type_metrics = QtGui.QFontMetrics(type_font)
-        name_metrics = QtGui.QFontMetrics(name_font)
-        for (port, is_output), item in self.ports.items():
-            y = item.pos().y()
-            row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
-            type_text, known = self.port_label(port, is_output)
-            name_w = name_metrics.horizontalAdvance(port) + 8
-            painter.setFont(name_font)
-            painter.setPen(style.NODE_TEXT)
-            align = QtCore.Qt.AlignmentFlag.AlignVCenter
-            side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
-            painter.drawText(row, align | side, port)
-            painter.setFont(type_font)
-            painter.setPen(style.NODE_MUTED if known else QtGui.QColor("#b0b5c2"))
-            room = int(row.width() - name_w)
-            elided = type_metrics.elidedText(type_text, QtCore.Qt.TextElideMode.ElideMiddle, room)
-            if is_output:
-                painter.drawText(row.adjusted(0, 0, -name_w, 0), align | QtCore.Qt.AlignmentFlag.AlignRight, elided)
-            else:
-                painter.drawText(row.adjusted(name_w, 0, 0, 0), align | QtCore.Qt.AlignmentFlag.AlignLeft, elided)
+        self._paint_ports(painter, scale, colours)
+        if bypassed:
+            self._paint_bypass_line(painter, node)
 
         # inline preview
         if self._show_preview:
@@ -235,12 +285,60 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 painter.drawImage(rect, self._preview)
                 if self._preview_labels is not None:
                     draw_text(painter, rect, self._preview.size(), self._preview_labels)
-                painter.setPen(QtGui.QPen(QtGui.QColor("#c5cad6"), 1))
+                painter.setPen(QtGui.QPen(colours.node_border, 1))
                 painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
                 painter.drawRect(rect)
             else:
-                painter.setPen(QtGui.QPen(QtGui.QColor("#d5d9e2"), 1, QtCore.Qt.PenStyle.DashLine))
-                painter.setBrush(QtGui.QColor("#f7f8fa"))
+                painter.setPen(QtGui.QPen(colours.node_border, 1, QtCore.Qt.PenStyle.DashLine))
+                painter.setBrush(colours.preview_empty)
                 painter.drawRect(rect)
-                painter.setPen(style.NODE_MUTED)
+                painter.setPen(colours.node_muted)
                 painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, "no value")
+
+    def types_shown(self, scale: float) -> bool:
+        """Whether the port type labels are drawn at ``scale`` (screen pixels per unit)."""
+        return scale >= style.LABEL_ZOOM
+
+    def _paint_ports(self, painter: QtGui.QPainter, scale: float, colours: style.CanvasColours) -> None:
+        w = style.NODE_WIDTH
+        name_font = legible_font(painter.font(), 8.5, scale)
+        type_font = QtGui.QFont("monospace")
+        type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        type_font = legible_font(type_font, 7.8, scale)
+        type_metrics = QtGui.QFontMetricsF(type_font)
+        name_metrics = QtGui.QFontMetricsF(name_font)
+        show_types = self.types_shown(scale)
+        align = QtCore.Qt.AlignmentFlag.AlignVCenter
+        for (port, is_output), item in self.ports.items():
+            y = item.pos().y()
+            row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
+            side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
+            painter.setFont(name_font)
+            painter.setPen(colours.node_text)
+            painter.drawText(row, align | side, port)
+            if not show_types:
+                continue
+            type_text, known = self.port_label(port, is_output)
+            name_w = name_metrics.horizontalAdvance(port) + 8
+            painter.setFont(type_font)
+            painter.setPen(colours.node_muted if known else colours.node_faint)
+            room = row.width() - name_w
+            elided = type_metrics.elidedText(type_text, QtCore.Qt.TextElideMode.ElideMiddle, room)
+            if is_output:
+                painter.drawText(row.adjusted(0, 0, -name_w, 0), align | QtCore.Qt.AlignmentFlag.AlignRight, elided)
+            else:
+                painter.drawText(row.adjusted(name_w, 0, 0, 0), align | QtCore.Qt.AlignmentFlag.AlignLeft, elided)
+
+    def _paint_bypass_line(self, painter: QtGui.QPainter, node: N.Node) -> None:
+        """A line from the data input to the output: where the data goes while bypassed."""
+        through = N.bypassed_port(node)
+        a = self.ports[(through, False)].pos()
+        b = self.ports[(node.output_ports()[0], True)].pos()
+        path = QtGui.QPainterPath(a)
+        mid = (a.x() + b.x()) / 2
+        path.cubicTo(QtCore.QPointF(mid, a.y()), QtCore.QPointF(mid, b.y()), b)
+        pen = QtGui.QPen(style.STATE_COLOURS[style.ERROR], 2.0)
+        painter.setPen(pen)
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        painter.setOpacity(0.45)
+        painter.drawPath(path)
