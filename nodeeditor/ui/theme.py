@@ -153,6 +153,10 @@ class Theme(QtCore.QObject):
         else:                        # light chosen on a dark desktop
             palette = self._app.style().standardPalette()
         self._app.setPalette(palette)
+        QtWidgets.QToolTip.setPalette(palette)
+        for widget in self._app.allWidgets():
+            if widget.styleSheet():   # a widget with a style sheet keeps its old palette otherwise
+                widget.setStyleSheet(widget.styleSheet())
         old, _current = _current, new
         if old is not new:
             self.changed.emit(new)

@@ -4,10 +4,13 @@ graph and the runner) whenever the item is refreshed or painted.
 
 A collapsed node (``Node.collapsed``) is drawn as its title row only; its ports are hidden
 and its wires meet the row's ends. A bypassed operator is drawn greyed, a line from its data
-input to its output saying what it does now. Text is never drawn smaller than
-``style.MIN_LABEL_PX`` screen pixels: at a lower zoom it is scaled up to that size, and
-below ``style.LABEL_ZOOM`` the port type labels step aside (the port's colour and its
-tooltip give the type)."""
+input to its output saying what it does now.
+
+Text is never drawn smaller than ``style.MIN_LABEL_PX`` screen pixels while it fits: at a
+lower zoom it is drawn larger in scene units; below ``style.LABEL_ZOOM`` the port type
+labels step aside, below ``style.NAMES_ZOOM`` the port names and the subtitle too, and the
+title shrinks no further than its row allows. At those zooms, the pointer over a node shows
+a :class:`PortCard`: the node's title, its ports and their types at screen size."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -47,12 +50,17 @@ def screen_scale(painter: QtGui.QPainter) -> float:
     return max(1e-6, min(abs(t.m11()) + abs(t.m21()), abs(t.m22()) + abs(t.m12())))
 
 
-def legible_font(base: QtGui.QFont, point_size: float, scale: float) -> QtGui.QFont:
+def legible_font(base: QtGui.QFont, point_size: float, scale: float, room: float | None = None) -> QtGui.QFont:
     """``base`` at ``point_size`` (at 96 dpi), made larger in item units when at ``scale``
-    it would be under ``style.MIN_LABEL_PX`` screen pixels."""
+    it would be under ``style.MIN_LABEL_PX`` screen pixels, but never taller than ``room``
+    item units (the row it is drawn in)."""
     font = QtGui.QFont(base)
-    px = point_size * 96.0 / 72.0
-    font.setPixelSize(max(1, round(max(px, style.MIN_LABEL_PX / scale))))
+    px = max(point_size * 96.0 / 72.0, style.MIN_LABEL_PX / scale)
+    if room is not None:
+        px = min(px, room)
+    # pixel sizes are whole numbers: at a small zoom a size in item units rounds coarsely,
+    # so scale the font by its stretch-free point size instead
+    font.setPointSizeF(max(0.5, px * 72.0 / 96.0))
     return font
 
 
@@ -228,7 +236,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
         painter.drawRoundedRect(header, 5, 5)
         if not self.collapsed:
             painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
-        font = legible_font(painter.font(), 9.5, scale)
+        font = legible_font(painter.font(), 9.5, scale, room=style.HEADER_HEIGHT * 0.72)
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(QtGui.QColor("#ffffff"))
@@ -242,6 +250,11 @@ class NodeItem(QtWidgets.QGraphicsItem):
         painter.setPen(QtGui.QPen(QtGui.QColor("#ffffff"), 1.5))
         painter.drawEllipse(QtCore.QPointF(w - 13, style.HEADER_HEIGHT / 2 + 1), 5, 5)
         if self.collapsed:
+            return
+        if scale < style.NAMES_ZOOM:     # rows too low for readable text: the card shows them on hover
+            self._paint_port_marks(painter, colours)
+            if bypassed:
+                self._paint_bypass_line(painter, node)
             return
 
         # subtitle: kind/op, or the problem
@@ -295,6 +308,36 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 painter.setPen(colours.node_muted)
                 painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, "no value")
 
+    def _paint_port_marks(self, painter: QtGui.QPainter, colours: style.CanvasColours) -> None:
+        """At a small zoom, instead of text: a faint bar per port row."""
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        painter.setBrush(colours.grid_major)
+        for (_port, is_output), item in self.ports.items():
+            y = item.pos().y()
+            width = style.NODE_WIDTH * 0.35
+            x = style.NODE_WIDTH - 14 - width if is_output else 14
+            painter.drawRoundedRect(QtCore.QRectF(x, y - 3, width, 6), 3, 3)
+
+    def hoverEnterEvent(self, event) -> None:
+        scene = self.scene()
+        if scene is not None and hasattr(scene, "show_card"):
+            scene.show_card(self.node_id)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        scene = self.scene()
+        if scene is not None and hasattr(scene, "hide_card"):
+            scene.hide_card(self.node_id)
+        super().hoverLeaveEvent(event)
+
+    def card_lines(self) -> list[tuple[str, str]]:
+        """(port text, type text) for each port: what :class:`PortCard` lists."""
+        rows = []
+        for (port, is_output), _item in self.ports.items():
+            text, _known = self.port_label(port, is_output)
+            rows.append((("out " if is_output else "in  ") + port, text))
+        return rows
+
     def types_shown(self, scale: float) -> bool:
         """Whether the port type labels are drawn at ``scale`` (screen pixels per unit)."""
         return scale >= style.LABEL_ZOOM
@@ -342,3 +385,76 @@ class NodeItem(QtWidgets.QGraphicsItem):
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
         painter.setOpacity(0.45)
         painter.drawPath(path)
+
+
+class PortCard(QtWidgets.QGraphicsItem):
+    """The node under the pointer, readable at a zoom where its own text is not: its name,
+    what it is, and every port with its type, at screen size beside the node (the scene
+    shows it, :meth:`GraphScene.show_card`)."""
+
+    PADDING = 8
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.setZValue(40)
+        self.node_id: str | None = None
+        self.title = ""
+        self.subtitle = ""
+        self.rows: list[tuple[str, str]] = []
+        self._rect = QtCore.QRectF()
+        self.hide()
+
+    def _fonts(self) -> tuple[QtGui.QFont, QtGui.QFont, QtGui.QFont]:
+        base = QtWidgets.QApplication.font()
+        title = QtGui.QFont(base)
+        title.setBold(True)
+        mono = QtGui.QFont("monospace")
+        mono.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        mono.setPointSizeF(base.pointSizeF() * 0.95)
+        return title, base, mono
+
+    def show_for(self, item: NodeItem, title: str, subtitle: str) -> None:
+        """Describe ``item`` beside its top-right corner."""
+        self.prepareGeometryChange()
+        self.node_id, self.title, self.subtitle, self.rows = item.node_id, title, subtitle, item.card_lines()
+        title_font, base, mono = self._fonts()
+        tm, bm, mm = (QtGui.QFontMetricsF(f) for f in (title_font, base, mono))
+        port_w = max((bm.horizontalAdvance(p) for p, _ in self.rows), default=0)
+        type_w = max((mm.horizontalAdvance(t) for _, t in self.rows), default=0)
+        width = max(tm.horizontalAdvance(title), bm.horizontalAdvance(subtitle), port_w + 12 + type_w)
+        height = tm.height() + bm.height() + 4 + len(self.rows) * max(bm.height(), mm.height())
+        self._rect = QtCore.QRectF(0, 0, width + 2 * self.PADDING, height + 2 * self.PADDING)
+        self._port_w = port_w
+        self.setPos(item.mapToScene(QtCore.QPointF(item.boundingRect().right() + 6, 0)))
+        self.show()
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return self._rect.adjusted(-1, -1, 1, 1)
+
+    def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
+        colours = style.canvas_colours()
+        title_font, base, mono = self._fonts()
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        painter.setPen(QtGui.QPen(colours.node_border, 1))
+        painter.setBrush(colours.node_body)
+        painter.drawRoundedRect(self._rect, 6, 6)
+        x, y = self.PADDING, self.PADDING
+        for font, text, colour in ((title_font, self.title, colours.node_text),
+                                   (base, self.subtitle, colours.node_muted)):
+            painter.setFont(font)
+            painter.setPen(colour)
+            m = QtGui.QFontMetricsF(font)
+            painter.drawText(QtCore.QPointF(x, y + m.ascent()), text)
+            y += m.height()
+        y += 4
+        line = max(QtGui.QFontMetricsF(base).height(), QtGui.QFontMetricsF(mono).height())
+        for port, ttype in self.rows:
+            painter.setFont(base)
+            painter.setPen(colours.node_text)
+            painter.drawText(QtCore.QRectF(x, y, self._port_w + 4, line), QtCore.Qt.AlignmentFlag.AlignVCenter, port)
+            painter.setFont(mono)
+            painter.setPen(colours.node_muted)
+            painter.drawText(QtCore.QRectF(x + self._port_w + 12, y, 1000, line),
+                             QtCore.Qt.AlignmentFlag.AlignVCenter, ttype)
+            y += line

@@ -54,7 +54,7 @@ from nodeeditor.graph.status import NodeStatus
 from . import style
 from .edge_item import DraftEdgeItem, EdgeItem, RerouteItem, WireTip, insertion_index
 from .frame_item import FrameItem
-from .node_item import NodeItem
+from .node_item import NodeItem, PortCard, subtitle_of
 from .port_item import PortItem
 from .preview import preview as preview_content
 
@@ -155,6 +155,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._node_edges.clear()
         self._frames.clear()
         self._previews.clear()
+        self.card: PortCard | None = None     # on the scene only while shown
         self.graph = graph
         for node in graph.nodes:
             self._add_node_item(node.id)
@@ -372,6 +373,30 @@ class GraphScene(QtWidgets.QGraphicsScene):
             port_item.setToolTip(f"{'output' if key[1] else 'input'} <b>{key[0]}</b>: {text}<br>"
                                  + ("drag to an input to connect; click to view" if key[1] else
                                     "drag from an output here; drag the wire end away to disconnect"))
+
+    # ------------------------------------------------------------------ the hover card
+    def view_zoom(self) -> float:
+        """The zoom of the (first) view showing this scene (1 when none)."""
+        views = self.views()
+        return views[0].transform().m11() if views else 1.0
+
+    def show_card(self, node_id: str) -> None:
+        """The pointer is over ``node_id``: at a zoom where its ports' text is not drawn,
+        show its :class:`PortCard`."""
+        item = self._nodes.get(node_id)
+        if item is None or self.view_zoom() >= style.LABEL_ZOOM or self._drag is not None:
+            self.hide_card()
+            return
+        if self.card is None:
+            self.card = PortCard()
+            self.addItem(self.card)
+        node = self.graph.node(node_id)
+        self.card.show_for(item, node.name, subtitle_of(node, self.graph.opset))
+
+    def hide_card(self, node_id: str | None = None) -> None:
+        if self.card is not None and (node_id is None or self.card.node_id == node_id):
+            self.removeItem(self.card)
+            self.card = None
 
     def refresh_all(self) -> None:
         for nid in list(self._nodes):

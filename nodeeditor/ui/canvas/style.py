@@ -29,12 +29,15 @@ SUBTITLE_HEIGHT = 18.0
 ROW_HEIGHT = 20.0
 PREVIEW_HEIGHT = 72.0
 PORT_RADIUS = 5.5
-#: Port type labels are drawn at least this many screen pixels high, at any zoom (below it
-#: they would be unreadable at the zoom Frame All uses on a large graph)
+#: Text on a node is never drawn below this many screen pixels: at a low zoom (Frame All on a
+#: large graph) it is drawn larger in scene units, as long as it fits its row...
 MIN_LABEL_PX = 9.0
-#: Below this zoom the type labels step aside: the rows show port names only and a hover
-#: shows the type (a label scaled up to MIN_LABEL_PX would no longer fit its row)
-LABEL_ZOOM = 0.62
+#: ...which the port type labels do down to this zoom (beside the port name),
+LABEL_ZOOM = 0.5
+#: the port names and the subtitle down to this one (a row is then MIN_LABEL_PX high);
+NAMES_ZOOM = 0.42
+#: below it a node shows its title (as large as its title row allows) and, while the
+#: pointer is over it, a card with every port and its type at screen size (``PortCard``).
 SELECTION = QtGui.QColor("#2f7cf6")
 
 

@@ -230,7 +230,9 @@ class GraphView(QtWidgets.QGraphicsView):
         """Bottom-left of the viewport, as wide as its text on one line or the viewport
         allows (then wrapped, as tall as the wrapped text needs)."""
         hint, area = self.overflow_hint, self.viewport().rect()
-        room = max(60, area.width() - 20)
+        minimap = getattr(self, "minimap", None)
+        beside = minimap.width() + 12 if minimap is not None and minimap.needed() else 0   # not under the minimap
+        room = max(60, area.width() - 20 - beside)
         margins = hint.contentsMargins()
         one_line = hint.fontMetrics().horizontalAdvance(hint.text()) + margins.left() + margins.right() + 4
         width = min(room, one_line)
