@@ -63,11 +63,11 @@ class NodeActions:
 
     # ------------------------------------------------------------------ state
     def _nodes(self) -> list[N.Node]:
-        graph = self._graph_of()
-        return [graph.node(nid) for nid in self.scene.selected_node_ids()]
+        graph = self._graph_of()   # (while a new document replaces the scene's items, the old ones go)
+        return [graph.node(nid) for nid in self.scene.selected_node_ids() if graph.has_node(nid)]
 
     def _one_frame(self) -> str | None:
-        ids = self.scene.selected_frame_ids()
+        ids = [fid for fid in self.scene.selected_frame_ids() if self._graph_of().has_frame(fid)]
         return ids[0] if len(ids) == 1 else None
 
     def bypass_refusal(self) -> str | None:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from PySide6 import QtCore, QtWidgets
 
 from nodeeditor.graph import Graph
+from nodeeditor.graph.rules import INTEGER_DTYPES, integer_only
 
 from .blocks import BLOCKS, Block, block, search
 from .canvas import style
@@ -51,14 +52,18 @@ def fit_in_view(view: QtWidgets.QGraphicsView, scene_pos: QtCore.QPointF, height
 def wire_blocks(graph: Graph, anchor: tuple[str, str], from_output: bool) -> dict[str, str]:
     """Block key -> its port that a wire with the fixed end ``anchor`` (an output port when
     ``from_output``, else an input) could be connected to, for every block that has one
-    (``Graph.can_connect_new``: the document's own rules; the first such port of each block,
-    in port order)."""
+    (``Graph.can_connect_new``: the document's own rules). Of a block's ports that would take
+    it, an integer wire goes to one that takes only integers (indices) if there is one, any
+    other wire to the first, in port order."""
     out: dict[str, str] = {}
     node_id, port = anchor
+    wire_type = graph.output_type(node_id, port) if from_output else None
+    integer = wire_type is not None and wire_type.dtype in INTEGER_DTYPES
     for b in BLOCKS:
         node = b.make(graph, (0.0, 0.0))
         if from_output:
             ports = [p for p in node.input_ports() if graph.can_connect_new(node, node_id, port, node.id, p) is None]
+            ports.sort(key=lambda p, n=node: integer and not integer_only(n, p, graph.opset))
         else:
             ports = [p for p in node.output_ports() if graph.can_connect_new(node, node.id, p, node_id, port) is None]
         if ports:

@@ -338,16 +338,28 @@ class NodeItem(QtWidgets.QGraphicsItem):
             rows.append((("out " if is_output else "in  ") + port, text))
         return rows
 
+    @staticmethod
+    def _row_fonts(base: QtGui.QFont, scale: float) -> tuple[QtGui.QFont, QtGui.QFont]:
+        """(port name font, type label font) at ``scale``."""
+        type_font = QtGui.QFont("monospace")
+        type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        return legible_font(base, 8.5, scale), legible_font(type_font, 7.8, scale)
+
     def types_shown(self, scale: float) -> bool:
-        """Whether the port type labels are drawn at ``scale`` (screen pixels per unit)."""
-        return scale >= style.LABEL_ZOOM
+        """Whether the port type labels are drawn at ``scale`` (screen pixels per unit): from
+        ``style.LABEL_ZOOM`` on, when each fits its row whole at its legible size (a label cut
+        to "float3…, 4]" would not tell the type; the hover card does then)."""
+        if scale < style.LABEL_ZOOM or self.scene() is None:
+            return False
+        name_font, type_font = self._row_fonts(QtWidgets.QApplication.font(), scale)
+        names, types = QtGui.QFontMetricsF(name_font), QtGui.QFontMetricsF(type_font)
+        room = style.NODE_WIDTH - 24
+        return all(names.horizontalAdvance(port) + 8 + types.horizontalAdvance(self.port_label(port, out)[0]) <= room
+                   for port, out in self.ports)
 
     def _paint_ports(self, painter: QtGui.QPainter, scale: float, colours: style.CanvasColours) -> None:
         w = style.NODE_WIDTH
-        name_font = legible_font(painter.font(), 8.5, scale)
-        type_font = QtGui.QFont("monospace")
-        type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
-        type_font = legible_font(type_font, 7.8, scale)
+        name_font, type_font = self._row_fonts(painter.font(), scale)
         type_metrics = QtGui.QFontMetricsF(type_font)
         name_metrics = QtGui.QFontMetricsF(name_font)
         show_types = self.types_shown(scale)

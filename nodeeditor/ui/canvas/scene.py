@@ -381,10 +381,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
         return views[0].transform().m11() if views else 1.0
 
     def show_card(self, node_id: str) -> None:
-        """The pointer is over ``node_id``: at a zoom where its ports' text is not drawn,
-        show its :class:`PortCard`."""
+        """The pointer is over ``node_id``: when its port types are not drawn (a small zoom,
+        or the node is collapsed), show its :class:`PortCard`."""
         item = self._nodes.get(node_id)
-        if item is None or self.view_zoom() >= style.LABEL_ZOOM or self._drag is not None:
+        if item is None or (item.types_shown(self.view_zoom()) and not item.collapsed) or self._drag is not None:
             self.hide_card()
             return
         if self.card is None:
