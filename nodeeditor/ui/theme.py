@@ -121,6 +121,7 @@ class Theme(QtCore.QObject):
         super().__init__(app)
         self._app = app
         self._started_with = QtGui.QPalette(app.palette())   # the light palette of a light desktop
+        self._shown: tuple[Mode, Mode] | None = None         # (mode, desktop's mode) last applied
         self.choice = saved_choice()
         hints = QtGui.QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):
@@ -143,9 +144,13 @@ class Theme(QtCore.QObject):
         self.apply()
 
     def apply(self) -> None:
-        """Set the application palette for :attr:`mode`; emit ``changed`` when the mode changed."""
+        """Set the application palette for :attr:`mode` (unless it is set already); emit
+        ``changed`` when the mode changed."""
         global _current
         new = self.mode
+        if self._shown == (new, system_mode()):
+            return
+        self._shown = (new, system_mode())
         if new is Mode.DARK:
             palette = dark_palette()
         elif system_mode() is Mode.LIGHT:

@@ -1,5 +1,5 @@
 """The minimap: a small overview in the canvas's bottom-right corner, shown while the graph
-is larger than the view. It draws every frame and node as a rectangle and the part of the
+is larger than the view (and the canvas is large enough to spare the room). It draws every frame and node as a rectangle and the part of the
 canvas in view as an outline; a click or a drag on it centres the view on that point.
 
 It reads the scene's items and the view's transform whenever it paints and keeps nothing of
@@ -14,6 +14,9 @@ from . import style
 from .node_item import category_of
 
 SIZE = QtCore.QSize(200, 136)
+#: A canvas narrower or lower than this has no room for the minimap (a projector with the
+#: docks open): it stays hidden there.
+MIN_CANVAS = QtCore.QSize(2 * SIZE.width() + 40, 2 * SIZE.height() + 40)
 CORNER_MARGIN = 12   # pixels between the minimap and the canvas's corner
 PADDING = 8          # pixels inside the minimap around the drawing
 
@@ -54,7 +57,10 @@ class Minimap(QtWidgets.QWidget):
         return QtGui.QTransform(s, 0, 0, s, dx, dy)
 
     def needed(self) -> bool:
-        """Whether some of the graph is outside the view."""
+        """Whether some of the graph is outside the view (and the canvas has room for it)."""
+        area = self.view.viewport().size()
+        if area.width() < MIN_CANVAS.width() or area.height() < MIN_CANVAS.height():
+            return False
         nodes = self._nodes_rect()
         return not nodes.isNull() and not self._visible_rect().contains(nodes)
 
