@@ -1,6 +1,7 @@
 """The minimap: a small overview in the canvas's bottom-right corner, shown while the graph
-is larger than the view (and the canvas is large enough to spare the room). It draws every frame and node as a rectangle and the part of the
-canvas in view as an outline; a click or a drag on it centres the view on that point.
+is larger than the view (and the canvas is large enough to spare the room). It draws every
+frame and node as a rectangle and the part of the canvas in view as an outline; a click or a
+drag on it centres the view on that point.
 
 It reads the scene's items and the view's transform whenever it paints and keeps nothing of
 its own; :meth:`Minimap.refresh` (called by the view after a pan, a zoom or a change of the

@@ -67,7 +67,7 @@ LIGHT = CanvasColours(
     node_body=QtGui.QColor("#ffffff"), node_error_body=QtGui.QColor("#fff1f1"), node_border=QtGui.QColor("#c5cad6"),
     node_text=QtGui.QColor("#1d2330"), node_muted=QtGui.QColor("#6a7285"), node_faint=QtGui.QColor("#b0b5c2"),
     shadow=QtGui.QColor(0, 0, 0, 28), port_ring=QtGui.QColor("#4a5162"), hint_text=QtGui.QColor("#6e7482"),
-    preview_empty=QtGui.QColor("#f7f8fa"), bypassed_header=QtGui.QColor("#9aa1b1"),
+    preview_empty=QtGui.QColor("#f7f8fa"), bypassed_header=QtGui.QColor("#7d8597"),
     minimap_back=QtGui.QColor(255, 255, 255, 215))
 DARK = CanvasColours(
     background=QtGui.QColor("#1b1d22"), grid_minor=QtGui.QColor("#23262c"), grid_major=QtGui.QColor("#2e3239"),
