@@ -129,3 +129,20 @@ def test_a_reroute_point_bends_the_wire_drags_and_goes_and_is_saved(small, qtbot
     assert w.graph.edge_into("g", "data") is None
     w.undo_stack.undo()
     assert w.graph.route(edge) == (point,) and len(w.scene.edge_item("g", "data").reroutes) == 1
+
+
+def test_copying_a_framed_group_pastes_a_frame_around_the_copies_in_one_undo_step(small, qtbot):
+    w = small
+    fid = _frame_the_sources(w, qtbot, "sources")
+    w.scene.select_nodes(["data", "idx"])
+    w.view.setFocus()
+    keys(w.view, "Ctrl+C")
+    keys(w.view, "Ctrl+V")
+    assert len(w.graph.frames) == 2
+    pasted = w.graph.frames[-1]
+    assert pasted.id != fid and pasted.title == "sources" and set(pasted.nodes) == set(w.scene.selected_node_ids())
+    w.undo_stack.undo()
+    assert [f.id for f in w.graph.frames] == [fid] and len(w.graph.nodes) == 4
+    w.undo_stack.redo()
+    assert [f.id for f in w.graph.frames] == [fid, pasted.id] and set(w.graph.frame(pasted.id).nodes) == set(pasted.nodes)
+    assert w.scene.frame_item(pasted.id).isVisible()
