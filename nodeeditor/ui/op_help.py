@@ -11,7 +11,6 @@ from PySide6 import QtCore, QtWidgets
 import ops
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
-from nodeeditor.onnx_io.docs import onnx_doc
 from ops.formulas import formula
 
 from .screen_fit import fit_to_screen
@@ -45,6 +44,8 @@ class OperatorHelp(QtWidgets.QDialog):
             raise ValueError(f"{node.label} is not an operator")
         self.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setWindowTitle(f"{node.op} — Help")
+        from nodeeditor.onnx_io.docs import onnx_doc  # onnx loads when help is first asked for
+
         version, text = onnx_doc(node.op, graph.opset)
         self.formula = QtWidgets.QLabel(node_formula(graph, node))
         self.formula.setObjectName("formula")
