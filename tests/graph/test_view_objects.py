@@ -191,3 +191,17 @@ def test_a_copied_frame_and_its_routes_paste_with_the_new_nodes():
     pasted = g.frames[-1]
     assert pasted.id == "frame2" and pasted.nodes == (mapping["s"], mapping["out"])
     assert g.route(g.edge_into(mapping["out"], "value")) == ((450.0, 540.0),)
+
+
+# ------------------------------------------------------------------ a block not added yet
+def test_can_connect_new_judges_a_wire_to_a_node_not_in_the_graph_by_the_usual_rules():
+    g = scatter_graph()
+    new = N.OperatorNode(id="g2", name="g2", op="Gather")
+    assert g.can_connect_new(new, "idx", "output", "g2", "indices") is None
+    assert "must be an integer tensor" in g.can_connect_new(new, "data", "output", "g2", "indices")
+    assert g.can_connect_new(new, "data", "output", "g2", "data") is None
+    source = N.LiteralSource(id="lit", name="lit", value=N.frozen_array(np.zeros(2, np.float32)))
+    assert "must be an integer tensor" in g.can_connect_new(source, "lit", "output", "gather", "indices")
+    assert not g.has_node("g2") and not g.has_node("lit")
+    with pytest.raises(ValueError, match="already in the graph"):
+        g.can_connect_new(g.node("s"), "data", "output", "s", "data")

@@ -144,5 +144,6 @@ def test_copying_a_framed_group_pastes_a_frame_around_the_copies_in_one_undo_ste
     w.undo_stack.undo()
     assert [f.id for f in w.graph.frames] == [fid] and len(w.graph.nodes) == 4
     w.undo_stack.redo()
-    assert [f.id for f in w.graph.frames] == [fid, pasted.id] and set(w.graph.frame(pasted.id).nodes) == set(pasted.nodes)
+    assert [f.id for f in w.graph.frames] == [fid, pasted.id]
+    assert set(w.graph.frame(pasted.id).nodes) == set(pasted.nodes)
     assert w.scene.frame_item(pasted.id).isVisible()
