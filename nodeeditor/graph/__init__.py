@@ -15,13 +15,18 @@ Training (issue #14): the :class:`LossNode` and :class:`LossKind`, the backward 
 """
 from .backward import Backward, BackwardPlan, BackwardSetupError, GradientResult, gradient_sources, setup_problem
 from .base import DEFAULT_OPSET, ConnectionRefused
-from .document import Graph, RemovedNode
+from .document import Graph, RemovedFrame, RemovedNode
 from .engine import Engine, NodeResult, Plan, RunResult
 from .events import (
     EVENT_TYPES,
     AttributeChanged,
+    BypassChanged,
+    CollapsedChanged,
     EdgeAdded,
     EdgeRemoved,
+    FrameAdded,
+    FrameChanged,
+    FrameRemoved,
     GraphEvent,
     LossCoefficientChanged,
     LossKindChanged,
@@ -29,6 +34,7 @@ from .events import (
     NodeRemoved,
     NodeRenamed,
     PositionChanged,
+    RouteChanged,
     SettingChanged,
     SourceChanged,
     TrainableChanged,
@@ -58,6 +64,7 @@ from .nodes import (
     SOURCE_PORT,
     Edge,
     FileSource,
+    Frame,
     GeneratorSource,
     InputSource,
     LiteralSource,
@@ -78,6 +85,8 @@ __all__ = [
     "Graph", "ConnectionRefused", "RemovedNode", "DEFAULT_OPSET", "NodeInfo", "NodeStatus",
     "GraphEvent", "EVENT_TYPES", "NodeAdded", "NodeRemoved", "EdgeAdded", "EdgeRemoved", "AttributeChanged",
     "SourceChanged", "NodeRenamed", "PositionChanged", "SettingChanged", "TypesChanged",
+    "BypassChanged", "CollapsedChanged", "FrameAdded", "FrameRemoved", "FrameChanged", "RouteChanged",
+    "Frame", "RemovedFrame",
     "Node", "Edge", "Source", "LiteralSource", "GeneratorSource", "FileSource", "InputSource", "OperatorNode",
     "OutputNode", "NODE_KINDS", "SOURCE_PORT", "OUTPUT_PORT", "GENERATORS",
     "Engine", "RunResult", "NodeResult", "Plan",

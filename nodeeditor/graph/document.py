@@ -10,12 +10,18 @@ Contract:
   methods: ``add_node``/``remove_node`` (which returns a :class:`RemovedNode`
   holding the node and its edges for ``restore_node``), ``connect``/``disconnect``,
   and setters that return the old value (``set_attribute``, ``set_position``,
-  ``rename_node``, ``set_source``, ``set_source_value``, ``set_setting``, and for
-  training ``set_training``, ``set_loss_coefficient``, ``set_trainable``,
-  ``set_loss_kind``); ``replace_node`` returns the node it replaced.
+  ``rename_node``, ``set_source``, ``set_source_value``, ``set_setting``, ``set_bypassed``,
+  ``set_collapsed``, ``set_frame``, ``set_route``, and for training ``set_training``,
+  ``set_loss_coefficient``, ``set_trainable``, ``set_loss_kind``), ``add_frame``/``remove_frame``;
+  ``replace_node`` returns the node it replaced.
 - The training fields (an operator's switch and coefficient, a source's trainable flag)
   change no forward value: they leave the node's ``revision`` alone, so the engine's
   forward cache stays valid; the backward pass reads them.
+- Besides nodes and edges the document holds view objects that never change a value:
+  frames (:class:`~nodeeditor.graph.nodes.Frame`, a titled box around member nodes; removing
+  a node takes it out of its frames, restoring it puts it back), reroute points on edges
+  (``route``; they go with the edge and come back with ``restore_node``) and each node's
+  ``collapsed`` flag.
 - Types are inferred eagerly after every change (static, no kernels run) and
   read with :meth:`Graph.node_info`.
 - Serialisation (``to_dict``/``from_dict``, paste) lives in ``serialize.py`` as free
@@ -59,6 +65,47 @@ class RemovedNode:
     index: int = -1                      # the node's place in the node order
     edge_indices: tuple[int, ...] = ()   # each edge's place in the edge order
     folder: Path | None = None           # the graph's folder when it was removed (file paths)
+    frames: tuple[tuple[str, int], ...] = ()                       # (frame id, place in its members)
+    routes: tuple[tuple[N.Edge, tuple[N.Point, ...]], ...] = ()    # the edges' reroute points
+
+
+@dataclass(frozen=True)
+class RemovedFrame:
+    """What ``Graph.add_frame(removed.frame, index=removed.index)`` needs to undo ``remove_frame``."""
+
+    frame: N.Frame
+    index: int
+
+
+class _WithNode:
+    """A read-only :class:`~nodeeditor.graph.view.GraphView` of ``graph`` with one more node,
+    not connected to anything (its type inferred on its own)."""
+
+    def __init__(self, graph: Graph, node: N.Node) -> None:
+        self._graph, self._node = graph, node
+        self.opset, self.folder = graph.opset, graph.folder
+        self.nodes = graph.nodes + (node,)
+        self.edges = graph.edges
+        self._info = infer_node(self, node, {})
+
+    def has_node(self, node_id: str) -> bool:
+        return node_id == self._node.id or self._graph.has_node(node_id)
+
+    def node(self, node_id: str) -> N.Node:
+        return self._node if node_id == self._node.id else self._graph.node(node_id)
+
+    def node_info(self, node_id: str) -> NodeInfo:
+        return self._info if node_id == self._node.id else self._graph.node_info(node_id)
+
+    def edge_into(self, node_id: str, port: str) -> N.Edge | None:
+        return None if node_id == self._node.id else self._graph.edge_into(node_id, port)
+
+    def downstream(self, node_id: str) -> set[str]:
+        return set() if node_id == self._node.id else self._graph.downstream(node_id)
+
+    def topological_order(self, node_ids: Iterable[str] | None = None) -> list[str]:
+        order = self._graph.topological_order(node_ids) + [self._node.id]
+        return [n for n in order if node_ids is None or n in set(node_ids)]
 
 
 class Graph:
@@ -75,6 +122,8 @@ class Graph:
         self._settings: dict[str, Any] = dict(SETTINGS_DEFAULTS)
         self._settings.update(name=str(name), description=str(description), opset=check_opset(opset))
         self._infos: dict[str, NodeInfo] = {}
+        self._frames: dict[str, N.Frame] = {}
+        self._routes: dict[N.Edge, tuple[N.Point, ...]] = {}   # edge -> its reroute points
         self._stamps = itertools.count(1)
         self._issued: dict[int, weakref.ref] = {}          # revision -> the node it was given to
         self.generation = 0
@@ -139,6 +188,25 @@ class Graph:
 
     def has_node(self, node_id: str) -> bool:
         return node_id in self._nodes
+
+    @property
+    def frames(self) -> tuple[N.Frame, ...]:
+        """All frames, in drawing order (later ones on top)."""
+        return tuple(self._frames.values())
+
+    def frame(self, frame_id: str) -> N.Frame:
+        """The frame with that id; KeyError naming it otherwise."""
+        try:
+            return self._frames[frame_id]
+        except KeyError:
+            raise KeyError(f"no frame {frame_id!r}") from None
+
+    def has_frame(self, frame_id: str) -> bool:
+        return frame_id in self._frames
+
+    def route(self, edge: N.Edge) -> tuple[N.Point, ...]:
+        """The reroute points ``edge`` is drawn through, in order (empty: a plain curve)."""
+        return self._routes.get(edge, ())
 
     def node(self, node_id: str) -> N.Node:
         """The node with that id; KeyError naming it otherwise."""
@@ -255,6 +323,14 @@ class Graph:
         """None when ``connect`` would accept the edge, otherwise the reason it would refuse."""
         return connection_refusal(self, src, src_port, dst, dst_port)
 
+    def can_connect_new(self, node: N.Node, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+        """Like ``can_connect`` for a wire with one end on ``node``, a node not in the graph
+        yet (a block about to be added): None when, once ``node`` were added, ``connect``
+        would accept the edge, otherwise the reason. Changes nothing."""
+        if node.id in self._nodes:
+            raise ValueError(f"a node with id {node.id!r} is already in the graph")
+        return connection_refusal(_WithNode(self, node), src, src_port, dst, dst_port)
+
     def can_replace(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
         """None when ``disconnect(dst, dst_port)`` (if that input is connected) followed by
         ``connect(src, src_port, dst, dst_port)`` would be accepted, otherwise the reason the
@@ -352,6 +428,10 @@ class Graph:
         all_edges = list(self._edges.values())
         edge_indices = tuple(all_edges.index(e) for e in edges)
         index = list(self._nodes).index(node_id)
+        routes = tuple((e, self._routes[e]) for e in edges if e in self._routes)
+        frames = tuple((f.id, f.nodes.index(node_id)) for f in self._frames.values() if node_id in f.nodes)
+        for frame_id, _ in frames:
+            self.set_frame(frame_id, nodes=tuple(n for n in self._frames[frame_id].nodes if n != node_id))
         for edge in edges:
             self._drop_edge(edge)
             self._changed()
@@ -361,7 +441,7 @@ class Graph:
         self._changed()
         self.events.emit(E.NodeRemoved(node_id, node))
         self._reinfer({e.dst for e in edges if e.dst != node_id})
-        return RemovedNode(node, edges, index, edge_indices, self.folder)
+        return RemovedNode(node, edges, index, edge_indices, self.folder, frames, routes)
 
     def restore_node(self, removed: RemovedNode) -> None:
         """Undo ``remove_node``: the same node object at its old place, then its edges at their
@@ -373,6 +453,13 @@ class Graph:
         self.add_node(removed.node, index=removed.index if removed.index >= 0 else None)
         for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges), strict=True):
             self.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=at)
+        for edge, points in removed.routes:
+            self.set_route(edge, points)
+        for frame_id, at in removed.frames:
+            if frame_id in self._frames:
+                members = list(self._frames[frame_id].nodes)
+                members.insert(at, removed.node.id)
+                self.set_frame(frame_id, nodes=tuple(members))
 
     def replace_node(self, node_id: str, node: N.Node) -> N.Node:
         """Put ``node`` (whose id must be ``node_id``) in the place of node ``node_id``: the same
@@ -601,6 +688,122 @@ class Graph:
         """The sources marked trainable, in node order."""
         return tuple(n for n in self._nodes.values() if isinstance(n, N.TrainableSource) and n.trainable)
 
+    def set_bypassed(self, node_id: str, bypassed: bool) -> bool:
+        """Switch an operator off (it passes its data input through unchanged) or on again;
+        returns the old flag. ValueError, with the reason, for an op that cannot be bypassed
+        (``nodes.bypass_refusal``). Emits ``BypassChanged``; types downstream are re-inferred."""
+        node = self._operator(node_id)
+        bypassed = bool(bypassed)
+        if bypassed:
+            reason = N.bypass_refusal(node.op)
+            if reason is not None:
+                raise ValueError(f"{node.label} cannot be bypassed: {reason}")
+        old = node.bypassed
+        if old == bypassed:
+            return old
+        node.bypassed = bypassed
+        self._bump(node)
+        self.events.emit(E.BypassChanged(node_id, old, bypassed))
+        self._reinfer({node_id})
+        return old
+
+    def set_collapsed(self, node_id: str, collapsed: bool) -> bool:
+        """Draw a node as its title only (or in full again); returns the old flag. Emits
+        ``CollapsedChanged``. No value depends on it."""
+        node = self.node(node_id)
+        old, node.collapsed = node.collapsed, bool(collapsed)
+        if old != node.collapsed:
+            self._changed()
+            self.events.emit(E.CollapsedChanged(node_id, old, node.collapsed))
+        return old
+
+    # ------------------------------------------------------------------ changing: frames and routes
+    def new_frame_id(self) -> str:
+        """A frame id not used in this graph: ``frame`` + the smallest free number from 1."""
+        for i in itertools.count(1):
+            if f"frame{i}" not in self._frames:
+                return f"frame{i}"
+        raise AssertionError  # pragma: no cover
+
+    def add_frame(self, frame: N.Frame, *, index: int | None = None) -> str:
+        """Insert ``frame`` (an empty id gets a fresh one; its colour must be ``#rrggbb``; its
+        member ids must be nodes of this graph). ``index``: its place in the drawing order
+        (default: last, on top). Emits ``FrameAdded``; returns the id."""
+        if not isinstance(frame, N.Frame):
+            raise TypeError(f"not a frame: {frame!r}")
+        if not frame.id:
+            frame.id = self.new_frame_id()
+        if frame.id in self._frames:
+            raise ValueError(f"a frame with id {frame.id!r} already exists")
+        frame.colour = N.check_colour(frame.colour)
+        frame.title = str(frame.title)
+        frame.nodes = self._members(frame.nodes)
+        self._frames[frame.id] = frame
+        if index is not None and 0 <= index < len(self._frames) - 1:
+            items = list(self._frames.items())
+            items.insert(index, items.pop())
+            self._frames = dict(items)
+        self._changed()
+        self.events.emit(E.FrameAdded(frame.id))
+        return frame.id
+
+    def remove_frame(self, frame_id: str) -> RemovedFrame:
+        """Remove a frame (its nodes stay). Emits ``FrameRemoved``; returns what ``add_frame``
+        needs to put it back in its place."""
+        frame = self.frame(frame_id)
+        index = list(self._frames).index(frame_id)
+        del self._frames[frame_id]
+        self._changed()
+        self.events.emit(E.FrameRemoved(frame_id, frame))
+        return RemovedFrame(frame, index)
+
+    def set_frame(self, frame_id: str, **fields: Any) -> dict[str, Any]:
+        """Change a frame's ``title``, ``colour`` and/or member ``nodes``; returns the old
+        values (``set_frame(frame_id, **old)`` restores them). Emits one ``FrameChanged`` per
+        field that changed."""
+        frame = self.frame(frame_id)
+        unknown = set(fields) - set(N.FRAME_FIELDS)
+        if unknown:
+            raise ValueError(f"a frame has no field(s) {sorted(unknown)}; it has {list(N.FRAME_FIELDS)}")
+        new = dict(fields)
+        if "colour" in new:
+            new["colour"] = N.check_colour(new["colour"])
+        if "title" in new:
+            new["title"] = str(new["title"])
+        if "nodes" in new:
+            new["nodes"] = self._members(new["nodes"])
+        old = {key: getattr(frame, key) for key in new}
+        for key, value in new.items():
+            setattr(frame, key, value)
+        self._changed()
+        for key in new:
+            if old[key] != new[key]:
+                self.events.emit(E.FrameChanged(frame_id, key, old[key], new[key]))
+        return old
+
+    def _members(self, node_ids: Iterable[str]) -> tuple[str, ...]:
+        members = tuple(dict.fromkeys(node_ids))
+        missing = [n for n in members if n not in self._nodes]
+        if missing:
+            raise ValueError(f"a frame can only hold nodes of the graph; there is no node {missing[0]!r}")
+        return members
+
+    def set_route(self, edge: N.Edge, points: Iterable[tuple[float, float]]) -> tuple[N.Point, ...]:
+        """The reroute points ``edge`` is drawn through (empty: none); returns the old ones.
+        KeyError when the edge is not in the graph. Emits ``RouteChanged``."""
+        if self._edges.get((edge.dst, edge.dst_port)) != edge:
+            raise KeyError(f"no edge {edge}")
+        new = tuple((float(x), float(y)) for x, y in points)
+        old = self._routes.get(edge, ())
+        if new:
+            self._routes[edge] = new
+        else:
+            self._routes.pop(edge, None)
+        if new != old:
+            self._changed()
+            self.events.emit(E.RouteChanged(edge, old, new))
+        return old
+
     # ------------------------------------------------------------------ internals
     def _operator(self, node_id: str) -> N.OperatorNode:
         node = self.node(node_id)
@@ -609,6 +812,7 @@ class Graph:
         return node
 
     def _drop_edge(self, edge: N.Edge) -> None:
+        self._routes.pop(edge, None)   # the points go with the wire (RemovedNode keeps them)
         del self._edges[(edge.dst, edge.dst_port)]
         self._out[edge.src].pop(edge, None)
         self._in[edge.dst].pop(edge, None)

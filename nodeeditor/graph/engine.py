@@ -36,6 +36,9 @@ Contract:
   :meth:`Engine.value` (the backward pass does).
 - :meth:`Engine.version` names a node's cached result: it changes exactly when the
   node's cache key does, so other caches (the backward pass's) can key on it.
+  recomputed when it is needed again.
+- A bypassed operator (``OperatorNode.bypassed``) reads only its data input and passes that
+  value through unchanged (no kernel, no warning).
 - A scatter with ``reduction="none"`` (and Scatter, TensorScatter) whose indices
   hit a cell more than once gets a warning (the spec leaves the order open).
 - Threads: :meth:`Engine.plan` reads the graph and must run on the graph's
@@ -285,6 +288,12 @@ class Engine:
                 fingerprint += outside
             planned = node.clone()  # the worker must see the node as planned, not as edited since
             compute = lambda _inputs, s=planned, f=folder: s.source_value(f)  # noqa: E731
+        elif N.bypassed_port(node) is not None:
+            through = N.bypassed_port(node)   # switched off: its data input, unchanged
+            fingerprint += ("bypassed",)
+            edge = g.edge_into(node.id, through)
+            inputs = ((through, edge.src if edge else None),)
+            compute = lambda values: values[0]  # noqa: E731
         elif isinstance(node, N.OperatorNode):
             fingerprint += (g.opset,)
             op = node.op

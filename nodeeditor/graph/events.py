@@ -125,10 +125,51 @@ class TypesChanged(GraphEvent):
     node_ids: frozenset[str]  #: the nodes whose NodeInfo changed
 
 
+@dataclass(frozen=True)
+class BypassChanged(GraphEvent):
+    node_id: str
+    old: bool
+    new: bool                 #: True: the operator passes its data input through
+
+
+@dataclass(frozen=True)
+class CollapsedChanged(GraphEvent):
+    node_id: str
+    old: bool
+    new: bool                 #: True: the node is drawn as its title only
+
+
+@dataclass(frozen=True)
+class FrameAdded(GraphEvent):
+    frame_id: str
+
+
+@dataclass(frozen=True)
+class FrameRemoved(GraphEvent):
+    frame_id: str
+    frame: N.Frame            #: the removed frame object
+
+
+@dataclass(frozen=True)
+class FrameChanged(GraphEvent):
+    frame_id: str
+    field: str                #: a name in ``nodes.FRAME_FIELDS``
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class RouteChanged(GraphEvent):
+    edge: N.Edge
+    old: tuple[N.Point, ...]  #: the reroute points the wire passed through, in order
+    new: tuple[N.Point, ...]
+
+
 EVENT_TYPES: tuple[type[GraphEvent], ...] = (
     NodeAdded, NodeRemoved, EdgeAdded, EdgeRemoved, AttributeChanged,
     SourceChanged, NodeRenamed, PositionChanged, SettingChanged, TypesChanged,
     TrainingChanged, LossCoefficientChanged, TrainableChanged, LossKindChanged,
+    BypassChanged, CollapsedChanged, FrameAdded, FrameRemoved, FrameChanged, RouteChanged,
 )
 
 Listener = Callable[[GraphEvent], None]

@@ -1,6 +1,6 @@
 """The file format: versioned JSON (``*.ifg.json``) with an optional ``.npz`` sidecar.
 
-- ``{"format": "indexflow-graph", "version": 2, ...}``; see ``serialize.py`` for the
+- ``{"format": "indexflow-graph", "version": 3, ...}``; see ``serialize.py`` for the
   structure. Tensors with up to ``INLINE_LIMIT`` elements (and all string tensors) are
   written inline as readable nested lists; larger ones go to the sidecar
   ``<name>.ifg.npz`` beside the file (``"sidecar"``/``"key"`` in the JSON).
@@ -118,7 +118,13 @@ def _v1_to_v2(doc: dict) -> dict:
     return {**doc, "version": 2, "nodes": nodes}
 
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2}
+def _v2_to_v3(doc: dict) -> dict:
+    """Version 2 had no frames, reroute points, collapsed or bypassed nodes: the same document
+    with an empty ``frames`` list (every node expanded and switched on, every wire plain)."""
+    return {**doc, "version": 3, "frames": []}
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(doc: dict) -> dict:

@@ -45,6 +45,10 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
                         "training leaves them as they are",)
         return NodeInfo({N.SOURCE_PORT: ttype}, warnings=warnings)
 
+    through = N.bypassed_port(node)
+    if through is not None:
+        return _bypassed(graph, node, through, infos)
+
     if isinstance(node, N.OperatorNode):
         problem = _operator_problem(node, graph.opset)
         if problem:
@@ -85,6 +89,18 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
     # No warning for a deprecated op at an opset where it is current (Scatter at 9 and 10):
     # it is the right op there, and the node would look amber for nothing.
     return NodeInfo(dict(zip(node.output_ports(), types, strict=True)))
+
+
+def _bypassed(graph: GraphView, node: N.OperatorNode, port: str, infos: Mapping[str, NodeInfo]) -> NodeInfo:
+    """A bypassed operator: its output has the type of input ``port`` (which it passes
+    through); its other inputs and its attributes do not matter."""
+    edge = graph.edge_into(node.id, port)
+    if edge is None:
+        return NodeInfo(error=not_connected_text(node, [port]), incomplete=True)
+    src_type = infos[edge.src].outputs.get(edge.src_port)
+    if src_type is None:
+        return NodeInfo(blocked=True, error=f"input {port!r} waits for {graph.node(edge.src).label}, which has no type")
+    return NodeInfo({name: src_type for name in node.output_ports()})
 
 
 def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:

@@ -78,6 +78,8 @@ class Node:
     name: str
     position: tuple[float, float] = (0.0, 0.0)
     revision: int = 0
+    #: drawn small (its title only): a view state, saved in the file, no effect on values
+    collapsed: bool = False
     kind: ClassVar[str] = ""
 
     @property
@@ -222,12 +224,15 @@ class InputSource(Source):
 class OperatorNode(Node):
     """One ``ops`` operator. ``attributes`` holds only explicitly set values (the schema's
     defaults apply to the rest). ``training`` and ``loss_coefficient`` are the toolkit's
-    training switch and loss-derivative coefficient: they act on the backward pass only."""
+    training switch and loss-derivative coefficient: they act on the backward pass only.
+    ``bypassed``: the op is switched off and passes its data input through unchanged (only
+    where :func:`bypass_refusal` allows it)."""
 
     op: str = "Gather"
     attributes: dict[str, Any] = field(default_factory=dict)
     training: bool = True
     loss_coefficient: float = 1.0
+    bypassed: bool = False
     kind: ClassVar[str] = OPERATOR
 
     @property
@@ -288,6 +293,26 @@ class LossNode(Node):
         return loss_vjp(self.loss, prediction, target, grad)
 
 
+def bypass_refusal(op: str) -> str | None:
+    """Why an ``op`` node cannot be bypassed (None: it can). Bypassing passes the data input
+    through unchanged, which keeps the graph's types only where the output has the data's
+    type: a scatter's output is a copy of its data with some cells written, a gather's is
+    shaped by its indices."""
+    opdef = ops.get_opdef(op)
+    if opdef.writes:
+        return None
+    return (f"{op}'s output is shaped by its indices, not like its {opdef.data_port!r}, so passing "
+            f"{opdef.data_port!r} through would change every type downstream")
+
+
+def bypassed_port(node: Node) -> str | None:
+    """The input a bypassed operator passes through (its data input), None when the node is
+    not a bypassed operator."""
+    if isinstance(node, OperatorNode) and node.bypassed:
+        return ops.get_opdef(node.op).data_port
+    return None
+
+
 NODE_CLASSES: dict[str, type[Node]] = {
     cls.kind: cls
     for cls in (LiteralSource, GeneratorSource, FileSource, InputSource, OperatorNode, OutputNode, LossNode)
@@ -300,6 +325,35 @@ SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
     FILE: ("path", "key", "dtype"),
     INPUT: ("example",),
 }
+
+
+@dataclass(eq=False)
+class Frame:
+    """A titled, coloured box drawn around a group of nodes (``nodes``: their ids); moving
+    it moves them. ``colour`` is ``#rrggbb``. A view object: no effect on values."""
+
+    id: str
+    title: str = "Frame"
+    colour: str = "#5a7bb5"
+    nodes: tuple[str, ...] = ()
+
+    def clone(self) -> Frame:
+        return copy.copy(self)
+
+
+#: The fields of a Frame that ``Graph.set_frame`` may change.
+FRAME_FIELDS = ("title", "colour", "nodes")
+
+
+def check_colour(value: Any) -> str:
+    """``value`` as a lower-case ``#rrggbb`` string; ValueError otherwise."""
+    text = str(value).strip().lower() if isinstance(value, str) else ""
+    if len(text) != 7 or text[0] != "#" or any(c not in "0123456789abcdef" for c in text[1:]):
+        raise ValueError(f"a colour is written #rrggbb, got {value!r}")
+    return text
+
+
+Point = tuple[float, float]
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,16 @@ def structural_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_
     return None
 
 
+def integer_only(node: N.Node, port: str, opset: int) -> bool:
+    """Whether input ``port`` of ``node`` takes integer tensors only (indices, write_indices)
+    at ``opset``."""
+    if not isinstance(node, N.OperatorNode) or node.schema.version_for(opset) is None:
+        return False
+    by_name = {p.name: p for p in node.schema.inputs}
+    allowed = node.schema.allowed_dtypes(by_name[port].type_param, opset)
+    return bool(allowed) and set(allowed) <= INTEGER_DTYPES
+
+
 def type_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
     """Why the edge would be wrongly typed, or None (also None when types are unknown)."""
     d = graph.node(dst)
@@ -64,7 +74,7 @@ def type_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_port: 
     by_name = {p.name: p for p in schema.inputs}
     port = by_name[dst_port]
     allowed = schema.allowed_dtypes(port.type_param, graph.opset)
-    if allowed and set(allowed) <= INTEGER_DTYPES and src_type.dtype not in allowed:
+    if integer_only(d, dst_port, graph.opset) and src_type.dtype not in allowed:
         source = graph.node(src)
         fix = ("set its dtype to int64 in the property panel" if source.kind in (N.LITERAL, N.GENERATOR, N.INPUT)
                else "use a source of int64 indices (e.g. Literal indices)")
@@ -103,4 +113,5 @@ def connection_refusal(graph: GraphView, src: str, src_port: str, dst: str, dst_
     return structural_refusal(graph, src, src_port, dst, dst_port) or type_refusal(graph, src, src_port, dst, dst_port)
 
 
-__all__ = ["structural_refusal", "type_refusal", "connection_refusal", "replacement_refusal", "INTEGER_DTYPES"]
+__all__ = ["structural_refusal", "type_refusal", "connection_refusal", "replacement_refusal", "INTEGER_DTYPES",
+           "integer_only"]

@@ -6,10 +6,11 @@ Free functions over the public :class:`~nodeeditor.graph.document.Graph` API:
 graph with fresh ids). ``fileformat`` adds the file, the sidecar and version
 migration. Structure::
 
-    {"format": "indexflow-graph", "version": 2,
+    {"format": "indexflow-graph", "version": 3,
      "settings": {"name": ..., "description": ..., "opset": 18},
      "nodes": [{"id", "kind", "name", "position": [x, y], ...kind fields}],
-     "edges": [{"from": [node_id, port], "to": [node_id, port]}]}
+     "edges": [{"from": [node_id, port], "to": [node_id, port]}],
+     "frames": [{"id", "title", "colour": "#rrggbb", "nodes": [node_id, ...]}]}
 
 Kind fields: literal ``value`` (tensor); generator ``generator``, ``params``;
 file ``path`` (+ ``key``, ``dtype`` when set); input ``example`` (tensor);
@@ -20,6 +21,10 @@ Training fields (version 2), written only when they differ from their defaults s
 stay small: op ``"training": false`` (default true) and ``"loss_coefficient": x``
 (default 1); literal, generator and file ``"trainable": true`` (default false). A missing
 field reads as its default.
+
+View fields (version 3): op ``"bypassed": true`` when set; any node may have
+``"collapsed": true``; an edge with reroute points has ``"via": [[x, y], ...]``; ``frames``
+may be left out (no frames).
 
 A tensor is ``{"dtype", "shape", ...}`` plus one of: ``"data"`` (nested lists, readable:
 floats in their shortest round-trip form, ``"nan"``/``"-nan"``/``"inf"``/``"-inf"`` as
@@ -47,7 +52,7 @@ from .paths import rebase_path
 from .sources import generator_params
 
 FORMAT = "indexflow-graph"
-VERSION = 2
+VERSION = 3
 INLINE_LIMIT = 4096  # tensors with more elements are not written as readable lists
 ALL_DTYPE_NAMES = frozenset(ops.DTYPE_NAMES) | frozenset(getattr(ops, "SMALL_DTYPE_NAMES", ()))
 
@@ -244,10 +249,14 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
             out["training"] = False
         if node.loss_coefficient != 1.0:
             out["loss_coefficient"] = _num(node.loss_coefficient)
+        if node.bypassed:
+            out["bypassed"] = True
     elif isinstance(node, N.LossNode):
         out["loss"] = node.loss.value
     if isinstance(node, N.TrainableSource) and node.trainable:
         out["trainable"] = True
+    if node.collapsed:
+        out["collapsed"] = True
     return out
 
 
@@ -288,7 +297,12 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
     if not (isinstance(pos, list) and len(pos) == 2
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)):
         raise ValueError(f"{what}: 'position' must be [x, y]")
-    common = dict(id=node_id, name=name, position=(float(pos[0]), float(pos[1])))
+    flags = {key: d.get(key, False) for key in ("collapsed", "bypassed")}
+    if not all(isinstance(v, bool) for v in flags.values()):
+        raise ValueError(f"{what}: 'collapsed' and 'bypassed' must be true or false")
+    if flags["bypassed"] and kind != N.OPERATOR:
+        raise ValueError(f"{what}: only an operator can be bypassed")
+    common = dict(id=node_id, name=name, position=(float(pos[0]), float(pos[1])), collapsed=flags["collapsed"])
     try:
         if "trainable" in d and kind not in (N.LITERAL, N.GENERATOR, N.FILE):
             raise ValueError(f"a {kind} node cannot be trainable (only literal, generator and file sources)")
@@ -320,7 +334,9 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
                     or not math.isfinite(coefficient):
                 raise ValueError(f"'loss_coefficient' must be a finite number, got {coefficient!r}")
             node = N.OperatorNode(**common, op=op, training=_optional_bool(d, "training", True),
-                                  loss_coefficient=float(coefficient))
+                                  loss_coefficient=float(coefficient), bypassed=flags["bypassed"])
+            if node.bypassed and N.bypass_refusal(op):
+                raise ValueError(f"it cannot be bypassed: {N.bypass_refusal(op)}")
             for key, value in _require(d, "attributes", dict, what).items():
                 node.attributes[key] = node.schema.coerce_attribute(key, value)
             return node
@@ -337,13 +353,58 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
 
 
 def edge_from_dict(d: Any) -> N.Edge:
-    """An edge from ``{"from": [id, port], "to": [id, port]}``."""
+    """An edge from ``{"from": [id, port], "to": [id, port]}`` (its ``via`` points: :func:`route_from_dict`)."""
     ok = (isinstance(d, Mapping) and all(
         isinstance(d.get(k), list) and len(d[k]) == 2 and all(isinstance(v, str) for v in d[k])
         for k in ("from", "to")))
     if not ok:
         raise ValueError(f"an edge must look like {{\"from\": [node, port], \"to\": [node, port]}}, got {d!r}")
     return N.Edge(d["from"][0], d["from"][1], d["to"][0], d["to"][1])
+
+
+def edge_to_dict(graph: Graph, edge: N.Edge) -> dict[str, Any]:
+    """An edge as plain data, with its reroute points when it has any."""
+    out: dict[str, Any] = {"from": [edge.src, edge.src_port], "to": [edge.dst, edge.dst_port]}
+    points = graph.route(edge)
+    if points:
+        out["via"] = [[_num(x), _num(y)] for x, y in points]
+    return out
+
+
+def route_from_dict(d: Mapping[str, Any]) -> tuple[N.Point, ...]:
+    """The ``via`` points of an edge's plain data (none when absent)."""
+    via = d.get("via", [])
+    if not isinstance(via, list) or not all(
+            isinstance(p, list) and len(p) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in p)
+            for p in via):
+        raise ValueError(f"edge {edge_from_dict(d)}: 'via' must be a list of [x, y] points")
+    return tuple((float(x), float(y)) for x, y in via)
+
+
+def frame_to_dict(frame: N.Frame, node_ids: Iterable[str] | None = None) -> dict[str, Any]:
+    """A frame as plain data (only the members among ``node_ids`` when given)."""
+    members = [n for n in frame.nodes if node_ids is None or n in node_ids]
+    return {"id": frame.id, "title": frame.title, "colour": frame.colour, "nodes": members}
+
+
+def frame_from_dict(d: Any) -> N.Frame:
+    """A frame from plain data; ValueError naming what does not fit."""
+    if not isinstance(d, Mapping):
+        raise ValueError(f"a frame must be an object, got {type(d).__name__}")
+    frame_id = _require(d, "id", str, "a frame")
+    what = f"frame {frame_id!r}"
+    title = d.get("title", "")
+    members = d.get("nodes", [])
+    if not isinstance(title, str):
+        raise ValueError(f"{what}: 'title' must be a string")
+    if not isinstance(members, list) or not all(isinstance(n, str) for n in members):
+        raise ValueError(f"{what}: 'nodes' must be a list of node ids")
+    try:
+        colour = N.check_colour(d.get("colour", N.Frame.colour))
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    return N.Frame(frame_id, title, colour, tuple(members))
 
 
 def graph_to_dict(graph: Graph, node_ids: Iterable[str] | None = None,
@@ -355,14 +416,19 @@ def graph_to_dict(graph: Graph, node_ids: Iterable[str] | None = None,
         graph.node(node_id)
     chosen = set(selected)
     order = [n for n in graph.node_ids if n in chosen]
-    return {
+    out = {
         "format": FORMAT,
         "version": VERSION,
         "settings": graph.settings,
         "nodes": [node_to_dict(graph.node(n), encode) for n in order],
-        "edges": [{"from": [e.src, e.src_port], "to": [e.dst, e.dst_port]}
-                  for e in graph.edges if e.src in chosen and e.dst in chosen],
+        "edges": [edge_to_dict(graph, e) for e in graph.edges if e.src in chosen and e.dst in chosen],
     }
+    # a frame goes with a selection when all of its members do
+    frames = [frame_to_dict(f) for f in graph.frames
+              if node_ids is None or (f.nodes and set(f.nodes) <= chosen)]
+    if frames:
+        out["frames"] = frames
+    return out
 
 
 def nodes_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> tuple[list[N.Node], list[N.Edge]]:
@@ -387,10 +453,27 @@ def nodes_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder) -> tuple[li
     return nodes, [edge_from_dict(d) for d in raw_edges]
 
 
+def extras_from_dict(data: Mapping[str, Any]) -> tuple[list[N.Frame], dict[N.Edge, tuple[N.Point, ...]]]:
+    """The frames and the edges' reroute points of plain data (see the module docstring)."""
+    raw_frames = data.get("frames", [])
+    if not isinstance(raw_frames, list):
+        raise ValueError("'frames' must be a list")
+    frames = [frame_from_dict(d) for d in raw_frames]
+    if len({f.id for f in frames}) != len(frames):
+        raise ValueError("two frames have the same id")
+    routes = {}
+    for d in data.get("edges", []):
+        points = route_from_dict(d)
+        if points:
+            routes[edge_from_dict(d)] = points
+    return frames, routes
+
+
 def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder = None) -> Graph:
     """A new Graph from plain data of the current version (same ids). ValueError (or
     KeyError/TypeError) on bad data; ``sidecar`` reads ``"sidecar"`` tensors."""
     nodes, edges = nodes_from_dict(data, sidecar)
+    frames, routes = extras_from_dict(data)
     settings = data.get("settings", {})
     if not isinstance(settings, Mapping):
         raise ValueError("'settings' must be an object")
@@ -406,6 +489,13 @@ def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder = None) -> G
                 graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True)
             except ConnectionRefused as exc:
                 raise ValueError(f"edge {edge}: {exc.reason}") from None
+        for edge, points in routes.items():
+            graph.set_route(edge, points)
+        for frame in frames:
+            try:
+                graph.add_frame(frame)
+            except ValueError as exc:
+                raise ValueError(f"frame {frame.id!r}: {exc}") from None
     return graph
 
 
@@ -416,6 +506,7 @@ def paste_dict(graph: Graph, data: Mapping[str, Any], offset: tuple[float, float
     events. Relative file paths are re-expressed for the graph's folder when
     ``data["folder"]`` says which folder they were relative to (the clipboard records it)."""
     nodes, edges = nodes_from_dict(data, None)
+    frames, routes = extras_from_dict(data)
     source_folder = data.get("folder")
     if source_folder:
         for node in nodes:
@@ -438,7 +529,13 @@ def paste_dict(graph: Graph, data: Mapping[str, Any], offset: tuple[float, float
             node.position = (node.position[0] + offset[0], node.position[1] + offset[1])
             mapping[old_id] = graph.add_node(node)
         for e in edges:
-            graph.connect(mapping[e.src], e.src_port, mapping[e.dst], e.dst_port, force=True)
+            new = graph.connect(mapping[e.src], e.src_port, mapping[e.dst], e.dst_port, force=True)
+            if e in routes:
+                graph.set_route(new, [(x + offset[0], y + offset[1]) for x, y in routes[e]])
+        for frame in frames:
+            members = [mapping[n] for n in frame.nodes if n in mapping]
+            if members:
+                graph.add_frame(N.Frame("", frame.title, frame.colour, tuple(members)))
     return mapping
 
 

@@ -26,6 +26,8 @@ Contract of :func:`export_model`:
 - A source whose string tensor has no UTF-8 form (a lone surrogate, from a file name that is
   not UTF-8) is refused by name; an output written as ``Identity`` (it reads a source, or its
   tensor feeds several outputs) needs the opset at which Identity takes its dtype.
+- A bypassed operator (``OperatorNode.bypassed``) is written as an ``Identity`` of its data
+  input (its other inputs stay in the model unused), under the same opset rule.
 """
 from __future__ import annotations
 
@@ -87,6 +89,18 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
             _analyse_loss(graph, node, opset, out)
             continue
         if not isinstance(node, N.OperatorNode):
+            continue
+        through = N.bypassed_port(node)
+        if through is not None:
+            edge = graph.edge_into(node_id, through)
+            ttype = None if edge is None else out.types.get((edge.src, edge.src_port))
+            if ttype is None:
+                continue
+            out.types[(node_id, node.output_ports()[0])] = ttype
+            if not _identity_takes(ttype.dtype, opset):
+                need = next((o for o in range(opset + 1, MAX_OPSET + 1) if _identity_takes(ttype.dtype, o)), None)
+                out.problems.append((node.label, need, f"it is bypassed, so it is written as an Identity, "
+                                                       f"and Identity does not take {ttype.dtype} at opset {opset}"))
             continue
         types = []
         for port in node.input_ports():
@@ -280,11 +294,18 @@ def _refuse_failing_nodes(graph: Graph, source_values: Mapping[str, np.ndarray])
         if not isinstance(node, N.OperatorNode):
             continue
         edges = [graph.edge_into(node_id, port) for port in node.input_ports()]
+        through = N.bypassed_port(node)
+        if through is not None:   # only its data input matters
+            edges = [e if p == through else None for e, p in zip(edges, node.input_ports(), strict=True)]
         if any(e is not None and e.src not in values for e in edges):
             continue  # downstream of a failure (reported through it) or of a graph input
         if any(isinstance(graph.node(e.src), N.InputSource) for e in edges if e is not None):
             continue  # a graph input's example is only an example: the model may get other values
         inputs = [None if e is None else values[e.src] for e in edges]
+        through = N.bypassed_port(node)
+        if through is not None:
+            values[node_id] = inputs[node.input_ports().index(through)]
+            continue
         try:
             values[node_id] = ops.run_op(node.op, inputs, node.attributes)
         except ops.OpError as exc:
@@ -420,9 +441,17 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             input_names.append("" if edge is None else tensor_name[(edge.src, edge.src_port)])
         while input_names and input_names[-1] == "":
             input_names.pop()
+        parts.operator_names[node.id] = names.claim(node.name)
+        through = N.bypassed_port(node)
+        if through is not None:
+            output = (node.id, node.output_ports()[0])
+            parts.nodes.append(helper.make_node("Identity", [input_names[node.input_ports().index(through)]],
+                                                [tensor_name[output]], name=parts.operator_names[node.id]))
+            if output not in renamed:
+                parts.infos.append(value_info(tensor_name[output], types[output]))
+            continue
         written = onnx_op_type(node.op, node.attributes, opset)
         attrs = _written_attributes(written, node.attributes, opset)
-        parts.operator_names[node.id] = names.claim(node.name)
         parts.nodes.append(helper.make_node(written, input_names,
                                             [tensor_name[(node.id, p)] for p in node.output_ports()],
                                             name=parts.operator_names[node.id], **attrs))

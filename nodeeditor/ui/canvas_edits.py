@@ -1,11 +1,15 @@
 """What a person does on the canvas, turned into undo commands.
 
-:class:`CanvasEdits` listens to the scene (a wire drawn, dragged off or refused; nodes
-moved), the view (a block dropped from the palette), the Tab box and the palette, and
-serves the Edit menu's Add Block, Delete, Select All and Auto Layout. Every change goes
-through ``push`` as one undo command; nothing here calls a Graph mutator. A block is placed
-by :func:`.placement.block_position`. A refused wire is reported in red on the status line
-and at the pointer, and kept in :attr:`CanvasEdits.last_refusal`. UI thread only.
+:class:`CanvasEdits` listens to the scene (a wire drawn, dragged off, refused or dropped on
+empty canvas; nodes moved; reroute points added, moved or removed), the view (a block
+dropped from the palette), the Tab box and the palette, and serves the Edit menu's Add
+Block, Delete, Select All and Auto Layout. Every change goes through ``push`` as one undo
+command; nothing here calls a Graph mutator. A block is placed by
+:func:`.placement.block_position`; one added from the Tab box goes to the free place nearest
+the pointer (never over a node). A wire dropped on empty canvas opens the Tab box listing the
+blocks that could take it; the block chosen is added and connected in one undo step. A
+refused wire is reported in red on the status line and at the pointer, and kept in
+:attr:`CanvasEdits.last_refusal`. UI thread only.
 """
 from __future__ import annotations
 
@@ -18,10 +22,11 @@ from nodeeditor.graph.document import Graph
 from . import blocks as B
 from . import commands as C
 from .canvas import GraphScene, GraphView, style
+from .canvas.scene import WireDrop
 from .layout import layered_layout
 from .palette import Palette
 from .placement import block_position
-from .quick_add import QuickAddBox
+from .quick_add import QuickAddBox, block_height, wire_blocks
 from .status_line import ShowStatus
 
 
@@ -36,31 +41,66 @@ class CanvasEdits:
         scene.disconnectRequested.connect(lambda dst, port: push(C.DisconnectCommand(graph_of(), dst, port)))
         scene.connectionRefused.connect(self.report_refusal)
         scene.nodesMoved.connect(lambda moves: push(C.MoveCommand(graph_of(), moves)))
+        scene.wireDropped.connect(self.offer_blocks_for_wire)
+        scene.routeChanged.connect(lambda edge, points, text: push(C.RouteCommand(graph_of(), edge, points, text)))
         view.blockDropped.connect(self.add_block)
         view.quickAddRequested.connect(self.open_quick_add_at)
         palette.blockActivated.connect(lambda key: self.add_block(key, view.centre_scene_pos(), avoid_overlap=True))
-        quick_add.chosen.connect(self.add_block)
+        quick_add.chosen.connect(self._quick_add_chosen)
 
-    def add_block(self, key: str, scene_pos: QtCore.QPointF, avoid_overlap: bool = False) -> str | None:
+    def _quick_add_chosen(self, key: str, scene_pos: QtCore.QPointF) -> None:
+        wire = self.quick_add.wire
+        if isinstance(wire, WireDrop):
+            self.add_block_for_wire(key, wire)
+        else:
+            self.add_block(key, scene_pos, avoid_overlap=True)
+
+    def add_block(self, key: str, scene_pos: QtCore.QPointF, avoid_overlap: bool = False,
+                  wire: WireDrop | None = None) -> str | None:
         """Add the block ``key`` centred at ``scene_pos`` (with ``avoid_overlap``, the nearest
         free place in view, else below or right of it, and the view scrolls to it: "add at the
         centre" must neither bury a node nor put the new one out of sight) and select it;
-        returns the new node id."""
+        returns the new node id. With ``wire``, the new block is connected to that dropped
+        wire in the same undo step (at the port the Tab box listed)."""
         try:
             block = B.block(key)
         except KeyError:
             self._status(f"unknown block {key!r}", error=True)
             return None
         graph = self._graph_of()
-        node = block.make(graph, block_position(self.scene, self.view, scene_pos, avoid_overlap))
+        height = block_height(key, self._previews_shown())
+        node = block.make(graph, block_position(self.scene, self.view, scene_pos, avoid_overlap, height))
         command = C.AddNodeCommand(graph, node, f"Add {block.title}")
+        if wire is not None:
+            port = self.quick_add.port_for(key)
+            (other, other_port), to_new = wire.anchor, wire.from_output
+            ends = (other, other_port, node.id, port) if to_new else (node.id, port, other, other_port)
+            command = C.CompositeCommand(f"Add {block.title} and Connect",
+                                         [command, C.ConnectCommand(graph, *ends)])
         self._push(command)
+        command = command.commands[0] if wire is not None else command
         self.scene.select_nodes([command.node_id])
         if avoid_overlap:
             item = self.scene.node_item(command.node_id)
             if item is not None:
                 self.view.ensureVisible(item.sceneBoundingRect(), 20, 20)
         return command.node_id
+
+    def offer_blocks_for_wire(self, drop: WireDrop) -> None:
+        """A new wire released on empty canvas: the Tab box there, listing the blocks that
+        could take it."""
+        ports = wire_blocks(self._graph_of(), drop.anchor, drop.from_output)
+        if not ports:
+            self._status("No block can take this wire", error=True)
+            return
+        self.quick_add.popup(self.view.mapFromScene(drop.scene_pos), drop.scene_pos, wire=drop, ports=ports)
+
+    def add_block_for_wire(self, key: str, drop: WireDrop) -> str | None:
+        """Add ``key`` beside the dropped wire's end (to its right for a wire from an output,
+        to its left for one drawn back from an input), in free space, connected to it."""
+        side = 1 if drop.from_output else -1
+        at = QtCore.QPointF(drop.scene_pos.x() + side * (style.NODE_WIDTH / 2 + 10), drop.scene_pos.y())
+        return self.add_block(key, at, avoid_overlap=True, wire=drop)
 
     def report_refusal(self, reason: str) -> None:
         """A wire the graph refused: the reason in red on the status line and at the pointer."""
@@ -69,10 +109,19 @@ class CanvasEdits:
         QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), reason, self.view)
 
     def delete_selection(self) -> None:
+        """Delete the selected nodes and wires; a selected frame goes too (its nodes stay
+        unless they are selected as well)."""
         ids = self.scene.selected_node_ids()
         edges = self.scene.selected_edges()
-        if ids or edges:
-            self._push(C.DeleteCommand(self._graph_of(), ids, edges))
+        frames = self.scene.selected_frame_ids()
+        graph = self._graph_of()
+        if frames and (ids or edges):
+            self._push(C.CompositeCommand("Delete", [C.RemoveFramesCommand(graph, frames),
+                                                     C.DeleteCommand(graph, ids, edges)]))
+        elif frames:
+            self._push(C.RemoveFramesCommand(graph, frames))
+        elif ids or edges:
+            self._push(C.DeleteCommand(graph, ids, edges))
 
     def select_all(self) -> None:
         self.scene.select_nodes(self._graph_of().node_ids)

@@ -1,10 +1,14 @@
 """The canvas's right-click menu (on a node or on empty canvas; the view selects the node
 under the pointer first).
 
-It offers: Add Block Here (the Tab box at that point); the window's Copy, Duplicate and
-Delete actions, enabled only while something is selected (and enabled again when the menu
-closes, so their shortcuts keep working); Paste Here, enabled while the clipboard holds
-IndexFlow nodes; Connect Ports when exactly one node is selected; Auto Layout and Frame.
+It offers, on a node: Rename, Help for the operator, Bypass (disabled, with the reason as
+its tooltip, where the op cannot be bypassed), Collapse and New Frame Around Selection
+(:class:`.node_actions.NodeActions`); on a frame's title: Rename Frame, Colour, Remove
+Frame. Then everywhere: Add Block Here (the Tab box at that point); the window's Copy,
+Duplicate and Delete actions, enabled only while something is selected (and enabled again
+when the menu closes, so their shortcuts keep working); Paste Here, enabled while the
+clipboard holds IndexFlow nodes; Connect Ports when exactly one node is selected; Auto
+Layout and Frame.
 The menu pops up without blocking; :attr:`CanvasMenu.menu` is the one shown last (for
 tests). It runs the given callables and actions and changes nothing itself.
 """
@@ -16,13 +20,18 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import clipboard
 from .canvas import GraphScene, GraphView
+from .canvas.frame_item import FrameItem
+from .canvas.node_item import NodeItem
+from .node_actions import NodeActions
 
 
 class CanvasMenu:
     def __init__(self, view: GraphView, scene: GraphScene, *, add_here: Callable[[QtCore.QPointF], None],
                  paste_here: Callable[[QtCore.QPointF], object], selection_actions: Sequence[QtGui.QAction],
-                 connect_action: QtGui.QAction, arrange_actions: Sequence[QtGui.QAction]) -> None:
+                 connect_action: QtGui.QAction, arrange_actions: Sequence[QtGui.QAction],
+                 node_actions: NodeActions | None = None) -> None:
         self.view, self.scene = view, scene
+        self._node_actions = node_actions
         self._add_here, self._paste_here = add_here, paste_here
         self._selection_actions = tuple(selection_actions)
         self._connect_action = connect_action
@@ -34,6 +43,14 @@ class CanvasMenu:
         """Show the menu for a click at ``scene_pos`` (``global_pos`` on screen); returns it."""
         menu = QtWidgets.QMenu(self.view)
         menu.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.setToolTipsVisible(True)   # a disabled Bypass says why
+        under = self._item_at(scene_pos)
+        if self._node_actions is not None and isinstance(under, NodeItem):
+            self._node_actions.node_section(menu)
+            menu.addSeparator()
+        elif self._node_actions is not None and isinstance(under, FrameItem):
+            self._node_actions.frame_section(menu)
+            menu.addSeparator()
         add = menu.addAction("Add Block Here…\tTab")
         add.triggered.connect(lambda: self._add_here(scene_pos))
         menu.addSeparator()
@@ -52,3 +69,12 @@ class CanvasMenu:
         self.menu = menu
         menu.popup(global_pos)
         return menu
+
+    def _item_at(self, scene_pos: QtCore.QPointF) -> QtWidgets.QGraphicsItem | None:
+        """The node or frame under the click (its top-level item), if any."""
+        for item in self.scene.items(scene_pos):
+            while item.parentItem() is not None:
+                item = item.parentItem()
+            if isinstance(item, (NodeItem, FrameItem)):
+                return item
+        return None

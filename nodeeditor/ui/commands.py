@@ -52,23 +52,25 @@ class DeleteCommand(QtGui.QUndoCommand):
         self.node_ids = list(node_ids)
         self.edges = [edge for edge in edges if edge.src not in node_ids and edge.dst not in node_ids]
         self._removed: list[RemovedNode] = []
-        self._edge_places: list[tuple[N.Edge, int]] = []
+        self._edge_places: list[tuple[N.Edge, int, tuple]] = []
 
     def redo(self) -> None:
         self._edge_places = []
         with self.graph.batch():
             for edge in self.edges:
                 index = list(self.graph.edges).index(edge)
+                route = self.graph.route(edge)
                 self.graph.disconnect(edge.dst, edge.dst_port)
-                self._edge_places.append((edge, index))
+                self._edge_places.append((edge, index, route))
             self._removed = [self.graph.remove_node(nid) for nid in self.node_ids]
 
     def undo(self) -> None:
         with self.graph.batch():
             for removed in reversed(self._removed):
                 self.graph.restore_node(removed)
-            for edge, index in reversed(self._edge_places):
+            for edge, index, route in reversed(self._edge_places):
                 self.graph.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True, index=index)
+                self.graph.set_route(edge, route)
 
 
 class NudgeMoves(dict):
@@ -137,21 +139,22 @@ class ConnectCommand(QtGui.QUndoCommand):
         self.edge = N.Edge(src, src_port, dst, dst_port)
         self.replaced = replaced
         self.displaced = displaced
-        self._removed: list[tuple[N.Edge, int]] = []
+        self._removed: list[tuple[N.Edge, int, tuple]] = []
 
     def redo(self) -> None:
         self._removed = []
         for old in (self.replaced, self.displaced):
             if old is not None:
-                self._removed.append((old, self.graph.edge_index(old)))
+                self._removed.append((old, self.graph.edge_index(old), self.graph.route(old)))
                 self.graph.disconnect(old.dst, old.dst_port)
         e = self.edge
         self.graph.connect(e.src, e.src_port, e.dst, e.dst_port, force=True)
 
     def undo(self) -> None:
         self.graph.disconnect(self.edge.dst, self.edge.dst_port)
-        for old, index in reversed(self._removed):
+        for old, index, route in reversed(self._removed):
             self.graph.connect(old.src, old.src_port, old.dst, old.dst_port, force=True, index=index)
+            self.graph.set_route(old, route)
 
 
 class DisconnectCommand(QtGui.QUndoCommand):
@@ -160,15 +163,18 @@ class DisconnectCommand(QtGui.QUndoCommand):
         self.graph, self.dst, self.dst_port = graph, dst, dst_port
         self._edge: N.Edge | None = None
         self._index = -1
+        self._route: tuple = ()
 
     def redo(self) -> None:
         edge = self.graph.edge_into(self.dst, self.dst_port)
         self._index = list(self.graph.edges).index(edge)
+        self._route = self.graph.route(edge)
         self._edge = self.graph.disconnect(self.dst, self.dst_port)
 
     def undo(self) -> None:
         e = self._edge
         self.graph.connect(e.src, e.src_port, e.dst, e.dst_port, force=True, index=self._index)
+        self.graph.set_route(e, self._route)
 
 
 class AttributeCommand(QtGui.QUndoCommand):
@@ -268,21 +274,125 @@ class PasteCommand(QtGui.QUndoCommand):
         self.graph, self.data, self.offset, self.inputs = graph, data, offset, tuple(inputs)
         self.new_ids: list[str] = []
         self._removed: list[RemovedNode] = []
+        self._frame_ids: list[str] = []      # the frames the paste added
+        self._removed_frames: list = []
 
     def redo(self) -> None:
         if not self._removed:
+            before = {f.id for f in self.graph.frames}
             with self.graph.batch():
                 mapping = paste_dict(self.graph, self.data, self.offset)
                 for e in self.inputs:
                     if e.dst in mapping and self.graph.has_node(e.src):
                         self.graph.connect(e.src, e.src_port, mapping[e.dst], e.dst_port, force=True)
             self.new_ids = list(mapping.values())
+            self._frame_ids = [f.id for f in self.graph.frames if f.id not in before]
         else:
             with self.graph.batch():
                 for removed in reversed(self._removed):
                     self.graph.restore_node(removed)
+                for removed in self._removed_frames:
+                    self.graph.add_frame(removed.frame, index=removed.index)
             self._removed = []
 
     def undo(self) -> None:
         with self.graph.batch():
+            self._removed_frames = [self.graph.remove_frame(fid) for fid in self._frame_ids]
             self._removed = [self.graph.remove_node(nid) for nid in self.new_ids]
+
+
+# ---------------------------------------------------------------------- canvas view objects
+class CompositeCommand(QtGui.QUndoCommand):
+    """Several commands as one undo step: redo runs them in order, undo in reverse."""
+
+    def __init__(self, text: str, commands: list[QtGui.QUndoCommand]) -> None:
+        super().__init__(text)
+        self.commands = list(commands)
+
+    def redo(self) -> None:
+        for command in self.commands:
+            command.redo()
+
+    def undo(self) -> None:
+        for command in reversed(self.commands):
+            command.undo()
+
+
+class NodeFlagCommand(QtGui.QUndoCommand):
+    """Set one flag (``Graph.set_bypassed`` or ``Graph.set_collapsed``, named by ``setter``)
+    on several nodes; undo gives each its old value back."""
+
+    def __init__(self, graph: Graph, setter: str, node_ids: list[str], value: bool, text: str) -> None:
+        super().__init__(text)
+        self.graph, self.setter, self.node_ids, self.value = graph, setter, list(node_ids), value
+        self.old: dict[str, bool] = {}
+
+    def redo(self) -> None:
+        setter = getattr(self.graph, self.setter)
+        self.old = {nid: setter(nid, self.value) for nid in self.node_ids}
+
+    def undo(self) -> None:
+        setter = getattr(self.graph, self.setter)
+        for nid, old in self.old.items():
+            setter(nid, old)
+
+
+class AddFrameCommand(QtGui.QUndoCommand):
+    """Add a frame (a fresh ``N.Frame``); undo removes it."""
+
+    def __init__(self, graph: Graph, frame: N.Frame) -> None:
+        super().__init__("Add Frame")
+        self.graph, self.frame = graph, frame
+        self.frame_id = frame.id
+
+    def redo(self) -> None:
+        self.frame_id = self.graph.add_frame(self.frame)
+
+    def undo(self) -> None:
+        self.graph.remove_frame(self.frame_id)
+
+
+class RemoveFramesCommand(QtGui.QUndoCommand):
+    """Remove frames (their nodes stay); undo puts them back in their places."""
+
+    def __init__(self, graph: Graph, frame_ids: list[str]) -> None:
+        super().__init__("Remove Frame" if len(frame_ids) == 1 else f"Remove {len(frame_ids)} Frames")
+        self.graph, self.frame_ids = graph, list(frame_ids)
+        self._removed: list = []
+
+    def redo(self) -> None:
+        self._removed = [self.graph.remove_frame(fid) for fid in self.frame_ids]
+
+    def undo(self) -> None:
+        for removed in reversed(self._removed):
+            self.graph.add_frame(removed.frame, index=removed.index)
+
+
+class FrameCommand(QtGui.QUndoCommand):
+    """Change a frame's title, colour or members (``Graph.set_frame``)."""
+
+    def __init__(self, graph: Graph, frame_id: str, text: str, **fields: Any) -> None:
+        super().__init__(text)
+        self.graph, self.frame_id, self.fields = graph, frame_id, fields
+        self.old: dict[str, Any] = {}
+
+    def redo(self) -> None:
+        self.old = self.graph.set_frame(self.frame_id, **self.fields)
+
+    def undo(self) -> None:
+        self.graph.set_frame(self.frame_id, **self.old)
+
+
+class RouteCommand(QtGui.QUndoCommand):
+    """Set the reroute points of an edge (``Graph.set_route``)."""
+
+    def __init__(self, graph: Graph, edge: N.Edge, points, text: str = "Move Reroute Point") -> None:
+        super().__init__(text)
+        self.graph, self.edge, self.points = graph, edge, tuple(points)
+        self.old: tuple = ()
+
+    def redo(self) -> None:
+        self.old = self.graph.set_route(self.edge, self.points)
+
+    def undo(self) -> None:
+        self.graph.set_route(self.edge, self.old)

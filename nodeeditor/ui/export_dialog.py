@@ -64,7 +64,7 @@ class ExportDialog(QtWidgets.QDialog):
         self.result.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result.setMinimumHeight(70)
         self.result.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
-        self.result.setStyleSheet("padding: 6px; background: #f3f4f7; border-radius: 4px;")
+        self.result.setStyleSheet("padding: 6px; background: palette(alternate-base); border-radius: 4px;")
         self.suggest_button = QtWidgets.QPushButton()
         self.suggest_button.hide()
         self.suggest_button.clicked.connect(self._use_suggestion)

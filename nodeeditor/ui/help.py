@@ -1,6 +1,8 @@
 """The Help menu. Keyboard Shortcuts: every menu action that has a shortcut, the canvas keys
 and gestures, in one table built from the window's own actions (so it cannot fall out of
-date). About IndexFlow: the version and what the editor is for (:func:`show_about`).
+date). Port and Wire Colours (:class:`ColourLegend`): what each colour on the canvas means,
+built from ``canvas.style``'s tables. About IndexFlow: the version and what the editor is
+for (:func:`show_about`).
 
 The dialog fits the screen's available area (``screen_fit.fit_to_screen``): on a projector
 (QT_SCALE_FACTOR=1.5 on 1280x720, 853x480 logical) it is shorter than its preferred 620x520,
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from .canvas import style
 from .canvas.view import KEYBOARD_HELP
 from .screen_fit import fit_to_screen
 
@@ -20,8 +23,74 @@ CANVAS_GESTURES = (
     ("Middle button drag, or Space + drag", "Pan"),
     ("Drag on empty canvas", "Select with a rubber band"),
     ("Click a port", "Show that tensor in the viewer"),
-    ("Right click", "Node or canvas menu"),
+    ("Drop a new wire on empty canvas", "Choose a block that takes it; it is added and connected"),
+    ("Double-click a wire", "Add a reroute point (drag it; double-click it to remove it)"),
+    ("Drag a frame's title", "Move the frame with its nodes (double-click: rename it)"),
+    ("Click or drag on the minimap", "Move the view there"),
+    ("Right click", "Node, frame or canvas menu"),
 )
+
+#: What the line styles and the other colours of wires and nodes mean (after the type colours).
+STATE_LEGEND = (
+    (style.STATE_COLOURS[style.ERROR], QtCore.Qt.PenStyle.SolidLine,
+     "a wire from a node that failed (the node has a red border)"),
+    (style.EDGE_COLOURS[style.BLOCKED], QtCore.Qt.PenStyle.DashLine, "a wire from a blocked node"),
+    (style.FAMILY_COLOURS[style.DtypeFamily.FLOAT][0], QtCore.Qt.PenStyle.DashLine,
+     "dashed: not evaluated yet"),
+)
+
+
+def legend_rows() -> list[tuple[QtGui.QColor, QtCore.Qt.PenStyle, str]]:
+    """(colour, line style, meaning) for each row of the legend: the element type families
+    (``style.FAMILY_COLOURS``), then the wire states."""
+    rows = [(colour, QtCore.Qt.PenStyle.SolidLine, text) for colour, text in style.FAMILY_COLOURS.values()]
+    return rows + list(STATE_LEGEND)
+
+
+def swatch(colour: QtGui.QColor, pen_style: QtCore.Qt.PenStyle, width: int = 64, height: int = 20) -> QtGui.QPixmap:
+    """A short wire ending in a filled port, as the canvas draws them."""
+    pixmap = QtGui.QPixmap(width, height)
+    pixmap.fill(QtCore.Qt.GlobalColor.transparent)
+    p = QtGui.QPainter(pixmap)
+    p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+    pen = QtGui.QPen(colour, 2.4)
+    pen.setStyle(pen_style)
+    p.setPen(pen)
+    p.drawLine(QtCore.QPointF(4, height / 2), QtCore.QPointF(width - 14, height / 2))
+    p.setPen(QtGui.QPen(colour, 1.8))
+    p.setBrush(colour)
+    p.drawEllipse(QtCore.QPointF(width - 9, height / 2), style.PORT_RADIUS, style.PORT_RADIUS)
+    p.end()
+    return pixmap
+
+
+class ColourLegend(QtWidgets.QDialog):
+    """Help > Port and Wire Colours."""
+
+    def __init__(self, parent: QtWidgets.QWidget) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Port and Wire Colours")
+        layout = QtWidgets.QVBoxLayout(self)
+        intro = QtWidgets.QLabel("Ports and wires take the colour of the element type they carry. "
+                                 "An input not connected yet shows the type its operator needs there.")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        grid = QtWidgets.QGridLayout()
+        self.rows: list[str] = []
+        for r, (colour, pen_style, text) in enumerate(legend_rows()):
+            picture = QtWidgets.QLabel()
+            picture.setPixmap(swatch(colour, pen_style))
+            grid.addWidget(picture, r, 0)
+            label = QtWidgets.QLabel(text)
+            label.setWordWrap(True)
+            grid.addWidget(label, r, 1)
+            self.rows.append(text)
+        grid.setColumnStretch(1, 1)
+        layout.addLayout(grid)
+        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.resize(480, self.sizeHint().height())
 
 
 def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:

@@ -8,7 +8,8 @@ The window builds the parts and wires them; each decision has its own module:
 :mod:`.viewer_target` (which tensor the viewer shows), :mod:`.status_line` and
 :mod:`.run_status` (the status bar), :mod:`.previews` (View > Inline Previews),
 :mod:`.canvas_menu`, :class:`.connect_box.ConnectPorts` and :class:`.find_node.FindNode`
-(the right-click menu, wiring and finding from the keyboard), :mod:`.files` (the File menu),
+(the right-click menu, wiring and finding from the keyboard), :mod:`.node_actions` (rename,
+help, bypass, collapse, frames), :mod:`.theme` (View > Theme), :mod:`.files` (the File menu),
 :mod:`.explainer.dock` and :mod:`.lessons` (Help > Lessons and the Quiz). Each takes typed
 collaborators (graph getter, scene, push, a status callable; the File menu a
 ``files.DocumentHost``), never an untyped window to reach through.
@@ -31,6 +32,7 @@ from nodeeditor.graph.examples import EXAMPLES_DIR
 
 from . import screen_fit
 from . import settings as S
+from . import theme as T
 from .canvas import GraphScene, GraphView, style
 from .canvas_edits import CanvasEdits
 from .canvas_menu import CanvasMenu
@@ -40,8 +42,9 @@ from .explainer import ExplainerWidget
 from .explainer.dock import ExplainerController
 from .files import FileController
 from .find_node import FindNode, FindNodeBox
-from .help import ShortcutsDialog, show_about
+from .help import ColourLegend, ShortcutsDialog, show_about
 from .lessons import LessonsController
+from .node_actions import NodeActions
 from .palette import Palette
 from .previews import PreviewSwitch
 from .properties import PropertyPanel
@@ -67,6 +70,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.graph = graph or Graph()
         self._forced_modified = False   # modified from the start (an import, recovered work)
         self._unsubscribe = None
+        self.theme = T.theme()
+        self.theme.reload()
 
         self.undo_stack = QtGui.QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
@@ -90,6 +95,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.find_node = FindNode(self.find_box, graph_of, self.scene, self.view, status)
         self.connect_ports = ConnectPorts(self.connect_box, graph_of, self.scene, self.push, status,
                                           self.edits.report_refusal)
+        self.node_actions = NodeActions(self, graph_of, self.scene, self.view, self.push, status)
         self._build_actions()
         self._build_menus()
         self._connect()
@@ -246,11 +252,24 @@ class MainWindow(QtWidgets.QMainWindow):
                                    self.duplicate_unwired_action, self.delete_action, self.select_all_action])
         self.edit_menu.addSeparator()
         self.edit_menu.addActions([self.add_action, self.find_action, self.connect_action, self.layout_action])
+        self.edit_menu.addSeparator()
+        na = self.node_actions
+        self.edit_menu.addActions([na.rename_action, na.bypass_action, na.collapse_action, na.frame_action])
 
         view_menu = menu.addMenu("&View")
         view_menu.addActions([self.frame_action, self.frame_all_action])
         view_menu.addSeparator()
         view_menu.addAction(self.previews_action)
+        self.theme_menu = view_menu.addMenu("&Theme")
+        group = QtGui.QActionGroup(self)
+        self.theme_actions = {}
+        for choice, text in ((T.ThemeChoice.SYSTEM, "&System"), (T.ThemeChoice.LIGHT, "&Light"),
+                             (T.ThemeChoice.DARK, "&Dark")):
+            action = self.theme_menu.addAction(text, lambda c=choice: self.theme.set_choice(c))
+            action.setCheckable(True)
+            action.setChecked(self.theme.choice is choice)
+            group.addAction(action)
+            self.theme_actions[choice] = action
         view_menu.addSeparator()
         for dock in (self.palette_dock, self.properties_dock, self.viewer_dock, self.explainer_dock):
             view_menu.addAction(dock.toggleViewAction())
@@ -262,6 +281,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.shortcuts_action = help_menu.addAction("&Keyboard Shortcuts", self.show_shortcuts)
         self.shortcuts_action.setShortcut(QtGui.QKeySequence("F1"))
         self.lessons_action = help_menu.addAction("&Lessons", lambda: self.lessons.show_browser())
+        self.legend_action = help_menu.addAction("Port and Wire &Colours", self.show_legend)
         help_menu.addAction("&About IndexFlow", lambda: show_about(self))
 
     def show_shortcuts(self) -> QtWidgets.QDialog:
@@ -270,8 +290,22 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog.show()
         return dialog
 
+    def show_legend(self) -> QtWidgets.QDialog:
+        """Help > Port and Wire Colours."""
+        dialog = ColourLegend(self)
+        dialog.show()
+        return dialog
+
+    def _on_theme_changed(self, _mode) -> None:
+        """Redraw what paints with the theme's colours (widgets follow the palette)."""
+        self.view.restyle()
+        self.scene.refresh_all()
+        for item in self.scene.items():
+            item.update()
+
     def _connect(self) -> None:
         sc = self.scene
+        self.theme.changed.connect(self._on_theme_changed)
         sc.wireHint.connect(lambda reason: self.show_status(f"Cannot connect here: {reason}", error=True)
                             if reason else self.status_line.clear())
         sc.wireNote.connect(self.show_status)
@@ -279,7 +313,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.canvas_menu = CanvasMenu(
             self.view, sc, add_here=self.edits.open_quick_add_at, paste_here=lambda at: self.clipboard.paste(at=at),
             selection_actions=(self.copy_action, self.duplicate_action, self.delete_action),
-            connect_action=self.connect_action, arrange_actions=(self.layout_action, self.frame_action))
+            connect_action=self.connect_action, arrange_actions=(self.layout_action, self.frame_action),
+            node_actions=self.node_actions)
         r = self.runner
         r.nodeFinished.connect(self.scene.refresh_node)
         r.finished.connect(self._on_run_finished)

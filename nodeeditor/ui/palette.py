@@ -83,7 +83,8 @@ class Palette(QtWidgets.QWidget):
                 continue
             schema = ops.get_schema(key[3:])
             missing = schema.version_for(opset) is None
-            item.setForeground(0, QtGui.QBrush(QtGui.QColor("#9aa1b1" if missing else "#1d2330")))
+            # available ones in the palette's text colour (light or dark theme), missing ones grey
+            item.setForeground(0, QtGui.QBrush(QtGui.QColor("#9aa1b1")) if missing else QtGui.QBrush())
             note = ""
             if missing:
                 note = (f"\n\nNot in opset {opset}: " + (f"replaced from opset {schema.deprecated_since}"

@@ -29,13 +29,14 @@ def occupied(scene: GraphScene) -> list[Rect]:
 
 
 def block_position(scene: GraphScene, view: QtWidgets.QGraphicsView, scene_pos: QtCore.QPointF,
-                   avoid_overlap: bool = False) -> tuple[int, int]:
-    """The position of a new block centred at ``scene_pos``; with ``avoid_overlap``, the
-    nearest free place inside the visible part of the canvas, else below or right of it."""
+                   avoid_overlap: bool = False, height: float = NEW_NODE_HEIGHT) -> tuple[int, int]:
+    """The position of a new block (``height`` high) centred at ``scene_pos``; with
+    ``avoid_overlap``, the nearest free place inside the visible part of the canvas, else
+    below or right of it (the Tab box, a wire dropped on the canvas, the palette)."""
     pos = (round(scene_pos.x() - style.NODE_WIDTH / 2), round(scene_pos.y() - TITLE_OFFSET))
     if avoid_overlap:
         seen = view.mapToScene(view.viewport().rect()).boundingRect().adjusted(10, 10, -10, -10)
-        dx, dy = free_offset((pos[0], pos[1], style.NODE_WIDTH, NEW_NODE_HEIGHT), occupied(scene),
+        dx, dy = free_offset((pos[0], pos[1], style.NODE_WIDTH, height), occupied(scene),
                              within=(seen.x(), seen.y(), seen.width(), seen.height()))
         pos = (round(pos[0] + dx), round(pos[1] + dy))
     return pos

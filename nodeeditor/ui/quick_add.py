@@ -4,14 +4,22 @@ cursor over the canvas. Enter (or a click) emits ``chosen(key, scene_pos)``; Esc
 The new block's title is centred on ``scene_pos`` (``placement.block_position``). Near the
 canvas edge that would put half the block out of view, so ``scene_pos`` is first moved (as
 little as needed) so that the whole block, its ports counted, lies inside the visible part
-of the canvas (see :func:`fit_in_view`)."""
+of the canvas (see :func:`fit_in_view`).
+
+Opened for a wire dropped on empty canvas (``popup(..., wire=...)``), it lists only the
+blocks with a port that would take the wire (:func:`wire_blocks`), each with that port, and
+``wire`` stays set until the box is opened again, so the receiver of ``chosen`` knows to
+connect the new block."""
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from PySide6 import QtCore, QtWidgets
 
 from nodeeditor.graph import Graph
+from nodeeditor.graph.rules import INTEGER_DTYPES, integer_only
 
-from .blocks import BLOCKS, block, search
+from .blocks import BLOCKS, Block, block, search
 from .canvas import style
 from .placement import TITLE_OFFSET
 from .search_popup import SearchPopup
@@ -41,6 +49,28 @@ def fit_in_view(view: QtWidgets.QGraphicsView, scene_pos: QtCore.QPointF, height
     return QtCore.QPointF(x, y)
 
 
+def wire_blocks(graph: Graph, anchor: tuple[str, str], from_output: bool) -> dict[str, str]:
+    """Block key -> its port that a wire with the fixed end ``anchor`` (an output port when
+    ``from_output``, else an input) could be connected to, for every block that has one
+    (``Graph.can_connect_new``: the document's own rules). Of a block's ports that would take
+    it, an integer wire goes to one that takes only integers (indices) if there is one, any
+    other wire to the first, in port order."""
+    out: dict[str, str] = {}
+    node_id, port = anchor
+    wire_type = graph.output_type(node_id, port) if from_output else None
+    integer = wire_type is not None and wire_type.dtype in INTEGER_DTYPES
+    for b in BLOCKS:
+        node = b.make(graph, (0.0, 0.0))
+        if from_output:
+            ports = [p for p in node.input_ports() if graph.can_connect_new(node, node_id, port, node.id, p) is None]
+            ports.sort(key=lambda p, n=node: integer and not integer_only(n, p, graph.opset))
+        else:
+            ports = [p for p in node.output_ports() if graph.can_connect_new(node, node.id, p, node_id, port) is None]
+        if ports:
+            out[b.key] = ports[0]
+    return out
+
+
 class QuickAddBox(SearchPopup):
     """The Tab box. ``chosen(key, scene_pos)``: the block to add and where (see the module
     docstring)."""
@@ -50,16 +80,32 @@ class QuickAddBox(SearchPopup):
     def __init__(self, parent: QtWidgets.QWidget) -> None:
         super().__init__(parent, "Add block…")
         self.scene_pos = QtCore.QPointF()
+        #: the dropped wire this box was opened for (an object the opener gives), or None
+        self.wire: object | None = None
+        self._ports: Mapping[str, str] | None = None
         self.accepted.connect(self._add)
 
-    def popup(self, view_pos: QtCore.QPoint, scene_pos: QtCore.QPointF) -> None:
-        """Show at ``view_pos`` (parent coordinates) for adding at ``scene_pos``."""
+    def popup(self, view_pos: QtCore.QPoint, scene_pos: QtCore.QPointF, wire: object | None = None,
+              ports: Mapping[str, str] | None = None) -> None:
+        """Show at ``view_pos`` (parent coordinates) for adding at ``scene_pos``; with ``wire``,
+        only the blocks in ``ports`` (block key -> the port the wire would take)."""
         self.scene_pos = QtCore.QPointF(scene_pos)
+        self.wire, self._ports = wire, (dict(ports) if wire is not None else None)
+        self.field.setPlaceholderText("Add a block for this wire…" if wire is not None else "Add block…")
         self.open_at(view_pos)
 
+    def port_for(self, key: str) -> str | None:
+        """The port the dropped wire goes to on block ``key`` (None: not opened for a wire)."""
+        return None if self._ports is None else self._ports.get(key)
+
+    def _blocks(self, text: str) -> list[Block]:
+        found = search(text) if text.strip() else list(BLOCKS)
+        return found if self._ports is None else [b for b in found if b.key in self._ports]
+
     def entries(self, text: str) -> list[tuple[str, str, str]]:
-        return [(f"{b.title}    ·  {b.category}", b.key, b.description)
-                for b in (search(text) if text.strip() else BLOCKS)]
+        if self._ports is None:
+            return [(f"{b.title}    ·  {b.category}", b.key, b.description) for b in self._blocks(text)]
+        return [(f"{b.title}    ·  {self._ports[b.key]}", b.key, b.description) for b in self._blocks(text)]
 
     def _add(self, key: str) -> None:
         pos = self.scene_pos

@@ -24,7 +24,7 @@ class SearchPopup(QtWidgets.QFrame):
         super().__init__(parent)
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
         self.setObjectName("searchPopup")
-        self.setStyleSheet("#searchPopup { background: #ffffff; border: 1px solid #9aa1b1; border-radius: 6px; }")
+        self.setStyleSheet("#searchPopup { background: palette(base); border: 1px solid #9aa1b1; border-radius: 6px; }")
         effect = QtWidgets.QGraphicsDropShadowEffect(self)
         effect.setBlurRadius(16)
         effect.setOffset(0, 3)

@@ -176,7 +176,7 @@ def test_version_0_file_migrates(tmp_path):
     # Gather-11 axis 0 worked example (seed page Gather-11)
     out = Engine(g).run().outputs["output"]
     np.testing.assert_allclose(out, [[[1.0, 1.2], [2.3, 3.4]], [[2.3, 3.4], [4.5, 5.7]]], rtol=1e-6)
-    # and it saves as version 1
+    # and it saves as the current version
     path = save_graph(g, tmp_path / "new.ifg.json")
     assert json.loads(path.read_text())["version"] == VERSION
 

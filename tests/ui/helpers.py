@@ -115,3 +115,12 @@ def show_compared(viewer, qtbot, data, out) -> None:
     with qtbot.waitSignal(viewer.statsReady, timeout=30000):
         viewer.set_tensor("scatter_out", out, "ScatterElements")
     wait_for_viewer(qtbot, viewer)
+
+
+def on_screen(widget: QtWidgets.QWidget) -> QtGui.QImage:
+    """What the screen shows where ``widget`` is (the window's backing store, as painted by
+    its incremental updates), unlike ``widget.grab()``, which paints the widget afresh."""
+    deliver_posted_events()
+    top = widget.mapToGlobal(QtCore.QPoint(0, 0))
+    screen = widget.screen() or QtGui.QGuiApplication.primaryScreen()
+    return screen.grabWindow(0, top.x(), top.y(), widget.width(), widget.height()).toImage()

@@ -67,9 +67,9 @@ def test_enter_moves_down_and_typing_after_it_replaces_the_next_cell(small, qtbo
     nid, table = _literal(w, np.array([[7, 7], [7, 7], [7, 7]], np.int64))
     _click(table, 0, 1)
     _type(w, table, ["10", Key.Key_Return])
-    qtbot.waitUntil(lambda: table.currentRow() == 1)
+    qtbot.waitUntil(lambda: table.currentRow() == 1, timeout=10000)
     _type(w, table, ["2", Key.Key_Return])
-    qtbot.waitUntil(lambda: table.currentRow() == 2)
+    qtbot.waitUntil(lambda: table.currentRow() == 2, timeout=10000)
     np.testing.assert_array_equal(w.graph.node(nid).value, [[7, 10], [7, 2], [7, 7]])
     assert table.currentColumn() == 1
     # Enter on a cell that is not being edited moves down too
@@ -100,7 +100,7 @@ def test_cells_show_the_shortest_text_and_the_exact_stored_value_as_a_tooltip(sm
     assert "1.10000002384185791015625" in table.item(0, 0).toolTip()
     assert table.item(0, 1).toolTip() == "" and table.item(0, 2).toolTip() == ""
     w.viewer_target.update()
-    qtbot.waitUntil(lambda: w.viewer.table_model.rowCount() == 3)
+    qtbot.waitUntil(lambda: w.viewer.table_model.rowCount() == 3, timeout=10000)
     model = w.viewer.table_model
     assert [model.data(model.index(r, 0)) for r in range(3)] == ["1.1", "0.5", "3.0"]
     # typing the same value the long way changes nothing and still reads short

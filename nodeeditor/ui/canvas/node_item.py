@@ -1,11 +1,22 @@
 """A node on the canvas. It stands for one graph node (its ``node_id``) and keeps nothing
 but its position: title, ports, types and state are read from the scene (which reads the
-graph and the runner) whenever the item is refreshed or painted."""
+graph and the runner) whenever the item is refreshed or painted.
+
+A collapsed node (``Node.collapsed``) is drawn as its title row only; its ports are hidden
+and its wires meet the row's ends. A bypassed operator is drawn greyed, a line from its data
+input to its output saying what it does now.
+
+Text is never drawn smaller than ``style.MIN_LABEL_PX`` screen pixels while it fits: at a
+lower zoom it is drawn larger in scene units; below ``style.LABEL_ZOOM`` the port type
+labels step aside, below ``style.NAMES_ZOOM`` the port names and the subtitle too, and the
+title shrinks no further than its row allows. At those zooms, the pointer over a node shows
+a :class:`PortCard`: the node's title, its ports and their types at screen size."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.rules import integer_only
 
 from . import style
 from .port_item import PortItem
@@ -41,6 +52,26 @@ def short_message(node: N.Node, message: str) -> str:
     return message.removeprefix(f"{node.op}: ") if isinstance(node, N.OperatorNode) else message
 
 
+def screen_scale(painter: QtGui.QPainter) -> float:
+    """How many screen pixels one item unit takes with ``painter``'s transform."""
+    t = painter.worldTransform()
+    return max(1e-6, min(abs(t.m11()) + abs(t.m21()), abs(t.m22()) + abs(t.m12())))
+
+
+def legible_font(base: QtGui.QFont, point_size: float, scale: float, room: float | None = None) -> QtGui.QFont:
+    """``base`` at ``point_size`` (at 96 dpi), made larger in item units when at ``scale``
+    it would be under ``style.MIN_LABEL_PX`` screen pixels, but never taller than ``room``
+    item units (the row it is drawn in)."""
+    font = QtGui.QFont(base)
+    px = max(point_size * 96.0 / 72.0, style.MIN_LABEL_PX / scale)
+    if room is not None:
+        px = min(px, room)
+    # pixel sizes are whole numbers: at a small zoom a size in item units rounds coarsely,
+    # so scale the font by its stretch-free point size instead
+    font.setPointSizeF(max(0.5, px * 72.0 / 96.0))
+    return font
+
+
 class NodeItem(QtWidgets.QGraphicsItem):
     def __init__(self, node_id: str, node: N.Node) -> None:
         super().__init__()
@@ -53,7 +84,9 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self._preview: QtGui.QImage | None = None
         self._preview_labels: PreviewText | None = None   # drawn as vector text over the image
         self._show_preview = False
+        self.collapsed = False
         self._build_ports(node)
+        self.set_collapsed(node.collapsed)
 
     # ------------------------------------------------------------------ geometry
     def _build_ports(self, node: N.Node) -> None:
@@ -71,9 +104,26 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self._rows_bottom = y - style.ROW_HEIGHT / 2
         self._update_height()
 
+    def set_collapsed(self, collapsed: bool) -> None:
+        """Draw the title row only (ports hidden at the row's ends), or the whole node."""
+        self.collapsed = collapsed
+        y = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + style.ROW_HEIGHT / 2
+        for (_name, is_output), port in self.ports.items():
+            if collapsed:
+                port.setPos(style.NODE_WIDTH if is_output else 0.0, style.HEADER_HEIGHT / 2)
+            else:
+                port.setPos(style.NODE_WIDTH if is_output else 0.0, y)
+                y += style.ROW_HEIGHT
+            port.setVisible(not collapsed)
+        self._update_height()
+        self.update()
+
     def _update_height(self) -> None:
-        height = self._rows_bottom + 6
-        if self._show_preview:
+        if self.collapsed:
+            height = style.HEADER_HEIGHT + 2
+        else:
+            height = self._rows_bottom + 6
+        if self._show_preview and not self.collapsed:
             height += style.PREVIEW_HEIGHT + 4
         if height != self._height:
             self.prepareGeometryChange()
@@ -137,6 +187,20 @@ class NodeItem(QtWidgets.QGraphicsItem):
         ttype = graph.node_info(edge.src).outputs.get(edge.src_port)
         return (str(ttype), True) if ttype is not None else ("?", False)
 
+    def port_family(self, port: str, is_output: bool) -> style.DtypeFamily:
+        """The element type family a port carries: an output's inferred type, an input's wire,
+        else what its op requires there (integer indices), else unknown."""
+        graph = self.scene().graph
+        if is_output:
+            ttype = graph.node_info(self.node_id).outputs.get(port)
+        else:
+            edge = graph.edge_into(self.node_id, port)
+            if edge is None:
+                integer = integer_only(graph.node(self.node_id), port, graph.opset)
+                return style.DtypeFamily.INTEGER if integer else style.DtypeFamily.UNKNOWN
+            ttype = graph.node_info(edge.src).outputs.get(edge.src_port)
+        return style.dtype_family(ttype.dtype if ttype is not None else None)
+
     # ------------------------------------------------------------------ painting
     def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
         scene = self.scene()
@@ -145,17 +209,22 @@ class NodeItem(QtWidgets.QGraphicsItem):
         graph = scene.graph
         node = graph.node(self.node_id)
         state, message = scene.node_state(self.node_id)
+        colours = style.canvas_colours()
+        bypassed = N.bypassed_port(node) is not None
+        scale = screen_scale(painter)
         w, h = style.NODE_WIDTH, self._height
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QtGui.QPainter.RenderHint.TextAntialiasing)
         body = QtCore.QRectF(0, 0, w, h)
+        if bypassed:
+            painter.setOpacity(0.6)
 
         # body and state border
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
-        painter.setBrush(QtGui.QColor(0, 0, 0, 28))
+        painter.setBrush(colours.shadow)
         painter.drawRoundedRect(body.translated(2, 3), 6, 6)
-        painter.setBrush(style.NODE_BODY if state != style.ERROR else QtGui.QColor("#fff1f1"))
-        border = QtGui.QPen(QtGui.QColor("#c5cad6"), 1.2)
+        painter.setBrush(colours.node_body if state != style.ERROR else colours.node_error_body)
+        border = QtGui.QPen(colours.node_border, 1.2)
         if state in (style.ERROR, style.WARNING, style.RUNNING, style.BLOCKED, style.INCOMPLETE):
             border = QtGui.QPen(style.STATE_COLOURS[state], 2.2 if state != style.INCOMPLETE else 1.6)
             if state in (style.BLOCKED, style.INCOMPLETE):
@@ -167,81 +236,68 @@ class NodeItem(QtWidgets.QGraphicsItem):
 
         # header
         colour = style.CATEGORY_COLOURS[category_of(node)]
+        if bypassed:
+            colour = colours.bypassed_header
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(colour if state != style.ERROR else style.STATE_COLOURS[style.ERROR])
-        painter.drawRoundedRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT), 5, 5)
-        painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
-        font = painter.font()
-        font.setPointSizeF(9.5)
+        header = QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT - (1 if self.collapsed else 0))
+        painter.drawRoundedRect(header, 5, 5)
+        if not self.collapsed:
+            painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
+        font = legible_font(painter.font(), 9.5, scale, room=style.HEADER_HEIGHT * 0.72)
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(QtGui.QColor("#ffffff"))
         title_rect = QtCore.QRectF(9, 1, w - 34, style.HEADER_HEIGHT)
-        metrics = QtGui.QFontMetrics(font)
+        metrics = QtGui.QFontMetricsF(font)
+        title = node.name + ("  (bypassed)" if bypassed and self.collapsed else "")
         painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(node.name, QtCore.Qt.TextElideMode.ElideRight, int(title_rect.width())))
+                         metrics.elidedText(title, QtCore.Qt.TextElideMode.ElideRight, title_rect.width()))
         # state dot
         painter.setBrush(style.STATE_COLOURS[state])
         painter.setPen(QtGui.QPen(QtGui.QColor("#ffffff"), 1.5))
         painter.drawEllipse(QtCore.QPointF(w - 13, style.HEADER_HEIGHT / 2 + 1), 5, 5)
+        if self.collapsed:
+            return
+        if scale < style.NAMES_ZOOM:     # rows too low for readable text: the card shows them on hover
+            self._paint_port_marks(painter, colours)
+            if bypassed:
+                self._paint_bypass_line(painter, node)
+            return
 
         # subtitle: kind/op, or the problem
+        font = legible_font(painter.font(), 8.0, scale)
         font.setBold(False)
-        font.setPointSizeF(8.0)
         painter.setFont(font)
-        metrics = QtGui.QFontMetrics(font)
+        metrics = QtGui.QFontMetricsF(font)
         sub_rect = QtCore.QRectF(9, style.HEADER_HEIGHT, w - 18, style.SUBTITLE_HEIGHT)
         subtitle = subtitle_of(node, graph.opset)
-        if state == style.INCOMPLETE:
+        if bypassed:
+            subtitle = f"bypassed: passes {N.bypassed_port(node)} through"
+            painter.setPen(colours.node_muted)
+        elif state == style.INCOMPLETE:
             subtitle = "connect " + ", ".join(
                 p for p in node.input_ports()
                 if graph.edge_into(node.id, p) is None and p not in node.optional_inputs())
             if node.kind == "output":
                 subtitle = "connect a tensor to show it"
-            painter.setPen(style.STATE_COLOURS[state].darker(120))
+            painter.setPen(style.STATE_COLOURS[state].darker(120) if colours is style.LIGHT
+                           else style.STATE_COLOURS[state].lighter(130))
         elif state in (style.ERROR, style.WARNING, style.BLOCKED) and message:
             subtitle = short_message(node, message)
             if state == style.BLOCKED:
                 subtitle = "blocked: " + subtitle
-            painter.setPen(style.STATE_COLOURS[state].darker(115))
+            painter.setPen(style.STATE_COLOURS[state].darker(115) if colours is style.LIGHT
+                           else style.STATE_COLOURS[state].lighter(125))
         else:
-            painter.setPen(style.NODE_MUTED)
+            painter.setPen(colours.node_muted)
         painter.drawText(sub_rect, QtCore.Qt.AlignmentFlag.AlignVCenter,
-                         metrics.elidedText(subtitle, QtCore.Qt.TextElideMode.ElideRight, int(sub_rect.width())))
+                         metrics.elidedText(subtitle, QtCore.Qt.TextElideMode.ElideRight, sub_rect.width()))
 
         # port rows
-        name_font = QtGui.QFont(font)
-        name_font.setPointSizeF(8.5)
-        type_font = QtGui.QFont("monospace")
-        type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
-        type_font.setPointSizeF(7.8)
-        type_metrics = QtGui.QFontMetrics(type_font)
-        name_metrics = QtGui.QFontMetrics(name_font)
-        wrong = scene.problem_port(self.node_id)   # the input the error is about: ringed, in red
-        for (port, is_output), item in self.ports.items():
-            y = item.pos().y()
-            row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
-            type_text, known = self.port_label(port, is_output)
-            name_w = name_metrics.horizontalAdvance(port) + 8
-            is_wrong = not is_output and port == wrong
-            if is_wrong:
-                painter.setPen(QtGui.QPen(style.STATE_COLOURS[style.ERROR], 2.5))
-                painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
-                painter.drawEllipse(item.pos(), style.PORT_RADIUS + 4, style.PORT_RADIUS + 4)
-            painter.setFont(name_font)
-            painter.setPen(style.STATE_COLOURS[style.ERROR] if is_wrong else style.NODE_TEXT)
-            align = QtCore.Qt.AlignmentFlag.AlignVCenter
-            side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
-            painter.drawText(row, align | side, port)
-            painter.setFont(type_font)
-            painter.setPen(style.STATE_COLOURS[style.ERROR] if is_wrong
-                           else style.NODE_MUTED if known else QtGui.QColor("#b0b5c2"))
-            room = int(row.width() - name_w)
-            elided = type_metrics.elidedText(type_text, QtCore.Qt.TextElideMode.ElideMiddle, room)
-            if is_output:
-                painter.drawText(row.adjusted(0, 0, -name_w, 0), align | QtCore.Qt.AlignmentFlag.AlignRight, elided)
-            else:
-                painter.drawText(row.adjusted(name_w, 0, 0, 0), align | QtCore.Qt.AlignmentFlag.AlignLeft, elided)
+        self._paint_ports(painter, scale, colours)
+        if bypassed:
+            self._paint_bypass_line(painter, node)
 
         # inline preview
         if self._show_preview:
@@ -250,12 +306,183 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 painter.drawImage(rect, self._preview)
                 if self._preview_labels is not None:
                     draw_text(painter, rect, self._preview.size(), self._preview_labels)
-                painter.setPen(QtGui.QPen(QtGui.QColor("#c5cad6"), 1))
+                painter.setPen(QtGui.QPen(colours.node_border, 1))
                 painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
                 painter.drawRect(rect)
             else:
-                painter.setPen(QtGui.QPen(QtGui.QColor("#d5d9e2"), 1, QtCore.Qt.PenStyle.DashLine))
-                painter.setBrush(QtGui.QColor("#f7f8fa"))
+                painter.setPen(QtGui.QPen(colours.node_border, 1, QtCore.Qt.PenStyle.DashLine))
+                painter.setBrush(colours.preview_empty)
                 painter.drawRect(rect)
-                painter.setPen(style.NODE_MUTED)
+                painter.setPen(colours.node_muted)
                 painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, "no value")
+
+    def _paint_port_marks(self, painter: QtGui.QPainter, colours: style.CanvasColours) -> None:
+        """At a small zoom, instead of text: a faint bar per port row."""
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        painter.setBrush(colours.grid_major)
+        for (_port, is_output), item in self.ports.items():
+            y = item.pos().y()
+            width = style.NODE_WIDTH * 0.35
+            x = style.NODE_WIDTH - 14 - width if is_output else 14
+            painter.drawRoundedRect(QtCore.QRectF(x, y - 3, width, 6), 3, 3)
+
+    def hoverEnterEvent(self, event) -> None:
+        scene = self.scene()
+        if scene is not None and hasattr(scene, "show_card"):
+            scene.show_card(self.node_id)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        scene = self.scene()
+        if scene is not None and hasattr(scene, "hide_card"):
+            scene.hide_card(self.node_id)
+        super().hoverLeaveEvent(event)
+
+    def card_lines(self) -> list[tuple[str, str]]:
+        """(port text, type text) for each port: what :class:`PortCard` lists."""
+        rows = []
+        for (port, is_output), _item in self.ports.items():
+            text, _known = self.port_label(port, is_output)
+            rows.append((("out " if is_output else "in  ") + port, text))
+        return rows
+
+    @staticmethod
+    def _row_fonts(base: QtGui.QFont, scale: float) -> tuple[QtGui.QFont, QtGui.QFont]:
+        """(port name font, type label font) at ``scale``."""
+        type_font = QtGui.QFont("monospace")
+        type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        return legible_font(base, 8.5, scale), legible_font(type_font, 7.8, scale)
+
+    def types_shown(self, scale: float) -> bool:
+        """Whether the port type labels are drawn at ``scale`` (screen pixels per unit): from
+        ``style.LABEL_ZOOM`` on, when each fits its row whole at its legible size (a label cut
+        to "float3…, 4]" would not tell the type; the hover card does then)."""
+        if scale < style.LABEL_ZOOM or self.scene() is None:
+            return False
+        name_font, type_font = self._row_fonts(QtWidgets.QApplication.font(), scale)
+        names, types = QtGui.QFontMetricsF(name_font), QtGui.QFontMetricsF(type_font)
+        room = style.NODE_WIDTH - 24
+        return all(names.horizontalAdvance(port) + 8 + types.horizontalAdvance(self.port_label(port, out)[0]) <= room
+                   for port, out in self.ports)
+
+    def _paint_ports(self, painter: QtGui.QPainter, scale: float, colours: style.CanvasColours) -> None:
+        w = style.NODE_WIDTH
+        name_font, type_font = self._row_fonts(painter.font(), scale)
+        type_metrics = QtGui.QFontMetricsF(type_font)
+        name_metrics = QtGui.QFontMetricsF(name_font)
+        show_types = self.types_shown(scale)
+        align = QtCore.Qt.AlignmentFlag.AlignVCenter
+        scene = self.scene()
+        wrong = scene.problem_port(self.node_id) if scene is not None else None  # ringed, in red
+        error_colour = style.STATE_COLOURS[style.ERROR]
+        for (port, is_output), item in self.ports.items():
+            y = item.pos().y()
+            row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
+            side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
+            is_wrong = not is_output and port == wrong
+            if is_wrong:
+                painter.setPen(QtGui.QPen(error_colour, 2.5))
+                painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+                painter.drawEllipse(item.pos(), style.PORT_RADIUS + 4, style.PORT_RADIUS + 4)
+            painter.setFont(name_font)
+            painter.setPen(error_colour if is_wrong else colours.node_text)
+            painter.drawText(row, align | side, port)
+            if not show_types:
+                continue
+            type_text, known = self.port_label(port, is_output)
+            name_w = name_metrics.horizontalAdvance(port) + 8
+            painter.setFont(type_font)
+            painter.setPen(error_colour if is_wrong else colours.node_muted if known else colours.node_faint)
+            room = row.width() - name_w
+            elided = type_metrics.elidedText(type_text, QtCore.Qt.TextElideMode.ElideMiddle, room)
+            if is_output:
+                painter.drawText(row.adjusted(0, 0, -name_w, 0), align | QtCore.Qt.AlignmentFlag.AlignRight, elided)
+            else:
+                painter.drawText(row.adjusted(name_w, 0, 0, 0), align | QtCore.Qt.AlignmentFlag.AlignLeft, elided)
+
+    def _paint_bypass_line(self, painter: QtGui.QPainter, node: N.Node) -> None:
+        """A line from the data input to the output: where the data goes while bypassed."""
+        through = N.bypassed_port(node)
+        a = self.ports[(through, False)].pos()
+        b = self.ports[(node.output_ports()[0], True)].pos()
+        path = QtGui.QPainterPath(a)
+        mid = (a.x() + b.x()) / 2
+        path.cubicTo(QtCore.QPointF(mid, a.y()), QtCore.QPointF(mid, b.y()), b)
+        pen = QtGui.QPen(style.STATE_COLOURS[style.ERROR], 2.0)
+        painter.setPen(pen)
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        painter.setOpacity(0.45)
+        painter.drawPath(path)
+
+
+class PortCard(QtWidgets.QGraphicsItem):
+    """The node under the pointer, readable at a zoom where its own text is not: its name,
+    what it is, and every port with its type, at screen size beside the node (the scene
+    shows it, :meth:`GraphScene.show_card`)."""
+
+    PADDING = 8
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.setZValue(40)
+        self.node_id: str | None = None
+        self.title = ""
+        self.subtitle = ""
+        self.rows: list[tuple[str, str]] = []
+        self._rect = QtCore.QRectF()
+        self.hide()
+
+    def _fonts(self) -> tuple[QtGui.QFont, QtGui.QFont, QtGui.QFont]:
+        base = QtWidgets.QApplication.font()
+        title = QtGui.QFont(base)
+        title.setBold(True)
+        mono = QtGui.QFont("monospace")
+        mono.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        mono.setPointSizeF(base.pointSizeF() * 0.95)
+        return title, base, mono
+
+    def show_for(self, item: NodeItem, title: str, subtitle: str) -> None:
+        """Describe ``item`` beside its top-right corner."""
+        self.prepareGeometryChange()
+        self.node_id, self.title, self.subtitle, self.rows = item.node_id, title, subtitle, item.card_lines()
+        title_font, base, mono = self._fonts()
+        tm, bm, mm = (QtGui.QFontMetricsF(f) for f in (title_font, base, mono))
+        port_w = max((bm.horizontalAdvance(p) for p, _ in self.rows), default=0)
+        type_w = max((mm.horizontalAdvance(t) for _, t in self.rows), default=0)
+        width = max(tm.horizontalAdvance(title), bm.horizontalAdvance(subtitle), port_w + 12 + type_w)
+        height = tm.height() + bm.height() + 4 + len(self.rows) * max(bm.height(), mm.height())
+        self._rect = QtCore.QRectF(0, 0, width + 2 * self.PADDING, height + 2 * self.PADDING)
+        self._port_w = port_w
+        self.setPos(item.mapToScene(QtCore.QPointF(item.boundingRect().right() + 6, 0)))
+        self.show()
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return self._rect.adjusted(-1, -1, 1, 1)
+
+    def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
+        colours = style.canvas_colours()
+        title_font, base, mono = self._fonts()
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        painter.setPen(QtGui.QPen(colours.node_border, 1))
+        painter.setBrush(colours.node_body)
+        painter.drawRoundedRect(self._rect, 6, 6)
+        x, y = self.PADDING, self.PADDING
+        for font, text, colour in ((title_font, self.title, colours.node_text),
+                                   (base, self.subtitle, colours.node_muted)):
+            painter.setFont(font)
+            painter.setPen(colour)
+            m = QtGui.QFontMetricsF(font)
+            painter.drawText(QtCore.QPointF(x, y + m.ascent()), text)
+            y += m.height()
+        y += 4
+        line = max(QtGui.QFontMetricsF(base).height(), QtGui.QFontMetricsF(mono).height())
+        for port, ttype in self.rows:
+            painter.setFont(base)
+            painter.setPen(colours.node_text)
+            painter.drawText(QtCore.QRectF(x, y, self._port_w + 4, line), QtCore.Qt.AlignmentFlag.AlignVCenter, port)
+            painter.setFont(mono)
+            painter.setPen(colours.node_muted)
+            painter.drawText(QtCore.QRectF(x + self._port_w + 12, y, 1000, line),
+                             QtCore.Qt.AlignmentFlag.AlignVCenter, ttype)
+            y += line

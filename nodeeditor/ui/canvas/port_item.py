@@ -1,5 +1,9 @@
 """A port: the small circle on a node's edge. It knows which node and port it stands for
-(its identity) and nothing else; names and types are drawn by the node from the graph."""
+(its identity) and nothing else; names and types are drawn by the node from the graph.
+
+Its ring has the colour of the element type it carries (an output: its inferred type; an
+input: the wire feeding it, else the type its op requires there, e.g. integer indices);
+connected, it is filled in that colour (``style.FAMILY_COLOURS``)."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -12,11 +16,13 @@ class PortItem(QtWidgets.QGraphicsEllipseItem):
         r = style.PORT_RADIUS
         super().__init__(-r, -r, 2 * r, 2 * r, parent)
         self.node_id, self.port, self.is_output = node_id, port, is_output
-        self.setBrush(QtGui.QBrush(QtGui.QColor("#ffffff")))
-        self.setPen(QtGui.QPen(QtGui.QColor("#4a5162"), 1.6))
+        self.connected = False
+        self.family = style.DtypeFamily.UNKNOWN
+        self._hover = False
         self.setAcceptHoverEvents(True)
         self.setCursor(QtCore.Qt.CursorShape.CrossCursor)
         self.setZValue(2)
+        self._restyle()
 
     def key(self) -> tuple[str, str, bool]:
         return self.node_id, self.port, self.is_output
@@ -31,13 +37,29 @@ class PortItem(QtWidgets.QGraphicsEllipseItem):
         r = style.PORT_RADIUS + 5
         return QtCore.QRectF(-r, -r, 2 * r, 2 * r)
 
-    def set_connected(self, connected: bool, colour: QtGui.QColor) -> None:
-        self.setBrush(QtGui.QBrush(colour if connected else QtGui.QColor("#ffffff")))
+    @property
+    def colour(self) -> QtGui.QColor:
+        """The colour of the element type this port carries."""
+        return style.FAMILY_COLOURS[self.family][0]
+
+    def set_connected(self, connected: bool, family: style.DtypeFamily = style.DtypeFamily.UNKNOWN) -> None:
+        """Whether a wire is attached, and the element type's family (ring and fill colour)."""
+        self.connected, self.family = connected, family
+        self._restyle()
+
+    def _restyle(self) -> None:
+        colours = style.canvas_colours()
+        self.setBrush(QtGui.QBrush(self.colour if self.connected else colours.node_body))
+        ring = style.SELECTION if self._hover else (self.colour if self.family is not style.DtypeFamily.UNKNOWN
+                                                    else colours.port_ring)
+        self.setPen(QtGui.QPen(ring, 2.4 if self._hover else 1.8))
 
     def hoverEnterEvent(self, event) -> None:
-        self.setPen(QtGui.QPen(style.SELECTION, 2.4))
+        self._hover = True
+        self._restyle()
         super().hoverEnterEvent(event)
 
     def hoverLeaveEvent(self, event) -> None:
-        self.setPen(QtGui.QPen(QtGui.QColor("#4a5162"), 1.6))
+        self._hover = False
+        self._restyle()
         super().hoverLeaveEvent(event)

@@ -19,7 +19,18 @@ signals for the main window to turn into undo commands:
   ('' when it would not);
 - ``wireNote(text)``: right after ``wireHint('')``, when a drop there would replace a wire.
   When the drag ends (drop, release elsewhere, Esc: :meth:`cancel_wire`) after either was
-  sent, ``wireHint('')`` is sent once more, so that text does not outlive the drag.
+  sent, ``wireHint('')`` is sent once more, so that text does not outlive the drag;
+- ``wireDropped(drop)``: a new wire (not a picked-up end) was released on empty canvas: a
+  :class:`WireDrop` (the window offers the blocks that could take it, and connects the one
+  chosen);
+- ``routeChanged(edge, points, text)``: a reroute point was added (double-click on a wire),
+  dragged or removed (double-click on it): the edge's new points;
+- ``frameRenameRequested(frame_id)``: the frame's title was double-clicked;
+- ``emptyChanged(empty)``: the canvas became empty or got its first node.
+
+While a wire is drawn over a port that refuses it, the reason is shown beside the pointer
+(:class:`~.edge_item.WireTip`). Frames (:class:`~.frame_item.FrameItem`) are drawn behind
+everything and follow their members; each edge draws its reroute points.
 
 Node states come from the graph's static info and the runner's results (see ``node_state``).
 
@@ -42,8 +53,9 @@ from nodeeditor.graph.document import Graph
 from nodeeditor.graph.status import NodeStatus
 
 from . import style
-from .edge_item import DraftEdgeItem, EdgeItem
-from .node_item import NodeItem
+from .edge_item import DraftEdgeItem, EdgeItem, RerouteItem, WireTip, insertion_index
+from .frame_item import FrameItem
+from .node_item import NodeItem, PortCard, subtitle_of
 from .port_item import PortItem
 from .preview import preview as preview_content
 
@@ -56,14 +68,26 @@ class WireDrag:
     ``from_output``, else the free input it is drawn backwards from. ``replaced`` is the edge
     whose input end was picked up (None for a new wire). ``faded`` is the edge drawn faded
     because a drop here would replace it; ``reported`` is the (refusal, displaced edge) last
-    sent as ``wireHint``/``wireNote`` (None before the pointer first moved)."""
+    sent as ``wireHint``/``wireNote`` (None before the pointer first moved). ``tip`` shows a
+    refusal's reason beside the pointer."""
 
     draft: DraftEdgeItem
+    tip: WireTip
     anchor: tuple[str, str]
     from_output: bool = True
     replaced: N.Edge | None = None
     faded: N.Edge | None = None
     reported: tuple[str | None, N.Edge | None] | None = None
+
+
+@dataclass(frozen=True)
+class WireDrop:
+    """A new wire released on empty canvas: its fixed end ``anchor`` (node id, port), whether
+    that is an output (``from_output``), and where it was released (scene coordinates)."""
+
+    anchor: tuple[str, str]
+    from_output: bool
+    scene_pos: QtCore.QPointF
 
 
 class WireAction(enum.Enum):
@@ -97,6 +121,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
     portClicked = QtCore.Signal(str, str, bool)
     wireHint = QtCore.Signal(str)   # while drawing: why the port under the pointer refuses ('' = fine)
     wireNote = QtCore.Signal(str)   # while drawing: a drop there replaces this wire
+    wireDropped = QtCore.Signal(object)          # a WireDrop
+    routeChanged = QtCore.Signal(object, object, str)   # edge, its new points, what was done
+    frameRenameRequested = QtCore.Signal(str)
+    emptyChanged = QtCore.Signal(bool)
 
     def __init__(self, graph: Graph, runner: Any = None, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -109,8 +137,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
         self._unsubscribe = None
+        self._frames: dict[str, FrameItem] = {}
         self._drag: WireDrag | None = None
         self._press_positions: dict[str, QtCore.QPointF] = {}
+        self._reroute_press: tuple[RerouteItem, list] | None = None
         self._updating = False
         self.set_graph(graph)
 
@@ -124,20 +154,51 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._nodes.clear()
         self._edges.clear()
         self._node_edges.clear()
+        self._frames.clear()
         self._previews.clear()
+        self.card: PortCard | None = None     # on the scene only while shown
         self.graph = graph
         for node in graph.nodes:
             self._add_node_item(node.id)
         for edge in graph.edges:
             self._add_edge_item(edge)
+        for frame in graph.frames:
+            self._add_frame_item(frame.id)
         self.refresh_all()
         self._unsubscribe = graph.events.subscribe(self._on_event)
+        self.emptyChanged.emit(not self._nodes)
 
     def node_item(self, node_id: str) -> NodeItem:
         return self._nodes[node_id]
 
     def node_items(self) -> list[NodeItem]:
         return list(self._nodes.values())
+
+    def node_ids(self) -> list[str]:
+        """Ids of the nodes on the canvas."""
+        return list(self._nodes)
+
+    def frame_item(self, frame_id: str) -> FrameItem:
+        return self._frames[frame_id]
+
+    def frame_items(self) -> list[FrameItem]:
+        return list(self._frames.values())
+
+    def selected_frame_ids(self) -> list[str]:
+        return [i.frame_id for i in self.selectedItems() if isinstance(i, FrameItem)]
+
+    def _add_frame_item(self, frame_id: str) -> FrameItem:
+        item = FrameItem(frame_id)
+        self.addItem(item)
+        self._frames[frame_id] = item
+        item.relayout()
+        return item
+
+    def _relayout_frames(self, node_id: str | None = None) -> None:
+        """Refit the frames that hold ``node_id`` (every frame for None)."""
+        for fid, item in self._frames.items():
+            if node_id is None or node_id in self.graph.frame(fid).nodes:
+                item.relayout()
 
     def edge_item(self, dst: str, dst_port: str) -> EdgeItem:
         return self._edges[(dst, dst_port)]
@@ -185,6 +246,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._edges[key] = item
         self._node_edges.setdefault(edge.src, set()).add(key)
         self._node_edges.setdefault(edge.dst, set()).add(key)
+        item.set_route(self.graph.route(edge))
         self._place_edge(item)
         return item
 
@@ -201,17 +263,23 @@ class GraphScene(QtWidgets.QGraphicsScene):
         """Called by a NodeItem whose position changed: keep its edges attached."""
         for item in self._edges_of(node_id):
             self._place_edge(item)
+        if self._frames:
+            self._relayout_frames(node_id)
 
     def _on_event(self, event: E.GraphEvent) -> None:
         match event:
             case E.NodeAdded(node_id=nid):
                 self._add_node_item(nid).refresh()
+                if len(self._nodes) == 1:
+                    self.emptyChanged.emit(False)
             case E.NodeRemoved(node_id=nid):
                 item = self._nodes.pop(nid, None)
                 self._previews.pop(nid, None)
                 self._node_edges.pop(nid, None)
                 if item is not None:
                     self.removeItem(item)
+                if not self._nodes:
+                    self.emptyChanged.emit(True)
             case E.EdgeAdded(edge=edge):
                 self._add_edge_item(edge)
                 self._refresh_ports(edge)
@@ -230,10 +298,29 @@ class GraphScene(QtWidgets.QGraphicsScene):
             case E.TypesChanged(node_ids=nids):
                 for nid in nids:
                     self.refresh_node(nid)
-            case E.AttributeChanged(node_id=nid) | E.SourceChanged(node_id=nid) | E.NodeRenamed(node_id=nid):
+            case E.AttributeChanged(node_id=nid) | E.SourceChanged(node_id=nid) | E.NodeRenamed(node_id=nid) \
+                    | E.BypassChanged(node_id=nid):
                 self.refresh_node(nid)
             case E.SettingChanged():
                 self.refresh_all()
+            case E.CollapsedChanged(node_id=nid, new=collapsed):
+                item = self._nodes.get(nid)
+                if item is not None:
+                    item.set_collapsed(collapsed)
+                    self.node_item_moved(nid)
+            case E.RouteChanged(edge=edge, new=points):
+                item = self._edges.get((edge.dst, edge.dst_port))
+                if item is not None and item.edge == edge:
+                    item.set_route(points)
+            case E.FrameAdded(frame_id=fid):
+                self._add_frame_item(fid)
+            case E.FrameRemoved(frame_id=fid):
+                item = self._frames.pop(fid, None)
+                if item is not None:
+                    self.removeItem(item)
+            case E.FrameChanged(frame_id=fid):
+                if fid in self._frames:
+                    self._frames[fid].relayout()
 
     def _refresh_ports(self, edge: N.Edge) -> None:
         for nid in (edge.src, edge.dst):
@@ -286,13 +373,15 @@ class GraphScene(QtWidgets.QGraphicsScene):
         for edge_item in self._edges_of(node_id):
             e = edge_item.edge
             if e.src == node_id:
-                edge_item.set_state(state if state != style.WARNING else style.OK)
+                ttype = self.graph.node_info(node_id).outputs.get(e.src_port)
+                edge_item.set_state(state if state != style.WARNING else style.OK,
+                                    style.dtype_family(ttype.dtype if ttype is not None else None))
                 used.add((e.src_port, True))
             if e.dst == node_id:
                 used.add((e.dst_port, False))
         wrong = self.problem_port(node_id)
         for key, port_item in item.ports.items():
-            port_item.set_connected(key in used, style.EDGE_COLOURS[style.OK])
+            port_item.set_connected(key in used, item.port_family(*key))
             text, _known = item.port_label(*key)
             tip = (f"{'output' if key[1] else 'input'} <b>{key[0]}</b>: {text}<br>"
                    + ("drag to an input to connect; click to view" if key[1] else
@@ -301,6 +390,30 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 message = html.escape(self.node_state(node_id)[1])
                 tip += f"<br><span style='color:#d43c3c'>{message}</span>"
             port_item.setToolTip(tip)
+
+    # ------------------------------------------------------------------ the hover card
+    def view_zoom(self) -> float:
+        """The zoom of the (first) view showing this scene (1 when none)."""
+        views = self.views()
+        return views[0].transform().m11() if views else 1.0
+
+    def show_card(self, node_id: str) -> None:
+        """The pointer is over ``node_id``: when its port types are not drawn (a small zoom,
+        or the node is collapsed), show its :class:`PortCard`."""
+        item = self._nodes.get(node_id)
+        if item is None or (item.types_shown(self.view_zoom()) and not item.collapsed) or self._drag is not None:
+            self.hide_card()
+            return
+        if self.card is None:
+            self.card = PortCard()
+            self.addItem(self.card)
+        node = self.graph.node(node_id)
+        self.card.show_for(item, node.name, subtitle_of(node, self.graph.opset))
+
+    def hide_card(self, node_id: str | None = None) -> None:
+        if self.card is not None and (node_id is None or self.card.node_id == node_id):
+            self.removeItem(self.card)
+            self.card = None
 
     def refresh_all(self) -> None:
         for nid in list(self._nodes):
@@ -346,19 +459,23 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 return
         super().mousePressEvent(event)
         self._press_positions = {i.node_id: i.pos() for i in self.selectedItems() if isinstance(i, NodeItem)}
+        grabbed = self.mouseGrabberItem()
+        self._reroute_press = ((grabbed, grabbed.edge_item.route_points())
+                               if isinstance(grabbed, RerouteItem) else None)
 
     def _start_wire(self, port: PortItem, pos: QtCore.QPointF) -> None:
-        draft = DraftEdgeItem()
+        draft, tip = DraftEdgeItem(), WireTip()
         self.addItem(draft)
+        self.addItem(tip)
         if port.is_output:
-            drag = WireDrag(draft, (port.node_id, port.port))
+            drag = WireDrag(draft, tip, (port.node_id, port.port))
         else:
             edge = self.graph.edge_into(port.node_id, port.port)
             if edge is not None:   # pick up the end of an existing wire
-                drag = WireDrag(draft, (edge.src, edge.src_port), replaced=edge)
+                drag = WireDrag(draft, tip, (edge.src, edge.src_port), replaced=edge)
                 self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
             else:                  # draw backwards from a free input
-                drag = WireDrag(draft, (port.node_id, port.port), from_output=False)
+                drag = WireDrag(draft, tip, (port.node_id, port.port), from_output=False)
         self._drag = drag
         self._update_draft(pos)
 
@@ -379,6 +496,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
             displaced = plan.displaced if plan is not None and not reason else None
             self._fade_displaced(self._drag, displaced)
             self._drag.draft.set_refused(reason)
+            if reason:
+                self._drag.tip.show_reason(reason, event.scenePos())
+            else:
+                self._drag.tip.hide()
             status = (reason, displaced)
             if status != self._drag.reported:
                 self._drag.reported = status
@@ -394,6 +515,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         put up (``wireHint('')`` once more, so the window clears "Release to replace ...")."""
         drag, self._drag = self._drag, None
         self.removeItem(drag.draft)
+        self.removeItem(drag.tip)
         self._fade_displaced(drag, None)
         replaced = drag.replaced
         if replaced is not None and (replaced.dst, replaced.dst_port) in self._edges:
@@ -421,10 +543,16 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def mouseReleaseEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         if self._drag is not None:
             drag = self._end_wire()
-            self._finish_wire(drag, self.port_at(event.scenePos()))
+            self._finish_wire(drag, self.port_at(event.scenePos()), event.scenePos())
             event.accept()
             return
         super().mouseReleaseEvent(event)
+        if self._reroute_press is not None:
+            item, before = self._reroute_press
+            self._reroute_press = None
+            after = item.edge_item.route_points()
+            if after != before:
+                self.routeChanged.emit(item.edge_item.edge, after, "Move Reroute Point")
         moves = {}
         for nid, old in self._press_positions.items():
             item = self._nodes.get(nid)
@@ -463,12 +591,14 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
         drag.faded = edge
 
-    def _finish_wire(self, drag: WireDrag, target: PortItem | None) -> None:
+    def _finish_wire(self, drag: WireDrag, target: PortItem | None, pos: QtCore.QPointF) -> None:
         replaced = drag.replaced
         plan = self.wire_plan(drag, target)
         if plan is None:
             if replaced is not None and target is None:
                 self.disconnectRequested.emit(replaced.dst, replaced.dst_port)
+            elif target is None and not any(isinstance(i, (NodeItem, PortItem)) for i in self.items(pos)):
+                self.wireDropped.emit(WireDrop(drag.anchor, drag.from_output, QtCore.QPointF(pos)))
             return
         if plan.action is WireAction.NOTHING:
             return
@@ -479,6 +609,35 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self.connectionRefused.emit(plan.reason)
             return
         self.connectRequested.emit(*plan.ends, replaced, plan.displaced)
+
+    def mouseDoubleClickEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        """On a wire: a reroute point there; on a reroute point: remove it."""
+        if event.button() == QtCore.Qt.MouseButton.LeftButton:
+            pos = event.scenePos()
+            for item in self.items(pos):
+                if isinstance(item, RerouteItem):
+                    points = item.edge_item.route_points()
+                    del points[item.index]
+                    self.routeChanged.emit(item.edge_item.edge, points, "Remove Reroute Point")
+                    event.accept()
+                    return
+                if isinstance(item, EdgeItem):
+                    self.routeChanged.emit(item.edge, self._with_point(item, (pos.x(), pos.y())), "Add Reroute Point")
+                    event.accept()
+                    return
+                if isinstance(item, (NodeItem, PortItem)):
+                    break
+        super().mouseDoubleClickEvent(event)
+
+    def _with_point(self, item: EdgeItem, at: tuple[float, float]) -> list[tuple[float, float]]:
+        """The edge's points with ``at`` put where it splits the wire."""
+        e = item.edge
+        a = self._nodes[e.src].port_scene_pos(e.src_port, True)
+        b = self._nodes[e.dst].port_scene_pos(e.dst_port, False)
+        points = item.route_points()
+        index = insertion_index([(a.x(), a.y())] + points + [(b.x(), b.y())], at)
+        points.insert(index - 1, at)
+        return points
 
     # ------------------------------------------------------------------ keyboard
     def nudge_selection(self, dx: float, dy: float, burst: int) -> bool:

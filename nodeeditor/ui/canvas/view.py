@@ -12,6 +12,11 @@ selected; Ctrl+Tab / Ctrl+Shift+Tab (or ] / [) select the next / previous node i
 order and centre the view on it (``select_next_action``, ``select_previous_action``).
 :data:`KEYBOARD_HELP` lists these for the shortcuts dialog.
 
+An empty canvas says how to start (:attr:`GraphView.empty_hint`, a label over the
+viewport, shown exactly while the scene has no node: the scene's ``emptyChanged``). While
+the graph is larger than the view, a :class:`~.minimap.Minimap` sits in the bottom-right
+corner. The background and grid take the theme's canvas colours.
+
 Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
 ``contextMenuRequested(scene_pos, global_pos)``.
 """
@@ -24,6 +29,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.ui.blocks import MIME_TYPE
 
 from . import style
+from .minimap import Minimap
 
 MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
 # Frame All (an overview of the graph's shape) may zoom out further than the wheel: on a
@@ -74,6 +80,20 @@ class GraphView(QtWidgets.QGraphicsView):
         self.overflow_hint.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.overflow_hint.setWordWrap(True)   # a narrow canvas (projector) wraps it, never cuts it
         self.overflow_hint.hide()
+        # a child of the view, over the viewport (the viewport's own children move when it scrolls)
+        self.empty_hint = QtWidgets.QLabel(self.EMPTY_HINT, self)
+        self.empty_hint.setObjectName("emptyHint")
+        self.empty_hint.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.empty_hint.setFont(font)
+        self.restyle()
+        self.minimap = Minimap(self)
+        scene.changed.connect(lambda _regions: self.minimap.refresh())
+        if hasattr(scene, "emptyChanged"):
+            scene.emptyChanged.connect(self.set_empty_hint)
+        self.set_empty_hint(not any(True for _ in getattr(scene, "node_items", list)()))
         self.select_next_action = self._key_action("Select &Next Node", lambda: self.select_next(1),
                                                    ("Ctrl+Tab", "]"))
         self.select_previous_action = self._key_action("Select &Previous Node", lambda: self.select_next(-1),
@@ -134,6 +154,7 @@ class GraphView(QtWidgets.QGraphicsView):
         self.scale(factor, factor)
         delta = self.mapToScene(anchor_view) - anchor_scene
         self.translate_scene(delta)
+        self.minimap.refresh()
         event.accept()
 
     def translate_scene(self, delta: QtCore.QPointF) -> None:
@@ -169,11 +190,12 @@ class GraphView(QtWidgets.QGraphicsView):
         if s > READABLE_ZOOM or not readable:
             self.centerOn(rect.center())
             self.show_overflow_hint(set(ids) if ids else None, overview=not readable)
-            return
-        x = rect.left() + view.width() / s / 2
-        y = rect.top() + view.height() / s / 2
-        self.centerOn(QtCore.QPointF(x, y))
-        self.show_overflow_hint(set(ids) if ids else None)
+        else:
+            x = rect.left() + view.width() / s / 2
+            y = rect.top() + view.height() / s / 2
+            self.centerOn(QtCore.QPointF(x, y))
+            self.show_overflow_hint(set(ids) if ids else None)
+        self.minimap.refresh()
 
     def show_overflow_hint(self, node_ids=None, overview: bool = False) -> None:
         """After framing: when some of the framed nodes (all when ``node_ids`` is None) are
@@ -208,7 +230,9 @@ class GraphView(QtWidgets.QGraphicsView):
         """Bottom-left of the viewport, as wide as its text on one line or the viewport
         allows (then wrapped, as tall as the wrapped text needs)."""
         hint, area = self.overflow_hint, self.viewport().rect()
-        room = max(60, area.width() - 20)
+        minimap = getattr(self, "minimap", None)
+        beside = minimap.width() + 12 if minimap is not None and minimap.needed() else 0   # not under the minimap
+        room = max(60, area.width() - 20 - beside)
         margins = hint.contentsMargins()
         one_line = hint.fontMetrics().horizontalAdvance(hint.text()) + margins.left() + margins.right() + 4
         width = min(room, one_line)
@@ -219,11 +243,30 @@ class GraphView(QtWidgets.QGraphicsView):
         super().resizeEvent(event)
         if getattr(self, "overflow_hint", None) is not None and self.overflow_hint.isVisible():
             self._place_overflow_hint()
+        if getattr(self, "minimap", None) is not None:
+            self.empty_hint.setGeometry(self.viewport().geometry())
+            self.minimap.refresh()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
         if dx or dy:
             self.hide_overflow_hint()   # panned: the hint described the framing, not this
+        if getattr(self, "minimap", None) is not None:
+            self.minimap.refresh()
+
+    def set_empty_hint(self, empty: bool) -> None:
+        """Show the empty-canvas hint exactly while the graph has no node."""
+        self.empty_hint.setGeometry(self.viewport().geometry())
+        self.empty_hint.setVisible(empty)
+
+    def restyle(self) -> None:
+        """Take the theme's canvas colours (after a theme change): background, grid, hint."""
+        colours = style.canvas_colours()
+        self.empty_hint.setStyleSheet(f"#emptyHint {{ color: {colours.hint_text.name()}; background: transparent; }}")
+        self.resetCachedContent()
+        self.viewport().update()
+        if getattr(self, "minimap", None) is not None:
+            self.minimap.update()
 
     # ------------------------------------------------------------------ panning
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
@@ -360,7 +403,8 @@ class GraphView(QtWidgets.QGraphicsView):
 
     # ------------------------------------------------------------------ background
     def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
-        painter.fillRect(rect, style.BACKGROUND)
+        colours = style.canvas_colours()
+        painter.fillRect(rect, colours.background)
         step = style.GRID_STEP
         if self.zoom < 0.5:
             step *= 5
@@ -377,24 +421,11 @@ class GraphView(QtWidgets.QGraphicsView):
             line = QtCore.QLineF(rect.left(), y, rect.right(), y)
             (major if round(y / step) % 5 == 0 else minor).append(line)
             y += step
-        painter.setPen(QtGui.QPen(style.GRID_MINOR, 0))
+        painter.setPen(QtGui.QPen(colours.grid_minor, 0))
         painter.drawLines(minor)
-        painter.setPen(QtGui.QPen(style.GRID_MAJOR, 0))
+        painter.setPen(QtGui.QPen(colours.grid_major, 0))
         painter.drawLines(major)
 
-    #: What an empty canvas says (drawn in the middle of the view, at screen size).
+    #: What an empty canvas says (in the middle of the view, at screen size).
     EMPTY_HINT = ("An empty graph.\nDrag a block from the palette, double-click one, or press Tab here\n"
                   "and type its name (e.g. gather). File > Examples has worked examples.")
-
-    def drawForeground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
-        scene = self.scene()
-        if scene is None or getattr(scene, "node_items", None) is None or scene.node_items():
-            return
-        painter.save()
-        painter.resetTransform()   # viewport pixels: the hint does not zoom with the canvas
-        font = QtGui.QFont(self.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        painter.setFont(font)
-        painter.setPen(style.GRID_MAJOR.darker(170))
-        painter.drawText(QtCore.QRectF(self.viewport().rect()), QtCore.Qt.AlignmentFlag.AlignCenter, self.EMPTY_HINT)
-        painter.restore()

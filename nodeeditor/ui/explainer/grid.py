@@ -6,6 +6,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ops.explain import value_text
 
+from .. import theme
 from ..viewer.slicing import BOOL, FLOAT, INT, dtype_kind, format_short
 
 #: Highlight roles and their colours (fill, border).
@@ -192,7 +193,8 @@ class TensorGrid(QtWidgets.QWidget):
     def paintEvent(self, event: QtGui.QPaintEvent) -> None:
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-        p.setPen(QtGui.QColor("#30343f"))
+        grid = theme.grid_colours()
+        p.setPen(self.palette().color(QtGui.QPalette.ColorRole.WindowText))
         font = p.font()
         font.setBold(True)
         p.setFont(font)
@@ -207,17 +209,17 @@ class TensorGrid(QtWidgets.QWidget):
         a = self.array
         if not self.drawable(a):
             if a is not None:
-                p.setPen(QtGui.QColor("#7a8090"))
+                p.setPen(QtGui.QColor(grid.muted))
                 p.drawText(QtCore.QPointF(6, self._top() + 14), f"{a.dtype}{list(a.shape)}: too large to draw")
             p.end()
             return
         texts = self.cell_texts()
         for pos in np.ndindex(a.shape):
             rect = self.cell_rect(pos)
-            fill, border = ROLE_COLOURS.get(self.highlights.get(pos), ("#ffffff", "#c9ccd3"))
+            fill, border = ROLE_COLOURS.get(self.highlights.get(pos), (grid.cell, grid.border))
             p.setBrush(QtGui.QColor(fill))
             p.setPen(QtGui.QPen(QtGui.QColor(border), 2 if pos in self.highlights else 1))
             p.drawRect(rect.adjusted(1, 1, -1, -1))
-            p.setPen(QtGui.QColor("#1d2030"))
+            p.setPen(QtGui.QColor("#1d2030" if pos in self.highlights else grid.text))   # pastel highlights: dark
             p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, texts[pos])
         p.end()

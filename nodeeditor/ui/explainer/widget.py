@@ -49,8 +49,8 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.sentence.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sentence.setStyleSheet("font-family: monospace;")
         self.grids = [TensorGrid() for _ in range(4)]   # gathers use three
-        legend = " ".join(f'<span style="background:{fill}; border:1px solid {edge}">&nbsp;{role}&nbsp;</span>'
-                          for role, (fill, edge) in ROLE_COLOURS.items())
+        legend = " ".join(f'<span style="background:{fill}; color:#1d2030; border:1px solid {edge}">'
+                          f'&nbsp;{role}&nbsp;</span>' for role, (fill, edge) in ROLE_COLOURS.items())
         self.legend = QtWidgets.QLabel(legend)
 
         controls = QtWidgets.QHBoxLayout()

@@ -7,9 +7,9 @@ from PySide6 import QtWidgets
 
 import ops
 from nodeeditor.graph import nodes as N
-from ops.formulas import formula
 
 from .. import commands as C
+from ..op_help import node_formula
 from .values import muted
 
 
@@ -24,19 +24,9 @@ class OperatorForm:
         t = self.graph.node_info(edge.src).outputs.get(edge.src_port)
         return t.rank if t is not None else None
 
-    def _input_type(self, node: N.OperatorNode, port: str):
-        edge = self.graph.edge_into(node.id, port)
-        return None if edge is None else self.graph.node_info(edge.src).outputs.get(edge.src_port)
-
     def _formula_text(self, node: N.OperatorNode) -> str:
-        """The op's formula for its attributes and the ranks of its inputs (``ops.formulas``),
-        or the schema's generic text while a rank is unknown."""
-        opdef = ops.get_opdef(node.op)
-        data, indices = self._input_type(node, opdef.data_port), self._input_type(node, opdef.index_ports[0])
-        text = formula(node.op, node.attributes, data.rank if data else None,
-                       indices.rank if indices else None,
-                       indices.shape[-1] if indices is not None and indices.rank else None)
-        return text or node.schema.doc
+        """The op's formula for its attributes and the ranks of its inputs (``op_help.node_formula``)."""
+        return node_formula(self.graph, node)
 
     def _build_operator(self, node: N.OperatorNode) -> None:
         g, opset, schema = self.graph, self.graph.opset, node.schema

@@ -16,6 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from .. import theme
 from . import colors
 from .plot_title import FittedTitle
 from .slicing import peak_blocks
@@ -198,7 +199,7 @@ class BarTextItem(pg.GraphicsObject):
         painter.save()
         painter.resetTransform()
         painter.setFont(font)
-        painter.setPen(QtGui.QColor(235, 235, 235))
+        painter.setPen(QtGui.QColor(theme.plot_colours().text))
         metrics = QtGui.QFontMetricsF(font)
         # strict=False: set_values cuts x and y to the texts, not the texts to x
         for x, y, text in zip(self.x, self.y, self.texts, strict=False):
@@ -523,8 +524,9 @@ class TextPanel:
 
     def update(self, spec: PanelSpec) -> None:
         self.spec = spec
-        title = f"<span style='font-size:10pt;color:#aaa'>{spec.title}</span><br>" if spec.title else ""
-        self.label.setText(f"{title}<span style='font-size:20pt;color:#f0f0f0'>{spec.text}</span>")
+        plot = theme.plot_colours()
+        title = f"<span style='font-size:10pt;color:{plot.foreground}'>{spec.title}</span><br>" if spec.title else ""
+        self.label.setText(f"{title}<span style='font-size:20pt;color:{plot.text}'>{spec.text}</span>")
 
 
 _PANEL_TYPES = {"heat": HeatPanel, "line": LinePanel, "text": TextPanel}
@@ -554,7 +556,8 @@ class PictureArea(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent=parent)
-        self.setBackground("#1e1e24")
+        self.setBackground(theme.plot_colours().background)
+        theme.theme().changed.connect(self._theme_changed)
         self.panels: list[HeatPanel | LinePanel | TextPanel] = []
         # panels taken off screen by a change of mode, kept for reuse (reuse_key -> panels)
         self._spares: dict[tuple, list] = {}
@@ -564,6 +567,12 @@ class PictureArea(pg.GraphicsLayoutWidget):
         # words in one row pushed the narrower rows' bars out of the picture)
         self._row_layouts: list[pg.GraphicsLayout] = []
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+    def _theme_changed(self, _mode) -> None:
+        """Light or dark: the background, and the panels' text colours (``theme.plot_colours``)."""
+        self.setBackground(theme.plot_colours().background)
+        for panel in self.panels:
+            panel.update(panel.spec)
 
     def show_panels(self, specs: list[PanelSpec]) -> None:
         signature = tuple(s.signature() for s in specs)

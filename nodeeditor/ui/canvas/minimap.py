@@ -1,0 +1,125 @@
+"""The minimap: a small overview in the canvas's bottom-right corner, shown while the graph
+is larger than the view (and the canvas is large enough to spare the room). It draws every
+frame and node as a rectangle and the part of the canvas in view as an outline; a click or a
+drag on it centres the view on that point.
+
+It reads the scene's items and the view's transform whenever it paints and keeps nothing of
+its own; :meth:`Minimap.refresh` (called by the view after a pan, a zoom or a change of the
+scene) decides whether it is shown.
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from . import style
+from .node_item import category_of
+
+SIZE = QtCore.QSize(200, 136)
+#: A canvas narrower or lower than this has no room for the minimap (a projector with the
+#: docks open): it stays hidden there.
+MIN_CANVAS = QtCore.QSize(2 * SIZE.width() + 40, 2 * SIZE.height() + 40)
+CORNER_MARGIN = 12   # pixels between the minimap and the canvas's corner
+PADDING = 8          # pixels inside the minimap around the drawing
+
+
+class Minimap(QtWidgets.QWidget):
+    def __init__(self, view: QtWidgets.QGraphicsView) -> None:
+        super().__init__(view)
+        self.view = view
+        self.setObjectName("minimap")
+        self.setFixedSize(SIZE)
+        self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Overview: click or drag to move the view")
+        self.hide()
+
+    # ------------------------------------------------------------------ geometry
+    def _nodes_rect(self) -> QtCore.QRectF:
+        scene = self.view.scene()
+        rect = scene.nodes_rect()
+        for item in scene.frame_items():
+            if item.isVisible():
+                rect = rect.united(item.box())
+        return rect
+
+    def _visible_rect(self) -> QtCore.QRectF:
+        return self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+
+    def _world(self) -> QtCore.QRectF:
+        """The scene area the minimap shows: the graph and the view."""
+        return self._nodes_rect().united(self._visible_rect())
+
+    def _transform(self) -> QtGui.QTransform:
+        """Scene -> minimap pixels (the world fitted into the widget, aspect kept, centred)."""
+        world = self._world()
+        room = QtCore.QRectF(self.rect()).adjusted(PADDING, PADDING, -PADDING, -PADDING)
+        s = min(room.width() / max(world.width(), 1.0), room.height() / max(world.height(), 1.0))
+        dx = room.left() + (room.width() - world.width() * s) / 2 - world.left() * s
+        dy = room.top() + (room.height() - world.height() * s) / 2 - world.top() * s
+        return QtGui.QTransform(s, 0, 0, s, dx, dy)
+
+    def needed(self) -> bool:
+        """Whether some of the graph is outside the view (and the canvas has room for it)."""
+        area = self.view.viewport().size()
+        if area.width() < MIN_CANVAS.width() or area.height() < MIN_CANVAS.height():
+            return False
+        nodes = self._nodes_rect()
+        return not nodes.isNull() and not self._visible_rect().contains(nodes)
+
+    def refresh(self) -> None:
+        """Show (in the corner, updated) when the graph is larger than the view, else hide."""
+        if self.needed():
+            area = self.view.viewport().geometry()
+            self.move(area.right() - self.width() - CORNER_MARGIN, area.bottom() - self.height() - CORNER_MARGIN)
+            self.show()
+            self.raise_()
+            self.update()
+        else:
+            self.hide()
+
+    # ------------------------------------------------------------------ painting
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:
+        colours = style.canvas_colours()
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setPen(QtGui.QPen(colours.node_border, 1))
+        p.setBrush(colours.minimap_back)
+        p.drawRoundedRect(QtCore.QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        t = self._transform()
+        scene = self.view.scene()
+        for item in scene.frame_items():
+            if item.isVisible():
+                colour = QtGui.QColor(scene.graph.frame(item.frame_id).colour)
+                colour.setAlpha(70)
+                p.setPen(QtCore.Qt.PenStyle.NoPen)
+                p.setBrush(colour)
+                p.drawRect(t.mapRect(item.box()))
+        for item in scene.node_items():
+            node = scene.graph.node(item.node_id)
+            p.setPen(QtCore.Qt.PenStyle.NoPen)
+            p.setBrush(style.SELECTION if item.isSelected() else style.CATEGORY_COLOURS[category_of(node)])
+            p.drawRect(t.mapRect(item.sceneBoundingRect()).adjusted(0, 0, 1, 1))
+        p.setPen(QtGui.QPen(colours.node_text, 1.4))
+        p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        p.drawRect(t.mapRect(self._visible_rect()))
+        p.end()
+
+    # ------------------------------------------------------------------ mouse
+    def scene_point(self, pos: QtCore.QPointF) -> QtCore.QPointF:
+        """The scene point under minimap pixel ``pos``."""
+        inverse, _ok = self._transform().inverted()
+        return inverse.map(QtCore.QPointF(pos))
+
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
+        self._centre(event.position())
+        event.accept()
+
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
+        if event.buttons() & QtCore.Qt.MouseButton.LeftButton:
+            self._centre(event.position())
+        event.accept()
+
+    def _centre(self, pos: QtCore.QPointF) -> None:
+        # the world (and so the mapping) changes as the view moves: map with the press-time
+        # transform, then move the view
+        self.view.centerOn(self.scene_point(pos))
+        self.refresh()
