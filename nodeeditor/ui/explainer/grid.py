@@ -18,6 +18,7 @@ ROLE_COLOURS = {
 TITLE_LINE = 16  # px between the title's lines
 MAX_CELLS = 16  # per side; larger tensors are not drawn (the text still explains every step)
 MIN_CELL, MAX_CELL = 24, 58  # cell width range (px); a wider short text widens the cells
+MASK = "?"  # what a masked cell shows
 
 
 def cell_text(value, kind: str) -> str:
@@ -42,6 +43,8 @@ class TensorGrid(QtWidgets.QWidget):
         self.full: np.ndarray | None = None   # the whole tensor; ``array`` is the 2-D part drawn
         self.array: np.ndarray | None = None
         self.highlights: dict[tuple, str] = {}
+        #: True: every cell shows MASK instead of its value (the answer of a quiz question)
+        self.masked = False
         self.setMinimumSize(120, 60)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
 
@@ -88,12 +91,21 @@ class TensorGrid(QtWidgets.QWidget):
         a = self.array
         if not self.drawable(a):
             return {}
+        if self.masked:
+            return dict.fromkeys(np.ndindex(a.shape), MASK)
         kind = self._kind()
         return {pos: cell_text(a[pos], kind) for pos in np.ndindex(a.shape)}
 
+    def set_masked(self, masked: bool) -> None:
+        """Show MASK in every cell (True) or the values (False)."""
+        if masked != self.masked:
+            self.masked = masked
+            self._fit_height()
+            self.update()
+
     def cell_tooltip(self, pos: tuple) -> str:
         """The exact value of the drawn cell at ``pos`` (shown when hovering the cell)."""
-        return value_text(self.array[pos])
+        return MASK if self.masked else value_text(self.array[pos])
 
     def cell_at(self, point: QtCore.QPointF) -> tuple | None:
         """The drawn cell under ``point`` (widget coordinates), or None."""

@@ -22,6 +22,8 @@ from .grid import ROLE_COLOURS, TensorGrid
 from .steps_table import StepsView
 
 HINT = "Select an operator node (with its inputs computed) to step through which index sends which value where."
+#: The step sentence while the output is hidden (a quiz question).
+HIDDEN_SENTENCE = "Where does this step land? (The output is hidden.)"
 
 
 class ExplainerWidget(QtWidgets.QWidget):
@@ -33,6 +35,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         super().__init__(parent)
         self.explanation: Explanation | None = None
         self._output: np.ndarray | None = None
+        self.output_hidden = False
         self.title = QtWidgets.QLabel(HINT)
         self.title.setWordWrap(True)
         self.prev_button = QtWidgets.QToolButton(text="◀")
@@ -154,6 +157,20 @@ class ExplainerWidget(QtWidgets.QWidget):
         if self.explanation is not None:
             self.slider.setValue(max(0, min(self.count - 1, k)))
 
+    def set_output_hidden(self, hidden: bool) -> None:
+        """Hide (True) the answer of each step, for a quiz: the output grid's values (its
+        cells show "?"), the step sentence, the "All steps" table, and the mark of the cell
+        that answers the step: the data cell a gather reads, the output (and data) cell a
+        scatter writes. The question stays marked: the deciding index, and the output
+        element (gather) or the update (scatter). False shows them again. Kept across
+        operations until changed."""
+        self.output_hidden = bool(hidden)
+        self.tabs.setTabVisible(1, not self.output_hidden)
+        if self.output_hidden:
+            self.tabs.setCurrentIndex(0)
+        if self.explanation is not None:
+            self._show(self.step)
+
     # ------------------------------------------------------------------ internals
     def _panels(self) -> list[tuple[str, np.ndarray | None]]:
         """(title, tensor) of each grid: the op's inputs under their schema names (an omitted
@@ -203,7 +220,13 @@ class ExplainerWidget(QtWidgets.QWidget):
             marks = [by_role[e.opdef.role(p.name)] for p in e.schema.inputs] + [{move.target: "target"}]
             output = self.grids[len(e.schema.inputs)]
             output.set_tensor("output", e.output_after(k), f"after step {k + 1}" if k < e.count - 1 else "")
-        for grid, mark in zip(self.grids, marks, strict=False):  # four grids; gathers mark three
+        if self.output_hidden:
+            self.sentence.setText(HIDDEN_SENTENCE)
+            # the answer: the data cell a gather reads, the output cell a scatter writes
+            answer = "source" if e.kind == "gather" else "target"
+            marks = [{p: r for p, r in m.items() if r != answer} for m in marks]
+        for i, (grid, mark) in enumerate(zip(self.grids, marks, strict=False)):  # four grids; gathers mark three
+            grid.set_masked(self.output_hidden and i == len(e.schema.inputs))
             grid.set_highlights(self._fit(grid, mark))
         self.prev_button.setEnabled(k > 0)
         self.next_button.setEnabled(k < e.count - 1)
