@@ -35,7 +35,7 @@ _SYMBOL = {"add": "+", "mul": "×", "max": "max", "min": "min"}
 #: rank of ``data`` (k < r): "each update entry specifies an update to a slice".
 SLICE_OPS = frozenset({"GatherND", "ScatterND"})
 
-__all__ = ["SLICE_OPS", "Cell", "Explanation", "Granularity", "Move", "Step", "explain", "position_text",
+__all__ = ["SLICE_OPS", "Cell", "Explanation", "Granularity", "Move", "Step", "explain", "position_text", "values_text",
            "value_text"]
 
 
@@ -191,6 +191,24 @@ class Explanation:
             return [int(h) for h in np.flatnonzero(self._flat_rows == self._flat_rows[k])]
         return self.contributors(self._target_flat(k))
 
+    def element_position(self, k: int) -> tuple[int, ...]:
+        """Where step ``k``'s element stands: in the output (gather) or the updates (scatter);
+        a prefix for a slice step. Cheaper than :meth:`step` (no texts)."""
+        return self._element(k)
+
+    def tensor(self, name: str) -> np.ndarray | None:
+        """The input called ``name`` in the schema (None: omitted or unknown)."""
+        names = [p.name for p in self.schema.inputs]
+        i = names.index(name) if name in names else -1
+        return self.inputs[i] if 0 <= i < len(self.inputs) else None
+
+    def rank(self, name: str) -> int | None:
+        """The rank of the tensor ``name`` (an input, or ``output``), for :meth:`ops.steps.Cell.text`."""
+        if name == "output":
+            return len(self.map.target_shape if self.kind == "scatter" else self.map.element_shape)
+        tensor = self.tensor(name)
+        return None if tensor is None else tensor.ndim
+
     def _text(self, tensor: str, pos: Sequence[int], rank: int) -> str:
         return tensor + position_text(pos, rank if self._slices else None)
 
@@ -250,13 +268,14 @@ class Explanation:
                 where = f"{index_input}{position_text(index_pos)} = {self._index_text(index_value)}"
             head = (f"{self._text(source, element, self._element_rank)} = {values_text(value)} → {out_text}"
                     f"   ({where})")
-            note, arithmetic = self._fate(k, flat, source)
+            fate, arithmetic, note = self._fate(k, flat, source)
             formula = head if not arithmetic else f"{head}; {out_text} = {arithmetic}"
-            return Move(k, element, target, index_input, index_pos, index_value, value, head + "\n" + note), \
+            return Move(k, element, target, index_input, index_pos, index_value, value, head + "\n" + fate), \
                 formula, note
 
-    def _fate(self, k: int, flat: int, source: str) -> tuple[str, str]:
-        """(what becomes of step ``k``'s update, the reduction's arithmetic or "")."""
+    def _fate(self, k: int, flat: int, source: str) -> tuple[str, str, str]:
+        """(what becomes of step ``k``'s update, the reduction's arithmetic or "", the same
+        without the arithmetic: a step's note, whose formula holds it)."""
         steps = self.same_destination(k)
         pos = steps.index(k)
         where = "slice" if self._slices else "cell"
@@ -265,14 +284,16 @@ class Explanation:
             return self._text(source, self._element(step), self._element_rank)
         if self.reduction == "none":
             if len(steps) == 1:
-                return (f"Only this update writes {self._text('output', self._target(flat), self._target_rank)}: "
-                        f"it replaces {values_text(self._data_value(flat))}."), ""
-            later = steps[pos + 1:]
-            if later:
-                return (f"{len(steps)} updates hit this {where}; this one is overwritten later by {name(later[-1])} "
-                        f"(the last in row-major order wins; the spec leaves the order open)."), ""
-            return (f"{len(steps)} updates hit this {where}; this one is the last in row-major order, so it stays "
-                    f"(IndexFlow's rule; the spec leaves the order open)."), ""
+                note = f"Only this update writes {self._text('output', self._target(flat), self._target_rank)}"
+                # a slice's old values are in the data grid; a cell's fit in the sentence
+                note += "." if self._slices else f": it replaces {values_text(self._data_value(flat))}."
+            elif steps[pos + 1:]:
+                note = (f"{len(steps)} updates hit this {where}; this one is overwritten later by "
+                        f"{name(steps[-1])} (the last in row-major order wins; the spec leaves the order open).")
+            else:
+                note = (f"{len(steps)} updates hit this {where}; this one is the last in row-major order, so it "
+                        f"stays (IndexFlow's rule; the spec leaves the order open).")
+            return note, "", note
         fold = self._fold()
         running = self._data_value(flat)
         with np.errstate(all="ignore"):
@@ -284,8 +305,8 @@ class Explanation:
         expr = (f"{symbol}({values_text(running)}, {values_text(update)})" if symbol in ("max", "min")
                 else f"{values_text(running)} {symbol} {values_text(update)}")
         arithmetic = f"{expr} = {values_text(after)}"
-        return (f"Fold {pos + 1} of {len(steps)} into this {where}: {arithmetic}"
-                + (" (final)" if pos == len(steps) - 1 else "")), arithmetic
+        head, final = f"Fold {pos + 1} of {len(steps)} into this {where}", (" (final)" if pos == len(steps) - 1 else "")
+        return f"{head}: {arithmetic}{final}", arithmetic, head + final
 
     def _data_value(self, flat: int) -> Any:
         """The element (or slice) of ``data`` at a :meth:`_target_flat` value."""

@@ -33,8 +33,7 @@ def test_scatternd_example2_is_two_slice_steps_as_the_onnx_page_explains_it():
     assert second.sources == (Cell("updates", (1,)),) and second.destination == Cell("output", (2,))
     assert "updates[1, :, :] = [[1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3], [4, 4, 4, 4]] → output[2, :, :]" \
         in second.formula
-    assert second.note == "Only this update writes output[2, :, :]: it replaces " \
-        "[[8, 7, 6, 5], [4, 3, 2, 1], [1, 2, 3, 4], [5, 6, 7, 8]]."
+    assert second.note == "Only this update writes output[2, :, :]."
 
 
 def test_single_elements_are_an_option_for_slice_ops():
