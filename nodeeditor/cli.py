@@ -5,6 +5,7 @@
     indexflow run [GRAPH] [--output FILE.npz] [--print]   (.npz added when missing; no folders)
     indexflow check [GRAPH]
     indexflow examples
+    indexflow explain GRAPH NODE [--text] [--gif FILE.gif] [--frames DIR] [--size WxH]
 
 GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
 ``run`` and ``check`` use the default example. Exit codes: 0 success, 1 the graph has
@@ -271,7 +272,15 @@ def _register_examples(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_examples)
 
 
-for _name, _register in (("run", _register_run), ("check", _register_check), ("examples", _register_examples)):
+def _register_explain(sub: argparse._SubParsersAction) -> None:
+    """``explain``: its own module (the text path never imports Qt)."""
+    from .explain_cli import register
+
+    register(sub)
+
+
+for _name, _register in (("run", _register_run), ("check", _register_check), ("examples", _register_examples),
+                         ("explain", _register_explain)):
     register_subcommand(_name, _register)
 
 
