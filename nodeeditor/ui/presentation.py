@@ -40,7 +40,7 @@ LEAVE_KEY = "Esc"
 class _Saved:
     """What entering changed, to put back."""
 
-    geometry: QtCore.QByteArray
+    geometry: QtCore.QRect
     state: QtCore.QByteArray
     full_screen: bool
     maximized: bool
@@ -154,7 +154,8 @@ class Presentation(QtCore.QObject):
     # ------------------------------------------------------------------ internals
     def _enter(self) -> None:
         w = self.window
-        self._saved = _Saved(w.saveGeometry(), w.saveState(), w.isFullScreen(), w.isMaximized(),
+        self._saved = _Saved(QtCore.QRect(w.normalGeometry() if w.isMaximized() or w.isFullScreen() else w.geometry()),
+                             w.saveState(), w.isFullScreen(), w.isMaximized(),
                              tuple(self.cancel_action.shortcuts()), self.explainer.zoom,
                              QtGui.QTransform(self.view.transform()),
                              self.view.mapToScene(self.view.viewport().rect().center()))
@@ -190,13 +191,12 @@ class Presentation(QtCore.QObject):
         self.leave_action.setShortcut(QtGui.QKeySequence())
         self.cancel_action.setShortcuts(list(saved.cancel_keys))
         self.explainer.set_zoom(saved.zoom)
+        w.showNormal()
+        w.setGeometry(saved.geometry)
         if saved.full_screen:
             w.showFullScreen()
         elif saved.maximized:
             w.showMaximized()
-        else:
-            w.showNormal()
-        w.restoreGeometry(saved.geometry)
         w.restoreState(saved.state)
         self.view.setTransform(saved.transform)
         self.view.centerOn(saved.centre)

@@ -9,6 +9,7 @@ mouse input. An end whose cell is not drawn (an empty grid, a hidden one) has no
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -63,6 +64,9 @@ class ArrowOverlay(QtWidgets.QWidget):
         self.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.setAttribute(QtCore.Qt.WidgetAttribute.WA_NoSystemBackground)
         self._links: list[Link] = []
+        #: Where arrows arch no higher than (overlay coordinates, asked at each paint): the text
+        #: above the grids stays clear.
+        self.ceiling: Callable[[], float] = lambda: 0.0
         self._watched: set[int] = set()
         area.installEventFilter(self)
         self.setGeometry(area.rect())
@@ -100,8 +104,10 @@ class ArrowOverlay(QtWidgets.QWidget):
                 continue
             a = a.translated(QtCore.QPointF(link.start.mapTo(self.parentWidget(), QtCore.QPoint(0, 0))))
             b = b.translated(QtCore.QPointF(link.end.mapTo(self.parentWidget(), QtCore.QPoint(0, 0))))
-            if abs(a.center().y() - b.center().y()) <= max(a.height(), b.height()) * 2.5:
-                # side by side: from the top of one cell to the top of the other, over the row
+            dx, dy = b.center().x() - a.center().x(), b.center().y() - a.center().y()
+            if abs(dx) >= 0.5 * abs(dy):
+                # mostly sideways: from the top of one cell to the top of the other, arching over
+                # the cells between them (the grids' titles and gaps are above the cells)
                 tail, head = QtCore.QPointF(a.center().x(), a.top()), QtCore.QPointF(b.center().x(), b.top())
             else:
                 tail, head = _edge_point(a, b.center()), _edge_point(b, a.center())
@@ -115,6 +121,7 @@ class ArrowOverlay(QtWidgets.QWidget):
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         width = max(2.0, self.fontMetrics().height() / 7)
+        ceiling = self.ceiling()
         for arrow in arrows:
             colour = QtGui.QColor(ARROW_COLOURS.get(arrow.role, "#30343f"))
             tail, head = arrow.tail, arrow.head
@@ -125,9 +132,10 @@ class ArrowOverlay(QtWidgets.QWidget):
             # bend the arrow (upwards for a left-to-right one) so it does not run along a
             # row of cells between the two grids
             bend = max(24.0, min(70.0, 0.3 * length))
-            if abs(dx) >= abs(dy):    # an arch over the row between the two cells, inside the overlay
+            if abs(dx) >= 0.5 * abs(dy):    # an arch over the cells between the two, inside the overlay
                 top = min(tail.y(), head.y())
-                control = QtCore.QPointF((tail.x() + head.x()) / 2, max(top - bend, 6 - top))
+                # a quadratic's apex is halfway between its ends' height and the control point's
+                control = QtCore.QPointF((tail.x() + head.x()) / 2, max(top - bend, 2 * (ceiling + 3) - top))
             else:
                 control = QtCore.QPointF((tail.x() + head.x()) / 2 + dy / length * bend * 0.5,
                                          (tail.y() + head.y()) / 2)

@@ -103,7 +103,6 @@ class ExplainerWidget(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addLayout(self._controls)
-        layout.addWidget(self.sentence)
         # the grids wrap onto more lines in a narrow window (a projector: 853 logical px at
         # QT_SCALE_FACTOR=1.5) and scroll vertically; each grid shows a window of a large tensor
         self.grid_area = QtWidgets.QWidget()
@@ -111,6 +110,8 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.grid_area.setBackgroundRole(QtGui.QPalette.ColorRole.Window)
         area = QtWidgets.QVBoxLayout(self.grid_area)
         area.setContentsMargins(0, 0, 0, 0)
+        # the step's formula scrolls with the grids: a low dock never cuts its lines
+        area.addWidget(self.sentence)
         self.flow = FlowLayout(spacing=14)
         for g in self.grids:
             self.flow.addWidget(g)
@@ -118,6 +119,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         area.addLayout(self.flow)
         area.addStretch(1)
         self.arrows = ArrowOverlay(self.grid_area)
+        self.arrows.ceiling = lambda: self.flow.geometry().top()
         self.scroll = QtWidgets.QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
@@ -507,23 +509,33 @@ class ExplainerWidget(QtWidgets.QWidget):
         QtCore.QTimer.singleShot(0, self._reveal)     # again once the layout has settled
         self.stepChanged.emit(k)
 
-    def destination_row_rect(self) -> QtCore.QRect | None:
-        """The output grid's row (or slice) being written, in the grid area's coordinates."""
+    def destination_row_rect(self, whole: bool = False) -> QtCore.QRect | None:
+        """The output grid's row being written (a slice step: the first row of its slice; with
+        ``whole``, every drawn cell of the destination), in the grid area's coordinates."""
         if self.current is None or self.explanation is None:
             return None
         output = self.grid("output")
-        dest = self.current.destination.position
+        dest = tuple(self.current.destination.position)
         rank = 0 if output.full is None else output.full.ndim
-        row = dest[: rank - 1] if len(dest) >= rank and rank > 0 else dest
-        rect = output.region_rect(row)
+        first = dest + (0,) * (rank - len(dest))     # the first cell written
+        rect = output.region_rect(dest if whole else first[: max(rank - 1, 0)])
         if rect is None:
             return None
         return rect.translated(QtCore.QPointF(output.mapTo(self.grid_area, QtCore.QPoint(0, 0)))).toAlignedRect()
 
     def _reveal(self) -> None:
-        """Scroll the grids so that the output row being written is in view."""
-        rect = self.destination_row_rect()
-        if rect is None or not self.isVisible():
+        """Scroll the grids so that the output row being written is in view (the whole slice
+        being written, when the view is tall enough)."""
+        whole, row = self.destination_row_rect(whole=True), self.destination_row_rect()
+        if row is None or not self.isVisible():
+            return
+        viewport = self.scroll.viewport().size()
+        fits = whole is not None and whole.height() <= viewport.height() - 16 and whole.width() <= viewport.width()
+        rect = whole if fits else row
+        if rect.bottom() + 8 <= viewport.height() and rect.right() + 8 <= viewport.width():
+            # the row is in view from the top: so is the formula above the grids
+            self.scroll.horizontalScrollBar().setValue(0)
+            self.scroll.verticalScrollBar().setValue(0)
             return
         self.scroll.ensureVisible(rect.right(), rect.bottom(), 8, 8)
         self.scroll.ensureVisible(rect.left(), rect.top(), 8, 8)
