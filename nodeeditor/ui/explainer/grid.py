@@ -79,6 +79,8 @@ class TensorGrid(QtWidgets.QWidget):
         self.cols: range = range(0)
         #: True: every cell shows MASK instead of its value (the answer of a quiz question)
         self.masked = False
+        self._version = 0                     # counts content changes: the key of the caches below
+        self._cache: dict[str, tuple] = {}    # name -> (key, value): texts and sizes, per content
         self.setMinimumSize(60, 40)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Preferred)
 
@@ -134,7 +136,18 @@ class TensorGrid(QtWidgets.QWidget):
             self.title += f" {self.note}"
         self._relayout()
 
+    def _cached(self, name: str, key: tuple, compute):
+        """``compute()``, remembered while ``key`` (with the content version and the font)
+        stays the same: a paint asks for every cell's rectangle, each needing the cell width."""
+        key = (self._version, self.font().key(), *key)
+        entry = self._cache.get(name)
+        if entry is None or entry[0] != key:
+            entry = (key, compute())
+            self._cache[name] = entry
+        return entry[1]
+
     def _relayout(self) -> None:
+        self._version += 1
         self._place_window()
         self._expand_marks()
         self._fit_height()
@@ -228,6 +241,9 @@ class TensorGrid(QtWidgets.QWidget):
 
     def cell_texts(self) -> dict[tuple, str]:
         """The text of each drawn cell, by position in ``array``."""
+        return self._cached("texts", (self.rows, self.cols, self.masked), self._cell_texts)
+
+    def _cell_texts(self) -> dict[tuple, str]:
         cells = self.drawn_cells()
         if self.masked:
             return dict.fromkeys(cells, MASK)
@@ -298,6 +314,9 @@ class TensorGrid(QtWidgets.QWidget):
 
     def _axes(self) -> tuple[float, float]:
         """(width of the row coordinates on the left, height of the column coordinates on top)."""
+        return self._cached("axes", (self.rows,), self._measure_axes)
+
+    def _measure_axes(self) -> tuple[float, float]:
         a = self.array
         if not self.drawable(a) or a.ndim == 0:
             return 0.0, 0.0
@@ -329,6 +348,9 @@ class TensorGrid(QtWidgets.QWidget):
 
     def _cell_width(self) -> float:
         """The narrowest cell that holds every drawn cell's short text."""
+        return self._cached("cell width", (self.rows, self.cols, self.masked), self._measure_cell_width)
+
+    def _measure_cell_width(self) -> float:
         texts = self.cell_texts()
         metrics = QtGui.QFontMetrics(self.font())
         # room for the column coordinates above the cells too ("1000" in a window far out)
@@ -390,13 +412,17 @@ class TensorGrid(QtWidgets.QWidget):
     def cell_rect(self, pos: tuple) -> QtCore.QRectF:
         """Where the cell at ``pos`` (a position in ``array``) is drawn (widget coordinates)."""
         r, c = (0, 0) if not pos else ((0, pos[0]) if len(pos) == 1 else pos)
+        left, top, w, h = self._cached("cells", (self.rows, self.cols, self.masked, self.width(), self.title),
+                                       self._measure_cells)
+        return QtCore.QRectF(left + (c - self.cols.start) * w, top + (r - self.rows.start) * h, w, h)
+
+    def _measure_cells(self) -> tuple[float, float, float, float]:
+        """(left, top, width, height) of the drawn cells."""
         least = self._cell_width()
         _, n_cols = self._shape2()
         cut = (self._ellipsis_size() if self.cols.stop < n_cols else 0.0)
         room = (self.width() - self._left() - cut - 6) / max(len(self.cols), 1)
-        w = max(least, min(max(MAX_CELL, least), room))
-        h = self._cell_height()
-        return QtCore.QRectF(self._left() + (c - self.cols.start) * w, self._top() + (r - self.rows.start) * h, w, h)
+        return self._left(), self._top(), max(least, min(max(MAX_CELL, least), room)), self._cell_height()
 
     # ------------------------------------------------------------------ painting
     def paintEvent(self, event: QtGui.QPaintEvent) -> None:
