@@ -30,7 +30,7 @@ EXPLAINER_SHARE = 0.58
 #: Text zooms tried for the Explainer, largest first; the first that fits is kept.
 ZOOMS = (1.6, 1.45, 1.3, 1.15, 1.0)
 #: The canvas never frames below this zoom while presenting (node titles stay readable).
-MIN_CANVAS_ZOOM = 0.8
+MIN_CANVAS_ZOOM = 1.0
 MAX_CANVAS_ZOOM = 1.6
 FRAME_MARGIN = 24.0
 LEAVE_KEY = "Esc"

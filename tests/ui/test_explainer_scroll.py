@@ -20,8 +20,8 @@ MAX_MIN_WIDTH = 260
 def _reachable_problems(w: ExplainerWidget) -> list[str]:
     """Every drawn cell and title line lies inside its grid, and every grid inside the scroll
     area's widget (so scrolling reaches it); cell texts fit their cells; titles are whole."""
-    scroll = w.findChild(QtWidgets.QScrollArea)
-    if scroll is None:
+    scroll = w.scroll
+    if not isinstance(scroll, QtWidgets.QScrollArea) or not scroll.widget().isAncestorOf(w.grids[0]):
         return ["the grids are not in a scroll area"]
     problems = []
     area = scroll.widget()

@@ -41,6 +41,45 @@ DEFAULT_SPEED = SPEEDS["Normal"]
 MIN_SPEED, MAX_SPEED = 0.1, 100.0
 #: Other updates hitting the same cell are marked up to this many (a segment sum has thousands).
 MAX_ALSO = 200
+#: The formula's area grows up to this many lines, then scrolls.
+SENTENCE_LINES = 5
+
+
+class SentenceArea(QtWidgets.QScrollArea):
+    """Holds the step's formula: as tall as its wrapped lines, at most SENTENCE_LINES (then it
+    scrolls), at least one line."""
+
+    def __init__(self, label: QtWidgets.QLabel) -> None:
+        super().__init__()
+        self.label = label
+        self.setWidgetResizable(True)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(label)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
+        label.installEventFilter(self)
+
+    def _line(self) -> int:
+        return self.label.fontMetrics().lineSpacing()
+
+    def sizeHint(self) -> QtCore.QSize:
+        width = max(50, self.viewport().width())
+        wanted = self.label.heightForWidth(width) if self.label.text() else 0
+        return QtCore.QSize(width, min(max(wanted, 0), SENTENCE_LINES * self._line() + 4))
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(50, min(self.sizeHint().height(), self._line() + 4))
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.label and event.type() in (QtCore.QEvent.Type.LayoutRequest, QtCore.QEvent.Type.Resize,
+                                                      QtCore.QEvent.Type.FontChange):
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()
 
 
 def settle(widget: QtWidgets.QWidget) -> None:
@@ -96,13 +135,24 @@ class ExplainerWidget(QtWidgets.QWidget):
         legend = " ".join(f'<span style="background:{fill}; border:1px solid {edge}">&nbsp;{role}&nbsp;</span>'
                           for role, (fill, edge) in ROLE_COLOURS.items())
         self.legend = QtWidgets.QLabel(legend)
+        self.legend.setWordWrap(True)   # a narrow dock wraps it rather than scroll sideways
 
+        # the ⋯ menu at the title's right (a panel's menu), the stepping controls below: the
+        # Explainer stays narrow on a projector
+        heading = QtWidgets.QHBoxLayout()
+        heading.addWidget(self.title, 1)
+        heading.addWidget(self.menu_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         self._controls = QtWidgets.QHBoxLayout()
-        for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.counter, self.menu_button):
+        self._controls.setSpacing(4)
+        for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.counter):
             self._controls.addWidget(w)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addWidget(self.title)
+        layout.addLayout(heading)
         layout.addLayout(self._controls)
+        # the step's formula stays in view above the grids; in a low dock its lines scroll
+        # (up to SENTENCE_LINES tall) rather than being cut
+        self.sentence_area = SentenceArea(self.sentence)
+        layout.addWidget(self.sentence_area)
         # the grids wrap onto more lines in a narrow window (a projector: 853 logical px at
         # QT_SCALE_FACTOR=1.5) and scroll vertically; each grid shows a window of a large tensor
         self.grid_area = QtWidgets.QWidget()
@@ -110,8 +160,6 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.grid_area.setBackgroundRole(QtGui.QPalette.ColorRole.Window)
         area = QtWidgets.QVBoxLayout(self.grid_area)
         area.setContentsMargins(0, 0, 0, 0)
-        # the step's formula scrolls with the grids: a low dock never cuts its lines
-        area.addWidget(self.sentence)
         self.flow = FlowLayout(spacing=14)
         for g in self.grids:
             self.flow.addWidget(g)
@@ -223,6 +271,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.play_button.setChecked(False)
         self.title.setText(message)
         self.sentence.setText("")
+        self.sentence_area.updateGeometry()
         self.counter.setText("")
         for g in self.grids:
             g.set_tensor("", None)
@@ -386,7 +435,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         """For slides: no buttons, slider, menu or tabs; the title, the counter, the formula
         and the grids only; no scroll bars."""
         for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.menu_button):
-            w.setVisible(not on)
+            w.setVisible(not on)   # the counter stays: "3 / 6" on each slide
         self.tabs.tabBar().setVisible(not on)
         policy = QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on else QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded
         self.scroll.setHorizontalScrollBarPolicy(policy)
@@ -492,6 +541,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         step = e.step(k)
         self.current = step
         self.counter.setText(f"{k + 1} / {e.count}")
+        self.sentence_area.updateGeometry()
         self.sentence.setText(HIDDEN_SENTENCE if self.output_hidden
                               else step.formula + (f"\n{step.note}" if step.note else ""))
         if e.kind == "scatter":
@@ -533,7 +583,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         fits = whole is not None and whole.height() <= viewport.height() - 16 and whole.width() <= viewport.width()
         rect = whole if fits else row
         if rect.bottom() + 8 <= viewport.height() and rect.right() + 8 <= viewport.width():
-            # the row is in view from the top: so is the formula above the grids
+            # the row is in view from the top: show the grids from their titles
             self.scroll.horizontalScrollBar().setValue(0)
             self.scroll.verticalScrollBar().setValue(0)
             return
