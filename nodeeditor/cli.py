@@ -8,6 +8,7 @@
     indexflow grad GRAPH [-o GRADS.npz]
     indexflow train GRAPH --steps N [--lr X] [--optimizer sgd|adam] [-o TRAINED.ifg.json]
     indexflow lessons [ID]
+    indexflow explain GRAPH NODE [--text] [--gif FILE.gif] [--frames DIR] [--size WxH]
 
 GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
 ``run`` and ``check`` use the default example. Exit codes: 0 success, 1 the graph has
@@ -494,6 +495,13 @@ def _register_examples(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_examples)
 
 
+def _register_explain(sub: argparse._SubParsersAction) -> None:
+    """``explain``: its own module (the text path never imports Qt)."""
+    from .explain_cli import register
+
+    register(sub)
+
+
 def _register_lessons(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lessons", help="list the lessons (Help > Lessons in the editor), or print one")
     p.add_argument("lesson", nargs="?", metavar="ID", help="print this lesson's text")
@@ -501,7 +509,8 @@ def _register_lessons(sub: argparse._SubParsersAction) -> None:
 
 
 for _name, _register in (("run", _register_run), ("check", _register_check), ("examples", _register_examples),
-                         ("grad", _register_grad), ("train", _register_train), ("lessons", _register_lessons)):
+                         ("grad", _register_grad), ("train", _register_train), ("lessons", _register_lessons),
+                         ("explain", _register_explain)):
     register_subcommand(_name, _register)
 
 

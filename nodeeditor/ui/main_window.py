@@ -10,7 +10,8 @@ The window builds the parts and wires them; each decision has its own module:
 :mod:`.canvas_menu`, :class:`.connect_box.ConnectPorts` and :class:`.find_node.FindNode`
 (the right-click menu, wiring and finding from the keyboard), :mod:`.node_actions` (rename,
 help, bypass, collapse, frames), :mod:`.theme` (View > Theme), :mod:`.files` (the File menu),
-:mod:`.explainer.dock` and :mod:`.lessons` (Help > Lessons and the Quiz). Each takes typed
+:mod:`.explainer.dock`, :mod:`.presentation` (View > Presentation) and :mod:`.lessons` (Help >
+Lessons and the Quiz). Each takes typed
 collaborators (graph getter, scene, push, a status callable; the File menu a
 ``files.DocumentHost``), never an untyped window to reach through.
 
@@ -46,6 +47,7 @@ from .help import ColourLegend, ShortcutsDialog, show_about
 from .lessons import LessonsController
 from .node_actions import NodeActions
 from .palette import Palette
+from .presentation import Presentation
 from .previews import PreviewSwitch
 from .properties import PropertyPanel
 from .quick_add import QuickAddBox
@@ -221,7 +223,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.previews_action = self._action("Inline &Previews", lambda show: self.previews.set(show), checkable=True,
                                             tip="Draw a thumbnail of each node's output on the node")
         self.previews = PreviewSwitch(self.previews_action, self.scene, lambda: self.graph, self.show_status)
-        self.run_action = self._action("&Evaluate Now", self.runner.rerun_all, "F5")
+        # F5 is View > Presentation (the key presentation software uses)
+        self.run_action = self._action("&Evaluate Now", self.runner.rerun_all, "Ctrl+R")
         self.cancel_action = self._action("&Cancel Run", self.run_status.cancel, "Esc")
         for a in (self.copy_action, self.paste_action, self.duplicate_action, self.duplicate_unwired_action,
                   self.delete_action, self.select_all_action, self.cancel_action, self.connect_action):
@@ -229,6 +232,9 @@ class MainWindow(QtWidgets.QMainWindow):
             a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.removeAction(a)
             self.view.addAction(a)
+        panels = [self.palette_dock, self.properties_dock, self.viewer_dock]
+        self.presentation = Presentation(self, self.view, self.scene, self.explainer, self.explainer_dock, panels,
+                                         self.cancel_action)
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
@@ -273,6 +279,10 @@ class MainWindow(QtWidgets.QMainWindow):
         view_menu.addSeparator()
         for dock in (self.palette_dock, self.properties_dock, self.viewer_dock, self.explainer_dock):
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addMenu(self.explainer.menu)
+        view_menu.addSeparator()
+        p = self.presentation
+        view_menu.addActions([p.action, p.panels_action, p.leave_action])
 
         run_menu = menu.addMenu("&Run")
         run_menu.addActions([self.run_action, self.cancel_action])
@@ -428,6 +438,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self.files.maybe_discard():
             event.ignore()
             return
+        self.presentation.set_active(False)   # the layout saved is the usual one
         self.save_layout()
         self.runner.shutdown()
         self.viewer.shutdown()      # its background jobs must not outlive the window

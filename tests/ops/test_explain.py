@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ops
-from ops.explain import explain, value_text
+from ops.explain import Granularity, explain, value_text
 
 
 def test_gather_axis0_steps_follow_the_formula():
@@ -139,7 +139,8 @@ def test_step_outside_the_range_is_an_index_error():
 def test_output_after_each_step_is_the_running_state_of_the_scatter(op, attrs):
     """Step by step, the output builds up exactly as the spec's loop does: after step k it is
     the scatter of the first k+1 updates (a slow reference loop here), after the last step the
-    op's output; and the fold sentence's result is the target cell's value at that step."""
+    op's output; and the fold sentence's result is the target cell's value at that step.
+    (Element steps: ScatterND's slice steps are tested in test_explain_steps.py.)"""
     rng = np.random.default_rng(len(op) + len(attrs["reduction"]))
     data = rng.integers(-5, 6, (3, 4)).astype(np.float64)
     if op == "ScatterElements":
@@ -149,7 +150,7 @@ def test_output_after_each_step_is_the_running_state_of_the_scatter(op, attrs):
     else:
         indices = rng.integers(0, 3, (6, 1))
         updates = rng.integers(-5, 6, (6, 4)).astype(np.float64)
-    e = explain(op, [data, indices, updates], attrs)
+    e = explain(op, [data, indices, updates], attrs, granularity=Granularity.ELEMENT)
     fold = {"none": lambda a, b: b, "add": np.add, "mul": np.multiply, "max": np.maximum}[attrs["reduction"]]
     running = data.copy()
     for k in range(e.count):

@@ -19,17 +19,17 @@ NOMOD = QtCore.Qt.KeyboardModifier.NoModifier
 def open_from_list(window, qtbot, lesson_id):
     """Help > Lessons, then Enter on the lesson's line of the list."""
     window.activateWindow()    # keys go to the active window's focus widget
-    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is window, timeout=3000)
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is window, timeout=10000)
     window.lessons_action.trigger()
     panel = window.lessons.panel
-    qtbot.waitUntil(lambda: window.lessons.dock.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.lessons.dock.isVisible(), timeout=10000)
     item = panel.item_of(lesson_id)
     panel.tree.setFocus()
     panel.tree.setCurrentItem(item)
     QTest.keyClick(panel.tree, QtCore.Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: panel.current is not None and panel.current.id == lesson_id, timeout=3000)
+    qtbot.waitUntil(lambda: panel.current is not None and panel.current.id == lesson_id, timeout=10000)
     window.runner.wait()
-    qtbot.waitUntil(lambda: window.explainer.count > 0, timeout=5000)
+    qtbot.waitUntil(lambda: window.explainer.count > 0, timeout=10000)
 
 
 def save_shot(window, name):
@@ -41,7 +41,7 @@ def save_shot(window, name):
 
 def test_help_lessons_lists_every_lesson_under_its_op(window, qtbot):
     window.lessons_action.trigger()
-    qtbot.waitUntil(lambda: window.lessons.dock.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.lessons.dock.isVisible(), timeout=10000)
     tree = window.lessons.panel.tree
     groups = {tree.topLevelItem(i).text(0): tree.topLevelItem(i).childCount() for i in range(tree.topLevelItemCount())}
     assert set(groups) == {"Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements", "ScatterND",
@@ -71,9 +71,9 @@ def test_a_lesson_opens_its_example_at_its_node_with_the_explainer_at_step_1(win
     assert window.explainer.step == 0
     # the next lesson is one click away
     QTest.mouseClick(window.lessons.panel.next_button, LEFT)
-    qtbot.waitUntil(lambda: window.lessons.panel.current.id == "scatter9-axis1", timeout=3000)
+    qtbot.waitUntil(lambda: window.lessons.panel.current.id == "scatter9-axis1", timeout=10000)
     window.runner.wait()
-    qtbot.waitUntil(lambda: window.scene.selected_node_ids() == ["ex2_op"], timeout=3000)
+    qtbot.waitUntil(lambda: window.scene.selected_node_ids() == ["ex2_op"], timeout=10000)
 
 
 def test_opening_a_lesson_asks_before_dropping_unsaved_changes(window, qtbot, dialogs):
@@ -89,16 +89,16 @@ def test_quiz_mode_hides_the_output_and_scores_the_clicks(window, qtbot):
     open_from_list(window, qtbot, "scatter9-axis0")
     lessons = window.lessons
     QTest.mouseClick(lessons.panel.quiz_button, LEFT)
-    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
     assert lessons.quizzing and lessons.panel.quiz_button.isChecked()
     # the output is nowhere on screen: no Explainer, the viewer shows the data input
     assert window.explainer_dock.isHidden() and not window.explainer.isVisible()
     assert window.scene.selected_node_ids() == ["ex1_data"]
     qtbot.waitUntil(lambda: window.viewer.current is not None and window.viewer.current.name == "data.output",
-                    timeout=3000)
+                    timeout=10000)
     quiz = lessons.quiz_widget
     out = quiz.output_table
-    qtbot.waitUntil(lambda: out.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: out.isVisible(), timeout=10000)
     QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((0, 0)))    # wrong: it lands on row 1
     assert "lands on output[1, 0], not on output[0, 0]" in quiz.feedback.text()
     QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((1, 0)))    # right (Scatter-9 page)
@@ -107,7 +107,7 @@ def test_quiz_mode_hides_the_output_and_scores_the_clicks(window, qtbot):
     save_shot(window, "lessons_quiz_place")
     # ending the quiz brings the Explainer and the lesson's node back
     QTest.mouseClick(quiz.end_button, LEFT)
-    qtbot.waitUntil(lambda: window.explainer_dock.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.explainer_dock.isVisible(), timeout=10000)
     assert lessons.quiz_dock.isHidden() and not lessons.quizzing
     assert window.explainer.isVisible() and not lessons.panel.quiz_button.isChecked()
     assert window.scene.selected_node_ids() == ["ex1_op"]
@@ -119,19 +119,19 @@ def test_a_fill_quiz_is_typed_with_the_keyboard(window, qtbot):
     QTest.mouseClick(window.lessons.panel.quiz_button, LEFT)
     quiz = window.lessons.quiz_widget
     out = quiz.output_table
-    qtbot.waitUntil(lambda: out.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: out.isVisible(), timeout=10000)
     assert quiz.quiz.questions == ((0, 1),)
     QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((0, 1)))
-    qtbot.waitUntil(lambda: out.hasFocus(), timeout=3000)
+    qtbot.waitUntil(lambda: out.hasFocus(), timeout=10000)
     for key in "3.2":                                    # 1.1 + 2.1: the data value forgotten
         QTest.keyClicks(QtWidgets.QApplication.focusWidget(), key)
     QTest.keyClick(QtWidgets.QApplication.focusWidget(), QtCore.Qt.Key.Key_Return)   # Qt commits it queued
-    qtbot.waitUntil(lambda: "starts as a copy of data[0, 1] = 2" in quiz.feedback.text(), timeout=3000)
-    qtbot.waitUntil(lambda: out.hasFocus(), timeout=3000)
+    qtbot.waitUntil(lambda: "starts as a copy of data[0, 1] = 2" in quiz.feedback.text(), timeout=10000)
+    qtbot.waitUntil(lambda: out.hasFocus(), timeout=10000)
     for key in "5.2":                                    # the ONNX page's output
         QTest.keyClicks(QtWidgets.QApplication.focusWidget(), key)
     QTest.keyClick(QtWidgets.QApplication.focusWidget(), QtCore.Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: quiz.quiz.done, timeout=3000)
+    qtbot.waitUntil(lambda: quiz.quiz.done, timeout=10000)
     assert quiz.quiz.score.wrong == 1 and quiz.quiz.score.right == 0 and quiz.quiz.score.solved == 1
     assert quiz.feedback.text().startswith("✓ output[0, 1] = 5.2: right")
     save_shot(window, "lessons_quiz_fill")
@@ -147,16 +147,16 @@ def test_the_lessons_and_the_quiz_fit_a_projector_and_a_laptop(window, qtbot, si
     save_shot(window, f"lessons_{size[0]}")
     QTest.mouseClick(panel.quiz_button, LEFT)
     quiz = window.lessons.quiz_widget
-    qtbot.waitUntil(lambda: quiz.output_table is not None and quiz.output_table.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: quiz.output_table is not None and quiz.output_table.isVisible(), timeout=10000)
     # the controls stay on screen; the tables scroll inside the dock
     for button in (quiz.another_button, quiz.end_button, quiz.reveal_button):
         corner = button.mapTo(window, button.rect().bottomRight())
         assert window.rect().contains(corner)
     # the quiz takes the height its tables need, at most 70% of the window's
     wanted = min(quiz.preferred_height(), int(window.height() * 0.7))
-    qtbot.waitUntil(lambda: window.lessons.quiz_dock.height() >= wanted, timeout=3000)
+    qtbot.waitUntil(lambda: window.lessons.quiz_dock.height() >= wanted, timeout=10000)
     if size[1] >= 720:   # a laptop: every table in view, nothing to scroll
-        qtbot.waitUntil(lambda: quiz.scroll.verticalScrollBar().maximum() == 0, timeout=3000)
+        qtbot.waitUntil(lambda: quiz.scroll.verticalScrollBar().maximum() == 0, timeout=10000)
     save_shot(window, f"lessons_quiz_{size[0]}")
 
 
@@ -165,6 +165,6 @@ def test_a_bad_lesson_file_is_named_in_the_list(window, qtbot, tmp_path, monkeyp
     monkeypatch.setattr(lessons_module, "LESSONS_DIR", tmp_path)
     window.lessons_action.trigger()
     errors = window.lessons.panel.errors
-    qtbot.waitUntil(lambda: errors.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: errors.isVisible(), timeout=10000)
     assert f"{tmp_path / 'broken.toml'}: op: missing" in errors.text()
     assert window.lessons.panel.tree.topLevelItemCount() == 0

@@ -39,7 +39,7 @@ def quiz_widget(qtbot):
     widget.show()
     qtbot.waitExposed(widget)
     widget.activateWindow()    # typing goes to the active window's focus widget
-    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is widget, timeout=3000)
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is widget, timeout=10000)
     return widget
 
 
@@ -56,17 +56,17 @@ def type_cell(qtbot, widget, position, text):
     table = widget.output_table
     if (table.currentRow(), table.currentColumn()) != table.cell_of(position) or not table.hasFocus():
         click_cell(table, position)
-        qtbot.waitUntil(lambda: table.hasFocus() and table.currentRow() == table.cell_of(position)[0], timeout=3000)
+        qtbot.waitUntil(lambda: table.hasFocus() and table.currentRow() == table.cell_of(position)[0], timeout=10000)
     before = widget.last_verdict
     for key in text:
         QTest.keyClicks(QtWidgets.QApplication.focusWidget(), key)
     QTest.keyClick(QtWidgets.QApplication.focusWidget(), QtCore.Qt.Key.Key_Return)   # Qt commits it queued
-    qtbot.waitUntil(lambda: widget.last_verdict is not before or "is not a" in widget.feedback.text(), timeout=3000)
+    qtbot.waitUntil(lambda: widget.last_verdict is not before or "is not a" in widget.feedback.text(), timeout=10000)
     quiz = widget.quiz
     checked = widget.last_verdict is not before     # text that is not a value is not checked
     if checked and any(q != tuple(position) and not quiz.is_solved(q) for q in quiz.questions):
         qtbot.waitUntil(lambda: (table.currentRow(), table.currentColumn()) != table.cell_of(position)
-                        and table.hasFocus(), timeout=3000)
+                        and table.hasFocus(), timeout=10000)
 
 
 def test_typing_the_pages_output_is_accepted_and_scores_every_cell(quiz_widget, qtbot):
@@ -74,7 +74,7 @@ def test_typing_the_pages_output_is_accepted_and_scores_every_cell(quiz_widget, 
     out = quiz_widget.output_table
     for pos in np.ndindex(GATHER_OUTPUT.shape):
         type_cell(qtbot, quiz_widget, pos, f"{GATHER_OUTPUT[pos]:g}")
-        qtbot.waitUntil(lambda p=pos: out.cell_state(p) is CellState.RIGHT, timeout=3000)
+        qtbot.waitUntil(lambda p=pos: out.cell_state(p) is CellState.RIGHT, timeout=10000)
     assert quiz_widget.quiz.done
     assert quiz_widget.score_label.text() == "Score: 8 of 8 right at the first try · 0 wrong · 0 left"
     assert quiz_widget.instruction.text().startswith("Done.")
@@ -85,7 +85,7 @@ def test_a_wrong_cell_turns_red_and_is_explained_then_can_be_put_right(quiz_widg
     quiz_widget.set_quiz(Quiz(*GATHER))
     out = quiz_widget.output_table
     type_cell(qtbot, quiz_widget, (1, 0, 0), "3.4")          # it is data[indices[1, 0] = 1, 0] = 2.3
-    qtbot.waitUntil(lambda: out.cell_state((1, 0, 0)) is CellState.WRONG, timeout=3000)
+    qtbot.waitUntil(lambda: out.cell_state((1, 0, 0)) is CellState.WRONG, timeout=10000)
     feedback = quiz_widget.feedback.text()
     assert feedback.startswith("✗ output[1, 0, 0]: 3.4 is wrong; it is 2.3")
     assert "Formula: output[i, j, b] = data[indices[i, j], b]" in feedback
@@ -94,10 +94,10 @@ def test_a_wrong_cell_turns_red_and_is_explained_then_can_be_put_right(quiz_widg
     assert out.item_at((1, 0, 0)).toolTip() == quiz_widget.last_verdict.explanation
     assert "0 of 8 right at the first try · 1 wrong · 8 left" in quiz_widget.score_label.text()
     type_cell(qtbot, quiz_widget, (1, 0, 0), "2.3")
-    qtbot.waitUntil(lambda: out.cell_state((1, 0, 0)) is CellState.RIGHT, timeout=3000)
+    qtbot.waitUntil(lambda: out.cell_state((1, 0, 0)) is CellState.RIGHT, timeout=10000)
     assert "0 of 8 right at the first try · 1 wrong · 7 left" in quiz_widget.score_label.text()
     type_cell(qtbot, quiz_widget, (0, 0, 0), "abc")           # not a number: said so, not counted
-    qtbot.waitUntil(lambda: "not a float32 value" in quiz_widget.feedback.text(), timeout=3000)
+    qtbot.waitUntil(lambda: "not a float32 value" in quiz_widget.feedback.text(), timeout=10000)
     assert quiz_widget.quiz.score.wrong == 1
 
 
@@ -128,12 +128,12 @@ def test_the_same_seed_typed_in_the_box_gives_the_same_quiz(quiz_widget, qtbot):
     box.lineEdit().selectAll()
     QTest.keyClicks(box.lineEdit(), "4242")
     QTest.keyClick(box.lineEdit(), QtCore.Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: quiz_widget.quiz.seed == 4242, timeout=3000)
+    qtbot.waitUntil(lambda: quiz_widget.quiz.seed == 4242, timeout=10000)
     first = [t.copy() for t in quiz_widget.quiz.inputs]
     shown = [[float(quiz_widget.tables["updates"].text((r, c))) for c in range(3)] for r in range(2)]
     np.testing.assert_allclose(shown, first[2])
     QTest.mouseClick(quiz_widget.another_button, LEFT)
-    qtbot.waitUntil(lambda: quiz_widget.quiz.seed not in (None, 4242), timeout=3000)
+    qtbot.waitUntil(lambda: quiz_widget.quiz.seed not in (None, 4242), timeout=10000)
     assert box.value() == quiz_widget.quiz.seed
     assert [t.shape for t in quiz_widget.quiz.inputs] == [t.shape for t in first]
     box.setValue(4242)

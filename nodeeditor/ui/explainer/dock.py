@@ -4,6 +4,16 @@
 and node states, and the runner's values; it writes only the explainer widget. The dock's
 height is the window's business (``main_window``, ``screen_fit.bottom_dock_height``): it
 stays put from one selected node to the next, so the canvas above it does not jump.
+
+Public API for other parts of the editor (lessons, quizzes, presentation mode):
+
+- :meth:`ExplainerController.explain` ``(node_id, step=0)``: show the dock, select the node on
+  the canvas and step through it from ``step`` (applied as soon as the node's inputs have
+  values, i.e. after a run still under way); ``explaining(node_id)`` is emitted once the
+  widget shows that node at that step.
+- :meth:`ExplainerController.set_output_hidden` ``(hidden)``: hide (or show again) everything
+  that tells where a step lands and what the output holds (see
+  :meth:`.widget.ExplainerWidget.set_output_hidden`); it stays so across nodes and runs.
 """
 from __future__ import annotations
 
@@ -32,7 +42,10 @@ class ExplainerController(QtCore.QObject):
     """Keeps ``widget`` on the single selected operator node of ``scene``: refreshed when the
     selection changes, when a run finishes, and when the dock is shown; the step position is
     kept while the node and its inputs stay the same. ``host`` is the main window that holds
-    ``dock``."""
+    ``dock``. ``explaining(node_id)``: the widget now steps through that node (after
+    :meth:`explain`, once its step is applied)."""
+
+    explaining = QtCore.Signal(str)
 
     def __init__(self, host: QtWidgets.QMainWindow, graph_of: Callable[[], Graph], scene: GraphScene,
                  runner: EvaluationRunner, widget: ExplainerWidget, dock: QtWidgets.QDockWidget) -> None:
@@ -40,9 +53,37 @@ class ExplainerController(QtCore.QObject):
         self.host, self.widget, self.dock = host, widget, dock
         self._graph_of, self.scene, self.runner = graph_of, scene, runner
         self._key = None
+        self._pending: tuple[str, int] | None = None   # (node id, step) asked for by explain()
         scene.selectionChanged.connect(self.refresh)
         runner.finished.connect(lambda _result: self.refresh())
         dock.visibilityChanged.connect(lambda visible: visible and self.refresh())
+
+    def explain(self, node_id: str, step: int = 0) -> bool:
+        """Show the dock, select ``node_id`` (an operator node) and go to ``step`` (0-based,
+        clamped to the steps there are). Returns True when the widget shows it now; False
+        when it waits for the node's inputs (a run under way: the step is applied when the
+        run ends, then ``explaining`` is emitted) or the node cannot be explained (the dock
+        says why). Raises KeyError for an unknown node id."""
+        graph = self._graph_of()
+        graph.node(node_id)
+        if self.dock.isHidden():
+            self.dock.show()                 # refreshes (the old selection) through visibilityChanged
+        self.dock.raise_()
+        self._pending = (node_id, int(step))
+        self._key = None                     # a fresh start at ``step`` even on the same node
+        self.scene.select_nodes([node_id])   # refreshes through selectionChanged
+        if self._key is None or self._key[0] != node_id:
+            self.refresh()
+        return self._pending is None and self._key is not None and self._key[0] == node_id
+
+    def set_output_hidden(self, hidden: bool) -> None:
+        """Hide (True) or show (False) the answer of each step: the output's values, where the
+        step lands and the step sentence (for a quiz); kept across nodes and runs."""
+        self.widget.set_output_hidden(hidden)
+
+    @property
+    def output_hidden(self) -> bool:
+        return self.widget.output_hidden
 
     def refresh(self) -> None:
         # Signals can still arrive while the window is being torn down.
@@ -51,6 +92,8 @@ class ExplainerController(QtCore.QObject):
         graph = self._graph_of()
         ids = [nid for nid in self.scene.selected_node_ids() if graph.has_node(nid)]
         node = graph.node(ids[0]) if len(ids) == 1 else None
+        if self._pending is not None and (node is None or node.id != self._pending[0]):
+            self._pending = None             # the person chose something else meanwhile
         if not isinstance(node, N.OperatorNode):
             self._show_message(HINT)
             return
@@ -79,7 +122,11 @@ class ExplainerController(QtCore.QObject):
                                f"the explainer takes up to {MAX_STEPS:,} (try a smaller example)")
             return
         self._key = key
-        self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes))
+        if self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes)):
+            if self._pending is not None and self._pending[0] == node.id:
+                self.widget.set_step(self._pending[1])
+                self._pending = None
+                self.explaining.emit(node.id)
 
     def _show_message(self, message: str) -> None:
         self._key = None

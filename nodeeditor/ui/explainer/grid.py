@@ -1,4 +1,15 @@
-"""TensorGrid: a small tensor (0-D to 2-D) drawn as a grid of value cells with highlights."""
+"""TensorGrid: one tensor drawn as a grid of value cells, with highlights and coordinates.
+
+A tensor of any size and rank is drawn: an N-D tensor shows the 2-D slice through the leading
+positions of its focus (the cell the current step marks), and a side longer than
+:data:`MAX_CELLS`, or wider than the grid's width allows, shows a window of cells around the
+focus (up to :data:`WINDOW` per side), with "…" where it is cut and the real coordinates of
+each row and column on the axes. Nothing is ever replaced by a "too large" message.
+
+Sizes follow the widget's font (presentation mode enlarges it): the cell height, the title
+lines, the axes. The grid never draws outside its rectangle; its minimum width holds its
+title lines and :data:`MIN_WINDOW` columns.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -16,9 +27,14 @@ ROLE_COLOURS = {
     "target": ("#ffd6b8", "#d4650f"),   # the cell written (scatter) or the output element (gather)
     "also": ("#f1e6ff", "#9a6dd7"),     # other elements touching the same cell
 }
-TITLE_LINE = 16  # px between the title's lines
-MAX_CELLS = 16  # per side; larger tensors are not drawn (the text still explains every step)
-MIN_CELL, MAX_CELL = 24, 58  # cell width range (px); a wider short text widens the cells
+#: Which mark the window centres on when a grid has several: the first role present here.
+FOCUS_ORDER = ("target", "source", "index", "also")
+MAX_CELLS = 16   # a side up to this long is drawn whole (when the width allows)
+WINDOW = 12      # a longer side shows this many cells around the focus
+MIN_WINDOW = 3   # columns a narrow grid still shows
+MIN_CELL, MAX_CELL = 24, 58  # cell width range (px at the default font); a wider text widens the cells
+MASK = "?"  # what a masked cell shows
+ELLIPSIS = "…"
 
 
 def cell_text(value, kind: str) -> str:
@@ -29,9 +45,23 @@ def cell_text(value, kind: str) -> str:
     return value_text(value)
 
 
+def _window(n: int, size: int, focus: int, current: range | None) -> range:
+    """``size`` consecutive indices of ``range(n)`` holding ``focus``: ``current`` when it is
+    that size and holds the focus away from its edges, else centred on the focus."""
+    if n <= size:
+        return range(n)
+    if current is not None and len(current) == size and current.stop <= n:
+        if current.start + 1 <= focus <= current.stop - 2 or (focus == 0 and current.start == 0) \
+                or (focus == n - 1 and current.stop == n):
+            return current
+    start = max(0, min(n - size, focus - size // 2))
+    return range(start, start + size)
+
+
 class TensorGrid(QtWidgets.QWidget):
-    """Draws ``array`` (at most 2-D, at most MAX_CELLS per side) with a title; ``highlights``
-    maps a position tuple to a role of ROLE_COLOURS."""
+    """Draws ``full`` (see the module docstring) with a title. ``array`` is the 2-D (or 1-D,
+    0-D) part being drawn, ``highlights`` maps positions in ``array`` to a role of
+    ROLE_COLOURS, ``rows`` / ``cols`` are the drawn ranges of ``array``'s axes."""
 
     def __init__(self, title: str = "", parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -42,34 +72,160 @@ class TensorGrid(QtWidgets.QWidget):
         self.note = ""
         self.full: np.ndarray | None = None   # the whole tensor; ``array`` is the 2-D part drawn
         self.array: np.ndarray | None = None
+        self.prefix: tuple[int, ...] = ()     # the leading positions of ``array`` in ``full``
         self.highlights: dict[tuple, str] = {}
-        self.setMinimumSize(120, 60)
-        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
+        self._marks: dict[tuple, str] = {}    # as given: positions (or prefixes) of ``full``
+        self.focus: tuple[int, ...] | None = None   # the full position the window centres on
+        self.rows: range = range(0)
+        self.cols: range = range(0)
+        #: True: every cell shows MASK instead of its value (the answer of a quiz question)
+        self.masked = False
+        self._version = 0                     # counts content changes: the key of the caches below
+        self._cache: dict[str, tuple] = {}    # name -> (key, value): texts and sizes, per content
+        self.setMinimumSize(60, 40)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Preferred)
 
+    # ------------------------------------------------------------------ content
     @staticmethod
     def drawable(array: np.ndarray | None) -> bool:
-        return array is not None and array.ndim <= 2 and all(n <= MAX_CELLS for n in array.shape) and array.size > 0
+        """Whether there is anything to draw (any size is drawn, through a window)."""
+        return array is not None and array.size > 0
 
     def set_tensor(self, title: str, array: np.ndarray | None, note: str = "") -> None:
-        """Show ``array`` titled ``title`` (plus ``note`` after the slice, e.g. "after step 3")."""
-        self.name, self.note, self.full, self.highlights = title, note, array, {}
-        self._show_prefix(())
+        """Show ``array`` titled ``title`` (plus ``note`` after the slice, e.g. "after step 3");
+        the marks and the focus of the previous tensor are kept when the shape is the same
+        (a scatter's output after each step)."""
+        same = self.full is not None and array is not None and self.full.shape == array.shape
+        self.name, self.note, self.full = title, note, array
+        if not same:
+            self._marks, self.focus, self.rows, self.cols = {}, None, range(0), range(0)
+        self._show_prefix(self.prefix if same else ())
+
+    def set_highlights(self, marks: dict[tuple, str]) -> None:
+        """Mark positions of the full tensor with roles; a position shorter than the rank marks
+        the slice under it. The drawn slice (N-D) and window hold the focus: the first mark
+        in :data:`FOCUS_ORDER`. Later marks win over earlier ones on the same cell."""
+        self._marks = dict(marks)
+        self.focus = None
+        for role in FOCUS_ORDER:
+            first = next((p for p, r in self._marks.items() if r == role), None)
+            if first is not None:
+                self.focus = tuple(int(i) for i in first)
+                break
+        prefix = self.prefix
+        if self.full is not None and self.full.ndim > 2:
+            prefix = tuple((self.focus or ())[: self.full.ndim - 2])
+        self._show_prefix(prefix)
+
+    def set_masked(self, masked: bool) -> None:
+        """Show MASK in every cell (True) or the values (False)."""
+        if masked != self.masked:
+            self.masked = masked
+            self._relayout()
 
     def _show_prefix(self, prefix: tuple) -> None:
         """Draw ``full[prefix]`` (the 2-D slice through the leading ``prefix`` of an N-D tensor)."""
         a = self.full
         if a is not None and a.ndim > 2:
-            prefix = tuple(prefix[: a.ndim - 2]) + (0,) * max(0, a.ndim - 2 - len(prefix))
-            self.array = a[prefix]
-            self.title = f"{self.name}[{', '.join(map(str, prefix))}, :, :]"
+            self.prefix = tuple(prefix[: a.ndim - 2]) + (0,) * max(0, a.ndim - 2 - len(prefix))
+            self.array = a[self.prefix]
+            self.title = f"{self.name}[{', '.join(map(str, self.prefix))}, :, :]"
         else:
-            self.array, self.title = a, self.name
+            self.prefix, self.array, self.title = (), a, self.name
         self._base_title = self.title
         if self.note:
             self.title += f" {self.note}"
+        self._relayout()
+
+    def _cached(self, name: str, key: tuple, compute):
+        """``compute()``, remembered while ``key`` (with the content version and the font)
+        stays the same: a paint asks for every cell's rectangle, each needing the cell width."""
+        key = (self._version, self.font().key(), *key)
+        entry = self._cache.get(name)
+        if entry is None or entry[0] != key:
+            entry = (key, compute())
+            self._cache[name] = entry
+        return entry[1]
+
+    def _relayout(self) -> None:
+        self._version += 1
+        self._place_window()
+        self._expand_marks()
         self._fit_height()
         self.updateGeometry()
         self.update()
+
+    def _shape2(self) -> tuple[int, int]:
+        """(rows, columns) of ``array`` as drawn: a 1-D array is one row, a scalar one cell."""
+        a = self.array
+        if not self.drawable(a) or a.ndim == 0:
+            return (1, 1) if a is not None and a.size else (0, 0)
+        return (1, a.shape[0]) if a.ndim == 1 else (int(a.shape[0]), int(a.shape[1]))
+
+    def _focus2(self) -> tuple[int, int]:
+        """The focus as (row, column) of ``array`` (a prefix focus: its first cell)."""
+        a = self.array
+        if self.focus is None or a is None or a.ndim == 0:
+            return 0, 0
+        tail = tuple(self.focus[len(self.prefix):])
+        if a.ndim == 1:
+            return 0, tail[0] if tail else 0
+        return (tail[0] if len(tail) > 0 else 0), (tail[1] if len(tail) > 1 else 0)
+
+    def _place_window(self) -> None:
+        """The drawn rows and columns: every one up to MAX_CELLS, else a WINDOW around the
+        focus; fewer columns when the grid's width holds fewer (never below MIN_WINDOW)."""
+        n_rows, n_cols = self._shape2()
+        row, col = self._focus2()
+        self.rows = _window(n_rows, n_rows if n_rows <= MAX_CELLS else WINDOW, row, self.rows)
+        limit = n_cols if n_cols <= MAX_CELLS else WINDOW
+        for _ in range(2):   # the cell width depends on the texts drawn: place, measure, place again
+            fitting = self._columns_fitting(self.width()) if self.isVisible() else limit
+            self.cols = _window(n_cols, max(min(MIN_WINDOW, n_cols), min(limit, fitting)), col, self.cols)
+
+    def wanted_columns(self) -> int:
+        """The columns drawn when the width allows: all up to MAX_CELLS, else WINDOW."""
+        _, n_cols = self._shape2()
+        return n_cols if n_cols <= MAX_CELLS else WINDOW
+
+    def _to_array(self, full_pos: tuple) -> tuple:
+        """A full position (or prefix) in ``array``'s coordinates (dropping ``prefix``)."""
+        return tuple(full_pos[len(self.prefix):])
+
+    def _expand_marks(self) -> None:
+        """``highlights``: each drawn cell's role, from the marks covering it."""
+        self.highlights = {}
+        a = self.array
+        if not self._marks or not self.drawable(a):
+            return
+        exact, partial = {}, []
+        for pos, role in self._marks.items():
+            pos = tuple(int(i) for i in pos)
+            if tuple(pos[: len(self.prefix)]) != self.prefix[: len(pos)]:
+                continue                      # another slice of an N-D tensor
+            if len(pos) >= self.full.ndim:
+                exact[self._to_array(pos)] = role
+            else:
+                partial.append((self._to_array(pos), role))
+        for cell in self.drawn_cells():
+            role = None
+            for tail, r in partial:
+                if cell[: len(tail)] == tail:
+                    role = r
+            role = exact.get(cell, role)
+            if role is not None:
+                self.highlights[cell] = role
+
+    def drawn_cells(self) -> list[tuple]:
+        """Positions in ``array`` of the cells drawn (the window), row-major."""
+        a = self.array
+        if not self.drawable(a):
+            return []
+        if a.ndim == 0:
+            return [()]
+        if a.ndim == 1:
+            return [(c,) for c in self.cols]
+        return [(r, c) for r in self.rows for c in self.cols]
 
     def title_lines(self, width: int | None = None) -> list[str]:
         """The title as drawn at ``width`` (default: the current width): one line when it
@@ -86,25 +242,41 @@ class TensorGrid(QtWidgets.QWidget):
 
     def cell_texts(self) -> dict[tuple, str]:
         """The text of each drawn cell, by position in ``array``."""
-        a = self.array
-        if not self.drawable(a):
-            return {}
+        return self._cached("texts", (self.rows, self.cols, self.masked), self._cell_texts)
+
+    def _cell_texts(self) -> dict[tuple, str]:
+        cells = self.drawn_cells()
+        if self.masked:
+            return dict.fromkeys(cells, MASK)
         kind = self._kind()
-        return {pos: cell_text(a[pos], kind) for pos in np.ndindex(a.shape)}
+        return {pos: cell_text(self.array[pos], kind) for pos in cells}
 
     def cell_tooltip(self, pos: tuple) -> str:
         """The exact value of the drawn cell at ``pos`` (shown when hovering the cell)."""
-        return value_text(self.array[pos])
+        return MASK if self.masked else value_text(self.array[pos])
 
     def cell_at(self, point: QtCore.QPointF) -> tuple | None:
         """The drawn cell under ``point`` (widget coordinates), or None."""
-        a = self.array
-        if not self.drawable(a):
-            return None
-        for pos in np.ndindex(a.shape):
+        for pos in self.drawn_cells():
             if self.cell_rect(pos).contains(point):
                 return pos
         return None
+
+    def region_rect(self, full_pos: tuple) -> QtCore.QRectF | None:
+        """The drawn cells a full position (or a prefix: its slice) covers, as one rectangle
+        in widget coordinates; None when none of them is drawn."""
+        if self.full is None:
+            return None
+        pos = tuple(int(i) for i in full_pos)
+        if tuple(pos[: len(self.prefix)]) != self.prefix[: len(pos)]:
+            return None
+        tail = self._to_array(pos)
+        rect = None
+        for cell in self.drawn_cells():
+            if cell[: len(tail)] == tail:
+                r = self.cell_rect(cell)
+                rect = r if rect is None else rect.united(r)
+        return rect
 
     def event(self, event: QtCore.QEvent) -> bool:
         if event.type() == QtCore.QEvent.Type.ToolTip:
@@ -116,40 +288,109 @@ class TensorGrid(QtWidgets.QWidget):
                 QtWidgets.QToolTip.showText(event.globalPos(), self.cell_tooltip(pos), self,
                                             self.cell_rect(pos).toAlignedRect())
             return True
+        if event.type() == QtCore.QEvent.Type.FontChange:
+            self._relayout()
         return super().event(event)
 
+    # ------------------------------------------------------------------ geometry
     def _title_font(self) -> QtGui.QFont:
         font = QtGui.QFont(self.font())
         font.setBold(True)
         return font
 
+    def _axis_font(self) -> QtGui.QFont:
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
+        return font
+
+    def _line(self) -> int:
+        """The title's line height."""
+        return QtGui.QFontMetrics(self._title_font()).height() + 1
+
+    def _cell_height(self) -> float:
+        return float(max(22, QtGui.QFontMetrics(self.font()).height() + 7))
+
+    def _ellipsis_size(self) -> float:
+        return float(QtGui.QFontMetrics(self.font()).horizontalAdvance(ELLIPSIS) + 6)
+
+    def _axes(self) -> tuple[float, float]:
+        """(width of the row coordinates on the left, height of the column coordinates on top)."""
+        return self._cached("axes", (self.rows,), self._measure_axes)
+
+    def _measure_axes(self) -> tuple[float, float]:
+        a = self.array
+        if not self.drawable(a) or a.ndim == 0:
+            return 0.0, 0.0
+        metrics = QtGui.QFontMetrics(self._axis_font())
+        top = metrics.height() + 2.0
+        if a.ndim == 1:
+            return 0.0, top
+        last = self.rows.stop - 1 if len(self.rows) else 0
+        return float(metrics.horizontalAdvance(str(max(last, 0))) + 8), top
+
     def _top(self, width: int | None = None) -> float:
-        """Where the cells start: under the title's lines."""
-        return 24.0 + TITLE_LINE * (len(self.title_lines(width)) - 1)
+        """Where the cells start: under the title's lines, the column coordinates and, when
+        rows are cut above, an ellipsis row."""
+        _, top_axis = self._axes()
+        cut = self._ellipsis_size() * 0.6 if self.rows.start > 0 else 0.0
+        return 6.0 + self._line() * len(self.title_lines(width)) + top_axis + cut
+
+    def _left(self) -> float:
+        left_axis, _ = self._axes()
+        return 6.0 + left_axis + (self._ellipsis_size() if self.cols.start > 0 else 0.0)
 
     def hasHeightForWidth(self) -> bool:
         return True
 
     def heightForWidth(self, width: int) -> int:
-        rows, _ = self._grid()
-        return int(self._top(width)) + 4 + rows * 24
+        n_rows, _ = self._shape2()
+        cut = self._ellipsis_size() * 0.6 if self.rows.stop < n_rows else 0.0
+        return int(self._top(width) + max(1, len(self.rows)) * self._cell_height() + cut + 6)
 
     def _cell_width(self) -> float:
-        """The narrowest cell that holds every cell's short text."""
+        """The narrowest cell that holds every drawn cell's short text."""
+        return self._cached("cell width", (self.rows, self.cols, self.masked), self._measure_cell_width)
+
+    def _measure_cell_width(self) -> float:
         texts = self.cell_texts()
-        if not texts:
-            return MIN_CELL
         metrics = QtGui.QFontMetrics(self.font())
-        return max(MIN_CELL, max(metrics.horizontalAdvance(t) for t in texts.values()) + 8)
+        # room for the column coordinates above the cells too ("1000" in a window far out)
+        last = max(self.cols.stop - 1, 0) if len(self.cols) else 0
+        axis = QtGui.QFontMetrics(self._axis_font()).horizontalAdvance(str(last)) + 6
+        least = max(MIN_CELL, metrics.horizontalAdvance("000") + 6, axis)
+        if not texts:
+            return float(least)
+        return float(max(least, max(metrics.horizontalAdvance(t) for t in texts.values()) + 8))
+
+    def _columns_fitting(self, width: int) -> int:
+        """How many columns the cells' room at ``width`` holds: all of them when they fit, else
+        as many as fit beside the ellipses that mark the cuts."""
+        _, n_cols = self._shape2()
+        room = width - 12 - self._axes()[0]
+        cell = self._cell_width()
+        if n_cols * cell <= room + 0.5:
+            return n_cols
+        return max(1, int((room - 2 * self._ellipsis_size()) // cell))
 
     def _min_width(self) -> int:
-        """Room for every cell and the widest title line (the slice and the note each fit)."""
-        _, cols = self._grid()
+        """Room for the widest title line and MIN_WINDOW columns."""
         metrics = QtGui.QFontMetrics(self._title_font())
         lines = [self._base_title, self.note] if self.note else [self.title]
         title = max(metrics.horizontalAdvance(line) for line in lines) + 12
-        cells = 12 + cols * self._cell_width() if self.drawable(self.array) else 120
+        _, n_cols = self._shape2()
+        shown = min(n_cols, MIN_WINDOW)
+        cut = 2 * self._ellipsis_size() if n_cols > shown else 0.0
+        cells = 12 + self._axes()[0] + cut + shown * self._cell_width()
         return int(max(60, title, cells)) + 1
+
+    def _full_width(self) -> int:
+        """The width that shows every column of the window (no column cut for lack of room)
+        and the title on one line."""
+        _, n_cols = self._shape2()
+        shown = n_cols if n_cols <= MAX_CELLS else WINDOW
+        cut = 2 * self._ellipsis_size() if n_cols > shown else 0.0
+        title = QtGui.QFontMetrics(self._title_font()).horizontalAdvance(self.title) + 12
+        return int(max(self._min_width(), title, 12 + self._axes()[0] + cut + shown * self._cell_width())) + 1
 
     def _fit_height(self) -> None:
         self.setMinimumWidth(self._min_width())
@@ -158,63 +399,55 @@ class TensorGrid(QtWidgets.QWidget):
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
+            self._place_window()
+            self._expand_marks()
             self._fit_height()
 
-    def set_highlights(self, highlights: dict[tuple, str]) -> None:
-        """Highlight positions of the full tensor; an N-D tensor shows the slice holding the
-        first highlighted position."""
-        if self.full is not None and self.full.ndim > 2:
-            first = next(iter(highlights), ())
-            prefix = tuple(first[: self.full.ndim - 2])
-            self._show_prefix(prefix)
-            highlights = {p[-2:]: r for p, r in highlights.items() if tuple(p[: len(prefix)]) == prefix}
-        self.highlights = dict(highlights)
-        self.update()
-
-    def _grid(self) -> tuple[int, int]:
-        a = self.array
-        if not self.drawable(a) or a.ndim == 0:
-            return 1, 1
-        return (1, a.shape[0]) if a.ndim == 1 else a.shape
-
     def sizeHint(self) -> QtCore.QSize:
-        rows, cols = self._grid()
-        return QtCore.QSize(max(160, 12 + cols * 46, self._min_width()), self.heightForWidth(self._min_width()))
+        width = self._full_width()
+        return QtCore.QSize(width, self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(self._min_width(), self.heightForWidth(self._min_width()))
 
     def cell_rect(self, pos: tuple) -> QtCore.QRectF:
-        """Where the cell at ``pos`` is drawn (widget coordinates)."""
-        rows, cols = self._grid()
+        """Where the cell at ``pos`` (a position in ``array``) is drawn (widget coordinates)."""
         r, c = (0, 0) if not pos else ((0, pos[0]) if len(pos) == 1 else pos)
-        least = self._cell_width()
-        w = max(least, min(max(MAX_CELL, least), (self.width() - 12) / max(cols, 1)))
-        h = 22.0
-        return QtCore.QRectF(6 + c * w, self._top() + r * h, w, h)
+        left, top, w, h = self._cached("cells", (self.rows, self.cols, self.masked, self.width(), self.title),
+                                       self._measure_cells)
+        return QtCore.QRectF(left + (c - self.cols.start) * w, top + (r - self.rows.start) * h, w, h)
 
+    def _measure_cells(self) -> tuple[float, float, float, float]:
+        """(left, top, width, height) of the drawn cells."""
+        least = self._cell_width()
+        _, n_cols = self._shape2()
+        cut = (self._ellipsis_size() if self.cols.stop < n_cols else 0.0)
+        room = (self.width() - self._left() - cut - 6) / max(len(self.cols), 1)
+        return self._left(), self._top(), max(least, min(max(MAX_CELL, least), room)), self._cell_height()
+
+    # ------------------------------------------------------------------ painting
     def paintEvent(self, event: QtGui.QPaintEvent) -> None:
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         grid = theme.grid_colours()
         p.setPen(self.palette().color(QtGui.QPalette.ColorRole.WindowText))
-        font = p.font()
-        font.setBold(True)
-        p.setFont(font)
+        p.setFont(self._title_font())
         # a title wider than the grid ("output[0, 0, :, :] after step 1") puts its note on
         # a second line; the grid is never narrower than its widest line
         lines = self.title_lines()
         self.shown_title = "\n".join(lines)
-        for i, line in enumerate(lines):
-            p.drawText(QtCore.QPointF(6, 16 + TITLE_LINE * i), line)
-        font.setBold(False)
-        p.setFont(font)
-        a = self.array
-        if not self.drawable(a):
-            if a is not None:
-                p.setPen(QtGui.QColor(grid.muted))
-                p.drawText(QtCore.QPointF(6, self._top() + 14), f"{a.dtype}{list(a.shape)}: too large to draw")
+        line = self._line()
+        ascent = QtGui.QFontMetrics(self._title_font()).ascent()
+        for i, text in enumerate(lines):
+            p.drawText(QtCore.QPointF(6, 4 + ascent + line * i), text)
+        cells = self.drawn_cells()
+        if not cells:
             p.end()
             return
+        self._paint_axes(p, cells)
+        p.setFont(self.font())
         texts = self.cell_texts()
-        for pos in np.ndindex(a.shape):
+        for pos in cells:
             rect = self.cell_rect(pos)
             fill, border = ROLE_COLOURS.get(self.highlights.get(pos), (grid.cell, grid.border))
             p.setBrush(QtGui.QColor(fill))
@@ -223,3 +456,42 @@ class TensorGrid(QtWidgets.QWidget):
             p.setPen(QtGui.QColor("#1d2030" if pos in self.highlights else grid.text))   # pastel highlights: dark
             p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, texts[pos])
         p.end()
+
+    def _paint_axes(self, p: QtGui.QPainter, cells: list[tuple]) -> None:
+        """Row and column coordinates (real ones: a window shows where it is), and "…" where
+        the window cuts the tensor."""
+        a = self.array
+        if a.ndim == 0:
+            return
+        p.setFont(self._axis_font())
+        p.setPen(QtGui.QColor(theme.grid_colours().muted))
+        align = QtCore.Qt.AlignmentFlag
+        _, top_axis = self._axes()
+        first = self.cell_rect(cells[0])
+        h = first.height()
+        for c in self.cols:
+            rect = self.cell_rect((c,) if a.ndim == 1 else (self.rows.start, c))
+            p.drawText(QtCore.QRectF(rect.left(), first.top() - top_axis - (self._ellipsis_size() * 0.6
+                                     if self.rows.start > 0 else 0), rect.width(), top_axis),
+                       align.AlignHCenter | align.AlignBottom, str(c))
+        if a.ndim == 2:
+            for r in self.rows:
+                rect = self.cell_rect((r, self.cols.start))
+                p.drawText(QtCore.QRectF(6, rect.top(), self._axes()[0] - 4, h),
+                           align.AlignRight | align.AlignVCenter, str(r))
+        n_rows, n_cols = self._shape2()
+        last = self.cell_rect(cells[-1])
+        e = self._ellipsis_size()
+        p.setFont(self.font())
+        if self.cols.start > 0:
+            p.drawText(QtCore.QRectF(first.left() - e, first.top(), e, last.bottom() - first.top()),
+                       align.AlignCenter, ELLIPSIS)
+        if self.cols.stop < n_cols:
+            p.drawText(QtCore.QRectF(last.right(), first.top(), e, last.bottom() - first.top()),
+                       align.AlignCenter, ELLIPSIS)
+        if self.rows.start > 0:
+            p.drawText(QtCore.QRectF(first.left(), first.top() - e * 0.6, last.right() - first.left(), e * 0.6),
+                       align.AlignCenter, "⋮")
+        if self.rows.stop < n_rows:
+            p.drawText(QtCore.QRectF(first.left(), last.bottom(), last.right() - first.left(), e * 0.6),
+                       align.AlignCenter, "⋮")

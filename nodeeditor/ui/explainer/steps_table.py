@@ -8,9 +8,10 @@ explanation opens as fast as a 6-step one.
 """
 from __future__ import annotations
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ops.explain import Explanation, position_text, value_text
+from ops.explain import Explanation, value_text, values_text
 
 Qt = QtCore.Qt
 COLUMNS = ("step", "from", "index", "to", "value", "what happens")
@@ -62,20 +63,16 @@ class StepsModel(QtCore.QAbstractTableModel):
             self._cache[step] = self._texts(step)
         return self._cache[step]
 
-    def _texts(self, step: int) -> tuple[str, ...]:
+    def _texts(self, k: int) -> tuple[str, ...]:
         e = self._explanation
-        move = e.move(step)
-        if e.kind == "gather":
-            source, target = f"data{position_text(move.target)}", f"output{position_text(move.element)}"
-            fate = ""
+        step = e.step(k)
+        source = ", ".join(c.text(e.rank(c.tensor)) for c in step.sources)
+        target = step.destination.text(e.rank(step.destination.tensor))
+        if not step.index:
+            index = f"{e.move(k).index_input} omitted"
         else:
-            source, target = f"{e.source}{position_text(move.element)}", f"output{position_text(move.target)}"
-            fate = move.text.split("\n", 1)[1] if "\n" in move.text else ""
-        if move.index_position is None:
-            index = f"{move.index_input} omitted"
-        else:
-            index = f"{move.index_input}{position_text(move.index_position)} = {_value(move.index_value)}"
-        return (str(step + 1), source, index, target, value_text(move.value), fate)
+            index = ", ".join(f"{c.text()} = {_value(e.tensor(c.tensor)[c.position])}" for c in step.index)
+        return (str(k + 1), source, index, target, values_text(step.value), step.note)
 
     def data(self, index: QtCore.QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self._explanation is None:
@@ -90,9 +87,11 @@ class StepsModel(QtCore.QAbstractTableModel):
 
 
 def _value(value) -> str:
-    if isinstance(value, tuple):
-        return "[" + ", ".join(str(int(v)) for v in value) + "]"
-    return value_text(value)
+    """An index value: ``3``, or a GatherND / ScatterND tuple ``[0, 2]``."""
+    value = np.asarray(value)
+    if value.ndim:
+        return "[" + ", ".join(str(int(v)) for v in value.reshape(-1)) + "]"
+    return value_text(value[()])
 
 
 class StepsView(QtWidgets.QTableView):

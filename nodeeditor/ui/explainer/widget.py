@@ -1,10 +1,18 @@
-"""ExplainerWidget: steps through an op's index map, one element at a time.
+"""ExplainerWidget: steps through an op's index map, one element (or one slice) at a time.
 
 ``set_operation(title, op, inputs, attrs)`` takes the node's input values; the widget builds
-an :class:`ops.explain.Explanation`, shows the step's sentence, and draws the small tensors
-with the deciding index, the moved value and the written cell highlighted. Prev/next, a slider
-and Play (one step every ``interval_ms``) move through the steps. The "All steps" tab lists
-every step as a table row (the whole index map at once); choosing a row goes to that step.
+an :class:`ops.explain.Explanation` and shows each step (:class:`ops.steps.Step`): its formula
+with the numbers, and the tensors as grids (:class:`.grid.TensorGrid`, laid out by
+:class:`.flow.FlowLayout` so a narrow window stacks them) with the source, the deciding index
+and the destination highlighted and joined by arrows (:class:`.arrows.ArrowOverlay`). After
+each step the output grid's row being written is scrolled into view.
+
+Moving: ◀ / ▶, the slider, Play (at :attr:`speed` steps per second; the menu of its arrow
+sets Slow, Normal, Fast or a number), and the keys Space (play / pause), Left / Right (a
+step), Home / End (first / last step) while the focus is in the widget (presentation mode
+makes them window-wide: :attr:`key_actions`). The "All steps" tab lists every step as a table
+row; choosing a row goes to that step. The ⋯ menu (also on right-click) switches GatherND /
+ScatterND between slice and single-element steps and exports the step-through as slides.
 """
 from __future__ import annotations
 
@@ -17,63 +25,149 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import ops
 from ops.explain import Explanation
 from ops.opdef import PortRole
+from ops.steps import Granularity, Step
 
+from .arrows import ArrowOverlay, Link
+from .flow import FlowLayout
 from .grid import ROLE_COLOURS, TensorGrid
 from .steps_table import StepsView
 
 HINT = "Select an operator node (with its inputs computed) to step through which index sends which value where."
+#: The step sentence while the output is hidden (a quiz question).
+HIDDEN_SENTENCE = "Where does this step land? (The output is hidden.)"
+#: Play speeds by name, in steps per second.
+SPEEDS = {"Slow": 0.5, "Normal": 1.5, "Fast": 5.0}
+DEFAULT_SPEED = SPEEDS["Normal"]
+MIN_SPEED, MAX_SPEED = 0.1, 100.0
+#: Other updates hitting the same cell are marked up to this many (a segment sum has thousands).
+MAX_ALSO = 200
+#: The formula's area grows up to this many lines, then scrolls.
+SENTENCE_LINES = 5
+
+
+class SentenceArea(QtWidgets.QScrollArea):
+    """Holds the step's formula: as tall as its wrapped lines, at most SENTENCE_LINES (then it
+    scrolls), at least one line."""
+
+    def __init__(self, label: QtWidgets.QLabel) -> None:
+        super().__init__()
+        self.label = label
+        self.setWidgetResizable(True)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(label)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
+        label.installEventFilter(self)
+
+    def _line(self) -> int:
+        return self.label.fontMetrics().lineSpacing()
+
+    def sizeHint(self) -> QtCore.QSize:
+        width = max(50, self.viewport().width())
+        wanted = self.label.heightForWidth(width) if self.label.text() else 0
+        return QtCore.QSize(width, min(max(wanted, 0), SENTENCE_LINES * self._line() + 4))
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(50, min(self.sizeHint().height(), self._line() + 4))
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.label and event.type() in (QtCore.QEvent.Type.LayoutRequest, QtCore.QEvent.Type.Resize,
+                                                      QtCore.QEvent.Type.FontChange):
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()
+
+
+def settle(widget: QtWidgets.QWidget) -> None:
+    """Let pending layouts and deferred scrolls run (a few event-loop turns, no user input), so
+    sizes can be measured and a grab shows what the screen would."""
+    app = QtWidgets.QApplication.instance()
+    for _ in range(3):
+        app.sendPostedEvents()
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
 
 
 class ExplainerWidget(QtWidgets.QWidget):
     """The teaching view (see the module docstring). ``stepChanged(int)`` follows the step."""
 
     stepChanged = QtCore.Signal(int)
+    #: A new operation is shown, or none (cleared).
+    operationChanged = QtCore.Signal()
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None, interval_ms: int = 700) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, interval_ms: int | None = None) -> None:
         super().__init__(parent)
         self.explanation: Explanation | None = None
+        self.current: Step | None = None      # the step shown
         self._output: np.ndarray | None = None
+        self._operation: tuple | None = None   # (title, op, inputs, attrs) of set_operation
+        self.output_hidden = False
+        #: None: each op's default (slices for GatherND / ScatterND); ELEMENT: single elements
+        self.granularity: Granularity | None = None
         self.title = QtWidgets.QLabel(HINT)
         self.title.setWordWrap(True)
         self.prev_button = QtWidgets.QToolButton(text="◀")
+        self.prev_button.setToolTip("Previous step (Left)")
         self.next_button = QtWidgets.QToolButton(text="▶")
+        self.next_button.setToolTip("Next step (Right)")
         self.play_button = QtWidgets.QToolButton(text="Play")
         self.play_button.setCheckable(True)
-        # as wide as its wider label, so Play <-> Pause does not shift the slider
-        width = max(self.play_button.fontMetrics().horizontalAdvance(t) for t in ("Play", "Pause")) + 18
-        self.play_button.setFixedWidth(width)
+        self.play_button.setToolTip("Play or pause (Space); the arrow sets the speed")
+        self.play_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self._fit_play_button()
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.counter = QtWidgets.QLabel("")
+        self.menu_button = QtWidgets.QToolButton(text="⋯")
+        self.menu_button.setToolTip("Explainer options: single elements, export slides")
+        self.menu_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
         self.sentence = QtWidgets.QLabel("")
         self.sentence.setWordWrap(True)
         self.sentence.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.sentence.setStyleSheet("font-family: monospace;")
+        mono = QtGui.QFont(self.font())
+        mono.setFamily("monospace")
+        mono.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        self.sentence.setFont(mono)
+        self.zoom = 1.0
         self.grids = [TensorGrid() for _ in range(4)]   # gathers use three
         legend = " ".join(f'<span style="background:{fill}; color:#1d2030; border:1px solid {edge}">'
                           f'&nbsp;{role}&nbsp;</span>' for role, (fill, edge) in ROLE_COLOURS.items())
         self.legend = QtWidgets.QLabel(legend)
+        self.legend.setWordWrap(True)   # a narrow dock wraps it rather than scroll sideways
 
-        controls = QtWidgets.QHBoxLayout()
+        # the ⋯ menu at the title's right (a panel's menu), the stepping controls below: the
+        # Explainer stays narrow on a projector
+        heading = QtWidgets.QHBoxLayout()
+        heading.addWidget(self.title, 1)
+        heading.addWidget(self.menu_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        self._controls = QtWidgets.QHBoxLayout()
+        self._controls.setSpacing(4)
         for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.counter):
-            controls.addWidget(w)
+            self._controls.addWidget(w)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addWidget(self.title)
-        layout.addLayout(controls)
-        layout.addWidget(self.sentence)
-        # the grids scroll (both ways) inside the dock: the explainer asks for little width
-        # (a projector at QT_SCALE_FACTOR=1.5 has 853 logical px), no cell or title is cut
+        layout.addLayout(heading)
+        layout.addLayout(self._controls)
+        # the step's formula stays in view above the grids; in a low dock its lines scroll
+        # (up to SENTENCE_LINES tall) rather than being cut
+        self.sentence_area = SentenceArea(self.sentence)
+        layout.addWidget(self.sentence_area)
+        # the grids wrap onto more lines in a narrow window (a projector: 853 logical px at
+        # QT_SCALE_FACTOR=1.5) and scroll vertically; each grid shows a window of a large tensor
         self.grid_area = QtWidgets.QWidget()
         self.grid_area.setObjectName("explainerGrids")
         self.grid_area.setBackgroundRole(QtGui.QPalette.ColorRole.Window)
         area = QtWidgets.QVBoxLayout(self.grid_area)
         area.setContentsMargins(0, 0, 0, 0)
-        grids = QtWidgets.QHBoxLayout()
+        self.flow = FlowLayout(spacing=14)
         for g in self.grids:
-            grids.addWidget(g, 0, QtCore.Qt.AlignmentFlag.AlignTop)
-        grids.addStretch(1)
-        area.addLayout(grids)
-        area.addWidget(self.legend)
+            self.flow.addWidget(g)
+        self.flow.addWidget(self.legend)   # after the last grid when there is room: no line of its own
+        area.addLayout(self.flow)
         area.addStretch(1)
+        self.arrows = ArrowOverlay(self.grid_area)
+        self.arrows.ceiling = lambda: self.flow.geometry().top()
         self.scroll = QtWidgets.QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
@@ -88,13 +182,78 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.tabs.addTab(self.steps, "All steps")
         layout.addWidget(self.tabs, 1)
 
-        self.timer = QtCore.QTimer(self, interval=interval_ms)
+        self.timer = QtCore.QTimer(self)
         self.timer.timeout.connect(self._advance)
+        self.speed = DEFAULT_SPEED
+        self._build_menus()
+        self._build_keys()
+        self.set_speed(DEFAULT_SPEED if not interval_ms else 1000.0 / interval_ms)
         self.prev_button.clicked.connect(lambda: self.set_step(self.step - 1))
         self.next_button.clicked.connect(lambda: self.set_step(self.step + 1))
         self.play_button.toggled.connect(self._play)
         self.slider.valueChanged.connect(self._show)
         self.clear()
+
+    # ------------------------------------------------------------------ building
+    def _build_menus(self) -> None:
+        # speed: the Play button's own menu
+        self.speed_menu = QtWidgets.QMenu("Speed", self)
+        self._speed_group = QtGui.QActionGroup(self)
+        self.speed_actions: dict[str, QtGui.QAction] = {}
+        for name, value in SPEEDS.items():
+            action = self.speed_menu.addAction(f"{name} ({value:g} steps/s)")
+            action.setCheckable(True)
+            action.triggered.connect(lambda _checked=False, v=value: self.set_speed(v))
+            self._speed_group.addAction(action)
+            self.speed_actions[name] = action
+        self.speed_menu.addSeparator()
+        box = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(box)
+        row.setContentsMargins(8, 2, 8, 2)
+        self.speed_box = QtWidgets.QDoubleSpinBox()
+        self.speed_box.setRange(MIN_SPEED, MAX_SPEED)
+        self.speed_box.setDecimals(1)
+        self.speed_box.setSingleStep(0.5)
+        self.speed_box.setSuffix(" steps/s")
+        self.speed_box.valueChanged.connect(lambda v: abs(v - self.speed) > 1e-9 and self.set_speed(v))
+        row.addWidget(QtWidgets.QLabel("Speed:"))
+        row.addWidget(self.speed_box)
+        spin_action = QtWidgets.QWidgetAction(self)
+        spin_action.setDefaultWidget(box)
+        self.speed_menu.addAction(spin_action)
+        self.play_button.setMenu(self.speed_menu)
+        # the ⋯ menu (and right-click)
+        self.menu = QtWidgets.QMenu(self)
+        self.elements_action = self.menu.addAction("Single &Elements")
+        self.elements_action.setCheckable(True)
+        self.elements_action.setStatusTip("GatherND / ScatterND: one step per element instead of one per slice")
+        self.elements_action.toggled.connect(
+            lambda on: self.set_granularity(Granularity.ELEMENT if on else None))
+        self.menu.addMenu(self.speed_menu)
+        self.menu.addSeparator()
+        self.export_action = self.menu.addAction("Export &Slides…", self.export_slides)
+        self.export_action.setStatusTip("Save the step-through as an animated GIF or numbered PNG frames")
+        self.menu_button.setMenu(self.menu)
+
+    def _build_keys(self) -> None:
+        def key(text: str, keys: str, slot) -> QtGui.QAction:
+            action = QtGui.QAction(text, self)
+            action.setShortcut(QtGui.QKeySequence(keys))
+            action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+            return action
+        self.play_action = key("&Play / Pause", "Space", self.toggle_play)
+        self.prev_action = key("P&revious Step", "Left", lambda: self.set_step(self.step - 1))
+        self.next_action = key("&Next Step", "Right", lambda: self.set_step(self.step + 1))
+        self.first_action = key("&First Step", "Home", lambda: self.set_step(0))
+        self.last_action = key("&Last Step", "End", lambda: self.set_step(self.count - 1))
+        #: The stepping keys (presentation mode makes them window-wide).
+        self.key_actions = (self.play_action, self.prev_action, self.next_action, self.first_action,
+                            self.last_action)
+        first = self.menu.actions()[0] if self.menu.actions() else None
+        self.menu.insertActions(first, list(self.key_actions))
+        self.menu.insertSeparator(first)
 
     # ------------------------------------------------------------------ public
     @property
@@ -107,26 +266,32 @@ class ExplainerWidget(QtWidgets.QWidget):
 
     def clear(self, message: str = HINT) -> None:
         """Show ``message`` and nothing to step through."""
-        self.explanation, self._output = None, None
+        self.explanation, self._output, self.current, self._operation = None, None, None, None
         self.timer.stop()
         self.play_button.setChecked(False)
         self.title.setText(message)
         self.sentence.setText("")
+        self.sentence_area.updateGeometry()
         self.counter.setText("")
         for g in self.grids:
             g.set_tensor("", None)
             g.hide()
+        self.arrows.set_links([])
         self.legend.hide()
         self.steps.show_explanation(None)
         self.tabs.hide()   # idle: the dock is a line (the hint and the controls)
         for w in (self.prev_button, self.next_button, self.play_button, self.slider):
             w.setEnabled(False)
+        self.elements_action.setEnabled(False)
+        self.export_action.setEnabled(False)
+        self.operationChanged.emit()
 
     def set_operation(self, title: str, op: str, inputs: Sequence[np.ndarray | None],
-                      attrs: Mapping[str, Any] | None = None) -> bool:
-        """Explain ``op`` on ``inputs``; returns False (and shows why) when it cannot run."""
+                      attrs: Mapping[str, Any] | None = None, step: int = 0) -> bool:
+        """Explain ``op`` on ``inputs`` from ``step``; returns False (and shows why) when it
+        cannot run."""
         try:
-            explanation = Explanation(op, inputs, attrs)
+            explanation = Explanation(op, inputs, attrs, self.granularity)
             output = ops.run_op(op, inputs, attrs)
         except ops.OpError as exc:
             self.clear(f"{title}: {exc}")
@@ -135,7 +300,10 @@ class ExplainerWidget(QtWidgets.QWidget):
             self.clear(f"{title}: nothing to step through (no elements)")
             return False
         self.explanation, self._output = explanation, output
+        self._operation = (title, op, list(inputs), dict(attrs or {}))
         what = "output element" if explanation.kind == "gather" else "update"
+        if explanation.granularity is Granularity.SLICE:
+            what = "slice"
         self.title.setText(f"<b>{title}</b> — {op}: {explanation.count} step{'s' * (explanation.count != 1)}, "
                            f"one per {what}, in row-major order")
         self._set_grids()
@@ -143,16 +311,162 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.tabs.show()
         self.slider.blockSignals(True)
         self.slider.setRange(0, explanation.count - 1)
-        self.slider.setValue(0)
+        self.slider.setValue(max(0, min(explanation.count - 1, step)))
         self.slider.blockSignals(False)
         for w in (self.prev_button, self.next_button, self.play_button, self.slider):
             w.setEnabled(True)
-        self._show(0)
+        blocked = self.elements_action.blockSignals(True)
+        self.elements_action.setEnabled(explanation.slices_possible)
+        self.elements_action.setChecked(explanation.granularity is Granularity.ELEMENT
+                                        and explanation.slices_possible)
+        self.elements_action.blockSignals(blocked)
+        self.export_action.setEnabled(True)
+        self._show(self.step)
+        self.operationChanged.emit()
         return True
+
+    def operation(self) -> tuple | None:
+        """(title, op, inputs, attrs) being explained, or None."""
+        return self._operation
 
     def set_step(self, k: int) -> None:
         if self.explanation is not None:
             self.slider.setValue(max(0, min(self.count - 1, k)))
+
+    def set_granularity(self, granularity: Granularity | None) -> None:
+        """Slice steps (None: each op's default) or single elements (ELEMENT) for GatherND /
+        ScatterND; the step shown stays on the same element."""
+        if granularity == self.granularity:
+            return
+        old, self.granularity = self.explanation, granularity
+        if old is None or self._operation is None:
+            return
+        title, op, inputs, attrs = self._operation
+        first_element = self.step * old.unit
+        new_unit = old.map.block if (granularity is None and old.slices_possible) else 1
+        self.set_operation(title, op, inputs, attrs, step=first_element // max(new_unit, 1))
+
+    def set_speed(self, steps_per_second: float) -> None:
+        """Play at ``steps_per_second`` (clamped to MIN_SPEED..MAX_SPEED)."""
+        self.speed = max(MIN_SPEED, min(MAX_SPEED, float(steps_per_second)))
+        self.timer.setInterval(max(1, round(1000.0 / self.speed)))
+        for name, action in self.speed_actions.items():
+            action.setChecked(abs(SPEEDS[name] - self.speed) < 1e-9)
+        if not any(a.isChecked() for a in self.speed_actions.values()) and self._speed_group.checkedAction():
+            self._speed_group.checkedAction().setChecked(False)
+        blocked = self.speed_box.blockSignals(True)
+        self.speed_box.setValue(self.speed)
+        self.speed_box.blockSignals(blocked)
+
+    def toggle_play(self) -> None:
+        """Play from here (from the start at the last step), or pause."""
+        if self.play_button.isEnabled():
+            self.play_button.setChecked(not self.play_button.isChecked())
+
+    @property
+    def playing(self) -> bool:
+        return self.timer.isActive()
+
+    def set_output_hidden(self, hidden: bool) -> None:
+        """Hide (True) the answer of each step, for a quiz: the output grid's values (its
+        cells show "?"), the step sentence, the "All steps" table, and the mark (and arrow) of
+        the cell that answers the step: the data cell a gather reads, the output (and data)
+        cell a scatter writes. The question stays marked: the deciding index, and the output
+        element (gather) or the update (scatter). False shows them again. Kept across
+        operations until changed."""
+        self.output_hidden = bool(hidden)
+        self.tabs.setTabVisible(1, not self.output_hidden)
+        if self.output_hidden:
+            self.tabs.setCurrentIndex(0)
+        if self.explanation is not None:
+            self._show(self.step)
+
+    def set_zoom(self, factor: float) -> None:
+        """Scale every text of the widget (grids, formula, table) by ``factor`` from the
+        application's font (presentation mode, slides); 1.0 restores it."""
+        font = QtGui.QFont(QtWidgets.QApplication.font())
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * factor)
+        else:
+            font.setPixelSize(max(1, round(font.pixelSize() * factor)))
+        self.zoom = factor
+        self.setFont(font)
+        mono = QtGui.QFont(font)
+        mono.setFamily("monospace")
+        mono.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        self.sentence.setFont(mono)
+
+    def content_fits(self) -> bool:
+        """Whether the current step shows whole: the grids need no scrolling and no grid
+        shows fewer columns than it would with room (True with nothing to explain)."""
+        if self.explanation is None:
+            return True
+        viewport = self.scroll.viewport()
+        if self.grid_area.heightForWidth(viewport.width()) > viewport.height():
+            return False
+        for grid in self.grids:
+            if grid.isVisible() and len(grid.cols) < grid.wanted_columns():
+                return False
+        return True
+
+    def fit_zoom(self, zooms: Sequence[float], steps: Sequence[int] | None = None) -> float:
+        """Set the largest of ``zooms`` at which :meth:`content_fits` holds at each of
+        ``steps`` (default: the current one), else the smallest; returns it. The step shown
+        stays the same."""
+        shown = self.step
+        ordered = sorted(zooms, reverse=True)
+        chosen = ordered[-1]
+        for zoom in ordered:
+            self.set_zoom(zoom)
+            fits = True
+            for k in (shown,) if steps is None else steps:
+                self.set_step(k)
+                settle(self)
+                fits = fits and self.content_fits()
+            if fits:
+                chosen = zoom
+                break
+        self.set_zoom(chosen)
+        self.set_step(shown)
+        settle(self)
+        return chosen
+
+    def set_slide_mode(self, on: bool) -> None:
+        """For slides: no buttons, slider, menu or tabs; the title, the counter, the formula
+        and the grids only; no scroll bars."""
+        for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.menu_button):
+            w.setVisible(not on)   # the counter stays: "3 / 6" on each slide
+        self.tabs.tabBar().setVisible(not on)
+        policy = QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on else QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        self.scroll.setHorizontalScrollBarPolicy(policy)
+        self.scroll.setVerticalScrollBarPolicy(policy)
+
+    def export_slides(self) -> QtWidgets.QDialog | None:
+        """Explainer > Export Slides…: ask where and how, then write (see :mod:`.slides_dialog`);
+        returns the dialog (opened, not waited for), None with nothing to export."""
+        from .slides_dialog import SlidesDialog
+
+        if self._operation is None:
+            return None
+        dialog = SlidesDialog(self, self.window())
+        dialog.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QtCore.QEvent.Type.FontChange:
+            self._fit_play_button()
+
+    def _fit_play_button(self) -> None:
+        """As wide as its wider label and the speed menu's arrow, so Play <-> Pause does not
+        shift the slider."""
+        metrics = self.play_button.fontMetrics()
+        arrow = self.play_button.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_MenuButtonIndicator)
+        self.play_button.setFixedWidth(max(metrics.horizontalAdvance(t) for t in ("Play", "Pause")) + 18 + arrow)
+
+    def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:
+        self.menu.exec(event.globalPos())
 
     # ------------------------------------------------------------------ internals
     def _panels(self) -> list[tuple[str, np.ndarray | None]]:
@@ -181,48 +495,100 @@ class ExplainerWidget(QtWidgets.QWidget):
             any_drawn |= TensorGrid.drawable(None if array is None else np.asarray(array))
         self.legend.setVisible(any_drawn)
 
+    def _marks(self, step: Step) -> dict[str, dict[tuple, str]]:
+        """Highlights by tensor name: the other updates hitting the same cell ("also"), the
+        source, the deciding index, the destination; a scatter marks the destination in
+        ``data`` too (the output starts as a copy of it). With the output hidden, the
+        answer's mark goes."""
+        e = self.explanation
+        marks: dict[str, dict[tuple, str]] = {name: {} for name, _ in self._panels()}
+        if e.kind == "scatter":
+            for s in e.same_destination(step.number)[:MAX_ALSO + 1]:
+                if s != step.number:
+                    marks[e.source][e.element_position(s)] = "also"
+        for cell in step.sources:
+            marks.setdefault(cell.tensor, {})[cell.position] = "source"
+        for cell in step.index:
+            marks.setdefault(cell.tensor, {})[cell.position] = "index"
+        marks.setdefault(step.destination.tensor, {})[step.destination.position] = "target"
+        if e.kind == "scatter":
+            data = next(p.name for p in e.schema.inputs if e.opdef.role(p.name) == PortRole.DATA)
+            marks[data][step.destination.position] = "target"
+        if self.output_hidden:
+            answer = "source" if e.kind == "gather" else "target"
+            marks = {name: {p: r for p, r in m.items() if r != answer} for name, m in marks.items()}
+        return marks
+
+    def _links(self, step: Step) -> list[Link]:
+        """Arrows: source -> destination, index -> destination (none to a hidden answer)."""
+        names = {name: grid for grid, (name, _) in zip(self.grids, self._panels(), strict=False)}
+        end = names.get(step.destination.tensor)
+        if end is None:
+            return []
+        links = []
+        hide_source = self.output_hidden
+        hide_index = self.output_hidden and self.explanation.kind == "scatter"
+        for role, cells, hidden in (("index", step.index, hide_index), ("source", step.sources, hide_source)):
+            for cell in cells:
+                if cell.tensor in names and not hidden:
+                    links.append(Link(role, names[cell.tensor], cell.position, end, step.destination.position))
+        return links
+
     def _show(self, k: int) -> None:
         e = self.explanation
         if e is None:
             return
-        move = e.move(k)
+        step = e.step(k)
+        self.current = step
         self.counter.setText(f"{k + 1} / {e.count}")
-        self.sentence.setText(move.text)
-        index_cell = {move.index_position: "index"} if move.index_position is not None else {}
-        if e.kind == "gather":
-            by_role = {PortRole.DATA: {move.target: "source"}, PortRole.INDICES: index_cell}
-            marks = [by_role[e.opdef.role(p.name)] for p in e.schema.inputs] + [{move.element: "target"}]
-        else:
-            flat = int(np.ravel_multi_index(move.target, e.map.target_shape)) if move.target else 0
-            others = {}
-            for s in e.contributors(flat):
-                if s != k:
-                    others[tuple(int(i) for i in np.unravel_index(s, e.map.element_shape))] = "also"
-            source = {**others, move.element: "source"}
-            by_role = {PortRole.DATA: {move.target: "target"}, PortRole.INDICES: index_cell, PortRole.UPDATES: source}
-            marks = [by_role[e.opdef.role(p.name)] for p in e.schema.inputs] + [{move.target: "target"}]
-            output = self.grids[len(e.schema.inputs)]
+        self.sentence_area.updateGeometry()
+        self.sentence.setText(HIDDEN_SENTENCE if self.output_hidden
+                              else step.formula + (f"\n{step.note}" if step.note else ""))
+        if e.kind == "scatter":
+            output = self.grid("output")
             output.set_tensor("output", e.output_after(k), f"after step {k + 1}" if k < e.count - 1 else "")
-        for grid, mark in zip(self.grids, marks, strict=False):  # four grids; gathers mark three
-            grid.set_highlights(self._fit(grid, mark))
+        marks = self._marks(step)
+        for grid, (name, _) in zip(self.grids, self._panels(), strict=False):  # four grids; gathers mark three
+            grid.set_masked(self.output_hidden and name == "output")
+            grid.set_highlights(marks.get(name, {}))
+        self.arrows.set_links(self._links(step))
         self.prev_button.setEnabled(k > 0)
         self.next_button.setEnabled(k < e.count - 1)
         self.steps.show_step(k)
+        self._reveal()
+        QtCore.QTimer.singleShot(0, self._reveal)     # again once the layout has settled
         self.stepChanged.emit(k)
 
-    @staticmethod
-    def _fit(grid: TensorGrid, marks: dict) -> dict:
-        """Highlights for a GatherND/ScatterND index tuple cover its whole row of indices."""
-        if grid.full is None:
-            return {}
-        out = {}
-        for pos, role in marks.items():
-            if len(pos) == grid.full.ndim:
-                out[pos] = role
-            elif len(pos) == grid.full.ndim - 1:
-                for c in range(grid.full.shape[-1]):
-                    out[pos + (c,)] = role
-        return out
+    def destination_row_rect(self, whole: bool = False) -> QtCore.QRect | None:
+        """The output grid's row being written (a slice step: the first row of its slice; with
+        ``whole``, every drawn cell of the destination), in the grid area's coordinates."""
+        if self.current is None or self.explanation is None:
+            return None
+        output = self.grid("output")
+        dest = tuple(self.current.destination.position)
+        rank = 0 if output.full is None else output.full.ndim
+        first = dest + (0,) * (rank - len(dest))     # the first cell written
+        rect = output.region_rect(dest if whole else first[: max(rank - 1, 0)])
+        if rect is None:
+            return None
+        return rect.translated(QtCore.QPointF(output.mapTo(self.grid_area, QtCore.QPoint(0, 0)))).toAlignedRect()
+
+    def _reveal(self) -> None:
+        """Scroll the grids so that the output row being written is in view (the whole slice
+        being written, when the view is tall enough)."""
+        whole, row = self.destination_row_rect(whole=True), self.destination_row_rect()
+        if row is None or not self.isVisible():
+            return
+        viewport = self.scroll.viewport().size()
+        fits = whole is not None and whole.height() <= viewport.height() - 16 and whole.width() <= viewport.width()
+        rect = whole if fits else row
+        if rect.bottom() + 8 <= viewport.height() and rect.right() + 8 <= viewport.width():
+            # the row is in view from the top: show the grids from their titles
+            self.scroll.horizontalScrollBar().setValue(0)
+            self.scroll.verticalScrollBar().setValue(0)
+            return
+        self.scroll.ensureVisible(rect.right(), rect.bottom(), 8, 8)
+        self.scroll.ensureVisible(rect.left(), rect.top(), 8, 8)
 
     def _play(self, on: bool) -> None:
         if on and self.explanation is not None:

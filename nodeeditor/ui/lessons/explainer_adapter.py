@@ -1,10 +1,9 @@
 """The one place the lessons drive the Explainer (:mod:`nodeeditor.ui.explainer`).
 
 The lessons need two things from it: start the step-through of the node it shows at a given
-step, and hide the output while a quiz runs. The explainer's own public API for both is being
-written on another branch; until it is merged these functions use what
-:class:`~nodeeditor.ui.explainer.ExplainerWidget` has today, and switching is a change here
-only.
+step, and hide the output while a quiz runs. A quiz hides the whole Explainer (its dock gives
+its place to the Quiz), which hides the output too; the Explainer's finer
+``set_output_hidden`` (masking only the answer) is the alternative, a change here only.
 """
 from __future__ import annotations
 

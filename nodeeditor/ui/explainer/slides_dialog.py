@@ -1,0 +1,115 @@
+"""Explainer > Export Slides…: where (a GIF file, or a folder of numbered PNG frames), at which
+size, with or without a title frame, and each GIF frame's time (from the play speed); then
+:mod:`.slides` renders the step-through offscreen and writes it. Errors are shown in a
+message box; the dialog stays open so the person can fix the path or the size."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from . import slides
+
+GIF, FRAMES = "gif", "frames"
+
+
+class SlidesDialog(QtWidgets.QDialog):
+    """Export the operation ``explainer`` shows. ``written`` lists the files once done."""
+
+    def __init__(self, explainer, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export Slides")
+        self.explainer = explainer
+        self.written: list[Path] = []
+        self.gif_button = QtWidgets.QRadioButton("Animated &GIF")
+        self.frames_button = QtWidgets.QRadioButton("Numbered &PNG frames in a folder")
+        self.gif_button.setChecked(True)
+        title, op = explainer.operation()[:2]
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in title).strip("_") or op
+        self._defaults = {GIF: str(Path.home() / f"{stem}.gif"), FRAMES: str(Path.home() / f"{stem}_frames")}
+        self.path = QtWidgets.QLineEdit(self._defaults[GIF])
+        browse = QtWidgets.QPushButton("&Browse…")
+        browse.clicked.connect(self._browse)
+        self.width_box, self.height_box = QtWidgets.QSpinBox(), QtWidgets.QSpinBox()
+        for i, box in enumerate((self.width_box, self.height_box)):
+            box.setRange(slides.MIN_SIZE[i], slides.MAX_SIZE[i])
+            box.setValue(slides.DEFAULT_SIZE[i])
+            box.setSuffix(" px")
+        self.title_box = QtWidgets.QCheckBox("&Title frame first")
+        self.frame_ms = QtWidgets.QSpinBox()
+        self.frame_ms.setRange(50, 20000)
+        self.frame_ms.setSingleStep(100)
+        self.frame_ms.setSuffix(" ms per step")
+        self.frame_ms.setValue(round(1000 / explainer.speed))
+        for button, kind in ((self.gif_button, GIF), (self.frames_button, FRAMES)):
+            button.toggled.connect(lambda on, k=kind: on and self._switch(k))
+
+        where = QtWidgets.QHBoxLayout()
+        where.addWidget(self.path, 1)
+        where.addWidget(browse)
+        size = QtWidgets.QHBoxLayout()
+        size.addWidget(self.width_box)
+        size.addWidget(QtWidgets.QLabel("×"))
+        size.addWidget(self.height_box)
+        size.addStretch(1)
+        form = QtWidgets.QFormLayout()
+        form.addRow(self.gif_button)
+        form.addRow(self.frames_button)
+        form.addRow("Save to:", where)
+        form.addRow("Size:", size)
+        form.addRow("GIF speed:", self.frame_ms)
+        form.addRow(self.title_box)
+        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Save
+                                             | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.export)
+        buttons.rejected.connect(self.reject)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    @property
+    def kind(self) -> str:
+        return GIF if self.gif_button.isChecked() else FRAMES
+
+    def _switch(self, kind: str) -> None:
+        if self.path.text() in self._defaults.values():
+            self.path.setText(self._defaults[kind])
+        self.frame_ms.setEnabled(kind == GIF)
+
+    def _browse(self) -> None:
+        if self.kind == GIF:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save GIF", self.path.text(), "GIF images (*.gif)")
+        else:
+            path = QtWidgets.QFileDialog.getExistingDirectory(self, "Folder for the frames", self.path.text())
+        if path:
+            self.path.setText(path)
+
+    def options(self) -> slides.SlideOptions:
+        return slides.SlideOptions((self.width_box.value(), self.height_box.value()), self.title_box.isChecked(),
+                                   self.frame_ms.value(), self.explainer.granularity)
+
+    def export(self) -> bool:
+        """Render and write; True when written (the dialog closes), else a message box says why."""
+        text = self.path.text().strip()
+        if not text:
+            QtWidgets.QMessageBox.warning(self, "Export Slides", "Choose where to save the slides.")
+            return False
+        path = Path(text).expanduser()
+        if self.kind == GIF and path.suffix.lower() != ".gif":
+            path = path.with_name(path.name + ".gif")
+        title, op, inputs, attrs = self.explainer.operation()
+        QtWidgets.QApplication.setOverrideCursor(QtGui.QCursor(QtCore.Qt.CursorShape.WaitCursor))
+        try:
+            options = self.options()
+            frames = slides.render_frames(title, op, inputs, attrs, options)
+            if self.kind == GIF:
+                self.written = [slides.write_gif(frames, path, options.frame_ms)]
+            else:
+                self.written = slides.write_frames(frames, path, options.title_frame)
+        except slides.SlideError as exc:
+            QtWidgets.QApplication.restoreOverrideCursor()
+            QtWidgets.QMessageBox.warning(self, "Export Slides", str(exc))
+            return False
+        QtWidgets.QApplication.restoreOverrideCursor()
+        self.accept()
+        return True

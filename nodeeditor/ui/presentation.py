@@ -1,0 +1,216 @@
+"""View > Presentation (F5): the editor as a teacher shows it on a projector.
+
+Entering: the window goes full screen; the palette, the properties and the tensor viewer are
+hidden (View > Show Panels, F6, brings them back and hides them again, still presenting);
+the Explainer moves beside the canvas and takes :data:`EXPLAINER_SHARE` of the width; its
+texts grow to the largest of :data:`ZOOMS` at which the current step shows whole (grids,
+formula) without scrolling, never below 1.0; the canvas frames the explained operator with
+its inputs and outputs at :data:`MIN_CANVAS_ZOOM` at least, so node titles and port labels
+are read from the back of the room; the Explainer's keys (Space, Left, Right, Home, End) work
+window-wide. Esc (or F5 again) leaves: the window's geometry, full-screen state, docks and
+their places, the Explainer's text size and keys come back as they were; Run > Cancel Run
+has Esc again.
+
+:class:`Presentation` owns only this mode's state; it changes the window through Qt (dock
+visibility and places, full screen), the Explainer through its public methods, the canvas
+view's transform, and the shortcut of the cancel action it is given.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from .canvas import GraphScene, GraphView
+from .explainer import ExplainerWidget
+from .explainer.widget import settle
+
+#: The Explainer's share of the window's width while presenting.
+EXPLAINER_SHARE = 0.58
+#: Text zooms tried for the Explainer, largest first; the first that fits is kept.
+ZOOMS = (1.6, 1.45, 1.3, 1.15, 1.0)
+#: The canvas never frames below this zoom while presenting (node titles stay readable).
+MIN_CANVAS_ZOOM = 1.0
+MAX_CANVAS_ZOOM = 1.6
+FRAME_MARGIN = 24.0
+LEAVE_KEY = "Esc"
+
+
+@dataclass(frozen=True)
+class _Saved:
+    """What entering changed, to put back."""
+
+    geometry: QtCore.QRect
+    state: QtCore.QByteArray
+    full_screen: bool
+    maximized: bool
+    cancel_keys: tuple[QtGui.QKeySequence, ...]
+    zoom: float
+    transform: QtGui.QTransform
+    centre: QtCore.QPointF
+
+
+class Presentation(QtCore.QObject):
+    """View > Presentation for ``window`` (see the module docstring). ``panels`` are the
+    docks hidden while presenting; ``explainer_dock`` holds ``explainer``; ``cancel_action``
+    gives Esc up while presenting. ``changed(bool)``: entered (True) or left (False)."""
+
+    changed = QtCore.Signal(bool)
+
+    def __init__(self, window: QtWidgets.QMainWindow, view: GraphView, scene: GraphScene,
+                 explainer: ExplainerWidget, explainer_dock: QtWidgets.QDockWidget,
+                 panels: list[QtWidgets.QDockWidget], cancel_action: QtGui.QAction) -> None:
+        super().__init__(window)
+        self.window, self.view, self.scene = window, view, scene
+        self.explainer, self.explainer_dock, self.panels = explainer, explainer_dock, list(panels)
+        self.cancel_action = cancel_action
+        self._saved: _Saved | None = None
+        self._fitting = False
+        self.action = self._make("&Presentation", "F5", self.set_active, checkable=True,
+                                 tip="Full screen, canvas and Explainer only, large text (Esc leaves)")
+        self.panels_action = self._make("Show &Panels", "F6", self.show_panels, checkable=True,
+                                        tip="While presenting: show or hide the palette, properties and viewer")
+        self.panels_action.setEnabled(False)
+        # Esc is Run > Cancel Run's key; while presenting it is this action's (set on entering)
+        self.leave_action = self._make("Leave Presentation", "", lambda: self.set_active(False))
+        self.leave_action.setEnabled(False)
+        explainer.operationChanged.connect(self._refit_later)
+
+    def _make(self, text: str, key: str, slot, checkable: bool = False, tip: str = "") -> QtGui.QAction:
+        action = QtGui.QAction(text, self.window)
+        if key:
+            action.setShortcut(QtGui.QKeySequence(key))
+        action.setCheckable(checkable)
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        self.window.addAction(action)
+        return action
+
+    # ------------------------------------------------------------------ public
+    @property
+    def active(self) -> bool:
+        return self._saved is not None
+
+    def set_active(self, on: bool) -> None:
+        if bool(on) == self.active:
+            self.action.setChecked(self.active)
+            return
+        self._enter() if on else self._leave()
+        self.action.setChecked(self.active)
+        self.panels_action.setEnabled(self.active)
+        self.leave_action.setEnabled(self.active)
+        self.changed.emit(self.active)
+
+    def show_panels(self, on: bool) -> None:
+        """While presenting: the window's usual docks back where they were (True), or the
+        presentation's canvas and Explainer only (False)."""
+        if not self.active:
+            self.panels_action.setChecked(False)
+            return
+        self.panels_action.setChecked(bool(on))
+        if on:
+            self.window.restoreState(self._saved.state)
+            self.explainer_dock.show()
+        else:
+            self._present_layout()
+        self._refit_later()
+
+    def refit(self) -> None:
+        """The Explainer's text zoom (the largest of ZOOMS that shows the step whole) and the
+        canvas framing; called when entering, on a new operator and when the window resizes."""
+        if not self.active or self._fitting:
+            return
+        self._fitting = True
+        try:
+            settle(self.window)
+            self.explainer.fit_zoom(ZOOMS)
+            self.frame_canvas()
+        finally:
+            self._fitting = False
+
+    def frame_canvas(self) -> None:
+        """Frame the explained operator with its inputs and outputs (everything when no node
+        is selected), at MIN_CANVAS_ZOOM at least, centred on the operator."""
+        graph = self.scene.graph
+        selected = [nid for nid in self.scene.selected_node_ids() if graph.has_node(nid)]
+        ids = set(selected)
+        for nid in selected:
+            ids |= {edge.src for edge in graph.inputs_of(nid).values()} | set(graph.consumers(nid))
+        rect = self.scene.nodes_rect(ids or None)
+        if rect.isNull():
+            return
+        focus = self.scene.nodes_rect(set(selected)) if selected else rect
+        rect = rect.adjusted(-FRAME_MARGIN, -FRAME_MARGIN, FRAME_MARGIN, FRAME_MARGIN)
+        viewport = self.view.viewport().rect()
+        s = min(viewport.width() / rect.width(), viewport.height() / rect.height(), MAX_CANVAS_ZOOM)
+        s = max(MIN_CANVAS_ZOOM, s)
+        self.view.resetTransform()
+        self.view.scale(s, s)
+        fits = rect.width() * s <= viewport.width() and rect.height() * s <= viewport.height()
+        self.view.centerOn(rect.center() if fits else focus.center())
+        self.view.hide_overflow_hint()
+
+    # ------------------------------------------------------------------ internals
+    def _enter(self) -> None:
+        w = self.window
+        self._saved = _Saved(QtCore.QRect(w.normalGeometry() if w.isMaximized() or w.isFullScreen() else w.geometry()),
+                             w.saveState(), w.isFullScreen(), w.isMaximized(),
+                             tuple(self.cancel_action.shortcuts()), self.explainer.zoom,
+                             QtGui.QTransform(self.view.transform()),
+                             self.view.mapToScene(self.view.viewport().rect().center()))
+        self.cancel_action.setShortcuts([])          # Esc leaves the presentation
+        self.leave_action.setShortcut(QtGui.QKeySequence(LEAVE_KEY))
+        for action in self.explainer.key_actions:
+            action.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
+        self.panels_action.setChecked(False)
+        w.showFullScreen()
+        self._present_layout()
+        w.installEventFilter(self)
+        self._refit_later()
+
+    def _present_layout(self) -> None:
+        w = self.window
+        for dock in self.panels:
+            dock.hide()
+        dock = self.explainer_dock
+        if dock.isFloating():
+            dock.setFloating(False)
+        w.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.show()
+        dock.raise_()
+        w.resizeDocks([dock], [int(w.width() * EXPLAINER_SHARE)], QtCore.Qt.Orientation.Horizontal)
+
+    def _leave(self) -> None:
+        saved, self._saved = self._saved, None
+        w = self.window
+        w.removeEventFilter(self)
+        self.panels_action.setChecked(False)
+        for action in self.explainer.key_actions:
+            action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.leave_action.setShortcut(QtGui.QKeySequence())
+        self.cancel_action.setShortcuts(list(saved.cancel_keys))
+        self.explainer.set_zoom(saved.zoom)
+        w.showNormal()
+        w.setGeometry(saved.geometry)
+        if saved.full_screen:
+            w.showFullScreen()
+        elif saved.maximized:
+            w.showMaximized()
+        w.restoreState(saved.state)
+        self.view.setTransform(saved.transform)
+        self.view.centerOn(saved.centre)
+
+    def _refit_later(self) -> None:
+        if self.active:
+            QtCore.QTimer.singleShot(0, self.refit)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.window and event.type() == QtCore.QEvent.Type.Resize:
+            w = self.window
+            if not self.panels_action.isChecked():
+                w.resizeDocks([self.explainer_dock], [int(event.size().width() * EXPLAINER_SHARE)],
+                              QtCore.Qt.Orientation.Horizontal)
+            self._refit_later()
+        return False
+

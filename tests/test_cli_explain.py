@@ -1,0 +1,112 @@
+"""``indexflow explain GRAPH NODE``: the step lines of every seed example on stdout and nothing
+else (no Qt loaded), slides as a GIF with one frame per step and as numbered PNG frames, drawn
+offscreen; usage errors on stderr. Expected lines come from the seed pages' loops
+(tests/ops/seed_steps.py)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nodeeditor.cli import main
+
+from .ops.seed_steps import SCATTERND_EX2, SEEDS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nodeeditor", *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env or {**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda s: f"{s.graph}/{s.node}")
+def test_text_prints_the_seed_examples_steps_in_the_loop_order_of_its_page(seed, capsys):
+    assert main(["explain", seed.graph, seed.node, "--text"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.splitlines() == [s.line for s in seed.steps]
+
+
+def test_text_is_the_default_and_a_node_is_found_by_its_name(capsys):
+    # "example2" names the ScatterND node and its output node: the operator is meant
+    assert main(["explain", "scatternd13_examples", "example2"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.splitlines() == [s.line for s in SCATTERND_EX2.steps]
+
+
+def test_elements_steps_through_a_slice_op_one_element_at_a_time(capsys):
+    assert main(["explain", "scatternd13_examples", "ex2_op", "--elements"]) == 0
+    lines = capsys.readouterr()[0].splitlines()
+    assert len(lines) == 32
+    # element 17 is updates[1, 0, 0] = 1 -> output[indices[1], 0, 0] = output[2, 0, 0]
+    assert lines[16] == "17: updates[1, 0, 0] = 1 → output[2, 0, 0]   (indices[1] = [2])"
+
+
+def test_text_pipes_into_wc_and_grep_and_loads_no_qt():
+    """Only the step lines reach stdout (so `| wc -l` counts steps), and the text path never
+    imports Qt."""
+    code = ("import sys; from nodeeditor.cli import main; rc = main(sys.argv[1:]); "
+            "print('qt' if 'PySide6' in sys.modules else 'no qt', file=sys.stderr); sys.exit(rc)")
+    result = subprocess.run([sys.executable, "-c", code, "explain", "scatter9_examples", "example1", "--text"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "no qt"
+    lines = result.stdout.splitlines()
+    assert len(lines) == 6 and all(line.startswith(f"{i + 1}: updates[") for i, line in enumerate(lines))
+    assert [line for line in lines if "→ output[2, " in line] == [lines[2], lines[4]]   # a grep
+
+
+@pytest.mark.parametrize("args,message", [
+    (["scatter9_examples", "nope"], "no node 'nope'"),
+    (["scatter9_examples", "ex1_data"], "is not an operator node"),
+    (["no_such_example", "x"], "no_such_example"),
+])
+def test_usage_errors_go_to_stderr_with_exit_code_2(args, message, capsys):
+    assert main(["explain", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and message in err
+    if "nope" in args:
+        assert "ex1_op (example1, Scatter)" in err
+
+
+def test_a_bad_size_is_a_usage_error(tmp_path, capsys):
+    assert main(["explain", "scatter9_examples", "ex1_op", "--gif", str(tmp_path / "a.gif"), "--size", "big"]) == 2
+    assert "WIDTHxHEIGHT" in capsys.readouterr()[1]
+    assert not (tmp_path / "a.gif").exists()
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda s: f"{s.graph}/{s.node}")
+def test_the_gif_has_one_frame_per_step_and_the_frames_are_numbered(seed, tmp_path, capsys):
+    from PIL import Image
+
+    gif, frames = tmp_path / "steps.gif", tmp_path / "frames"
+    assert main(["explain", seed.graph, seed.node, "--gif", str(gif), "--frames", str(frames),
+                 "--size", "480x270"]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""                                   # only --text writes to stdout
+    with Image.open(gif) as image:
+        assert image.n_frames == len(seed.steps) and image.size == (480, 270)
+    names = sorted(p.name for p in frames.iterdir())
+    assert names == [f"step_{i + 1:03d}.png" for i in range(len(seed.steps))]
+    assert f"wrote {len(seed.steps)} frames to {gif}" in err
+
+
+def test_a_title_frame_comes_first_and_renders_without_a_display(tmp_path):
+    """A fresh process with neither DISPLAY nor a Qt platform set: the slides are drawn
+    offscreen; the GIF has the title frame plus one per step."""
+    from PIL import Image
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["PYTHONPATH"] = str(ROOT)
+    gif, frames = tmp_path / "title.gif", tmp_path / "frames"
+    result = _run("explain", "scatternd13_examples", "ex2_op", "--gif", str(gif), "--frames", str(frames),
+                  "--title", "--size", "640x360", "--frame-ms", "500", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    with Image.open(gif) as image:
+        assert image.n_frames == 3 and image.info["duration"] == 500
+    assert sorted(p.name for p in frames.iterdir()) == ["step_001.png", "step_002.png", "title.png"]

@@ -1,0 +1,101 @@
+"""Explainer > Export Slides…: the step-through as an animated GIF (one frame per step, read
+back with Pillow) or numbered PNG frames, at the chosen size, drawn offscreen by the
+Explainer's own widget."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6 import QtWidgets
+
+from nodeeditor.graph import load_example
+from nodeeditor.ui.explainer import ExplainerWidget, slides
+from nodeeditor.ui.explainer.slides_dialog import SlidesDialog
+
+from ..ops.seed_steps import SCATTER9_EX1, SCATTERND_EX2
+
+
+def test_render_frames_gives_one_picture_per_step_at_the_size_asked(qapp):
+    frames = slides.render_frames("ex1", "Scatter", list(SCATTER9_EX1.inputs), {},
+                                  slides.SlideOptions((800, 450), title_frame=True))
+    assert len(frames) == 1 + 6
+    assert {(f.width(), f.height()) for f in frames} == {(800, 450)}
+    assert len({bytes(f.constBits()) for f in frames}) == 7      # every picture differs (the step moves)
+
+
+def test_the_slides_widget_never_shows_on_a_screen(qapp, monkeypatch):
+    made = []
+    original = ExplainerWidget.__init__
+
+    def record(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(ExplainerWidget, "__init__", record)
+    slides.render_frames("ex2", "ScatterND", list(SCATTERND_EX2.inputs), {}, slides.SlideOptions((640, 360)))
+    from PySide6 import QtCore
+
+    assert made and made[0].testAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)
+
+
+def test_gif_and_frames_are_written_and_read_back(qapp, tmp_path):
+    frames = slides.render_frames("ex2", "ScatterND", list(SCATTERND_EX2.inputs), {},
+                                  slides.SlideOptions((640, 360)))
+    gif = slides.write_gif(frames, tmp_path / "ex2.gif", 700)
+    with Image.open(gif) as image:
+        assert image.n_frames == 2 and image.size == (640, 360) and image.info["duration"] == 700
+        assert image.info.get("loop") == 0
+    written = slides.write_frames(frames, tmp_path / "frames")
+    assert [p.name for p in written] == ["step_001.png", "step_002.png"]
+    with Image.open(written[1]) as image:
+        assert image.size == (640, 360)
+
+
+@pytest.mark.parametrize("text", ["big", "10x10", "1280x", "99999x720"])
+def test_a_bad_size_says_what_is_accepted(text):
+    with pytest.raises(slides.SizeError):
+        slides.parse_size(text)
+    assert slides.parse_size("1280x720") == (1280, 720)
+
+
+def test_an_unwritable_gif_is_a_slide_error(qapp, tmp_path):
+    frames = slides.render_frames("g", "Gather", [np.arange(3.0), np.array([2])], {}, slides.SlideOptions((320, 200)))
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(slides.SlideError):
+        slides.write_gif(frames, tmp_path / "file" / "x.gif")
+
+
+def test_export_slides_from_the_explainer_menu_writes_the_gif(window, qtbot, tmp_path):
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    assert window.explainer_controller.explain("ex1_op")
+    assert window.explainer.export_action in window.explainer.menu.actions()
+    window.explainer.export_action.trigger()
+    qtbot.waitUntil(lambda: isinstance(QtWidgets.QApplication.activeModalWidget(), SlidesDialog), timeout=10000)
+    dialog = QtWidgets.QApplication.activeModalWidget()
+    dialog.path.setText(str(tmp_path / "lesson"))              # .gif is added
+    dialog.width_box.setValue(640)
+    dialog.height_box.setValue(360)
+    dialog.title_box.setChecked(True)
+    assert dialog.export()
+    with Image.open(tmp_path / "lesson.gif") as image:
+        assert image.n_frames == 1 + 6 and image.size == (640, 360)
+
+
+def test_export_slides_as_frames_into_a_folder(window, qtbot, tmp_path, dialogs):
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    window.explainer_controller.explain("ex2_op")
+    dialog = window.explainer.export_slides()
+    dialog.frames_button.setChecked(True)
+    assert dialog.path.text().endswith("_frames")
+    dialog.path.setText(str(tmp_path / "frames"))
+    assert dialog.export() and not dialog.isVisible()
+    assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == ["step_001.png", "step_002.png"]
+    # an unwritable place: a message, the dialog stays
+    (tmp_path / "file").write_text("x")
+    dialog = window.explainer.export_slides()
+    dialog.path.setText(str(tmp_path / "file" / "x.gif"))
+    assert not dialog.export()
+    assert dialogs.calls and dialogs.calls[-1][0] == "warning" and dialog.isVisible()
+    dialog.reject()
