@@ -21,8 +21,8 @@ handle (the caller makes it atomic).
 """
 from __future__ import annotations
 
-import errno
 import enum
+import errno
 import hashlib
 import io
 import math
@@ -322,7 +322,7 @@ def _read_csv(handle: BinaryIO, path: Path, dtype: str | None) -> np.ndarray:
     except (ValueError, TypeError, OverflowError) as exc:
         where = _CSV_ROW.search(str(exc))
         if where:
-            row, column = int(where.group(1)) + 1, int(where.group(2)) + 1
+            row, column = int(where.group(1)) + 1, int(where.group(2))  # numpy: rows from 0, columns from 1
             raise ArrayFileError(path, f"cannot read: row {row}, column {column} is not a value of dtype "
                                        f"{name}") from None
         if "number of columns" in str(exc):
