@@ -2,12 +2,14 @@
 
     indexflow                      open the editor on the default example
     indexflow GRAPH                open the editor on a graph file
-    indexflow run [GRAPH] [--output FILE.npz] [--print]   (.npz added when missing; no folders)
-    indexflow check [GRAPH]
+    indexflow run [GRAPH] [--output FILE.npz] [--print] [--allow-outside-files]
+    indexflow check [GRAPH] [--allow-outside-files]
     indexflow examples
 
 GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
-``run`` and ``check`` use the default example. Exit codes: 0 success, 1 the graph has
+``run`` and ``check`` use the default example. A graph file's file sources read only files in
+its own folder unless ``--allow-outside-files`` is given (``nodeeditor.graph.paths.FileScope``).
+``run --output`` adds ``.npz`` when missing and refuses a folder. Exit codes: 0 success, 1 the graph has
 errors (each printed with its node) or cannot be read, 2 usage errors (bad arguments,
 no such file).
 
@@ -64,15 +66,23 @@ def _load_plugins() -> None:
 
 
 # ---------------------------------------------------------------------- helpers
-def _load(spec: str | None):
-    """A graph from a file path or an example name (default example for None, see
-    ``nodeeditor.graph.open_graph``); a name that is neither is a usage error."""
+def _load(args: argparse.Namespace):
+    """The graph ``args.graph`` names: a file path or an example name (default example for
+    None, see ``nodeeditor.graph.open_graph``), reading files outside its folder only with
+    ``--allow-outside-files``; a name that is neither is a usage error."""
     from nodeeditor.graph import GraphArgumentError, open_graph
 
     try:
-        return open_graph(spec)
+        return open_graph(args.graph, allow_outside_files=args.allow_outside_files)
     except GraphArgumentError as exc:
         raise UsageError(str(exc)) from None
+
+
+def add_outside_files_option(parser: argparse.ArgumentParser) -> None:
+    """``--allow-outside-files``, for every subcommand that opens a graph file."""
+    from nodeeditor.graph.paths import OUTSIDE_FLAG, OUTSIDE_HELP
+
+    parser.add_argument(OUTSIDE_FLAG, action="store_true", help=OUTSIDE_HELP)
 
 
 def _describe(graph) -> str:
@@ -135,7 +145,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"error: --output {args.output} names a folder; give a file name, e.g. "
               f"{Path(args.output) / 'outputs.npz'}")
         return EXIT_GRAPH_ERROR
-    graph = _load(args.graph)
+    graph = _load(args)
     print(_describe(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
     if args.engine == "onnxruntime":
         outcome = _run_in_onnxruntime(graph)
@@ -235,7 +245,7 @@ def _run_in_onnxruntime(graph) -> dict | int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from nodeeditor.graph.checks import static_duplicate_warnings
 
-    graph = _load(args.graph)
+    graph = _load(args)
     print(_describe(graph))
     duplicates = static_duplicate_warnings(graph)
     errors = 0
@@ -287,6 +297,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--engine", choices=("numpy", "onnxruntime"), default="numpy",
                    help="numpy: IndexFlow's own engine (default); onnxruntime: export in memory and run the "
                         "model in onnxruntime (optional dependency)")
+    add_outside_files_option(p)
     p.set_defaults(handler=_cmd_run)
 
 
@@ -294,6 +305,7 @@ def _register_check(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check",
                        help="validate a graph and print every node's type, errors and warnings (no kernels run)")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    add_outside_files_option(p)
     p.set_defaults(handler=_cmd_check)
 
 

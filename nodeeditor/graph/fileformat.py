@@ -275,9 +275,14 @@ def _read_text(path: Path) -> str:
         raise GraphFileError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
-def load_graph(path: os.PathLike | str) -> Graph:
+def load_graph(path: os.PathLike | str, *, allow_outside_files: bool = False) -> Graph:
     """Read a graph file (any known version). Raises GraphFileError naming the file and the
     problem; never returns a partly loaded graph.
+
+    A graph read from a file may name files anywhere; its file sources read only files inside
+    its folder unless ``allow_outside_files`` (or the opener allows them later with
+    ``Graph.set_outside_files_allowed``): the node shows why it has no value (see
+    :class:`~nodeeditor.graph.paths.FileScope`). The allowance is never read from the file.
 
     A graph file whose sidecar comes from another save (:class:`SidecarMismatch`) is the trace
     of a save interrupted between its two renames: the new sidecar is in place, the new graph
@@ -286,13 +291,11 @@ def load_graph(path: os.PathLike | str) -> Graph:
     error."""
     path = Path(path)
     try:
-        graph = loads_graph(_read_text(path), path)
+        return loads_graph(_read_text(path), path, allow_outside_files=allow_outside_files)
     except SidecarMismatch as exc:
         if not _complete_interrupted_save(path, exc):
             raise
-        graph = loads_graph(_read_text(path), path)
-    graph.file_path = path
-    return graph
+        return loads_graph(_read_text(path), path, allow_outside_files=allow_outside_files)
 
 
 def _complete_interrupted_save(path: Path, mismatch: SidecarMismatch) -> bool:
@@ -331,9 +334,12 @@ def _sidecar_problem(side: Path, exc: arrayfiles.ArrayFileError, key: str | None
     return f"the sidecar file {side} cannot be read: {exc.detail}"
 
 
-def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
-    """Like :func:`load_graph` for JSON text; a sidecar is looked for beside ``path``."""
-    path = Path(path)
+def loads_graph(text: str, path: os.PathLike | str | None = None, *, allow_outside_files: bool = False) -> Graph:
+    """Like :func:`load_graph` for JSON text read from ``path``: a sidecar is looked for beside
+    it, and it becomes the graph's ``file_path``. Without a path (text from elsewhere) the graph
+    has no folder, so no file source reads anything unless ``allow_outside_files``."""
+    file_path = None if path is None else Path(path)
+    path = Path("<text>") if path is None else Path(path)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -389,7 +395,7 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
             raise ValueError(_sidecar_problem(side, exc, key)) from None
 
     try:
-        graph = graph_from_dict(doc, read_sidecar)
+        graph = graph_from_dict(doc, read_sidecar, file_path=file_path, outside_allowed=allow_outside_files)
     except SidecarMismatch:
         raise
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError, MemoryError) as exc:

@@ -1,6 +1,6 @@
 """``indexflow export`` and ``indexflow import``, registered into ``nodeeditor.cli``.
 
-    indexflow export GRAPH -o MODEL.onnx [--opset N] [--sources initializers|inputs]
+    indexflow export GRAPH -o MODEL.onnx [--opset N] [--sources initializers|inputs] [--allow-outside-files]
     indexflow import MODEL.onnx -o GRAPH
 
 Exit codes follow ``nodeeditor.cli``: 0 success, 1 the graph or model cannot be converted
@@ -22,7 +22,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .export import save_model
 
     try:
-        graph = open_graph(args.graph)
+        graph = open_graph(args.graph, allow_outside_files=args.allow_outside_files)
     except GraphArgumentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -67,12 +67,15 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _register_export(sub: argparse._SubParsersAction) -> None:
+    from nodeeditor.graph.paths import OUTSIDE_FLAG, OUTSIDE_HELP
+
     p = sub.add_parser("export", help="export a graph as a validated ONNX model")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL.onnx", help="where to write the model")
     p.add_argument("--opset", type=int, default=None, help="ONNX opset to write (default: the graph's)")
     p.add_argument("--sources", choices=("initializers", "inputs"), default="initializers",
                    help="write tensor sources as initializers (default) or as graph inputs with their shapes")
+    p.add_argument(OUTSIDE_FLAG, action="store_true", help=OUTSIDE_HELP)
     p.set_defaults(handler=_cmd_export)
 
 
