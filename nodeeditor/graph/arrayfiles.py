@@ -30,6 +30,7 @@ import os
 import re
 import stat
 import zipfile
+import zlib
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -62,6 +63,9 @@ class Problem(enum.Enum):
 
 
 _CANNOT_READ = "cannot read: "
+#: What the readers raise on a damaged file (zip structure, compressed data, the .npy header).
+_DAMAGE = (ValueError, EOFError, OSError, SyntaxError, MemoryError, RecursionError, zipfile.BadZipFile, zlib.error,
+           NotImplementedError, RuntimeError)
 
 
 class ArrayFileError(ValueError):
@@ -159,7 +163,7 @@ def read_header(handle: BinaryIO, path: Path, what: str = "the file") -> Header:
                                        "which IndexFlow does not read (versions 1 and 2)")
     except ArrayFileError:
         raise
-    except (ValueError, EOFError, OSError, SyntaxError, MemoryError, RecursionError, zipfile.BadZipFile) as exc:
+    except _DAMAGE as exc:
         raise ArrayFileError(path, f"cannot read: {damage_text(exc, what)}") from None
     if any(d < 0 for d in shape):
         raise ArrayFileError(path, f"cannot read: the header of {what} declares a negative dimension")
@@ -191,7 +195,7 @@ def _read_data(handle: BinaryIO, header: Header, path: Path, what: str) -> np.nd
             if not n:
                 break
             done += n
-    except (OSError, EOFError, zipfile.BadZipFile, ValueError) as exc:
+    except _DAMAGE as exc:
         raise ArrayFileError(path, f"cannot read: {damage_text(exc, what)}") from None
     _require_data(done, header, path, what)
     return array if array.flags.c_contiguous else array.copy(order="C")
@@ -211,7 +215,7 @@ def _member(archive: zipfile.ZipFile, key: str, path: Path):
     except KeyError:
         raise ArrayFileError(path, f"no array {key!r} in the archive (it holds {npz_keys(archive)})",
                              Problem.NO_ARRAY) from None
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
+    except _DAMAGE as exc:
         raise ArrayFileError(path, f"cannot read: array {key!r}: {damage_text(exc)}") from None
 
 
@@ -243,7 +247,7 @@ def open_npz(handle: BinaryIO, path: Path) -> zipfile.ZipFile:
     _check_magic(handle, path, NPZ)
     try:
         return zipfile.ZipFile(handle)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except _DAMAGE as exc:
         raise ArrayFileError(path, f"cannot read: {damage_text(exc)}") from None
 
 
@@ -342,6 +346,8 @@ def damage_text(exc: BaseException, what: str = "the file") -> str:
     text = str(exc)
     if isinstance(exc, zipfile.BadZipFile):
         return f"the archive is damaged or truncated ({text})"
+    if isinstance(exc, zlib.error):
+        return "the archive is damaged: its compressed data cannot be unpacked"
     if isinstance(exc, EOFError) or any(marker in text for marker in _TRUNCATED):
         return f"{what} is truncated: it holds less data than its header promises"
     if "pickled" in text.lower() or "allow_pickle" in text:

@@ -96,7 +96,42 @@ def _external(tensor: onnx.TensorProto) -> bool:
 
 
 # ---------------------------------------------------------------------------------- converting
+def _texts(model: onnx.ModelProto):
+    """(what, value) for every name and text field the importer reads."""
+    g = model.graph
+    yield "the graph's name", g.name
+    yield "the graph's doc string", g.doc_string
+    for o in model.opset_import:
+        yield "an opset domain", o.domain
+    for p in model.metadata_props:
+        yield "a metadata key", p.key
+        yield f"metadata {p.key!r}", p.value
+    for kind, infos in (("input", g.input), ("output", g.output)):
+        for v in infos:
+            yield f"a graph {kind} name", v.name
+    for t in g.initializer:
+        yield "an initializer name", t.name
+    for i, n in enumerate(g.node):
+        label = f"node #{i}"
+        yield f"{label}'s name", n.name
+        yield f"{label}'s op type", n.op_type
+        yield f"{label}'s domain", n.domain
+        for field, names in (("input", n.input), ("output", n.output)):
+            for value in names:
+                yield f"an {field} of {label}", value
+        for attr in n.attribute:
+            yield f"an attribute name of {label}", attr.name
+
+
+def _require_text(model: onnx.ModelProto, where: str) -> None:
+    """OnnxImportError when a name or text field is not UTF-8 (protobuf then hands out bytes)."""
+    for what, value in _texts(model):
+        if not isinstance(value, str):
+            raise OnnxImportError(f"{where}: {what} holds bytes that are not UTF-8 text; ONNX names are UTF-8")
+
+
 def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
+    _require_text(model, where)
     g = model.graph
     unsupported = [(n.op_type if not n.domain or n.domain == "ai.onnx" else f"{n.domain}::{n.op_type}",
                     n.name or f"node #{i}")

@@ -285,3 +285,18 @@ def test_the_next_save_removes_temporaries_a_killed_save_left(tmp_path):
     assert not orphans[0].exists() and not orphans[1].exists()
     assert orphans[2].exists() and alive.exists()          # another file's orphan; a live writer's file
     assert float(load_graph(path).node("big").value[0, 0]) == 1.0
+
+
+def test_a_sidecar_whose_compressed_data_is_damaged_is_a_clear_error(tmp_path):
+    # Found by tests/test_fuzz.py: zlib's own error escaped the sidecar reader.
+    path = save_graph(_big(1.0), tmp_path / "g.ifg.json")
+    side = sidecar_path(path)
+    with zipfile.ZipFile(side) as archive:
+        info = archive.infolist()[0]
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + 8
+    raw = bytearray(side.read_bytes())
+    raw[start:start + 16] = bytes(range(200, 216))
+    side.write_bytes(bytes(raw))
+    with pytest.raises(GraphFileError) as caught:
+        load_graph(path)
+    assert "g.ifg.npz" in str(caught.value) and "damaged" in str(caught.value)

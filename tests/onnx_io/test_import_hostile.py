@@ -113,3 +113,11 @@ def test_a_sound_model_still_imports():
     model = _gather_of(helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2]))
     graph = import_model(model)
     assert graph.find("x").example.shape == (3, 2)
+
+
+def test_a_name_that_is_not_utf8_is_refused():
+    # Found by tests/test_fuzz.py: protobuf hands out bytes for such a name, which crashed.
+    model = _gather_of(helper.make_tensor_value_info("name_here", TensorProto.FLOAT, [3]))
+    model.graph.node[0].input[0] = "name_here"
+    raw = model.SerializeToString().replace(b"name_here", b"\xffame_here")
+    _refused(raw, "not UTF-8")
