@@ -209,14 +209,22 @@ def npz_keys(archive: zipfile.ZipFile) -> list[str]:
 
 @contextmanager
 def _member(archive: zipfile.ZipFile, key: str, path: Path):
+    """Member ``key + ".npy"`` open for reading; errors opening or closing it (not those of
+    the block, which says its own) become ArrayFileError."""
     try:
-        with archive.open(key + NPY) as member:
-            yield member
+        member = archive.open(key + NPY)
     except KeyError:
         raise ArrayFileError(path, f"no array {key!r} in the archive (it holds {npz_keys(archive)})",
                              Problem.NO_ARRAY) from None
     except _DAMAGE as exc:
         raise ArrayFileError(path, f"cannot read: array {key!r}: {damage_text(exc)}") from None
+    try:
+        yield member
+    finally:
+        try:
+            member.close()
+        except _DAMAGE:  # a damaged member may fail again when closed; the block said why
+            pass
 
 
 def read_member(archive: zipfile.ZipFile, key: str, path: Path) -> np.ndarray:

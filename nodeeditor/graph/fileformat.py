@@ -4,14 +4,25 @@
   structure. Tensors with up to ``INLINE_LIMIT`` elements (and all string tensors) are
   written inline as readable nested lists; larger ones go to the sidecar
   ``<name>.ifg.npz`` beside the file (``"sidecar"``/``"key"`` in the JSON).
-- Saving is atomic: each file is written to a temporary file in the same folder (a short
-  name of its own, ``.ifg-XXXXXXXX.tmp``, so a target name at the length limit still saves)
-  and moved over the old one with ``os.replace``, sidecar first, JSON last. Output is
-  deterministic: save, load, save gives byte-identical files (JSON and sidecar).
+- Saving is atomic (:mod:`.atomic`): each file is written to a temporary file in the same
+  folder (a short name of its own, ``.ifg-<pid>-<tag>-<random>.tmp``, so a target name at the
+  length limit still saves) and moved over the old one with ``os.replace``, sidecar first,
+  JSON last. Output is deterministic: save, load, save gives byte-identical files (JSON and
+  sidecar). The next save of a file removes the temporaries a killed save of it left.
+- The pair is stamped (:func:`write_graph_files`): the sidecar's SHA-256 is its zip comment
+  and the JSON's ``"sidecar_stamp"``. A JSON and a sidecar that both carry stamps and differ
+  come from different saves (:class:`SidecarMismatch`); :func:`load_graph` completes a save
+  interrupted between its two renames from the orphaned temporary JSON, or refuses the pair.
+  A sidecar without a stamp (older, or made by hand) is read as before.
 - Loading never half-loads: any problem (unreadable file, corrupt JSON, another
   format, an unknown or newer version, an unknown node kind, a missing sidecar or
   array, an edge to a missing port, tensor values or bytes that do not match the
-  shape) raises :class:`GraphFileError` whose message names the file and the problem.
+  shape, a number too long to read, a graph file or sidecar array larger than the size cap)
+  raises :class:`GraphFileError` whose message names the file and the problem. Only regular
+  files are read; sidecar arrays are read through :mod:`.arrayfiles` (headers checked before
+  reading, nothing unpickled), and only those the document names.
+- A graph read from a file reads files outside its folder only when its opener allows it
+  (``allow_outside_files``; see :class:`~nodeeditor.graph.paths.FileScope`).
 - Older versions are upgraded by the functions in ``MIGRATIONS`` (version n -> n+1),
   applied in order before reading.
 """

@@ -313,7 +313,8 @@ class FileController(QtCore.QObject):
         doc, arrays = graph_document(graph, sidecar_path(graph_path).name)
         meta = {"pid": os.getpid(), "time": time.strftime("%Y-%m-%d %H:%M:%S"), "name": graph.name,
                 "original": str(self.current_path) if self.current_path else None,
-                "outside_files_allowed": graph.outside_files_allowed}
+                "outside_files_allowed": graph.outside_files_allowed,
+                "allowed_files": sorted(str(p) for p in graph.file_scope.allowed_files)}
         job = RecoveryJob(graph_path, meta_path, doc, arrays, meta)
         if wait or not job.large:
             self.recovery_writer.wait()
@@ -386,6 +387,9 @@ class FileController(QtCore.QObject):
             else:
                 original = Path(meta["original"]) if meta.get("original") else None
                 graph.file_path = original   # relative file paths are relative to the original's folder
+                for allowed in meta.get("allowed_files") or ():
+                    if isinstance(allowed, str):
+                        graph.allow_file(allowed)   # files chosen in the panel before the crash
                 self.host.set_document(graph, original, modified=True)
                 where = f"; Save writes it to {original.name}" if original else ""
                 self.host.show_status(f"Restored the unsaved work from {meta.get('time')}{where}")
