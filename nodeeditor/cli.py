@@ -2,8 +2,8 @@
 
     indexflow                      open the editor on the default example
     indexflow GRAPH                open the editor on a graph file
-    indexflow run [GRAPH] [--output FILE.npz] [--print]   (.npz added when missing; no folders)
-    indexflow check [GRAPH]
+    indexflow run [GRAPH] [--output FILE.npz] [--print] [--allow-outside-files]
+    indexflow check [GRAPH] [--allow-outside-files]
     indexflow examples
     indexflow grad GRAPH [-o GRADS.npz]
     indexflow train GRAPH --steps N [--lr X] [--optimizer sgd|adam] [-o TRAINED.ifg.json]
@@ -11,9 +11,11 @@
     indexflow explain GRAPH NODE [--text] [--gif FILE.gif] [--frames DIR] [--size WxH]
 
 GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
-``run`` and ``check`` use the default example. Exit codes: 0 success, 1 the graph has
-errors (each printed with its node) or cannot be read, or (``grad``, ``train``) has no
-Loss node or no trainable source, 2 usage errors (bad arguments, no such file).
+``run`` and ``check`` use the default example. A graph file's file sources read only files in
+its own folder unless ``--allow-outside-files`` is given (``nodeeditor.graph.paths.FileScope``).
+``run --output`` adds ``.npz`` when missing and refuses a folder. Exit codes: 0 success, 1 the
+graph has errors (each printed with its node) or cannot be read, or (``grad``, ``train``) has
+no Loss node or no trainable source, 2 usage errors (bad arguments, no such file).
 
 More subcommands are registered as ``(name, register)`` pairs: ``register(subparsers)``
 adds a parser whose defaults include ``handler=callable(args) -> int``. Other modules
@@ -24,6 +26,7 @@ either call :func:`register_subcommand` or list pairs in a module-level
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib
 import os
 import sys
@@ -67,15 +70,23 @@ def _load_plugins() -> None:
 
 
 # ---------------------------------------------------------------------- helpers
-def _load(spec: str | None):
-    """A graph from a file path or an example name (default example for None, see
-    ``nodeeditor.graph.open_graph``); a name that is neither is a usage error."""
+def _load(args: argparse.Namespace):
+    """The graph ``args.graph`` names: a file path or an example name (default example for
+    None, see ``nodeeditor.graph.open_graph``), reading files outside its folder only with
+    ``--allow-outside-files``; a name that is neither is a usage error."""
     from nodeeditor.graph import GraphArgumentError, open_graph
 
     try:
-        return open_graph(spec)
+        return open_graph(args.graph, allow_outside_files=args.allow_outside_files)
     except GraphArgumentError as exc:
         raise UsageError(str(exc)) from None
+
+
+def add_outside_files_option(parser: argparse.ArgumentParser) -> None:
+    """``--allow-outside-files``, for every subcommand that opens a graph file."""
+    from nodeeditor.graph.paths import OUTSIDE_FLAG, OUTSIDE_HELP
+
+    parser.add_argument(OUTSIDE_FLAG, action="store_true", help=OUTSIDE_HELP)
 
 
 def _describe(graph) -> str:
@@ -138,7 +149,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"error: --output {args.output} names a folder; give a file name, e.g. "
               f"{Path(args.output) / 'outputs.npz'}")
         return EXIT_GRAPH_ERROR
-    graph = _load(args.graph)
+    graph = _load(args)
     print(_describe(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
     if args.engine == "onnxruntime":
         outcome = _run_in_onnxruntime(graph)
@@ -166,20 +177,50 @@ def _cmd_run(args: argparse.Namespace) -> int:
             with np.printoptions(**options):
                 print(textwrap.indent(np.array2string(value) if value.ndim else repr(value.item()), "  "))
     if target is not None:
-        try:
-            np.savez(target, **{name: _savable(v) for name, v in outputs.items()})
-        except OSError as exc:
-            print(f"error: cannot write {target}: {exc.strerror or exc}")
-            return EXIT_GRAPH_ERROR
-        print(f"wrote {len(outputs)} output(s) to {target}")
-        for name, value in outputs.items():
-            widened = _savable(value)
-            if value.dtype != object and widened.dtype != value.dtype:
-                print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: "
-                      f".npz cannot name {dtype_name(value)}")
+        code = _write_outputs(target, outputs)
+        if code != EXIT_OK:
+            return code
     if not graph.output_nodes():
         print("warning: the graph has no output nodes; nothing to write")
     return EXIT_OK if ok else EXIT_GRAPH_ERROR
+
+
+def _write_outputs(target: Path, outputs: dict[str, np.ndarray]) -> int:
+    """Write ``outputs`` to the ``.npz`` ``target`` atomically (a temporary beside it, then
+    replaced: a reader sees the old archive or the new one), one array per output, under
+    :func:`nodeeditor.graph.arrayfiles.member_name` of its name: any name is written faithfully
+    (``np.load(target)[name]`` for a plain name; a name holding ``/``, ``\\``, ``:``, ``%`` or
+    control characters is percent-escaped, and a note says under which key) and safely (no
+    member names a path outside the archive). A name too long for a zip header refuses the
+    whole file. Returns an exit code."""
+    from nodeeditor.graph import arrayfiles
+    from nodeeditor.graph.atomic import atomic_open
+    from ops import dtype_name
+
+    members = {arrayfiles.member_name(name): name for name in outputs}
+    too_long = [name for member, name in members.items() if not arrayfiles.member_fits(member)]
+    if too_long:
+        size = len(arrayfiles.member_name(too_long[0]).encode("utf-8"))
+        print(f"error: cannot write {target}: output name {too_long[0][:40]!r}... is {size} bytes long; "
+              f"names in an .npz are at most {arrayfiles.MAX_MEMBER_BYTES - len(arrayfiles.NPY)} bytes")
+        return EXIT_GRAPH_ERROR
+    try:
+        with atomic_open(target) as handle:
+            arrayfiles.write_npz(handle, {member: _savable(outputs[name]) for member, name in members.items()})
+    except OSError as exc:
+        print(f"error: cannot write {target}: {exc.strerror or exc}")
+        return EXIT_GRAPH_ERROR
+    print(f"wrote {len(outputs)} output(s) to {target}")
+    for member, name in members.items():
+        value = outputs[name]
+        widened = _savable(value)
+        if value.dtype != object and widened.dtype != value.dtype:
+            print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: "
+                  f".npz cannot name {dtype_name(value)}")
+        if member != name:
+            print(f"note: output {name!r} was written as {member!r} (characters that could name a path are "
+                  f"escaped; urllib.parse.unquote gives the name back)")
+    return EXIT_OK
 
 
 def _run_in_onnxruntime(graph) -> dict | int:
@@ -208,7 +249,7 @@ def _run_in_onnxruntime(graph) -> dict | int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from nodeeditor.graph.checks import static_duplicate_warnings
 
-    graph = _load(args.graph)
+    graph = _load(args)
     print(_describe(graph))
     duplicates = static_duplicate_warnings(graph)
     errors = 0
@@ -480,6 +521,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--engine", choices=("numpy", "onnxruntime"), default="numpy",
                    help="numpy: IndexFlow's own engine (default); onnxruntime: export in memory and run the "
                         "model in onnxruntime (optional dependency)")
+    add_outside_files_option(p)
     p.set_defaults(handler=_cmd_run)
 
 
@@ -487,6 +529,7 @@ def _register_check(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check",
                        help="validate a graph and print every node's type, errors and warnings (no kernels run)")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    add_outside_files_option(p)
     p.set_defaults(handler=_cmd_check)
 
 
@@ -571,15 +614,38 @@ def _open_editor(path: str | None) -> int:
     return int(run_app(path) or 0)
 
 
+#: The error handler a ``surrogateescape`` stream gets (see :func:`_tolerant_streams`).
+ESCAPE_OR_BACKSLASH = "indexflow-surrogateescape"
+
+
+def _escape_or_backslash(exc: UnicodeError) -> tuple[str | bytes, int]:
+    """``surrogateescape`` where it applies (U+DC80..U+DCFF stand for the bytes of a non-UTF-8
+    file name, written back as those bytes, so the name prints as it is on disk), else
+    ``backslashreplace`` (a lone surrogate such as U+D800 in a node name prints as ``\\ud800``)."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    char = exc.object[exc.start]
+    if 0xDC80 <= ord(char) <= 0xDCFF:
+        return bytes([ord(char) - 0xDC00]), exc.start + 1
+    return char.encode("ascii", "backslashreplace").decode("ascii"), exc.start + 1
+
+
+codecs.register_error(ESCAPE_OR_BACKSLASH, _escape_or_backslash)
+
+
 def _tolerant_streams() -> None:
-    """Let stdout and stderr print any text: a path that is not valid UTF-8 reaches Python as
+    """Let stdout and stderr print any text. A path that is not valid UTF-8 reaches Python as
     lone surrogates, which a strict stream (a UTF-8 locale other than C.UTF-8, or
-    ``PYTHONIOENCODING=utf-8:strict``) refuses with a traceback. Strict streams get
-    ``backslashreplace`` (the path is shown as ``na\\xffme``); others are left alone."""
+    ``PYTHONIOENCODING=utf-8:strict``) refuses with a traceback: strict streams get
+    ``backslashreplace`` (the path is shown as ``na\\xffme``). A ``surrogateescape`` stream
+    (C.UTF-8) prints such a path as its bytes but refuses other lone surrogates (a node
+    named ``"\\ud800"`` in a graph file): it gets :func:`_escape_or_backslash`. Other
+    streams are left alone."""
     for stream in (sys.stdout, sys.stderr):
-        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        errors = getattr(stream, "errors", None)
+        if errors in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
             try:
-                stream.reconfigure(errors="backslashreplace")
+                stream.reconfigure(errors="backslashreplace" if errors == "strict" else ESCAPE_OR_BACKSLASH)
             except (ValueError, OSError):  # pragma: no cover - a stream that cannot change
                 pass
 

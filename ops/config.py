@@ -52,11 +52,12 @@ BUFFER_POOL_MB = Variable("INDEXFLOW_BUFFER_POOL_MB", "512",
 STREAM_STORES = Variable("INDEXFLOW_STREAM_STORES", "1",
                          "0 turns off non-temporal stores for gather outputs of 8 MiB or more", "at import")
 MAX_SOURCE_MB = Variable("INDEXFLOW_MAX_SOURCE_MB", "2048",
-                         "largest tensor a generator source may make, in MiB", "per use")
+                         "largest tensor a source, file, sidecar or operator output may be, in MiB", "per use")
 STATE_DIR = Variable("INDEXFLOW_STATE_DIR", "the platform's application data folder",
                      "folder for the editor's settings, recovery files and error log", "per use")
-RECOVERY_MS = Variable("INDEXFLOW_RECOVERY_MS", "60000",
-                       "milliseconds between recovery saves of an open graph", "per use (each new window)")
+RECOVERY_MS = Variable("INDEXFLOW_RECOVERY_MS", "2000",
+                       "milliseconds after the last edit before the recovery file is written",
+                       "per use (each new window)")
 
 VARIABLES: tuple[Variable, ...] = (ACCEL, THREADS, BUFFER_POOL_MB, STREAM_STORES, MAX_SOURCE_MB, STATE_DIR,
                                    RECOVERY_MS)
@@ -132,6 +133,6 @@ def state_dir() -> Path | None:
 
 
 def recovery_ms() -> int:
-    """``INDEXFLOW_RECOVERY_MS``: milliseconds between recovery saves (default 60000).
-    ConfigError for a non-integer."""
-    return number(RECOVERY_MS, 60_000, int, "a whole number of milliseconds")
+    """``INDEXFLOW_RECOVERY_MS``: milliseconds after the last edit before the recovery file is
+    written (default 2000). ConfigError for a non-integer."""
+    return number(RECOVERY_MS, 2_000, int, "a whole number of milliseconds")

@@ -10,6 +10,8 @@ import numpy as np
 from .checks import fmt_shape
 from .errors import OpError
 from .index_map import IndexMap
+from .limits import check_size
+from .opdef import OpDef
 from .opdefs import get_opdef
 from .schema import OpSchema
 from .tensor_type import TensorType
@@ -30,18 +32,39 @@ def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any]
     return inputs, schema.check_attributes(attrs, opset)
 
 
+def _check_output_size(opdef: OpDef, inputs: list, attrs: Mapping[str, Any]) -> None:
+    """SizeLimitError (:mod:`ops.limits`) when the output ``inputs`` would give is larger than
+    the cap, before the kernel allocates it. Inputs whose shapes do not fit are left to the
+    kernel, which says what is wrong in its own words."""
+    shapes = [None if v is None else np.shape(v) for v in inputs]
+    try:
+        out_shape = opdef.output_shape(*shapes, **attrs)
+    except (OpError, TypeError, ValueError, IndexError):
+        return
+    data = inputs[opdef.input_index(opdef.data_port)]
+    dtype = getattr(data, "dtype", None)
+    dtype = np.asarray(data).dtype if not isinstance(dtype, np.dtype) else dtype
+    if dtype.kind in "OUS":
+        dtype = np.dtype(object)  # strings are held as object arrays: a pointer per element
+    check_size(f"{opdef.name}: output", out_shape, dtype)
+
+
 def run_op(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> np.ndarray:
     """Run ``op_name`` on ``inputs`` (schema order; None for an omitted optional input).
-    Attributes not given take the schema default."""
+    Attributes not given take the schema default. An output larger than the size cap
+    (:mod:`ops.limits`) is refused with SizeLimitError before anything is allocated."""
     opdef = get_opdef(op_name)
     inputs, attrs = _arguments(opdef.schema, inputs, attrs, None)
+    _check_output_size(opdef, inputs, attrs)
     return opdef.kernel(*inputs, **attrs)
 
 
 def index_map(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> IndexMap:
-    """The IndexMap the kernel of ``op_name`` would apply to ``inputs``."""
+    """The IndexMap the kernel of ``op_name`` would apply to ``inputs`` (refused like
+    :func:`run_op` when the output would be larger than the size cap)."""
     opdef = get_opdef(op_name)
     inputs, attrs = _arguments(opdef.schema, inputs, attrs, None)
+    _check_output_size(opdef, inputs, attrs)
     return opdef.index_map(*inputs, **attrs)
 
 
@@ -50,8 +73,8 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
     """Output types of ``op_name`` at ``opset`` without running it.
 
     Checks that the op exists at the opset, every attribute is allowed there, each input's dtype
-    is allowed by its type constraint at that version, and the shapes fit together. Raises
-    OpError saying what is wrong.
+    is allowed by its type constraint at that version, the shapes fit together, and a fully
+    known output fits the size cap (:mod:`ops.limits`). Raises OpError saying what is wrong.
     """
     opdef = get_opdef(op_name)
     schema = opdef.schema
@@ -80,6 +103,8 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
     out_dtype = bound[schema.outputs[0].type_param]  # the output shares its type parameter (T) with data
     if opdef.reductions is not None and attrs.get("reduction", "none") != "none":
         opdef.reductions.check(op_name, attrs["reduction"], out_dtype)
+    if all(d is not None for d in out_shape):
+        check_size(f"{op_name}: output", out_shape, out_dtype)
     return (TensorType(out_dtype, tuple(out_shape)),)
 
 

@@ -55,7 +55,7 @@ def static_duplicate_warnings(graph: GraphView) -> dict[str, str]:
             if not isinstance(src, N.Source):
                 break
             try:
-                values.append(src.source_value(graph.folder))
+                values.append(src.source_value(graph.file_scope))
             except SourceError:
                 break
         else:

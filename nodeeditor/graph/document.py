@@ -51,7 +51,7 @@ from .base import DEFAULT_OPSET, SETTINGS_DEFAULTS, ConnectionRefused, check_ops
 from .inference import infer_node
 from .info import NodeInfo
 from .losses import DEFAULT_LOSS, LossKind
-from .paths import rebase_path
+from .paths import FileScope, rebase_path
 from .rules import connection_refusal, replacement_refusal, structural_refusal
 from .sources import SourceError, generator_params
 
@@ -129,6 +129,10 @@ class Graph:
         self.generation = 0
         self._file_path: Path | None = None
         self._first_folder: Path | None = None
+        # which files file sources may read (paths.FileScope); held here, never saved
+        self._outside_allowed = True
+        self._trusted_folders: frozenset[Path] = frozenset()
+        self._allowed_files: frozenset[Path] = frozenset()
 
     # ------------------------------------------------------------------ reading
     @property
@@ -143,6 +147,8 @@ class Graph:
     def file_path(self, path: Path | str | None) -> None:
         path = None if path is None else Path(path)
         if path != self._file_path:
+            if self._file_path is not None:   # what was inside the old folder stays readable
+                self._trusted_folders |= {self._file_path.parent}
             self._file_path = path
             if path is not None and self._first_folder is None:
                 self._first_folder = path.parent
@@ -152,6 +158,45 @@ class Graph:
     def folder(self) -> Path | None:
         """The folder relative file-source paths resolve against (None: never saved)."""
         return None if self._file_path is None else self._file_path.parent
+
+    @property
+    def file_scope(self) -> FileScope:
+        """Where file sources resolve and which files they may read (see
+        :class:`~nodeeditor.graph.paths.FileScope`)."""
+        return FileScope(self.folder, self._outside_allowed, self._trusted_folders, self._allowed_files)
+
+    @property
+    def outside_files_allowed(self) -> bool:
+        """Whether file sources may read files outside the graph's folder (True for a graph
+        made in this session; a graph read from a file says no until its opener allows it)."""
+        return self._outside_allowed
+
+    def set_outside_files_allowed(self, allowed: bool) -> bool:
+        """Allow (or refuse) files outside the graph's folder; returns the old setting. Not
+        part of the document (never saved, no undo): the person who opened it decides. File
+        sources are inferred again (``TypesChanged``)."""
+        old, self._outside_allowed = self._outside_allowed, bool(allowed)
+        if old != self._outside_allowed:
+            self._reinfer([n.id for n in self._nodes.values() if isinstance(n, N.FileSource)])
+        return old
+
+    def share_file_scope(self, scope: FileScope) -> None:
+        """Take over another graph's allowance (``scope``: its :attr:`file_scope`): whether
+        outside files may be read, the folders it trusts and the files allowed one by one. For
+        a private copy of a graph (a training run) that must read exactly what the original
+        may. File sources are inferred again."""
+        self._outside_allowed = scope.outside_allowed
+        self._trusted_folders = frozenset(scope.trusted_folders)
+        self._allowed_files = frozenset(scope.allowed_files)
+        self._reinfer([n.id for n in self._nodes.values() if isinstance(n, N.FileSource)])
+
+    def allow_file(self, path: str) -> None:
+        """Allow the file ``path`` names (resolved as file sources resolve it, links followed)
+        wherever it is: the person at the editor chose it. File sources are inferred again."""
+        real = self.file_scope.real(path)
+        if real not in self._allowed_files:
+            self._allowed_files |= {real}
+            self._reinfer([n.id for n in self._nodes.values() if isinstance(n, N.FileSource)])
 
     def rebase_file_path(self, path: str, typed_in: Path | None) -> str:
         """A relative file path written when the graph's folder was ``typed_in`` (None: before

@@ -281,13 +281,13 @@ class Engine:
         compute: Callable[[list], np.ndarray] | None = None
         op = attrs = None
         if isinstance(node, N.Source):
-            folder = g.folder
-            outside = node.outside_stamp(folder)
+            scope = g.file_scope
+            outside = node.outside_stamp(scope)
             if outside:
                 static_error = None  # a file may have appeared since types were inferred: try it
                 fingerprint += outside
             planned = node.clone()  # the worker must see the node as planned, not as edited since
-            compute = lambda _inputs, s=planned, f=folder: s.source_value(f)  # noqa: E731
+            compute = lambda _inputs, s=planned, f=scope: s.source_value(f)  # noqa: E731
         elif N.bypassed_port(node) is not None:
             through = N.bypassed_port(node)   # switched off: its data input, unchanged
             fingerprint += ("bypassed",)

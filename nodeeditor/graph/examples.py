@@ -124,13 +124,14 @@ def resolve_graph_argument(text: str | Path) -> GraphArgument:
                              + example_suggestion(spelled))
 
 
-def open_graph(spec: str | Path | None) -> Graph:
+def open_graph(spec: str | Path | None, *, allow_outside_files: bool = False) -> Graph:
     """What ``indexflow run SPEC`` opens: None -> the default example; otherwise what
     :func:`resolve_graph_argument` says SPEC names. GraphArgumentError when it names
-    nothing, GraphFileError when the file cannot be read."""
+    nothing, GraphFileError when the file cannot be read. File sources read files outside
+    the graph's folder only with ``allow_outside_files`` (see :func:`load_graph`)."""
     if spec is None:
         return default_example()
-    return load_graph(resolve_graph_argument(spec).path)
+    return load_graph(resolve_graph_argument(spec).path, allow_outside_files=allow_outside_files)
 
 
 def example_suggestion(spec: str) -> str:

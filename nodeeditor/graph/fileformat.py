@@ -4,23 +4,34 @@
   structure. Tensors with up to ``INLINE_LIMIT`` elements (and all string tensors) are
   written inline as readable nested lists; larger ones go to the sidecar
   ``<name>.ifg.npz`` beside the file (``"sidecar"``/``"key"`` in the JSON).
-- Saving is atomic: each file is written to a temporary file in the same folder (a short
-  name of its own, ``.ifg-XXXXXXXX.tmp``, so a target name at the length limit still saves)
-  and moved over the old one with ``os.replace``, sidecar first, JSON last. Output is
-  deterministic: save, load, save gives byte-identical files (JSON and sidecar).
+- Saving is atomic (:mod:`.atomic`): each file is written to a temporary file in the same
+  folder (a short name of its own, ``.ifg-<pid>-<tag>-<random>.tmp``, so a target name at the
+  length limit still saves) and moved over the old one with ``os.replace``, sidecar first,
+  JSON last. Output is deterministic: save, load, save gives byte-identical files (JSON and
+  sidecar). The next save of a file removes the temporaries a killed save of it left.
+- The pair is stamped (:func:`write_graph_files`): the sidecar's SHA-256 is its zip comment
+  and the JSON's ``"sidecar_stamp"``. A JSON and a sidecar that both carry stamps and differ
+  come from different saves (:class:`SidecarMismatch`); :func:`load_graph` completes a save
+  interrupted between its two renames from the orphaned temporary JSON, or refuses the pair.
+  A sidecar without a stamp (older, or made by hand) is read as before.
 - Loading never half-loads: any problem (unreadable file, corrupt JSON, another
   format, an unknown or newer version, an unknown node kind, a missing sidecar or
   array, an edge to a missing port, tensor values or bytes that do not match the
-  shape) raises :class:`GraphFileError` whose message names the file and the problem.
+  shape, a number too long to read, a graph file or sidecar array larger than the size cap)
+  raises :class:`GraphFileError` whose message names the file and the problem. Only regular
+  files are read; sidecar arrays are read through :mod:`.arrayfiles` (headers checked before
+  reading, nothing unpickled), and only those the document names.
+- A graph read from a file reads files outside its folder only when its opener allows it
+  (``allow_outside_files``; see :class:`~nodeeditor.graph.paths.FileScope`).
 - Older versions are upgraded by the functions in ``MIGRATIONS`` (version n -> n+1),
   applied in order before reading.
 """
 from __future__ import annotations
 
-import io
 import json
 import os
-import tempfile
+import re
+import sys
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -29,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from ops.dtypes import is_ml_dtype
+from ops.limits import limit_bytes, size_text
 
+from . import arrayfiles, atomic
 from .document import Graph
 from .paths import rebase_path
 from .serialize import FORMAT, INLINE_LIMIT, VERSION, graph_from_dict, graph_to_dict, inline_tensor
-from .sources import SourceError, check_magic, damage_text
 
 EXTENSION = ".ifg.json"
 SIDECAR_EXTENSION = ".npz"
@@ -150,88 +162,13 @@ def dumps(doc: Any, indent: int = 0, width: int = 96) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
-def _npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for key in sorted(arrays):
-            info = zipfile.ZipInfo(key + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.ascontiguousarray(arrays[key]), allow_pickle=False)
-            archive.writestr(info, member.getvalue())
-    return buffer.getvalue()
-
-
-def _file_mode(path: Path) -> int:
-    """The permissions the file should get: those of the file it replaces, else what a plain
-    ``open(path, "w")`` would give (0666 less the umask). ``mkstemp`` makes its files 0600,
-    which would leave a saved graph unreadable to anyone else."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    """The process umask, read without changing it where the system says (Linux), since
-    ``os.umask`` can only be read by setting it, briefly, for every thread."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return umask
-
-
-#: Temporary files are ``.ifg-XXXXXXXX.tmp`` (8 random characters): 17 bytes whatever the
-#: target is called, so any name that fits the file system's limit can be saved.
-TEMP_PREFIX, TEMP_SUFFIX = ".ifg-", ".tmp"
-
-
-def _write_temp(path: Path, data: bytes) -> str:
-    """``data`` written and synced to a temporary file beside ``path`` (same folder, so the
-    final ``os.replace`` stays atomic; a short name of its own, see ``TEMP_PREFIX``), with the
-    permissions of :func:`_file_mode`; returns its name."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
-    try:
-        os.chmod(tmp, _file_mode(path))
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return tmp
-
-
-def _atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
-    """Write every file to a temporary first; only when all are complete (a full disk fails
-    here, with nothing replaced) replace them, last one last. The JSON goes last, so the
-    window in which a crash leaves a new sidecar beside the old JSON is two renames wide."""
-    temps: list[tuple[str, Path]] = []
-    try:
-        for path, data in files:
-            temps.append((_write_temp(path, data), path))
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    finally:
-        for tmp, _ in temps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-
-
 def write_atomically(path: os.PathLike | str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: a synced temporary file beside it (short name,
-    the permissions ``path`` has or a new file would get), then ``os.replace``. Readers see
-    the old file or the new one, never a part; on failure no temporary is left and OSError
-    propagates. Used for graph files and ONNX models alike."""
-    _atomic_write_all([(Path(path), data)])
+    """Write ``data`` to ``path`` atomically (:func:`nodeeditor.graph.atomic.write_atomically`:
+    a synced, short-named temporary file beside it with the permissions ``path`` has or a new
+    file would get, then ``os.replace``). Readers see the old file or the new one, never a
+    part; on failure no temporary is left and OSError propagates. Used for graph files and
+    ONNX models alike."""
+    atomic.write_atomically(path, data)
 
 
 def graph_folder(graph: Graph) -> Path | None:
@@ -255,13 +192,17 @@ def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:
 
 def graph_document(graph: Graph, sidecar_name: str | None = None) -> tuple[dict, dict[str, np.ndarray]]:
     """The JSON document of ``graph`` and the arrays that go to the sidecar (none when
-    ``sidecar_name`` is None: everything inline)."""
+    ``sidecar_name`` is None: everything inline). Sidecar keys are safe member names
+    (:func:`nodeeditor.graph.arrayfiles.short_member_name` of ``<node id>.value``): a node id
+    can never name a path outside the archive or overflow a zip header. The arrays are the
+    graph's own read-only arrays (no copies), so the pair can be written on another thread."""
     arrays: dict[str, np.ndarray] = {}
 
     def encode(arr: np.ndarray, key: str) -> dict:
         arr = np.asarray(arr)
         if sidecar_name is None or arr.size <= INLINE_LIMIT or arr.dtype == object:
             return inline_tensor(arr)
+        key = arrayfiles.short_member_name(key)
         # .npy cannot name the ml_dtypes types (bfloat16, float8, int4): store their bits
         arrays[key] = arr.view(f"u{arr.dtype.itemsize}") if is_ml_dtype(arr.dtype) else arr
         from ops import dtype_name
@@ -271,19 +212,47 @@ def graph_document(graph: Graph, sidecar_name: str | None = None) -> tuple[dict,
     return graph_to_dict(graph, None, encode), arrays
 
 
-def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
-    """Write ``graph`` to ``path`` (and its sidecar when large tensors need one), atomically.
-    Sets ``graph.file_path``. Returns the path. OSError becomes GraphFileError."""
+#: The top-level key of the JSON that holds its sidecar's stamp (see :func:`write_graph_files`).
+STAMP_KEY = "sidecar_stamp"
+#: The sidecar's zip comment is this prefix followed by the stamp.
+STAMP_PREFIX = b"indexflow-sidecar sha256="
+
+
+def write_graph_files(path: os.PathLike | str, doc: dict, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write the document ``doc`` to ``path`` and ``arrays`` (when any) to its sidecar, as a
+    pair: the sidecar's stamp (a SHA-256 of its members, also its zip comment) is written into
+    the JSON (``"sidecar_stamp"``), so a JSON and a sidecar from different saves are told
+    apart on loading. Both go to temporaries first, the sidecar is replaced first and the JSON
+    last (:func:`nodeeditor.graph.atomic.replace_all`); orphaned temporaries of earlier,
+    interrupted saves of ``path`` are removed first. A sidecar left from an earlier save is
+    removed when none is needed now. Reads nothing but ``doc`` and ``arrays``, so it may run on
+    any thread. OSError propagates."""
     path = Path(path)
     side = sidecar_path(path)
-    doc, arrays = graph_document(graph, side.name)
+    atomic.sweep_orphans([path, side])
+    stamp: dict[str, str] = {}
+
+    def write_sidecar(handle) -> None:
+        stamp["value"] = arrayfiles.write_npz(handle, arrays, compress=True, stamp_prefix=STAMP_PREFIX)
+
+    def write_json(handle) -> None:
+        full = {**doc, STAMP_KEY: stamp["value"]} if arrays else doc
+        handle.write(_utf8(dumps(full) + "\n"))
+
+    atomic.replace_all(([(side, write_sidecar)] if arrays else []) + [(path, write_json)])
+    if not arrays and side.exists():
+        side.unlink()  # a stale sidecar of an earlier save
+
+
+def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
+    """Write ``graph`` to ``path`` (and its sidecar when large tensors need one), atomically
+    and paired (:func:`write_graph_files`). Sets ``graph.file_path``. Returns the path. OSError
+    becomes GraphFileError."""
+    path = Path(path)
+    doc, arrays = graph_document(graph, sidecar_path(path).name)
     rebased = _rebase_file_paths(graph, doc, path)
-    text = dumps(doc) + "\n"
-    files = ([(side, _npz_bytes(arrays))] if arrays else []) + [(path, _utf8(text))]
     try:
-        _atomic_write_all(files)
-        if not arrays and side.exists():
-            side.unlink()  # a stale sidecar of an earlier save
+        write_graph_files(path, doc, arrays)
     except OSError as exc:
         raise GraphFileError(path, f"cannot write: {exc.strerror or exc}") from None
     with graph.batch():
@@ -294,34 +263,124 @@ def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
 
 
 # ---------------------------------------------------------------------- reading
-def load_graph(path: os.PathLike | str) -> Graph:
-    """Read a graph file (any known version). Raises GraphFileError naming the file and the
-    problem; never returns a partly loaded graph."""
-    path = Path(path)
+def _long_integer_text(text: str) -> str:
+    """Where the first integer too long to read is, and the limit (json refuses integers of
+    more than ``sys.get_int_max_str_digits()`` digits with a bare ValueError)."""
+    limit = sys.get_int_max_str_digits() or 4300
+    match = re.search(rf"\d{{{limit + 1},}}", text)
+    if match is None:  # pragma: no cover - json raised ValueError for another reason
+        return "not valid JSON (a number cannot be read)"
+    line = text.count("\n", 0, match.start()) + 1
+    column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    return (f"not valid JSON (line {line}, column {column}: an integer of {len(match.group())} digits; "
+            f"numbers in a graph file have at most {limit} digits)")
+
+
+class SidecarMismatch(GraphFileError):  # noqa: N818 - a kind of GraphFileError, named for what it says
+    """The graph file and its sidecar come from different saves (their stamps differ)."""
+
+    def __init__(self, path: Path, side: Path, found: str | None) -> None:
+        super().__init__(path, f"the graph file and its sidecar {side.name} come from different saves (a save was "
+                               "interrupted between the two, or one of them was replaced); IndexFlow does not mix "
+                               "them: restore the pair from a backup, or save the graph again from where it is open")
+        self.side = side
+        self.found = found
+
+
+def _read_text(path: Path) -> str:
+    """The graph file's text: a regular file (a FIFO would block forever), at most the size
+    cap, UTF-8. GraphFileError otherwise."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GraphFileError(path, "file not found") from None
+        with arrayfiles.open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit_bytes():
+                raise GraphFileError(path, f"the file is {size_text(size)}; graph files are limited to "
+                                           f"{size_text(limit_bytes())} (environment variable "
+                                           "INDEXFLOW_MAX_SOURCE_MB); large tensors belong in the sidecar")
+            return handle.read().decode("utf-8")
+    except arrayfiles.ArrayFileError as exc:
+        raise GraphFileError(path, exc.problem) from None
     except UnicodeDecodeError:
         hint = "; an ONNX model becomes a graph with: indexflow import MODEL -o GRAPH.ifg.json" \
             if path.suffix.lower() == ".onnx" else ""
         raise GraphFileError(path, f"not a text file (expected IndexFlow graph JSON){hint}") from None
     except OSError as exc:
         raise GraphFileError(path, f"cannot read: {exc.strerror or exc}") from None
-    graph = loads_graph(text, path)
-    graph.file_path = path
-    return graph
 
 
-def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
-    """Like :func:`load_graph` for JSON text; a sidecar is looked for beside ``path``."""
+def load_graph(path: os.PathLike | str, *, allow_outside_files: bool = False) -> Graph:
+    """Read a graph file (any known version). Raises GraphFileError naming the file and the
+    problem; never returns a partly loaded graph.
+
+    A graph read from a file may name files anywhere; its file sources read only files inside
+    its folder unless ``allow_outside_files`` (or the opener allows them later with
+    ``Graph.set_outside_files_allowed``): the node shows why it has no value (see
+    :class:`~nodeeditor.graph.paths.FileScope`). The allowance is never read from the file.
+
+    A graph file whose sidecar comes from another save (:class:`SidecarMismatch`) is the trace
+    of a save interrupted between its two renames: the new sidecar is in place, the new graph
+    file is still its complete temporary. That save is completed (the temporary moved over the
+    graph file) and the graph loaded from it; without such a temporary the mismatch is the
+    error."""
     path = Path(path)
+    try:
+        return loads_graph(_read_text(path), path, allow_outside_files=allow_outside_files)
+    except SidecarMismatch as exc:
+        if not _complete_interrupted_save(path, exc):
+            raise
+        return loads_graph(_read_text(path), path, allow_outside_files=allow_outside_files)
+
+
+def _complete_interrupted_save(path: Path, mismatch: SidecarMismatch) -> bool:
+    """Move the orphaned temporary JSON of ``path`` whose stamp is the sidecar's over ``path``;
+    False when there is none (or it cannot be moved)."""
+    if mismatch.found is None:
+        return False
+    for orphan in atomic.orphans([path]):
+        try:
+            with arrayfiles.open_regular(orphan) as handle:
+                if os.fstat(handle.fileno()).st_size > limit_bytes():
+                    continue
+                doc = json.loads(handle.read().decode("utf-8"))
+        except (arrayfiles.ArrayFileError, OSError, ValueError, RecursionError):
+            continue
+        if isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get(STAMP_KEY) == mismatch.found:
+            try:
+                os.replace(orphan, path)
+            except OSError:
+                return False
+            return True
+    return False
+
+
+def _sidecar_problem(side: Path, exc: arrayfiles.ArrayFileError, key: str | None = None) -> str:
+    """What is wrong with a sidecar, for a GraphFileError of the graph file."""
+    kind = exc.kind
+    if kind is arrayfiles.Problem.MISSING:
+        return f"the sidecar file {side} is missing"
+    if kind is arrayfiles.Problem.NOT_REGULAR:
+        return f"the sidecar file {side} is not a file ({exc.detail})"
+    if kind is arrayfiles.Problem.NO_ARRAY:
+        return f"the sidecar file {side.name} has no array {key!r}"
+    if kind is arrayfiles.Problem.TOO_LARGE:
+        return f"the sidecar file {side} is refused: {exc.detail}"
+    return f"the sidecar file {side} cannot be read: {exc.detail}"
+
+
+def loads_graph(text: str, path: os.PathLike | str | None = None, *, allow_outside_files: bool = False) -> Graph:
+    """Like :func:`load_graph` for JSON text read from ``path``: a sidecar is looked for beside
+    it, and it becomes the graph's ``file_path``. Without a path (text from elsewhere) the graph
+    has no folder, so no file source reads anything unless ``allow_outside_files``."""
+    file_path = None if path is None else Path(path)
+    path = Path("<text>") if path is None else Path(path)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise GraphFileError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise GraphFileError(path, "not valid JSON (nested too deeply)") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise GraphFileError(path, _long_integer_text(text)) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise GraphFileError(path, f"not an IndexFlow graph (expected \"format\": \"{FORMAT}\", found {found!r})")
@@ -339,32 +398,39 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
         raise GraphFileError(path, f"cannot upgrade from format version {version}: "
                                    f"malformed document ({exc!r})") from None
 
-    archives: dict[str, Any] = {}
+    archives: dict[str, zipfile.ZipFile] = {}
+    handles: list[Any] = []
+    expected_stamp = doc.get(STAMP_KEY)
 
     def read_sidecar(spec: Mapping[str, Any]) -> np.ndarray:
         name, key = spec.get("sidecar"), spec.get("key")
-        if not isinstance(name, str) or not isinstance(key, str) or os.path.basename(name) != name:
+        if not isinstance(name, str) or not isinstance(key, str) or os.path.basename(name) != name \
+                or name in ("", ".", ".."):
             raise ValueError(f"bad sidecar reference {dict(spec)!r}")
+        side = path.parent / name
         if name not in archives:
-            side = path.parent / name
-            if not side.exists():
-                raise ValueError(f"the sidecar file {side} is missing")
-            if not side.is_file():
-                raise ValueError(f"the sidecar file {side} is not a file")
             try:
-                check_magic(side, SIDECAR_EXTENSION)
-                with np.load(side, allow_pickle=False) as archive:
-                    archives[name] = {k: archive[k] for k in archive.files}
-            except SourceError as exc:  # names the file already
-                raise ValueError(f"the sidecar file {exc}") from None
-            except Exception as exc:  # noqa: BLE001 - numpy raises many kinds on a damaged archive
-                raise ValueError(f"the sidecar file {side} cannot be read: {damage_text(exc)}") from None
-        if key not in archives[name]:
-            raise ValueError(f"the sidecar file {name} has no array {key!r}")
-        return archives[name][key]
+                handle = arrayfiles.open_regular(side)
+                handles.append(handle)
+                archive = arrayfiles.open_npz(handle, side)
+            except arrayfiles.ArrayFileError as exc:
+                raise ValueError(_sidecar_problem(side, exc)) from None
+            if isinstance(expected_stamp, str):
+                comment = archive.comment
+                found = comment[len(STAMP_PREFIX):].decode("ascii", "replace") \
+                    if comment.startswith(STAMP_PREFIX) else None
+                if found is not None and found != expected_stamp:  # an unstamped sidecar: made by hand
+                    raise SidecarMismatch(path, side, found)
+            archives[name] = archive
+        try:
+            return arrayfiles.read_member(archives[name], key, side)
+        except arrayfiles.ArrayFileError as exc:
+            raise ValueError(_sidecar_problem(side, exc, key)) from None
 
     try:
-        graph = graph_from_dict(doc, read_sidecar)
+        graph = graph_from_dict(doc, read_sidecar, file_path=file_path, outside_allowed=allow_outside_files)
+    except SidecarMismatch:
+        raise
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError, MemoryError) as exc:
         # ValueError is what the readers raise on purpose; the others mean the document has a
         # shape no reader expected: still the file's fault, still reported without a traceback.
@@ -372,4 +438,9 @@ def loads_graph(text: str, path: os.PathLike | str = "<text>") -> Graph:
         if not isinstance(exc, ValueError):
             message = f"malformed document ({type(exc).__name__}: {message})"
         raise GraphFileError(path, str(message)) from None
+    finally:
+        for archive in archives.values():
+            archive.close()
+        for handle in handles:
+            handle.close()
     return graph

@@ -36,7 +36,7 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
     """NodeInfo for ``node`` given the infos of its upstream nodes."""
     if isinstance(node, N.Source):
         try:
-            ttype = node.source_type(graph.folder)
+            ttype = node.source_type(graph.file_scope)
         except (SourceError, ops.OpError) as exc:
             return NodeInfo(error=str(exc))
         warnings = ()

@@ -36,6 +36,7 @@ import ops
 from ops import TensorType
 
 from .losses import DEFAULT_LOSS, LOSS_PORT, PREDICTION, TARGET, LossKind, loss_type, loss_value, loss_vjp
+from .paths import FileScope
 from .sources import SourceError, file_stamp, file_type, generate, generator_type, load_file
 
 SOURCE_PORT = "output"
@@ -114,19 +115,20 @@ class Node:
 
 @dataclass(eq=False)
 class Source(Node):
-    """A tensor source (one output port). ``folder`` in the methods below is the folder a
-    relative file path resolves against (the graph file's folder; None: the working folder)."""
+    """A tensor source (one output port). ``scope`` in the methods below is the graph's
+    :class:`~nodeeditor.graph.paths.FileScope`: the folder a relative file path resolves
+    against and which files may be read."""
 
-    def source_type(self, folder: Path | None) -> TensorType:
+    def source_type(self, scope: FileScope) -> TensorType:
         """The type of the tensor, without building it where that is cheaper. SourceError
         (or ``ops.OpError``) when the source cannot produce one."""
-        return TensorType.of(self.source_value(folder))
+        return TensorType.of(self.source_value(scope))
 
-    def source_value(self, folder: Path | None) -> np.ndarray:
+    def source_value(self, scope: FileScope) -> np.ndarray:
         """The tensor (SourceError when the source cannot produce it)."""
         raise NotImplementedError
 
-    def outside_stamp(self, folder: Path | None) -> tuple:
+    def outside_stamp(self, scope: FileScope) -> tuple:
         """What the value depends on besides the node itself (a file's modification stamp),
         so a cache keyed on it notices a change; () when nothing."""
         return ()
@@ -148,10 +150,10 @@ class LiteralSource(TrainableSource):
     value: np.ndarray = field(default_factory=lambda: frozen_array(0.0))
     kind: ClassVar[str] = LITERAL
 
-    def source_type(self, folder: Path | None) -> TensorType:
+    def source_type(self, scope: FileScope) -> TensorType:
         return TensorType.of(self.value)
 
-    def source_value(self, folder: Path | None) -> np.ndarray:
+    def source_value(self, scope: FileScope) -> np.ndarray:
         return self.value
 
 
@@ -164,43 +166,45 @@ class GeneratorSource(TrainableSource):
     params: dict[str, Any] = field(default_factory=dict)
     kind: ClassVar[str] = GENERATOR
 
-    def source_type(self, folder: Path | None) -> TensorType:
+    def source_type(self, scope: FileScope) -> TensorType:
         return generator_type(self.generator, self.params)
 
-    def source_value(self, folder: Path | None) -> np.ndarray:
+    def source_value(self, scope: FileScope) -> np.ndarray:
         return generate(self.generator, self.params)
 
 
 @dataclass(eq=False)
 class FileSource(TrainableSource):
     """A tensor read from a file: ``.npy``, one ``key`` of an ``.npz``, or a ``.csv`` read as
-    ``dtype``. A relative ``path`` is resolved against the graph file's folder."""
+    ``dtype``. A relative ``path`` is resolved against the graph file's folder; a file the
+    scope refuses (:meth:`~nodeeditor.graph.paths.FileScope.refusal`: outside the folder and
+    not allowed) is an error on the node and is never opened."""
 
     path: str = ""
     key: str | None = None
     dtype: str | None = None
     kind: ClassVar[str] = FILE
 
-    def resolved_path(self, folder: Path | None) -> Path:
-        """``path`` made absolute against ``folder`` (None: left relative to the working folder)."""
-        p = Path(self.path)
-        if not p.is_absolute() and folder is not None:
-            p = Path(folder) / p
-        return p
-
-    def source_type(self, folder: Path | None) -> TensorType:
+    def readable_path(self, scope: FileScope) -> Path:
+        """The file to read; SourceError when there is none or the scope refuses it."""
         if not self.path:
             raise SourceError("no file chosen")
-        return file_type(self.resolved_path(folder), self.key, self.dtype)
+        refusal = scope.refusal(self.path)
+        if refusal is not None:
+            raise SourceError(refusal)
+        return scope.resolve(self.path)
 
-    def source_value(self, folder: Path | None) -> np.ndarray:
-        if not self.path:
-            raise SourceError("no file chosen")
-        return load_file(self.resolved_path(folder), self.key, self.dtype)
+    def source_type(self, scope: FileScope) -> TensorType:
+        return file_type(self.readable_path(scope), self.key, self.dtype)
 
-    def outside_stamp(self, folder: Path | None) -> tuple:
+    def source_value(self, scope: FileScope) -> np.ndarray:
+        return load_file(self.readable_path(scope), self.key, self.dtype)
+
+    def outside_stamp(self, scope: FileScope) -> tuple:
+        if self.path and scope.refusal(self.path) is not None:
+            return ("refused",)
         try:
-            return file_stamp(self.resolved_path(folder))
+            return file_stamp(scope.resolve(self.path))
         except OSError:
             return ("missing",)
 
@@ -213,10 +217,10 @@ class InputSource(Source):
     example: np.ndarray = field(default_factory=lambda: frozen_array(np.zeros((1,), np.float32)))
     kind: ClassVar[str] = INPUT
 
-    def source_type(self, folder: Path | None) -> TensorType:
+    def source_type(self, scope: FileScope) -> TensorType:
         return TensorType.of(self.example)
 
-    def source_value(self, folder: Path | None) -> np.ndarray:
+    def source_value(self, scope: FileScope) -> np.ndarray:
         return self.example
 
 

@@ -469,9 +469,12 @@ def extras_from_dict(data: Mapping[str, Any]) -> tuple[list[N.Frame], dict[N.Edg
     return frames, routes
 
 
-def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder = None) -> Graph:
+def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder = None, *, file_path: Path | None = None,
+                    outside_allowed: bool = True) -> Graph:
     """A new Graph from plain data of the current version (same ids). ValueError (or
-    KeyError/TypeError) on bad data; ``sidecar`` reads ``"sidecar"`` tensors."""
+    KeyError/TypeError) on bad data; ``sidecar`` reads ``"sidecar"`` tensors. ``file_path``
+    and ``outside_allowed`` are set before any node is added, so no file source is read
+    that they do not allow (see :class:`~nodeeditor.graph.paths.FileScope`)."""
     nodes, edges = nodes_from_dict(data, sidecar)
     frames, routes = extras_from_dict(data)
     settings = data.get("settings", {})
@@ -481,6 +484,8 @@ def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder = None) -> G
     if unknown:
         raise ValueError(f"unknown setting(s) {sorted(unknown)}")
     graph = Graph(**{**SETTINGS_DEFAULTS, **settings})
+    graph.set_outside_files_allowed(outside_allowed)
+    graph.file_path = file_path
     with graph.batch():
         for node in nodes:
             graph.add_node(node)

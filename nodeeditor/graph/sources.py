@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import os
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,9 @@ from typing import Any
 import numpy as np
 
 import ops
-from ops import TensorType, config
+from ops import TensorType, config, limits
+
+from . import arrayfiles
 
 # generator name -> default parameters. Every generator takes "dtype".
 GENERATORS: dict[str, dict[str, Any]] = {
@@ -43,21 +44,11 @@ def max_generated_bytes() -> int:
     return config.max_source_bytes()
 
 
-def _size_text(nbytes: float) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:.1f} {unit}"
-    return f"{int(nbytes)} bytes"
-
-
 def _check_size(generator: str, ttype: TensorType) -> TensorType:
-    nbytes = math.prod(ttype.shape) * np.dtype(ops.dtype_of(ttype.dtype)).itemsize
-    limit = max_generated_bytes()
-    if nbytes > limit:
-        raise SourceError(
-            f"{generator}: shape {list(ttype.shape)} of {ttype.dtype} needs {_size_text(nbytes)}; generated "
-            f"tensors are limited to {_size_text(limit)} (environment variable {config.MAX_SOURCE_MB.name})"
-        )
+    try:
+        limits.check_size(f"{generator}:", ttype.shape, ttype.dtype, noun="generated tensors")
+    except limits.SizeLimitError as exc:
+        raise SourceError(str(exc)) from None
     return ttype
 
 
@@ -193,7 +184,7 @@ def generate(generator: str, params: Mapping[str, Any] | None) -> np.ndarray:
     raise SourceError(f"unknown generator {generator!r}")  # pragma: no cover - guarded above
 
 
-FILE_SUFFIXES = (".npy", ".npz", ".csv")
+FILE_SUFFIXES = arrayfiles.SUFFIXES
 
 # (resolved path, key, dtype, mtime_ns, size) -> TensorType
 _TYPE_CACHE: dict[tuple, TensorType] = {}
@@ -207,73 +198,18 @@ def file_stamp(path: Path) -> tuple[int, int]:
 
 def load_file(path: Path, key: str | None = None, dtype: str | None = None) -> np.ndarray:
     """Read a ``.npy``, one array (``key``) of an ``.npz`` or a ``.csv`` (2-D, comma separated,
-    ``dtype`` default float32). Raises SourceError naming the file on any problem."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FILE_SUFFIXES:
-        raise SourceError(f"{path}: unsupported file type {suffix!r} (use {', '.join(FILE_SUFFIXES)})")
-    if not path.is_file():
-        raise SourceError(f"{path}: file not found")
-    check_magic(path, suffix)
+    ``dtype`` default float32) with :func:`nodeeditor.graph.arrayfiles.read_array`: regular files
+    only, the size checked against the cap before reading, nothing unpickled. Raises SourceError
+    naming the file on any problem (never quoting its content)."""
     try:
-        if suffix == ".npy":
-            return np.load(path, allow_pickle=False)
-        if suffix == ".npz":
-            with np.load(path, allow_pickle=False) as archive:
-                if key is None:
-                    if len(archive.files) != 1:
-                        raise SourceError(f"{path}: choose a key, the archive holds {archive.files}")
-                    key = archive.files[0]
-                if key not in archive.files:
-                    raise SourceError(f"{path}: no array {key!r} in the archive (it holds {archive.files})")
-                return archive[key]
-        return np.loadtxt(path, delimiter=",", ndmin=2, dtype=_dtype(dtype or "float32"))
-    except SourceError:
-        raise
-    except Exception as exc:  # numpy raises many kinds on bad files
-        raise SourceError(f"{path}: cannot read: {damage_text(exc)}") from exc
-
-
-#: The first bytes of each binary format (a .npz is a zip archive).
-_MAGIC = {".npy": (b"\x93NUMPY", "a NumPy .npy file"), ".npz": (b"PK", "a NumPy .npz archive (zip)")}
-
-
-def check_magic(path: Path, suffix: str) -> None:
-    """SourceError when a .npy/.npz file does not start like one (numpy would try to unpickle it
-    and complain about pickled data, which misleads)."""
-    if suffix not in _MAGIC:
-        return
-    magic, what = _MAGIC[suffix]
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(magic))
-    except OSError as exc:
-        raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    if not head:
-        raise SourceError(f"{path}: cannot read: the file is empty")
-    if head != magic:
-        raise SourceError(f"{path}: cannot read: this is not {what} (its first bytes are not the "
-                          f"format's signature); the file is damaged or of another type")
-
-
-_TRUNCATED = ("EOF", "Failed to read all data", "mmap length is greater", "buffer is smaller", "cannot reshape")
-
-
-def damage_text(exc: Exception) -> str:
-    """numpy's message for a damaged file, said in a user's terms (numpy's own words kept)."""
-    text = str(exc)
-    if isinstance(exc, zipfile.BadZipFile):
-        return f"the archive is damaged or truncated ({text})"
-    if isinstance(exc, EOFError) or any(marker in text for marker in _TRUNCATED):
-        return f"the file is truncated: it holds less data than its header promises ({text})"
-    if "pickled" in text.lower():
-        return "the file is damaged (numpy took it for pickled Python objects, which IndexFlow never loads)"
-    return text
+        return arrayfiles.read_array(path, key, dtype)
+    except arrayfiles.ArrayFileError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def file_type(path: Path, key: str | None = None, dtype: str | None = None) -> TensorType:
-    """The type of what :func:`load_file` returns; ``.npy`` headers are read without loading
-    the data; results are cached until the file changes."""
+    """The type of what :func:`load_file` returns; ``.npy`` and ``.npz`` from their headers
+    without reading the data; results are cached until the file changes."""
     path = Path(path)
     try:
         stamp = file_stamp(path)
@@ -283,15 +219,9 @@ def file_type(path: Path, key: str | None = None, dtype: str | None = None) -> T
     cached = _TYPE_CACHE.get(cache_key)
     if cached is not None:
         return cached
-    if path.suffix.lower() == ".npy":
-        check_magic(path, ".npy")
-        try:
-            array = np.load(path, mmap_mode="r", allow_pickle=False)
-        except Exception as exc:
-            raise SourceError(f"{path}: cannot read: {damage_text(exc)}") from exc
-        result = TensorType(ops.dtype_name(array.dtype), tuple(int(d) for d in array.shape))
-        del array
-    else:
-        result = TensorType.of(load_file(path, key, dtype))
+    try:
+        result = arrayfiles.array_type(path, key, dtype)
+    except arrayfiles.ArrayFileError as exc:
+        raise SourceError(str(exc)) from None
     _TYPE_CACHE[cache_key] = result
     return result

@@ -78,6 +78,7 @@ def private_copy(graph: Graph) -> Graph:
     file, so relative file paths resolve alike). Call on the graph's thread."""
     copy = Graph(**graph.settings)
     copy.file_path = graph.file_path
+    copy.share_file_scope(graph.file_scope)   # it reads exactly the files the original may
     with copy.batch():
         for node in graph.nodes:
             clone = node.clone()

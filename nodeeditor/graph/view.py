@@ -12,6 +12,7 @@ from typing import Protocol
 
 from . import nodes as N
 from .info import NodeInfo
+from .paths import FileScope
 
 
 class GraphView(Protocol):
@@ -22,6 +23,10 @@ class GraphView(Protocol):
     @property
     def folder(self) -> Path | None:
         """The folder relative file-source paths resolve against (None: never saved)."""
+
+    @property
+    def file_scope(self) -> FileScope:
+        """Where file sources resolve and which files they may read."""
 
     @property
     def nodes(self) -> tuple[N.Node, ...]:

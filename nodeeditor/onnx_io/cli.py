@@ -1,6 +1,7 @@
 """``indexflow export`` and ``indexflow import``, registered into ``nodeeditor.cli``.
 
     indexflow export GRAPH -o MODEL.onnx [--opset N] [--sources initializers|inputs] [--gradients]
+                     [--allow-outside-files]
     indexflow import MODEL.onnx -o GRAPH
 
 Exit codes follow ``nodeeditor.cli``: 0 success, 1 the graph or model cannot be converted
@@ -24,7 +25,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .gradients import save_gradient_model
 
     try:
-        graph = open_graph(args.graph)
+        graph = open_graph(args.graph, allow_outside_files=args.allow_outside_files)
     except GraphArgumentError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -76,6 +77,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _register_export(sub: argparse._SubParsersAction) -> None:
+    from nodeeditor.graph.paths import OUTSIDE_FLAG, OUTSIDE_HELP
+
     p = sub.add_parser("export", help="export a graph as a validated ONNX model")
     p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL.onnx", help="where to write the model")
@@ -85,6 +88,7 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gradients", action="store_true",
                    help="write the forward graph plus its backward graph: outputs 'loss' and one "
                         "'grad_<source name>' per trainable source (needs a Loss node; opset 18 or later)")
+    p.add_argument(OUTSIDE_FLAG, action="store_true", help=OUTSIDE_HELP)
     p.set_defaults(handler=_cmd_export)
 
 

@@ -22,6 +22,7 @@ Contract of :func:`import_model`:
 """
 from __future__ import annotations
 
+import math
 import os
 from collections import Counter
 from pathlib import Path
@@ -35,6 +36,7 @@ import ops
 from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.layout import layered_positions
+from ops.limits import SizeLimitError, check_size
 
 from .errors import OnnxImportError
 from .examples_meta import PREFIX, decode_example
@@ -94,7 +96,42 @@ def _external(tensor: onnx.TensorProto) -> bool:
 
 
 # ---------------------------------------------------------------------------------- converting
+def _texts(model: onnx.ModelProto):
+    """(what, value) for every name and text field the importer reads."""
+    g = model.graph
+    yield "the graph's name", g.name
+    yield "the graph's doc string", g.doc_string
+    for o in model.opset_import:
+        yield "an opset domain", o.domain
+    for p in model.metadata_props:
+        yield "a metadata key", p.key
+        yield f"metadata {p.key!r}", p.value
+    for kind, infos in (("input", g.input), ("output", g.output)):
+        for v in infos:
+            yield f"a graph {kind} name", v.name
+    for t in g.initializer:
+        yield "an initializer name", t.name
+    for i, n in enumerate(g.node):
+        label = f"node #{i}"
+        yield f"{label}'s name", n.name
+        yield f"{label}'s op type", n.op_type
+        yield f"{label}'s domain", n.domain
+        for field, names in (("input", n.input), ("output", n.output)):
+            for value in names:
+                yield f"an {field} of {label}", value
+        for attr in n.attribute:
+            yield f"an attribute name of {label}", attr.name
+
+
+def _require_text(model: onnx.ModelProto, where: str) -> None:
+    """OnnxImportError when a name or text field is not UTF-8 (protobuf then hands out bytes)."""
+    for what, value in _texts(model):
+        if not isinstance(value, str):
+            raise OnnxImportError(f"{where}: {what} holds bytes that are not UTF-8 text; ONNX names are UTF-8")
+
+
 def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
+    _require_text(model, where)
     g = model.graph
     unsupported = [(n.op_type if not n.domain or n.domain == "ai.onnx" else f"{n.domain}::{n.op_type}",
                     n.name or f"node #{i}")
@@ -116,6 +153,9 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None:
         raise OnnxImportError(f"{where}: the model imports no version of the default ONNX domain")
+    if opset < 1:
+        raise OnnxImportError(f"{where}: the model imports opset version {opset} of the default ONNX domain; "
+                              "opset versions are 1 or more")
 
     graph = Graph(name=name or g.name or "imported", opset=int(opset), description=g.doc_string)
     producer: dict[str, tuple[str, str]] = {}  # tensor name -> (node id, port)
@@ -146,6 +186,7 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
         if len(node.output) > len(defined):
             raise OnnxImportError(f"{where}: {label} has {len(node.output)} outputs; {node.op_type} defines "
                                   f"{len(defined)} ({', '.join(defined)})")
+        _require_arity(node, label, where)
         if node.op_type == "Identity":
             if node.input[0] not in producer:
                 raise OnnxImportError(f"{where}: {label} reads {node.input[0]!r}, which nothing produces before it")
@@ -194,6 +235,26 @@ def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
     return graph
 
 
+def _require_arity(node: onnx.NodeProto, label: str, where: str) -> None:
+    """OnnxImportError (naming the node, its op and the counts) for a node with fewer inputs
+    or outputs than its op needs: Identity without input, Constant without output, ScatterND
+    without its updates. An empty name counts as an omitted input."""
+    if node.op_type in ("Identity", "Constant"):
+        need_in = 1 if node.op_type == "Identity" else 0
+        ports = ["input"] if need_in else []
+    else:
+        schema = ops.get_schema(node.op_type)
+        need_in = sum(not p.optional for p in schema.inputs)
+        ports = [p.name for p in schema.inputs]
+    given = [name for name in node.input[:need_in] if name]
+    if len(given) < need_in:
+        names = ", ".join(ports[:need_in])
+        raise OnnxImportError(f"{where}: {label} has {len(given)} input(s); {node.op_type} needs {need_in} "
+                              f"input{'s' if need_in != 1 else ''} ({names})")
+    if not node.output or not node.output[0]:
+        raise OnnxImportError(f"{where}: {label} has no output; {node.op_type} needs 1 output")
+
+
 def _id(graph: Graph, wanted: str, prefix: str) -> str:
     """``wanted`` as an id if it is a clean identifier not yet used, else a fresh prefixed id."""
     if wanted and wanted.replace("_", "a").isalnum() and not graph.has_node(wanted):
@@ -201,26 +262,81 @@ def _id(graph: Graph, wanted: str, prefix: str) -> str:
     return graph.new_id(prefix)
 
 
+def _supported_text() -> str:
+    return ", ".join(ops.DTYPE_NAMES + ops.SMALL_DTYPE_NAMES)
+
+
+def _dtype_of(elem: int, what: str, where: str) -> str:
+    """Our dtype name for an ONNX element type; OnnxImportError naming ``what`` (``tensor 'w'``),
+    the type and the types IndexFlow holds for one it does not (INT2, FLOAT6E2M3, ...)."""
+    try:
+        return dtype_name_of_elem(elem)
+    except (ValueError, KeyError, TypeError) as exc:  # OpError is a ValueError
+        try:
+            type_name = onnx.TensorProto.DataType.Name(elem)
+        except ValueError:
+            type_name = f"number {elem}"
+        raise OnnxImportError(f"{where}: {what} has element type {type_name}, which IndexFlow does not hold; "
+                              f"supported: {_supported_text()}") from exc
+
+
+def _checked_shape(dims, what: str, where: str, dtype: str) -> tuple[int, ...]:
+    """``dims`` as a shape: OnnxImportError for a negative dimension, or a tensor larger than
+    the size cap (:func:`ops.limits.check_size`), before anything is allocated."""
+    shape = tuple(int(d) for d in dims)
+    bad = next((i for i, d in enumerate(shape) if d < 0), None)
+    if bad is not None:
+        raise OnnxImportError(f"{where}: {what} has dimension {bad} = {shape[bad]}; dimensions are 0 or more")
+    try:
+        check_size(f"{where}: {what}:", shape, dtype)
+    except SizeLimitError as exc:
+        raise OnnxImportError(str(exc)) from None
+    return shape
+
+
+def _utf8(raw: bytes, what: str, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OnnxImportError(f"{where}: {what} holds bytes that are not UTF-8 text (byte {exc.start}); "
+                              "ONNX strings are UTF-8") from None
+
+
 def _array(tensor: onnx.TensorProto, where: str) -> np.ndarray:
+    """The tensor as an array: its dtype one IndexFlow holds, its declared shape checked before
+    anything is read (:func:`_checked_shape`), string elements UTF-8; OnnxImportError naming the
+    tensor otherwise."""
+    what = f"tensor {tensor.name!r}"
+    dtype = _dtype_of(tensor.data_type, what, where)
+    shape = _checked_shape(tensor.dims, what, where, dtype)
+    if dtype == "string":
+        if len(tensor.string_data) != math.prod(shape):
+            raise OnnxImportError(f"{where}: {what} holds {len(tensor.string_data)} strings; its shape "
+                                  f"{list(shape)} needs {math.prod(shape)}")
+        texts = [_utf8(raw, what, where) for raw in tensor.string_data]
+        out = np.empty(len(texts), dtype=object)
+        out[:] = texts
+        return out.reshape(shape)
     try:
         return numpy_helper.to_array(tensor)
-    except Exception as exc:
-        raise OnnxImportError(f"{where}: tensor {tensor.name!r} cannot be read: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - onnx raises many kinds on a damaged tensor
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise OnnxImportError(f"{where}: {what} cannot be read: {first}") from None
 
 
 def _example_for(value_info: onnx.ValueInfoProto, where: str) -> np.ndarray:
+    """Zeros (empty strings) of the input's declared type: unknown dimensions become 1, an
+    unknown rank ``[1]``; the shape checked (:func:`_checked_shape`) before allocating."""
     ttype = value_info.type.tensor_type
+    what = f"input {value_info.name!r}"
     if not value_info.type.HasField("tensor_type"):
-        raise OnnxImportError(f"{where}: input {value_info.name!r} is not a tensor")
-    try:
-        dtype = dtype_name_of_elem(ttype.elem_type)
-    except Exception as exc:
-        raise OnnxImportError(f"{where}: input {value_info.name!r} has an unsupported element type "
-                              f"{onnx.TensorProto.DataType.Name(ttype.elem_type)}") from exc
+        raise OnnxImportError(f"{where}: {what} is not a tensor")
+    dtype = _dtype_of(ttype.elem_type, what, where)
     if ttype.HasField("shape"):
-        shape = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in ttype.shape.dim)
+        dims = [d.dim_value if d.HasField("dim_value") else 1 for d in ttype.shape.dim]
     else:  # rank unknown: a vector suits more inputs than a scalar (no op takes scalar data)
-        shape = (1,)
+        dims = [1]
+    shape = _checked_shape(dims, what, where, dtype)
     if dtype == "string":
         return np.full(shape, "", dtype=object)
     return np.zeros(shape, dtype=ops.dtype_of(dtype))
@@ -237,7 +353,8 @@ def _constant_value(node: onnx.NodeProto, where: str, label: str) -> np.ndarray:
         return np.asarray(helper.get_attribute_value(attr), dtype=simple[attr.name])
     if attr.name in ("value_string", "value_strings"):
         raw = helper.get_attribute_value(attr)
-        text = raw.decode("utf-8") if isinstance(raw, bytes) else [b.decode("utf-8") for b in raw]
+        what = f"{label} (Constant) attribute {attr.name!r}"
+        text = _utf8(raw, what, where) if isinstance(raw, bytes) else [_utf8(b, what, where) for b in raw]
         return np.asarray(text, dtype=object)
     raise OnnxImportError(f"{where}: {label} (Constant) uses {attr.name}, which IndexFlow does not import")
 
@@ -264,6 +381,6 @@ def _attributes(node: onnx.NodeProto, schema: ops.OpSchema, where: str, label: s
                 f"{onnx.AttributeProto.AttributeType.Name(wanted)}")
         value = helper.get_attribute_value(attr)
         if isinstance(value, bytes):
-            value = value.decode("utf-8")
+            value = _utf8(value, f"{label} ({node.op_type}) attribute {attr.name!r}", where)
         attrs[attr.name] = value
     return attrs

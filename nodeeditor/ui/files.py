@@ -1,5 +1,13 @@
 """The File menu's work: New, Open, Open Recent, Save, Save As, Examples, Import/Export ONNX,
-asking before unsaved changes are discarded, and the periodic recovery file.
+asking before unsaved changes are discarded, asking once whether a graph just opened may read
+files outside its folder, and the recovery file.
+
+Recovery: the host calls :meth:`FileController.note_edit` after every edit; the recovery file
+is written ``INDEXFLOW_RECOVERY_MS`` (default 2000) after the last one, and at least every five
+times that while edits keep coming, so a crash loses at most the last few seconds. The graph is
+snapshot on the UI thread (:func:`nodeeditor.graph.fileformat.graph_document`: plain data and
+the graph's own read-only arrays); a large graph's files are written on a background thread
+(:class:`RecoveryWriter`), one write at a time, the latest snapshot winning.
 
 :class:`FileController` talks to the main window through :class:`DocumentHost`, a small
 surface: the shown ``graph``, ``set_document``, ``is_modified``, ``mark_saved``, ``push`` and
@@ -12,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Protocol
@@ -19,9 +28,12 @@ from typing import Protocol
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_example, load_graph, save_graph
+from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.fileformat import graph_document, sidecar_path, write_atomically, write_graph_files
 from ops import config
 
+from . import lifecycle
 from . import settings as S
 
 GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
@@ -61,9 +73,11 @@ class FileController(QtCore.QObject):
         self.export_dialog = None   # the last File > Export ONNX dialog (non-modal)
         self._recent_menu: QtWidgets.QMenu | None = None
         self.recovery_timer = QtCore.QTimer(self)
+        self.recovery_timer.setSingleShot(True)
         self.recovery_timer.setInterval(config.recovery_ms())  # INDEXFLOW_RECOVERY_MS, read per window
-        self.recovery_timer.timeout.connect(self.write_recovery)
-        self.recovery_timer.start()
+        self.recovery_timer.timeout.connect(lambda: self.write_recovery(wait=False))
+        self._edits_pending_since: float | None = None
+        self.recovery_writer = RecoveryWriter()
 
     # ------------------------------------------------------------------ menus
     def fill_examples_menu(self, menu: QtWidgets.QMenu) -> None:
@@ -142,7 +156,9 @@ class FileController(QtCore.QObject):
         return load_graph(path)
 
     def open_path(self, path: str | os.PathLike, ask: bool = True) -> bool:
-        """Open a file; on any problem show the message and leave the open graph untouched."""
+        """Open a file; on any problem show the message and leave the open graph untouched. A
+        graph whose file sources name files outside its folder asks once whether it may read
+        them (:meth:`ask_outside_files`)."""
         if ask and not self.maybe_discard():
             return False
         path = Path(path)
@@ -152,13 +168,40 @@ class FileController(QtCore.QObject):
             message = str(exc) if isinstance(exc, GraphFileError) or str(path) in str(exc) else f"{path}: {exc}"
             self.report_not_opened(message)
             return False
+        self.ask_outside_files(graph, path)
         is_graph_file = path.suffix.lower() != ".onnx"
         self.host.set_document(graph, path if is_graph_file else None, modified=not is_graph_file)
+        if not is_graph_file:
+            self.note_edit()   # an imported model is unsaved work from the start
         S.add_recent_file(path)
         S.set_last_directory(path)
         self.update_recent_menu()
         self.host.show_status(f"Opened {path}")
         return True
+
+    def ask_outside_files(self, graph: Graph, path: Path) -> bool:
+        """When ``graph`` (just read from ``path``) has file sources naming files outside its
+        folder and may not read them yet, ask once whether it may; True when allowed (or
+        nothing to ask). Until allowed, each such node shows why it has no value."""
+        if graph.outside_files_allowed:
+            return True
+        scope = graph.file_scope
+        outside = [n for n in graph.nodes if isinstance(n, N.FileSource) and n.path and scope.is_outside(n.path)]
+        if not outside:
+            return True
+        listing = "\n".join(f"• {n.label}: {n.path}" for n in outside[:8])
+        more = f"\n… and {len(outside) - 8} more" if len(outside) > 8 else ""
+        text = (f"“{path.name}” reads {len(outside)} file(s) outside its folder:\n\n{listing}{more}\n\n"
+                "A graph someone sends you can name any file you can read, and its contents would show in the "
+                "editor and go into exported models. Read these files?\n\n"
+                "If you say No, those nodes show the refusal; files inside the graph's folder are read either way.")
+        answer = MB.question(self.parent_widget, "Read files outside the graph's folder?", text,
+                             MB.StandardButton.Yes | MB.StandardButton.No, MB.StandardButton.No)
+        if answer == MB.StandardButton.Yes:
+            graph.set_outside_files_allowed(True)
+            return True
+        self.host.show_status(f"{len(outside)} file(s) outside the graph's folder are not read", error=True)
+        return False
 
     def open_example(self, name: str) -> bool:
         if not self.maybe_discard():
@@ -242,22 +285,42 @@ class FileController(QtCore.QObject):
         folder.mkdir(parents=True, exist_ok=True)
         return folder / f"recovery-{pid}{EXTENSION}", folder / f"recovery-{pid}.json"
 
-    def write_recovery(self) -> Path | None:
-        """Write the graph to this process's recovery file when it has unsaved changes."""
+    #: While edits keep coming, the recovery file is still written at least this many delays apart.
+    MAX_DELAYS = 5
+
+    def note_edit(self) -> None:
+        """The document changed: write the recovery file ``INDEXFLOW_RECOVERY_MS`` after the
+        last edit (the timer restarts with each one), but no later than ``MAX_DELAYS`` delays
+        after the first edit not yet written."""
+        now = time.monotonic()
+        if self._edits_pending_since is None:
+            self._edits_pending_since = now
+        overdue = now - self._edits_pending_since >= self.MAX_DELAYS * self.recovery_timer.interval() / 1000
+        if not (overdue and self.recovery_timer.isActive()):
+            self.recovery_timer.start()
+
+    def write_recovery(self, wait: bool = True) -> Path | None:
+        """Write the graph to this process's recovery file when it has unsaved changes; returns
+        the file (None when nothing needed writing). The graph is snapshot now, on the UI
+        thread; the files are written now, or with ``wait=False`` for a large graph on the
+        background writer. The shown graph is never touched (no path is re-pointed or rebased:
+        relative file paths stay relative to the graph's own folder, which the metadata
+        records)."""
+        self._edits_pending_since = None
         if not self.host.is_modified():
             return None
         graph_path, meta_path = self.recovery_paths()
         graph = self.host.graph
-        old = graph.file_path
-        try:
-            save_graph(graph, graph_path)
-        except GraphFileError:
-            return None
-        finally:
-            graph.file_path = old   # save_graph re-points the graph; this copy must not
+        doc, arrays = graph_document(graph, sidecar_path(graph_path).name)
         meta = {"pid": os.getpid(), "time": time.strftime("%Y-%m-%d %H:%M:%S"), "name": graph.name,
-                "original": str(self.current_path) if self.current_path else None}
-        meta_path.write_text(json.dumps(meta), encoding="utf-8")
+                "original": str(self.current_path) if self.current_path else None,
+                "outside_files_allowed": graph.outside_files_allowed,
+                "allowed_files": sorted(str(p) for p in graph.file_scope.allowed_files)}
+        job = RecoveryJob(graph_path, meta_path, doc, arrays, meta)
+        if wait or not job.large:
+            self.recovery_writer.wait()
+            return graph_path if job.run() else None
+        self.recovery_writer.submit(job)
         return graph_path
 
     def stop_recovery(self) -> None:
@@ -266,8 +329,12 @@ class FileController(QtCore.QObject):
         self.clear_recovery()
 
     def clear_recovery(self, pid: int | None = None) -> None:
+        if pid is None or pid == os.getpid():
+            self.recovery_timer.stop()
+            self._edits_pending_since = None
+            self.recovery_writer.wait()   # a write in flight must not bring the file back
         graph_path, meta_path = self.recovery_paths(pid)
-        for p in (graph_path, meta_path, graph_path.with_suffix(".npz")):
+        for p in (graph_path, meta_path, sidecar_path(graph_path)):
             if p.exists():
                 p.unlink()
 
@@ -315,19 +382,84 @@ class FileController(QtCore.QObject):
         restored = False
         if answer == MB.StandardButton.Yes:
             try:
-                graph = load_graph(meta["graph_path"])
+                graph = load_graph(meta["graph_path"], allow_outside_files=meta.get("outside_files_allowed") is True)
             except GraphFileError as exc:
                 self.warn("Cannot recover", str(exc))
             else:
                 original = Path(meta["original"]) if meta.get("original") else None
-                graph.file_path = original
+                graph.file_path = original   # relative file paths are relative to the original's folder
+                for allowed in meta.get("allowed_files") or ():
+                    if isinstance(allowed, str):
+                        graph.allow_file(allowed)   # files chosen in the panel before the crash
                 self.host.set_document(graph, original, modified=True)
                 where = f"; Save writes it to {original.name}" if original else ""
                 self.host.show_status(f"Restored the unsaved work from {meta.get('time')}{where}")
                 restored = True
         for m in pending:
             self.clear_recovery(int(m["pid"]))
+        if restored:
+            self.note_edit()   # the restored work is unsaved: it has a recovery file of its own again
         return restored
+
+
+class RecoveryJob:
+    """One recovery write: the snapshot (document, arrays, metadata) and where it goes."""
+
+    #: A snapshot with a sidecar, or this many nodes, is written off the UI thread.
+    LARGE_NODES = 200
+
+    def __init__(self, graph_path: Path, meta_path: Path, doc: dict, arrays: dict, meta: dict) -> None:
+        self.graph_path, self.meta_path = graph_path, meta_path
+        self.doc, self.arrays, self.meta = doc, arrays, meta
+        self.large = bool(arrays) or len(doc.get("nodes", ())) >= self.LARGE_NODES
+
+    def run(self) -> bool:
+        """Write the pair atomically, then the metadata; False when the disk refused."""
+        try:
+            write_graph_files(self.graph_path, self.doc, self.arrays)
+            write_atomically(self.meta_path, json.dumps(self.meta).encode("utf-8"))
+        except OSError:
+            return False
+        return True
+
+
+class RecoveryWriter:
+    """Writes recovery snapshots on one background thread, one at a time; a snapshot handed
+    over while one is being written replaces any still waiting (only the latest matters).
+    ``wait()`` returns once nothing is pending; ``shutdown()`` (registered with
+    :mod:`.lifecycle`) is the same."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._next: RecoveryJob | None = None
+        self._thread: threading.Thread | None = None
+        lifecycle.register(self)
+
+    def submit(self, job: RecoveryJob) -> None:
+        with self._lock:
+            self._next = job
+            self._idle.clear()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="indexflow-recovery", daemon=True)
+                self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                job, self._next = self._next, None
+                if job is None:
+                    self._thread = None
+                    self._idle.set()
+                    return
+            job.run()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._idle.wait(timeout)
+
+    def shutdown(self) -> None:
+        self.wait()
 
 
 def _same_file(a: str | os.PathLike | None, b: str | os.PathLike) -> bool:

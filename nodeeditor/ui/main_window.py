@@ -85,6 +85,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.find_box = FindNodeBox(self.view, lambda: self.graph)
         self.connect_box = ConnectBox(self.view, lambda: self.graph)
         self.files = FileController(self, self)
+        self.undo_stack.indexChanged.connect(lambda _index: self.files.note_edit())  # the recovery file follows
 
         self._build_docks()
         graph_of, status = (lambda: self.graph), self.show_status

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from nodeeditor.graph import Engine, Graph, GraphFileError, fileformat, load_graph, save_graph
+from nodeeditor.graph import Engine, Graph, GraphFileError, atomic, fileformat, load_graph, save_graph
 
 
 def _big_graph(value):
@@ -18,14 +18,14 @@ def test_a_failed_json_write_leaves_the_previous_pair_loadable(tmp_path, monkeyp
     path = tmp_path / "g.ifg.json"
     save_graph(_big_graph(1.0), path)
     before = (path.read_bytes(), fileformat.sidecar_path(path).read_bytes())
-    real = fileformat._write_temp
+    real = atomic.write_temp
 
     def disk_full_on_json(target, data):
         if target.suffix == ".json":
             raise OSError(28, "No space left on device")
         return real(target, data)
 
-    monkeypatch.setattr(fileformat, "_write_temp", disk_full_on_json)
+    monkeypatch.setattr(atomic, "write_temp", disk_full_on_json)
     with pytest.raises(GraphFileError, match="No space left"):
         save_graph(_big_graph(2.0), path)
     assert (path.read_bytes(), fileformat.sidecar_path(path).read_bytes()) == before
@@ -47,7 +47,10 @@ def test_save_as_in_another_folder_rebases_relative_file_paths(tmp_path):
     save_graph(loaded, b / "g.ifg.json")
     assert loaded.find("data").path == os.path.join("..", "a", "data.npy")
     np.testing.assert_array_equal(Engine(loaded).run().outputs["out"], np.arange(5.0))
-    again = load_graph(b / "g.ifg.json")          # and the file written there reads it too
+    # the file written there names the same file, now outside its folder: opened afresh, it
+    # reads it once the opener allows files outside the folder (the open one lived in a/)
+    assert "outside" in load_graph(b / "g.ifg.json").node_info(loaded.find("data").id).error
+    again = load_graph(b / "g.ifg.json", allow_outside_files=True)
     np.testing.assert_array_equal(Engine(again).run().outputs["out"], np.arange(5.0))
 
 
@@ -96,14 +99,14 @@ def test_a_name_at_the_length_limit_saves(tmp_path, big):
 def test_temporary_files_stay_short_and_beside_the_target(tmp_path, monkeypatch):
     # os.replace is atomic only within one file system: the temporary must be in the same folder
     made = []
-    real = fileformat._write_temp
+    real = atomic.write_temp
 
     def spy(target, data):
         tmp = real(target, data)
         made.append(tmp)
         return tmp
 
-    monkeypatch.setattr(fileformat, "_write_temp", spy)
+    monkeypatch.setattr(atomic, "write_temp", spy)
     save_graph(_big_graph(1.0), tmp_path / ("x" * 200 + ".ifg.json"))
     assert len(made) == 2
     for tmp in made:

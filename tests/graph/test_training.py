@@ -124,3 +124,23 @@ def test_trained_values_must_fit_their_source():
         trained_edit(g, {"w": np.zeros(4, np.float32)})
     with pytest.raises(ValueError, match="only literal, generator and file sources"):
         trained_edit(g, {"gather": np.zeros(4, np.float32)})
+
+
+def test_a_runs_private_copy_reads_only_the_files_the_original_may(tmp_path):
+    """A graph from someone else may not read files outside its folder until allowed: the
+    copy a training run works on must not quietly allow them."""
+    from nodeeditor.graph.training import private_copy
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    np.save(outside / "secret.npy", np.arange(3.0))
+    (tmp_path / "graph").mkdir()
+    g = Graph()
+    g.file_path = tmp_path / "graph" / "g.ifg.json"
+    g.add_file_source(str(outside / "secret.npy"), node_id="f")
+    g.set_outside_files_allowed(False)
+    assert g.node_info("f").error is not None                    # refused in the original
+    copy = private_copy(g)
+    assert not copy.outside_files_allowed and copy.node_info("f").error == g.node_info("f").error
+    g.allow_file(str(outside / "secret.npy"))
+    assert g.node_info("f").ok and private_copy(g).node_info("f").ok   # allowed one by one: so in the copy

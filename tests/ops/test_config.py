@@ -76,8 +76,8 @@ def test_state_dir_is_the_path_given_or_none(monkeypatch, tmp_path):
     assert config.state_dir() == tmp_path / "state"
 
 
-@pytest.mark.parametrize("value, expected", [(None, 60_000), ("50", 50), (" 600000 ", 600_000)])
-def test_recovery_ms_defaults_to_a_minute(monkeypatch, value, expected):
+@pytest.mark.parametrize("value, expected", [(None, 2_000), ("50", 50), (" 600000 ", 600_000)])
+def test_recovery_ms_defaults_to_two_seconds(monkeypatch, value, expected):
     if value is not None:
         monkeypatch.setenv("INDEXFLOW_RECOVERY_MS", value)
     assert config.recovery_ms() == expected

@@ -34,6 +34,8 @@ class FileForm:
             n = g.node(self.node_id)
             if all(getattr(n, k) == v for k, v in fields.items()):
                 return
+            if fields.get("path"):
+                g.allow_file(fields["path"])   # chosen here by the person at the editor: readable wherever it is
             self.push(C.SourceCommand(g, self.node_id, "Change File", **fields))
 
         def choose() -> None:
