@@ -94,3 +94,21 @@ def test_frame_all_on_a_graph_too_big_even_for_the_smallest_zoom_says_so(window,
     assert "smallest zoom" in hint.text() and "Space+drag" in hint.text()
     assert hint.text().startswith(f"{_cut(w)} of 80 nodes")
     assert w.view.viewport().rect().contains(hint.geometry()) and _text_fits(hint)
+
+
+def test_the_overflow_hint_shows_all_its_lines_when_the_canvas_narrows_after_opening(window, qtbot):
+    """The hint is placed when a graph opens and again when the canvas is resized; the second
+    placement measured the wrapped height at the hint's old width, so a hint that needed a
+    third line showed two and a half (seen on the default example in a 796 px window)."""
+    w = window
+    w.resize(1100, 800)
+    deliver_posted_events()
+    _open_example(w, "embedding_lookup")
+    hint = w.view.overflow_hint
+    for width in (900, 820, 796, 760):
+        w.resize(width, 796)
+        qtbot.waitUntil(lambda width=width: w.width() == width, timeout=10000)
+        deliver_posted_events()
+        if hint.isVisible():
+            assert _text_fits(hint), (width, hint.text(), hint.size())
+    _shot(w, "hint_after_resize")

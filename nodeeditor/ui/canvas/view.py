@@ -217,8 +217,8 @@ class GraphView(QtWidgets.QGraphicsView):
             text = (f"{hidden} of {len(items)} nodes are outside the view: "
                     "Ctrl+0 (View > Frame All) shows them all, Space+drag pans")
         self.overflow_hint.setText(text)
+        self.overflow_hint.show()         # shown first: its style (font, padding) is then in force
         self._place_overflow_hint()
-        self.overflow_hint.show()
         self.overflow_hint.raise_()
 
     def hide_overflow_hint(self) -> None:
@@ -236,7 +236,8 @@ class GraphView(QtWidgets.QGraphicsView):
         margins = hint.contentsMargins()
         one_line = hint.fontMetrics().horizontalAdvance(hint.text()) + margins.left() + margins.right() + 4
         width = min(room, one_line)
-        hint.setFixedSize(width, hint.heightForWidth(width))
+        hint.setFixedWidth(width)   # first: QLabel measures its wrapped height at its own width
+        hint.setFixedHeight(hint.heightForWidth(width))
         hint.move(10, max(0, area.height() - hint.height() - 10))
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
