@@ -340,7 +340,7 @@ def _cmd_grad(args: argparse.Namespace) -> int:
         print(f"error: --output {args.output} names a folder; give a file name, e.g. "
               f"{Path(args.output) / 'gradients.npz'}")
         return EXIT_GRAPH_ERROR
-    graph = _load(args.graph)
+    graph = _load(args)
     print(_describe(graph))
     refused = _training_setup(graph)
     if refused is not None:
@@ -413,7 +413,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         settings = OptimizerSettings(args.optimizer, args.lr)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    graph = _load(args.graph)
+    graph = _load(args)
     print(_describe(graph))
     refused = _training_setup(graph)
     if refused is not None:
@@ -458,6 +458,7 @@ def _register_grad(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", metavar="GRADS.npz",
                    help="write each trainable source's gradient to GRADS.npz under the source's name "
                         "(.npz is added when missing)")
+    add_outside_files_option(p)
     p.set_defaults(handler=_cmd_grad)
 
 
@@ -475,6 +476,7 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", metavar="TRAINED.ifg.json",
                    help="where to write the trained graph (default: NAME.trained.ifg.json beside the graph file, "
                         "or in the working folder for a bundled example)")
+    add_outside_files_option(p)
     p.set_defaults(handler=_cmd_train)
 
 

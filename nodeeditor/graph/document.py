@@ -83,7 +83,7 @@ class _WithNode:
 
     def __init__(self, graph: Graph, node: N.Node) -> None:
         self._graph, self._node = graph, node
-        self.opset, self.folder = graph.opset, graph.folder
+        self.opset, self.folder, self.file_scope = graph.opset, graph.folder, graph.file_scope
         self.nodes = graph.nodes + (node,)
         self.edges = graph.edges
         self._info = infer_node(self, node, {})

@@ -28,9 +28,12 @@ def test_every_example_step_shows_its_output_row_and_clips_nothing(window, qtbot
                 continue
             seen += 1
             # the dock at the window's height for it (less on a low window)
-            wanted = max(bottom_dock_height(w.height()), w.explainer_dock.minimumSizeHint().height())
-            w.resizeDocks([w.explainer_dock], [wanted], QtCore.Qt.Orientation.Vertical)
-            qtbot.waitUntil(lambda h=wanted: abs(w.explainer_dock.height() - h) <= 2, timeout=10000)
+            # (its minimum follows what it shows, so it is read again while waiting)
+            def wanted() -> int:
+                return max(bottom_dock_height(w.height()), w.explainer_dock.minimumSizeHint().height())
+
+            w.resizeDocks([w.explainer_dock], [wanted()], QtCore.Qt.Orientation.Vertical)
+            qtbot.waitUntil(lambda: abs(w.explainer_dock.height() - wanted()) <= 2, timeout=10000)
             for step in sorted({0, w.explainer.count - 1}):
                 w.explainer.set_step(step)
                 try:   # the row is scrolled into view once the layout has settled
