@@ -483,7 +483,7 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
 def _cmd_lessons(args: argparse.Namespace) -> int:
     """List the lessons (one line each), or print the one called ``args.lesson``; a lesson
     file that cannot be used is an error line naming the file and field (exit code 1)."""
-    from nodeeditor.graph.lessons import scan_lessons
+    from nodeeditor.teaching.lessons import scan_lessons
 
     scan = scan_lessons()
     if args.lesson is not None:

@@ -113,7 +113,7 @@ def test_lessons_id_prints_the_lesson(capsys):
 
 
 def test_a_bad_lesson_file_is_listed_as_an_error_and_exits_1(tmp_path, capsys, monkeypatch):
-    from nodeeditor.graph import lessons
+    from nodeeditor.teaching import lessons
 
     (tmp_path / "x.toml").write_text('id = "x"\ntitle = "X"\n', encoding="utf-8")
     monkeypatch.setattr(lessons, "LESSONS_DIR", tmp_path)

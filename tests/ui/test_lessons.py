@@ -9,8 +9,8 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from nodeeditor.graph import lessons as lessons_module
-from nodeeditor.graph.lessons import find_lesson
+from nodeeditor.teaching import lessons as lessons_module
+from nodeeditor.teaching.lessons import find_lesson
 
 LEFT = QtCore.Qt.MouseButton.LeftButton
 NOMOD = QtCore.Qt.KeyboardModifier.NoModifier

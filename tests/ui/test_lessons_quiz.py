@@ -8,7 +8,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
-from nodeeditor.graph.quiz import Quiz
+from nodeeditor.teaching.quiz import Quiz
 from nodeeditor.ui.lessons import QuizWidget
 from nodeeditor.ui.lessons.tensor_table import CellState
 

@@ -32,8 +32,8 @@ import ops
 from nodeeditor.graph import GraphFileError
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
-from nodeeditor.graph.lessons import Lesson, scan_lessons
-from nodeeditor.graph.quiz import QuizError
+from nodeeditor.teaching.lessons import Lesson, scan_lessons
+from nodeeditor.teaching.quiz import QuizError
 
 from ..canvas import GraphScene, GraphView
 from ..explainer import ExplainerWidget

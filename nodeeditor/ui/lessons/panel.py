@@ -12,7 +12,7 @@ import html
 
 from PySide6 import QtCore, QtWidgets
 
-from nodeeditor.graph.lessons import Lesson, LessonScan
+from nodeeditor.teaching.lessons import Lesson, LessonScan
 
 LESSON_ROLE = QtCore.Qt.ItemDataRole.UserRole
 

@@ -1,4 +1,4 @@
-"""QuizWidget: the learner's side of a :class:`nodeeditor.graph.quiz.Quiz` (all the logic is
+"""QuizWidget: the learner's side of a :class:`nodeeditor.teaching.quiz.Quiz` (all the logic is
 there; this widget shows it and passes answers on).
 
 The op's inputs are shown as tables, then the output: in a FILL quiz the learner types the
@@ -19,7 +19,7 @@ import secrets
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from nodeeditor.graph.quiz import Quiz, QuizError, QuizMode, Verdict
+from nodeeditor.teaching.quiz import Quiz, QuizError, QuizMode, Verdict
 from ops.explain import position_text, value_text
 
 from .tensor_table import CellState, TensorTable, cell_text

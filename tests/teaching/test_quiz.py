@@ -5,7 +5,7 @@ under test."""
 import numpy as np
 import pytest
 
-from nodeeditor.graph.quiz import Quiz, QuizError, QuizMode, Score, default_mode
+from nodeeditor.teaching.quiz import Quiz, QuizError, QuizMode, Score, default_mode
 
 f32 = lambda v: np.array(v, dtype=np.float32)  # noqa: E731
 i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731

@@ -11,7 +11,7 @@ A lesson is a TOML file in ``resources/lessons`` (or its installed copy, see
     example = "scatter9_examples"         # a bundled example, or instead:
     # graph = "my_graph.ifg.json"         # a graph file beside the lesson
     node = "ex1_op"                       # the id of the operator node the lesson is about
-    quiz = "place"                        # optional: "fill" or "place" (see graph.quiz)
+    quiz = "place"                        # optional: "fill" or "place" (see teaching.quiz)
     source = "ONNX Scatter-9, Example 1"  # optional: where the worked example comes from
     what = "..."                          # what the op does, in plain words
     formula = "..."                       # the formula
@@ -32,14 +32,14 @@ from pathlib import Path
 from typing import Any
 
 import ops
+from nodeeditor.graph import nodes as N
+from nodeeditor.graph.document import Graph
+from nodeeditor.graph.engine import Engine
+from nodeeditor.graph.examples import example_path, is_example
+from nodeeditor.graph.fileformat import GraphFileError, load_graph
+from nodeeditor.graph.resources import resource_dir
 
-from . import nodes as N
-from .document import Graph
-from .engine import Engine
-from .examples import example_path, is_example
-from .fileformat import GraphFileError, load_graph
 from .quiz import Quiz, QuizMode, default_mode
-from .resources import resource_dir
 
 if sys.version_info >= (3, 11):
     import tomllib

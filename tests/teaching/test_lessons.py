@@ -10,7 +10,8 @@ import tomllib
 
 import ops
 from nodeeditor.graph import Graph, save_graph
-from nodeeditor.graph.lessons import (
+from nodeeditor.graph.resources import resource_dir
+from nodeeditor.teaching.lessons import (
     LESSONS_DIR,
     LessonError,
     find_lesson,
@@ -18,8 +19,7 @@ from nodeeditor.graph.lessons import (
     read_lesson,
     scan_lessons,
 )
-from nodeeditor.graph.quiz import QuizMode
-from nodeeditor.graph.resources import resource_dir
+from nodeeditor.teaching.quiz import QuizMode
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,7 +140,7 @@ def test_a_bad_lesson_is_refused_naming_the_file_and_the_field(tmp_path, text, f
 def test_a_reduction_that_is_not_the_nodes_is_refused():
     text = (LESSONS_DIR / "14-scatterelements-add.toml").read_text(encoding="utf-8")
     with pytest.raises(LessonError, match="node 'add_op' has reduction add, the lesson says mul"):
-        from nodeeditor.graph.lessons import _lesson_from
+        from nodeeditor.teaching.lessons import _lesson_from
 
         _lesson_from(tomllib.loads(text.replace('reduction = "add"', 'reduction = "mul"')), Path("x.toml"))
 
