@@ -12,6 +12,7 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.ui.explainer import ExplainerWidget
 
 from .helpers import save_shot
+from .presentation_check import grid_problems
 
 EXAMPLES = sorted(p.name[: -len(".ifg.json")]
                   for p in (Path(__file__).resolve().parents[2] / "resources" / "examples").glob("*.ifg.json"))
@@ -60,7 +61,7 @@ def _problems_once_laid_out(qtbot, w: ExplainerWidget) -> list[str]:
     them."""
     try:
         qtbot.waitUntil(lambda: not _reachable_problems(w), timeout=10000)
-    except TimeoutError:
+    except qtbot.TimeoutError:
         pass
     return _reachable_problems(w)
 
@@ -179,3 +180,34 @@ def test_scatterelements_reduction_examples_show_their_last_cell(qtbot, reductio
     assert w.minimumSizeHint().width() <= MAX_MIN_WIDTH
     if reduction == "add":
         save_shot(w, "explainer/scatterelements_add_step2")
+
+
+def test_a_wide_float_tensor_in_a_narrow_explainer_shows_the_columns_that_fit_around_each_step(qtbot):
+    """The Explainer docked beside the other panels at 853x480 has about 170 px for its grids;
+    a float tensor's cells ("-0.652", "-1.23e+05") need more for three columns. At every
+    step each grid shows a window of columns holding the step's column (down to that column
+    alone), every cell inside its grid, the output row being written in view, and nothing
+    scrolls sideways; columns of very different widths side by side do not leave the first
+    layout with more columns than the grid holds."""
+    w = _widget(qtbot, 200, 420)
+    rng = np.random.default_rng(7)
+    scale = np.array([1, 1e3, 1, 1e-3, 1, 1, 1e5, 1, 1, 1])
+    data = (rng.standard_normal((6, 10)) * scale).astype(np.float32)
+    w.set_operation("wide", "Gather", [data, np.array([4, 1])], {"axis": 0})
+    assert w.scroll.viewport().width() < 200
+    found = []
+    for k in range(w.count):
+        w.set_step(k)
+        try:
+            qtbot.waitUntil(lambda: not grid_problems(w, whole=False) and not _reachable_problems(w),
+                            timeout=10000)
+        except qtbot.TimeoutError:
+            pass
+        found += [f"step {k + 1}: {p}" for p in grid_problems(w, whole=False) + _reachable_problems(w)]
+        column = w.current.destination.position[-1]          # output[i, c] = data[indices[i], c]
+        for name in ("data", "output"):
+            grid = w.grid(name)
+            if column not in grid.cols or not 1 <= len(grid.cols) < 10:
+                found.append(f"step {k + 1}: {name} shows columns {grid.cols}, not a window around {column}")
+    assert not found, "\n".join(found)
+    save_shot(w, "explainer/narrow_wide_floats_last")
