@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import load_example
 from nodeeditor.graph import nodes as N
 from nodeeditor.ui.explainer import ExplainerWidget
+from nodeeditor.ui.explainer.widget import settle
 
 from .helpers import save_shot
 from .presentation_check import grid_problems
@@ -211,3 +212,29 @@ def test_a_wide_float_tensor_in_a_narrow_explainer_shows_the_columns_that_fit_ar
                 found.append(f"step {k + 1}: {name} shows columns {grid.cols}, not a window around {column}")
     assert not found, "\n".join(found)
     save_shot(w, "explainer/narrow_wide_floats_last")
+
+
+def test_narrowing_the_explainer_keeps_the_output_row_being_written_in_view(qtbot):
+    """A step shown in a wide Explainer, then the dock made narrow and low (a panel dragged
+    beside it): the grids are laid out again, and the output row being written is scrolled
+    back into view without another step; a scroll by hand afterwards stays."""
+    w = _widget(qtbot, 700, 600)
+    data = np.random.default_rng(7).standard_normal((6, 10)).astype(np.float32)
+    w.set_operation("wide", "Gather", [data, np.array([4, 1, 3, 5])], {"axis": 0})
+    w.set_step(w.count - 1)                              # output[3, 9]: the last row
+    qtbot.waitUntil(lambda: not grid_problems(w, whole=False), timeout=10000)
+    settle(w)                                            # the step's own deferred scroll done too
+    w.resize(200, 300)
+    qtbot.waitUntil(lambda: w.scroll.viewport().width() < 200, timeout=10000)
+    try:
+        qtbot.waitUntil(lambda: not grid_problems(w, whole=False), timeout=10000)
+    except qtbot.TimeoutError:
+        pass
+    assert not grid_problems(w, whole=False)
+    assert w.scroll.verticalScrollBar().value() > 0      # the last row is below the first view
+    save_shot(w, "explainer/narrowed_last_row")
+    # scrolling by hand is not undone (only a new layout or a new step scrolls back)
+    settle(w)
+    w.scroll.verticalScrollBar().setValue(0)
+    settle(w)
+    assert w.scroll.verticalScrollBar().value() == 0
