@@ -10,8 +10,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import load_example
 from nodeeditor.graph import nodes as N
 from nodeeditor.ui.explainer import ExplainerWidget
+from nodeeditor.ui.explainer.widget import settle
 
 from .helpers import save_shot
+from .presentation_check import grid_problems
 
 EXAMPLES = sorted(p.name[: -len(".ifg.json")]
                   for p in (Path(__file__).resolve().parents[2] / "resources" / "examples").glob("*.ifg.json"))
@@ -60,7 +62,7 @@ def _problems_once_laid_out(qtbot, w: ExplainerWidget) -> list[str]:
     them."""
     try:
         qtbot.waitUntil(lambda: not _reachable_problems(w), timeout=10000)
-    except TimeoutError:
+    except qtbot.TimeoutError:
         pass
     return _reachable_problems(w)
 
@@ -179,3 +181,60 @@ def test_scatterelements_reduction_examples_show_their_last_cell(qtbot, reductio
     assert w.minimumSizeHint().width() <= MAX_MIN_WIDTH
     if reduction == "add":
         save_shot(w, "explainer/scatterelements_add_step2")
+
+
+def test_a_wide_float_tensor_in_a_narrow_explainer_shows_the_columns_that_fit_around_each_step(qtbot):
+    """The Explainer docked beside the other panels at 853x480 has about 170 px for its grids;
+    a float tensor's cells ("-0.652", "-1.23e+05") need more for three columns. At every
+    step each grid shows a window of columns holding the step's column (down to that column
+    alone), every cell inside its grid, the output row being written in view, and nothing
+    scrolls sideways; columns of very different widths side by side do not leave the first
+    layout with more columns than the grid holds."""
+    w = _widget(qtbot, 200, 420)
+    rng = np.random.default_rng(7)
+    scale = np.array([1, 1e3, 1, 1e-3, 1, 1, 1e5, 1, 1, 1])
+    data = (rng.standard_normal((6, 10)) * scale).astype(np.float32)
+    w.set_operation("wide", "Gather", [data, np.array([4, 1])], {"axis": 0})
+    assert w.scroll.viewport().width() < 200
+    found = []
+    for k in range(w.count):
+        w.set_step(k)
+        try:
+            qtbot.waitUntil(lambda: not grid_problems(w, whole=False) and not _reachable_problems(w),
+                            timeout=10000)
+        except qtbot.TimeoutError:
+            pass
+        found += [f"step {k + 1}: {p}" for p in grid_problems(w, whole=False) + _reachable_problems(w)]
+        column = w.current.destination.position[-1]          # output[i, c] = data[indices[i], c]
+        for name in ("data", "output"):
+            grid = w.grid(name)
+            if column not in grid.cols or not 1 <= len(grid.cols) < 10:
+                found.append(f"step {k + 1}: {name} shows columns {grid.cols}, not a window around {column}")
+    assert not found, "\n".join(found)
+    save_shot(w, "explainer/narrow_wide_floats_last")
+
+
+def test_narrowing_the_explainer_keeps_the_output_row_being_written_in_view(qtbot):
+    """A step shown in a wide Explainer, then the dock made narrow and low (a panel dragged
+    beside it): the grids are laid out again, and the output row being written is scrolled
+    back into view without another step; a scroll by hand afterwards stays."""
+    w = _widget(qtbot, 700, 600)
+    data = np.random.default_rng(7).standard_normal((6, 10)).astype(np.float32)
+    w.set_operation("wide", "Gather", [data, np.array([4, 1, 3, 5])], {"axis": 0})
+    w.set_step(w.count - 1)                              # output[3, 9]: the last row
+    qtbot.waitUntil(lambda: not grid_problems(w, whole=False), timeout=10000)
+    settle(w)                                            # the step's own deferred scroll done too
+    w.resize(200, 300)
+    qtbot.waitUntil(lambda: w.scroll.viewport().width() < 200, timeout=10000)
+    try:
+        qtbot.waitUntil(lambda: not grid_problems(w, whole=False), timeout=10000)
+    except qtbot.TimeoutError:
+        pass
+    assert not grid_problems(w, whole=False)
+    assert w.scroll.verticalScrollBar().value() > 0      # the last row is below the first view
+    save_shot(w, "explainer/narrowed_last_row")
+    # scrolling by hand is not undone (only a new layout or a new step scrolls back)
+    settle(w)
+    w.scroll.verticalScrollBar().setValue(0)
+    settle(w)
+    assert w.scroll.verticalScrollBar().value() == 0

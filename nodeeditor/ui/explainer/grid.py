@@ -3,12 +3,14 @@
 A tensor of any size and rank is drawn: an N-D tensor shows the 2-D slice through the leading
 positions of its focus (the cell the current step marks), and a side longer than
 :data:`MAX_CELLS`, or wider than the grid's width allows, shows a window of cells around the
-focus (up to :data:`WINDOW` per side), with "…" where it is cut and the real coordinates of
-each row and column on the axes. Nothing is ever replaced by a "too large" message.
+focus (up to :data:`WINDOW` along an axis; as many columns as the width holds, down to the focus's
+alone), with "…" where it is cut and the real coordinates of each row and column on the axes.
+Nothing is ever replaced by a "too large" message.
 
 Sizes follow the widget's font (presentation mode enlarges it): the cell height, the title
 lines, the axes. The grid never draws outside its rectangle; its minimum width holds its
-title lines and :data:`MIN_WINDOW` columns.
+title lines and the focus's column, so a narrow room (a dock beside others on a projector)
+shows fewer columns rather than scrolling sideways.
 """
 from __future__ import annotations
 
@@ -31,7 +33,6 @@ ROLE_COLOURS = {
 FOCUS_ORDER = ("target", "source", "index", "also")
 MAX_CELLS = 16   # a side up to this long is drawn whole (when the width allows)
 WINDOW = 12      # a longer side shows this many cells around the focus
-MIN_WINDOW = 3   # columns a narrow grid still shows
 MIN_CELL, MAX_CELL = 24, 58  # cell width range (px at the default font); a wider text widens the cells
 MASK = "?"  # what a masked cell shows
 ELLIPSIS = "…"
@@ -173,15 +174,26 @@ class TensorGrid(QtWidgets.QWidget):
         return (tail[0] if len(tail) > 0 else 0), (tail[1] if len(tail) > 1 else 0)
 
     def _place_window(self) -> None:
-        """The drawn rows and columns: every one up to MAX_CELLS, else a WINDOW around the
-        focus; fewer columns when the grid's width holds fewer (never below MIN_WINDOW)."""
-        n_rows, n_cols = self._shape2()
-        row, col = self._focus2()
+        """The drawn rows and columns: every row up to MAX_CELLS, else a WINDOW around the
+        focus; the columns: :meth:`_fitting_columns` at the grid's width."""
+        n_rows, _ = self._shape2()
+        row, _ = self._focus2()
         self.rows = _window(n_rows, n_rows if n_rows <= MAX_CELLS else WINDOW, row, self.rows)
-        limit = n_cols if n_cols <= MAX_CELLS else WINDOW
-        for _ in range(2):   # the cell width depends on the texts drawn: place, measure, place again
-            fitting = self._columns_fitting(self.width()) if self.isVisible() else limit
-            self.cols = _window(n_cols, max(min(MIN_WINDOW, n_cols), min(limit, fitting)), col, self.cols)
+        self.cols = self._fitting_columns(self.width())
+
+    def _fitting_columns(self, width: int) -> range:
+        """The widest window of columns around the focus (at most :meth:`wanted_columns`)
+        whose cells, measured with that window's own texts, fit ``width``; the focus column
+        alone when none does. Each candidate is measured as it would be drawn, so the window
+        placed at a width is the one that width holds: placing again at the same width keeps
+        it (the first layout's place -> measure -> place settles)."""
+        _, n_cols = self._shape2()
+        _, col = self._focus2()
+        for size in range(self.wanted_columns(), 1, -1):
+            cols = _window(n_cols, size, col, self.cols)
+            if self._cells_width(cols) <= width:
+                return cols
+        return _window(n_cols, min(1, n_cols), col, self.cols)
 
     def wanted_columns(self) -> int:
         """The columns drawn when the width allows: all up to MAX_CELLS, else WINDOW."""
@@ -348,49 +360,70 @@ class TensorGrid(QtWidgets.QWidget):
         return int(self._top(width) + max(1, len(self.rows)) * self._cell_height() + cut + 6)
 
     def _cell_width(self) -> float:
-        """The narrowest cell that holds every drawn cell's short text."""
-        return self._cached("cell width", (self.rows, self.cols, self.masked), self._measure_cell_width)
+        """The width of every drawn cell: the narrowest that holds each one's short text."""
+        return self._cell_width_for(self.cols)
 
-    def _measure_cell_width(self) -> float:
-        texts = self.cell_texts()
+    def _cell_width_for(self, cols: range) -> float:
+        """The narrowest cell that holds the short text of every drawn row's cell in ``cols``
+        and the coordinates above them ("1000" in a window far out)."""
         metrics = QtGui.QFontMetrics(self.font())
-        # room for the column coordinates above the cells too ("1000" in a window far out)
-        last = max(self.cols.stop - 1, 0) if len(self.cols) else 0
+        last = max(cols.stop - 1, 0) if len(cols) else 0
         axis = QtGui.QFontMetrics(self._axis_font()).horizontalAdvance(str(last)) + 6
         least = max(MIN_CELL, metrics.horizontalAdvance("000") + 6, axis)
-        if not texts:
-            return float(least)
-        return float(max(least, max(metrics.horizontalAdvance(t) for t in texts.values()) + 8))
+        texts = max((self._column_text_width(c) for c in cols), default=0)
+        return float(max(least, texts + 8 if texts else 0))
 
-    def _columns_fitting(self, width: int) -> int:
-        """How many columns the cells' room at ``width`` holds: all of them when they fit, else
-        as many as fit beside the ellipses that mark the cuts."""
+    def _column_text_width(self, col: int) -> int:
+        """The widest short text of column ``col`` over the drawn rows (0 with nothing drawn);
+        each column is measured once per content, rows, mask and font."""
+        widths = self._cached("column widths", (self.rows, self.masked), dict)
+        if col not in widths:
+            widths[col] = self._measure_column(col)
+        return widths[col]
+
+    def _measure_column(self, col: int) -> int:
+        a = self.array
+        if not self.drawable(a):
+            return 0
+        metrics = QtGui.QFontMetrics(self.font())
+        if self.masked:
+            return metrics.horizontalAdvance(MASK)
+        kind = self._kind()
+        if a.ndim == 0:
+            values = [a[()]]
+        elif a.ndim == 1:
+            values = [a[col]]
+        else:
+            values = [a[r, col] for r in self.rows]
+        return max(metrics.horizontalAdvance(cell_text(v, kind)) for v in values)
+
+    def _cells_width(self, cols: range) -> float:
+        """The grid width that draws the window ``cols`` whole: the row coordinates, "…" on
+        each cut side, and the cells (as :meth:`_measure_cells` places them)."""
         _, n_cols = self._shape2()
-        room = width - 12 - self._axes()[0]
-        cell = self._cell_width()
-        if n_cols * cell <= room + 0.5:
-            return n_cols
-        return max(1, int((room - 2 * self._ellipsis_size()) // cell))
+        cut = self._ellipsis_size() * ((cols.start > 0) + (cols.stop < n_cols))
+        return 12 + self._axes()[0] + cut + len(cols) * self._cell_width_for(cols)
 
     def _min_width(self) -> int:
-        """Room for the widest title line and MIN_WINDOW columns."""
+        """Room for the widest title line and one column (the focus's) between two "…"."""
         metrics = QtGui.QFontMetrics(self._title_font())
         lines = [self._base_title, self.note] if self.note else [self.title]
         title = max(metrics.horizontalAdvance(line) for line in lines) + 12
         _, n_cols = self._shape2()
-        shown = min(n_cols, MIN_WINDOW)
-        cut = 2 * self._ellipsis_size() if n_cols > shown else 0.0
-        cells = 12 + self._axes()[0] + cut + shown * self._cell_width()
+        _, col = self._focus2()
+        one = range(col, col + 1) if n_cols else range(0)
+        cut = 2 * self._ellipsis_size() if n_cols > 1 else 0.0
+        cells = 12 + self._axes()[0] + cut + len(one) * self._cell_width_for(one)
         return int(max(60, title, cells)) + 1
 
     def _full_width(self) -> int:
         """The width that shows every column of the window (no column cut for lack of room)
         and the title on one line."""
         _, n_cols = self._shape2()
-        shown = n_cols if n_cols <= MAX_CELLS else WINDOW
-        cut = 2 * self._ellipsis_size() if n_cols > shown else 0.0
+        _, col = self._focus2()
+        wanted = _window(n_cols, self.wanted_columns(), col, self.cols)
         title = QtGui.QFontMetrics(self._title_font()).horizontalAdvance(self.title) + 12
-        return int(max(self._min_width(), title, 12 + self._axes()[0] + cut + shown * self._cell_width())) + 1
+        return int(max(self._min_width(), title, self._cells_width(wanted))) + 1
 
     def _fit_height(self) -> None:
         self.setMinimumWidth(self._min_width())

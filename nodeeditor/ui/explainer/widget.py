@@ -5,7 +5,8 @@ an :class:`ops.explain.Explanation` and shows each step (:class:`ops.steps.Step`
 with the numbers, and the tensors as grids (:class:`.grid.TensorGrid`, laid out by
 :class:`.flow.FlowLayout` so a narrow window stacks them) with the source, the deciding index
 and the destination highlighted and joined by arrows (:class:`.arrows.ArrowOverlay`). After
-each step the output grid's row being written is scrolled into view.
+each step, and whenever the grids are laid out again or the view is resized, the output
+grid's row being written is scrolled into view.
 
 Moving: ◀ / ▶, the slider, Play (at :attr:`speed` steps per second; the menu of its arrow
 sets Slow, Normal, Fast or a number), and the keys Space (play / pause), Left / Right (a
@@ -181,6 +182,17 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.tabs.addTab(self.scroll, "Step")
         self.tabs.addTab(self.steps, "All steps")
         layout.addWidget(self.tabs, 1)
+
+        # the row being written is scrolled into view after each step, and again whenever a
+        # grid moves or resizes or the view resizes (a layout settles over several event-loop
+        # turns: a grid's columns, title lines and height follow the width it gets); the
+        # grids' parent moving is a scroll, which is left alone
+        self._reveal_later = QtCore.QTimer(self)
+        self._reveal_later.setSingleShot(True)
+        self._reveal_later.setInterval(0)
+        self._reveal_later.timeout.connect(self._reveal)
+        for watched in (self.scroll.viewport(), self.grid_area, *self.grids):
+            watched.installEventFilter(self)
 
         self.timer = QtCore.QTimer(self)
         self.timer.timeout.connect(self._advance)
@@ -465,6 +477,13 @@ class ExplainerWidget(QtWidgets.QWidget):
         arrow = self.play_button.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_MenuButtonIndicator)
         self.play_button.setFixedWidth(max(metrics.horizontalAdvance(t) for t in ("Play", "Pause")) + 18 + arrow)
 
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        kind = event.type()
+        if self.current is not None and (kind == QtCore.QEvent.Type.Resize or (
+                kind == QtCore.QEvent.Type.Move and watched is not self.grid_area)):
+            self._reveal_later.start()
+        return super().eventFilter(watched, event)
+
     def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:
         self.menu.exec(event.globalPos())
 
@@ -556,7 +575,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.next_button.setEnabled(k < e.count - 1)
         self.steps.show_step(k)
         self._reveal()
-        QtCore.QTimer.singleShot(0, self._reveal)     # again once the layout has settled
+        self._reveal_later.start()                    # again once the layout has settled
         self.stepChanged.emit(k)
 
     def destination_row_rect(self, whole: bool = False) -> QtCore.QRect | None:
