@@ -319,13 +319,15 @@ class CompositeCommand(QtGui.QUndoCommand):
 
 
 class NodeFlagCommand(QtGui.QUndoCommand):
-    """Set one flag (``Graph.set_bypassed`` or ``Graph.set_collapsed``, named by ``setter``)
-    on several nodes; undo gives each its old value back."""
+    """Set one field of several nodes through a Graph setter that returns the old value, named
+    by ``setter``: ``set_bypassed``, ``set_collapsed``, and the training fields
+    ``set_training``, ``set_loss_coefficient``, ``set_trainable``, ``set_loss_kind``; undo
+    gives each node its old value back."""
 
-    def __init__(self, graph: Graph, setter: str, node_ids: list[str], value: bool, text: str) -> None:
+    def __init__(self, graph: Graph, setter: str, node_ids: list[str], value: Any, text: str) -> None:
         super().__init__(text)
         self.graph, self.setter, self.node_ids, self.value = graph, setter, list(node_ids), value
-        self.old: dict[str, bool] = {}
+        self.old: dict[str, Any] = {}
 
     def redo(self) -> None:
         setter = getattr(self.graph, self.setter)
