@@ -10,7 +10,8 @@ The steps, in order:
 
 - a gather (Gather, GatherElements, GatherND): one step per element of ``d output``, in
   row-major order; each adds that gradient to the ``d data`` cell the element read:
-  ``d data[2, 0] += d output[1, 0] = 0.5, since indices[1] = 2; d data[2, 0] = 0 + 0.5 = 0.5``.
+  ``d data[2, 0] += d output[1, 0] = 0.5, since indices[1] = 2; d data[2, 0] = 0 + 0.5 = 0.5``
+  (a negative term in parentheses: ``0.5 + (-0.25)``).
   :meth:`BackwardExplanation.after` gives ``d data`` as it stands after a step. Cells no
   element read stay 0.
 - a scatter (Scatter, ScatterElements, ScatterND, TensorScatter): first one step per update
@@ -210,7 +211,7 @@ class BackwardExplanation:
         after = self._compute(before + self._compute(g))
         dest, src = Cell(dd, m.target), Cell(GRAD_OUTPUT, m.element)
         formula = (f"{dest.text()} += {src.text()} = {values_text(g)}, since {f.why(k)}; "
-                   f"{dest.text()} = {values_text(before)} + {values_text(g)} = {values_text(after)}")
+                   f"{dest.text()} = {values_text(before)} + {_term(g)} = {values_text(after)}")
         if len(same) == 1:
             note = f"Only output{position_text(m.element)} reads {self.data}{position_text(m.target)}."
         else:
@@ -352,6 +353,12 @@ class BackwardExplanation:
     def _check(self, k: int) -> None:
         if not 0 <= k < self.count:
             raise IndexError(f"step {k} is outside 0..{self.count - 1}")
+
+
+def _term(value: Any) -> str:
+    """A number as the second term of a sum: ``(-0.5)`` in parentheses when negative."""
+    text = values_text(value)
+    return f"({text})" if text.startswith("-") else text
 
 
 def explain_backward(op: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None,

@@ -16,6 +16,7 @@ from PySide6 import QtGui
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph, RemovedNode
 from nodeeditor.graph.serialize import paste_dict
+from nodeeditor.graph.training import TrainedEdit
 
 MOVE_ID = 1
 ATTRIBUTE_ID = 2
@@ -398,3 +399,30 @@ class RouteCommand(QtGui.QUndoCommand):
 
     def undo(self) -> None:
         self.graph.set_route(self.edge, self.old)
+
+
+# ---------------------------------------------------------------------- training
+class TrainedCommand(QtGui.QUndoCommand):
+    """What a training run did to the document (``graph.training.TrainedEdit``: each trained
+    source becomes a literal holding its trained tensor) as one undo step."""
+
+    def __init__(self, graph: Graph, edit: TrainedEdit, text: str) -> None:
+        super().__init__(text)
+        self.graph, self.edit = graph, edit
+
+    def redo(self) -> None:
+        self.edit.redo(self.graph)
+
+    def undo(self) -> None:
+        self.edit.undo(self.graph)
+
+
+def view_only(command: QtGui.QUndoCommand) -> bool:
+    """Whether ``command`` changes only view objects (positions, frames, reroute points,
+    collapsed flags): no value, type or gradient (the edits allowed while a training run
+    works on the document)."""
+    if isinstance(command, CompositeCommand):
+        return all(view_only(c) for c in command.commands)
+    if isinstance(command, NodeFlagCommand):
+        return command.setter == "set_collapsed"
+    return isinstance(command, (MoveCommand, RouteCommand, AddFrameCommand, RemoveFramesCommand, FrameCommand))

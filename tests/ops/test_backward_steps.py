@@ -29,9 +29,10 @@ F32 = np.float32
 
 
 def grad_like(shape) -> np.ndarray:
-    """d output: 0.5, 1, 1.5, ... in row-major order (exact in float32)."""
+    """d output: 0.5, -1, 1.5, -2, ... in row-major order (exact in float32)."""
     n = int(np.prod(shape))
-    return (np.arange(1, n + 1, dtype=F32) * F32(0.5)).reshape(shape)
+    signs = np.where(np.arange(n) % 2 == 0, 1, -1).astype(F32)
+    return (np.arange(1, n + 1, dtype=F32) * F32(0.5) * signs).reshape(shape)
 
 
 # ---------------------------------------------------------------------- the loops
@@ -46,9 +47,10 @@ def gather_lines(data, indices, axis, g):
         src = out[:axis] + (k % data.shape[axis],) + out[axis + q:]
         before = acc[src]
         acc[src] = F32(before + g[out])
+        term = num(g[out]) if g[out] >= 0 else f"({num(g[out])})"
         lines.append(f"{n + 1}: d data{pos(src)} += d output{pos(out)} = {num(g[out])}, since "
                      f"indices{pos(i)} = {idx_text(k, data.shape[axis])}; d data{pos(src)} = {num(before)} + "
-                     f"{num(g[out])} = {num(acc[src])}")
+                     f"{term} = {num(acc[src])}")
     return lines, acc
 
 

@@ -289,8 +289,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def _on_event(self, event: E.GraphEvent) -> None:
         self._on_event_items(event)
-        if self.training_mode and not isinstance(event, (E.PositionChanged, E.RouteChanged, E.CollapsedChanged,
-                                                         E.FrameAdded, E.FrameRemoved, E.FrameChanged)):
+        if self.training_mode and not isinstance(event, E.VIEW_EVENTS):
             self._update_gradient_wires()
 
     def _on_event_items(self, event: E.GraphEvent) -> None:
