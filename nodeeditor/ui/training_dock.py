@@ -52,6 +52,7 @@ class TrainingPanel(QtWidgets.QWidget):
         self.steps_box.setValue(DEFAULT_STEPS)
         self.steps_box.setSuffix(" steps")
         self.steps_box.setToolTip("How many steps Train runs")
+        self.steps_box.setMinimumWidth(self.steps_box.fontMetrics().horizontalAdvance(f"{MAX_STEPS} steps") + 40)
         self.stop_button = QtWidgets.QPushButton("Stop")
         self.stop_button.setToolTip("Stop after the step under way; the steps done are kept (one undo step)")
         self.optimizer_combo = QtWidgets.QComboBox()
