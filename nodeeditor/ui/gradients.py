@@ -10,18 +10,20 @@ thread; the result comes back through a queued signal.
 
 It works only while someone wants gradients (:meth:`GradientRunner.want`: the viewer's
 Gradient mode, the Explainer's Backward mode). Every graph change but a view change (a move,
-a frame, a reroute point, a collapse) drops the result and schedules a new pass (changes in
-one event-loop turn share one); a change while a pass runs cancels it and starts again when
-it returns, and a result planned at another graph generation is dropped. What there is:
+a frame, a reroute point, a collapse) schedules a new pass (changes in one event-loop turn
+share one), and the last result stays until the new one replaces it (so views do not flicker
+on each edit); with nobody wanting gradients the result is forgotten instead. A change while a
+pass runs cancels it and starts again when it returns, and a result planned at another graph
+generation is dropped. What there is:
 
-- :attr:`result`: the latest :class:`~nodeeditor.graph.backward.GradientResult` of the
-  current graph (``ok``), or None;
+- :attr:`result`: the latest :class:`~nodeeditor.graph.backward.GradientResult` (``ok``; of
+  the current graph unless :attr:`busy`), or None;
 - :attr:`problem`: why there is no result (no Loss node, no trainable source, a node that
   failed on the way to the loss, a gradient rule that failed), or None;
 - :attr:`busy`: a pass is scheduled or running.
 
-Signals: ``changed()`` after :attr:`result` or :attr:`problem` changed (a pass finished, the
-graph changed, nobody wants gradients any more). UI thread only, but for the worker.
+Signals: ``changed()`` after :attr:`result` or :attr:`problem` changed (a pass finished,
+another graph, someone wants gradients again). UI thread only, but for the worker.
 """
 from __future__ import annotations
 
@@ -83,7 +85,7 @@ class GradientRunner(QtCore.QObject):
         """``owner`` (a name) wants gradients (True) or no longer does; passes run while anyone does."""
         had = bool(self._wanted)
         (self._wanted.add if on else self._wanted.discard)(owner)
-        if self._wanted and not had:
+        if self._wanted and not had and self.result is None:
             self._stale()
         elif had and not self._wanted:
             self._cancel.set()
@@ -125,19 +127,21 @@ class GradientRunner(QtCore.QObject):
 
     # ------------------------------------------------------------------ internals
     def _on_event(self, event: E.GraphEvent) -> None:
-        if not isinstance(event, E.VIEW_EVENTS):
-            self._stale()
+        if isinstance(event, E.VIEW_EVENTS):
+            return
+        if self._wanted:
+            self._timer.start()      # the last result stays shown until the new one replaces it
+        else:
+            self.result = self.problem = None   # nobody looks: forget it, compute afresh when asked
 
     def _stale(self) -> None:
-        """The result no longer holds: drop it and, while wanted, compute again soon."""
-        had = self.result is not None or self.problem is not None
+        """Another graph, or someone wants gradients again: drop what there is and, while
+        wanted, compute soon."""
         self.result = None
-        self.problem = None
+        self.problem = COMPUTING if self._wanted else None
         if self._wanted:
-            self.problem = COMPUTING
             self._timer.start()
-        if had or self._wanted:
-            self.changed.emit()
+        self.changed.emit()
 
     def _start(self) -> None:
         if not self._wanted:

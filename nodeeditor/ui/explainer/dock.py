@@ -157,7 +157,8 @@ class ExplainerController(QtCore.QObject):
             grad = self._grad_output(node)
             if grad is None:
                 return
-        key = (node.id, node.revision, tuple(id(v) for v in inputs), id(grad) if grad is not None else None)
+        key = (node.id, node.revision, tuple(id(v) for v in inputs),
+               (id(grad), node.training, node.loss_coefficient) if grad is not None else None)
         if key == self._key:
             return
         out_type = graph.output_type(node.id)
