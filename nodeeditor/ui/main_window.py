@@ -372,8 +372,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.graph = graph
         self.undo_stack.clear()
         self._forced_modified = modified
-        self.training.document_changed()      # a run for the old document is dropped
         self.runner.set_graph(graph)          # first: it marks what is stale before the scene asks
+        self.training.document_changed()      # a run for the old document is dropped
         self.gradients.set_graph(graph)
         self.scene.set_graph(graph)
         self.scene.set_show_previews(self.previews.shown)

@@ -111,7 +111,7 @@ class TrainingPanel(QtWidgets.QWidget):
         self.stop_button.clicked.connect(self.stopRequested)
         self.optimizer_combo.currentIndexChanged.connect(self._optimizer_changed)
         self._optimizer = OptimizerKind.SGD
-        theme.theme().changed.connect(lambda _mode: self._restyle())
+        theme.theme().changed.connect(self._theme_changed)   # a method: gone with the widget
         self._restyle()
         self.set_running(False)
 
@@ -166,6 +166,9 @@ class TrainingPanel(QtWidgets.QWidget):
     def curve_points(self) -> tuple[list[int], list[float]]:
         """(steps, losses) drawn."""
         return list(self._steps), list(self._losses)
+
+    def _theme_changed(self, _mode) -> None:
+        self._restyle()
 
     def _restyle(self) -> None:
         colours = theme.plot_colours()

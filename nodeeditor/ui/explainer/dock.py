@@ -66,7 +66,7 @@ class ExplainerController(QtCore.QObject):
         dock.visibilityChanged.connect(self._on_visibility_changed)
         widget.directionChanged.connect(lambda _direction: self._direction_changed())
         if gradients is not None:
-            gradients.changed.connect(lambda: self.backward and self.refresh())
+            gradients.changed.connect(self._on_gradients)
         else:
             widget.backward_button.hide()
             widget.backward_action.setVisible(False)
@@ -80,6 +80,10 @@ class ExplainerController(QtCore.QObject):
         """Step through the forward pass or the backward pass of the selected node."""
         self.widget.set_direction(direction)
         self._direction_changed()
+
+    def _on_gradients(self) -> None:
+        if self.backward:
+            self.refresh()
 
     def _direction_changed(self) -> None:
         self._key = None

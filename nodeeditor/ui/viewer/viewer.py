@@ -182,7 +182,6 @@ class TensorViewer(QtWidgets.QWidget):
         self.tabs.addTab(self.table_page, "Table")
 
         buttons = QtWidgets.QHBoxLayout()
-        self._buttons = buttons
         buttons.addWidget(self.complex_combo)
         buttons.addWidget(self.status_label, 1)
         buttons.addWidget(self.pin_button)
@@ -192,7 +191,9 @@ class TensorViewer(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)
-        layout.addWidget(self.name_label)
+        self._name_row = QtWidgets.QHBoxLayout()
+        self._name_row.addWidget(self.name_label, 1)
+        layout.addLayout(self._name_row)
         layout.addWidget(self.info_label)
         layout.addWidget(self.stats_label)
         layout.addWidget(self.pinned_label)
@@ -231,8 +232,9 @@ class TensorViewer(QtWidgets.QWidget):
     # ------------------------------------------------------------------ public API
 
     def add_control(self, widget: QtWidgets.QWidget) -> None:
-        """Put ``widget`` first in the row of buttons (the editor's Value / Gradient switch)."""
-        self._buttons.insertWidget(0, widget)
+        """Put ``widget`` at the right of the tensor's name (the editor's Value / Gradient
+        switch; the name is cut short first, so the viewer asks for no more width)."""
+        self._name_row.addWidget(widget, 0, QtCore.Qt.AlignmentFlag.AlignTop)
 
     def set_tensor(self, name: str, array: np.ndarray | None, subtitle: str = "",
                    placeholder: str = "") -> None:
