@@ -239,39 +239,50 @@ class Explanation:
         flat = self._target_flat(k)
         target = self._target(flat)
         index_input, index_pos, index_value = self._index_info(element)
-        data = self.inputs[0]
         out_text = self._text("output", target, self._target_rank)
+        where = self._why(element, target, index_input, index_pos, index_value)
         if self.kind == "gather":
             value = self._data_value(flat)
             read = self._text("data", target, self._target_rank)
             text = (f"{self._text('output', element, self._element_rank)} = {read} = {values_text(value)}"
-                    f"   ({index_input}{position_text(index_pos)} = {self._index_text(index_value)})")
+                    f"   ({where})")
             return Move(k, element, target, index_input, index_pos, index_value, value, text), text, ""
         else:
             value = self._update_value(k)
             source = self.source
-            if self.op == "TensorScatter":
-                where = (f"{index_input}{position_text(index_pos)} = {_index_text(index_value)}"
-                         if index_pos is not None else "write_indices omitted: 0")
-                axis = self.attrs["axis"] % data.ndim
-                offset, start = element[axis], int(index_value)
-                if self.attrs.get("mode", "linear") == "circular":
-                    # present[.., (write_indices[b] + s) mod max_sequence_length, ..]
-                    where += f"; sequence position ({start} + {offset}) mod {data.shape[axis]} = {target[axis]}"
-                    if start < 0:
-                        where += ", a negative write index counts from the end"
-                    elif start + offset >= data.shape[axis]:
-                        where += ", wrapped to the start"
-                else:
-                    where += f"; sequence position {start} + {offset} = {target[axis]}"
-            else:
-                where = f"{index_input}{position_text(index_pos)} = {self._index_text(index_value)}"
             head = (f"{self._text(source, element, self._element_rank)} = {values_text(value)} → {out_text}"
                     f"   ({where})")
             fate, arithmetic, note = self._fate(k, flat, source)
             formula = head if not arithmetic else f"{head}; {out_text} = {arithmetic}"
             return Move(k, element, target, index_input, index_pos, index_value, value, head + "\n" + fate), \
                 formula, note
+
+    def why(self, k: int) -> str:
+        """What decided step ``k``, as its formula says it in parentheses: ``indices[1] = 2``
+        (a negative index says where it lands; a TensorScatter adds the sequence position)."""
+        element = self._element(k)
+        index_input, index_pos, index_value = self._index_info(element)
+        return self._why(element, self._target(self._target_flat(k)), index_input, index_pos, index_value)
+
+    def _why(self, element: tuple[int, ...], target: tuple[int, ...], index_input: str,
+             index_pos: tuple | None, index_value: Any) -> str:
+        if self.op != "TensorScatter":
+            return f"{index_input}{position_text(index_pos)} = {self._index_text(index_value)}"
+        data = self.inputs[0]
+        where = (f"{index_input}{position_text(index_pos)} = {_index_text(index_value)}"
+                 if index_pos is not None else "write_indices omitted: 0")
+        axis = self.attrs["axis"] % data.ndim
+        offset, start = element[axis], int(index_value)
+        if self.attrs.get("mode", "linear") == "circular":
+            # present[.., (write_indices[b] + s) mod max_sequence_length, ..]
+            where += f"; sequence position ({start} + {offset}) mod {data.shape[axis]} = {target[axis]}"
+            if start < 0:
+                where += ", a negative write index counts from the end"
+            elif start + offset >= data.shape[axis]:
+                where += ", wrapped to the start"
+        else:
+            where += f"; sequence position {start} + {offset} = {target[axis]}"
+        return where
 
     def _fate(self, k: int, flat: int, source: str) -> tuple[str, str, str]:
         """(what becomes of step ``k``'s update, the reduction's arithmetic or "", the same

@@ -75,6 +75,40 @@ def gradient_sources(graph) -> tuple[str, ...]:
     return tuple(out)
 
 
+def gradient_edges(graph) -> frozenset[N.Edge]:
+    """The edges a backward pass sends a gradient along: walking back from the Loss nodes,
+    an edge carries one when its end passes gradients to that input (a Loss node; an
+    operator whose training switch is on, into a differentiable input of its OpDef), the wire
+    carries a float tensor, its start lies on a path from a :func:`gradient_sources` source,
+    and its end itself receives a gradient. Empty when there is no loss or no such source.
+    Reads the graph only."""
+    sources = gradient_sources(graph)
+    losses = [n.id for n in graph.loss_nodes()]
+    if not sources or not losses:
+        return frozenset()
+    from_sources = set(sources).union(*(graph.downstream(s) for s in sources))
+    out: set[N.Edge] = set()
+    reached, stack = set(losses), list(losses)
+    while stack:
+        node = graph.node(stack.pop())
+        if isinstance(node, N.OperatorNode):
+            if not node.training:
+                continue
+            ports = set(ops.get_opdef(node.op).differentiable_inputs)
+        elif isinstance(node, N.LossNode):
+            ports = set(node.input_ports())
+        else:
+            continue
+        for port, edge in graph.inputs_of(node.id).items():
+            ttype = graph.output_type(edge.src, edge.src_port)
+            if port in ports and edge.src in from_sources and ttype is not None and is_float(ttype.dtype):
+                out.add(edge)
+                if edge.src not in reached:
+                    reached.add(edge.src)
+                    stack.append(edge.src)
+    return frozenset(out)
+
+
 def gradient_name_clashes(graph) -> list[str]:
     """Messages for trainable float sources that share a name: gradients are named after
     their source (``indexflow grad`` files, ``grad_<name>`` outputs), so the names must differ."""

@@ -196,3 +196,8 @@ class Observable:
         for listener in list(self._listeners):
             listener(event)
         return event
+
+#: Events about view objects only (positions, reroute points, collapsed nodes, frames): no
+#: value, type or gradient depends on them.
+VIEW_EVENTS: tuple[type[GraphEvent], ...] = (PositionChanged, RouteChanged, CollapsedChanged, FrameAdded,
+                                             FrameRemoved, FrameChanged)

@@ -14,10 +14,11 @@ import numpy as np
 import ops
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.losses import DEFAULT_LOSS
 from nodeeditor.graph.sources import GENERATORS
 
 MIME_TYPE = "application/x-indexflow-block"
-CATEGORIES = ("Sources", "Gather", "Scatter", "Outputs")
+CATEGORIES = ("Sources", "Gather", "Scatter", "Training", "Outputs")
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,10 @@ def _input(graph: Graph, position: tuple[float, float]) -> N.Node:
                          example=N.frozen_array(np.zeros((2, 3), np.float32)))
 
 
+def _loss(graph: Graph, position: tuple[float, float]) -> N.Node:
+    return N.LossNode(id=graph.new_id("loss"), name="", position=position, loss=DEFAULT_LOSS)
+
+
 def _output(graph: Graph, position: tuple[float, float]) -> N.Node:
     node_id = graph.new_id("output")
     return N.OutputNode(id=node_id, name=node_id, position=position)
@@ -99,6 +104,9 @@ BLOCKS: tuple[Block, ...] = (
     Block("file", "File (.npy/.npz/.csv)", "Sources", "A tensor read from a file.", _file),
     Block("input", "Graph input", "Sources", "A named model input with an example value.", _input),
     *(_op_block(op, "Scatter" if ops.get_opdef(op).writes else "Gather") for op in ops.OP_NAMES),
+    Block("loss", "Loss", "Training", "A scalar loss of a prediction (mean squared error against a target, "
+          "softmax cross-entropy, sum or mean): where training starts. Mark a source trainable and open "
+          "the Training dock.", _loss),
     Block("output", "Graph output", "Outputs", "A named model output.", _output),
 )
 BY_KEY: dict[str, Block] = {b.key: b for b in BLOCKS}

@@ -16,6 +16,7 @@ from PySide6 import QtGui
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph, RemovedNode
 from nodeeditor.graph.serialize import paste_dict
+from nodeeditor.graph.training import TrainedEdit
 
 MOVE_ID = 1
 ATTRIBUTE_ID = 2
@@ -319,13 +320,15 @@ class CompositeCommand(QtGui.QUndoCommand):
 
 
 class NodeFlagCommand(QtGui.QUndoCommand):
-    """Set one flag (``Graph.set_bypassed`` or ``Graph.set_collapsed``, named by ``setter``)
-    on several nodes; undo gives each its old value back."""
+    """Set one field of several nodes through a Graph setter that returns the old value, named
+    by ``setter``: ``set_bypassed``, ``set_collapsed``, and the training fields
+    ``set_training``, ``set_loss_coefficient``, ``set_trainable``, ``set_loss_kind``; undo
+    gives each node its old value back."""
 
-    def __init__(self, graph: Graph, setter: str, node_ids: list[str], value: bool, text: str) -> None:
+    def __init__(self, graph: Graph, setter: str, node_ids: list[str], value: Any, text: str) -> None:
         super().__init__(text)
         self.graph, self.setter, self.node_ids, self.value = graph, setter, list(node_ids), value
-        self.old: dict[str, bool] = {}
+        self.old: dict[str, Any] = {}
 
     def redo(self) -> None:
         setter = getattr(self.graph, self.setter)
@@ -396,3 +399,30 @@ class RouteCommand(QtGui.QUndoCommand):
 
     def undo(self) -> None:
         self.graph.set_route(self.edge, self.old)
+
+
+# ---------------------------------------------------------------------- training
+class TrainedCommand(QtGui.QUndoCommand):
+    """What a training run did to the document (``graph.training.TrainedEdit``: each trained
+    source becomes a literal holding its trained tensor) as one undo step."""
+
+    def __init__(self, graph: Graph, edit: TrainedEdit, text: str) -> None:
+        super().__init__(text)
+        self.graph, self.edit = graph, edit
+
+    def redo(self) -> None:
+        self.edit.redo(self.graph)
+
+    def undo(self) -> None:
+        self.edit.undo(self.graph)
+
+
+def view_only(command: QtGui.QUndoCommand) -> bool:
+    """Whether ``command`` changes only view objects (positions, frames, reroute points,
+    collapsed flags): no value, type or gradient (the edits allowed while a training run
+    works on the document)."""
+    if isinstance(command, CompositeCommand):
+        return all(view_only(c) for c in command.commands)
+    if isinstance(command, NodeFlagCommand):
+        return command.setter == "set_collapsed"
+    return isinstance(command, (MoveCommand, RouteCommand, AddFrameCommand, RemoveFramesCommand, FrameCommand))

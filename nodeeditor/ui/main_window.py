@@ -10,13 +10,16 @@ The window builds the parts and wires them; each decision has its own module:
 :mod:`.canvas_menu`, :class:`.connect_box.ConnectPorts` and :class:`.find_node.FindNode`
 (the right-click menu, wiring and finding from the keyboard), :mod:`.node_actions` (rename,
 help, bypass, collapse, frames), :mod:`.theme` (View > Theme), :mod:`.files` (the File menu),
-:mod:`.explainer.dock`, :mod:`.presentation` (View > Presentation) and :mod:`.lessons` (Help >
-Lessons and the Quiz). Each takes typed
+:mod:`.explainer.dock`, :mod:`.presentation` (View > Presentation), :mod:`.lessons` (Help >
+Lessons and the Quiz), :mod:`.gradients` (d loss / d each node for the viewer and the Explainer)
+and :mod:`.training_runs` with :mod:`.training_dock` (the Training dock). Each takes typed
 collaborators (graph getter, scene, push, a status callable; the File menu a
 ``files.DocumentHost``), never an untyped window to reach through.
 
 Who changes what: every edit is an undo command pushed here (``push``); commands call Graph
-methods; the scene, the property panel and the runner follow the graph's events. The
+methods; the scene, the property panel and the runner follow the graph's events. While a
+training run is going, ``push`` refuses every edit but the view-only ones and Undo / Redo are
+disabled (see :mod:`.training_runs`). The
 document is modified while the undo stack is not clean, and from the start when it was
 opened modified (an imported model, recovered work) until it is saved
 (:meth:`MainWindow.mark_saved`) or its changes are dropped (:meth:`MainWindow.discard_changes`).
@@ -43,6 +46,7 @@ from .explainer import ExplainerWidget
 from .explainer.dock import ExplainerController
 from .files import FileController
 from .find_node import FindNode, FindNodeBox
+from .gradients import GradientRunner
 from .help import ColourLegend, ShortcutsDialog, show_about
 from .lessons import LessonsController
 from .node_actions import NodeActions
@@ -54,6 +58,8 @@ from .quick_add import QuickAddBox
 from .run_status import RunStatus
 from .runner import EvaluationRunner
 from .status_line import StatusLine
+from .training_dock import TrainingPanel
+from .training_runs import TrainingController
 from .viewer import TensorViewer
 from .viewer_target import ViewerTarget
 
@@ -78,6 +84,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.undo_stack = QtGui.QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.runner = EvaluationRunner(self.graph, self)
+        self.gradients = GradientRunner(self.graph, self)
         self.scene = GraphScene(self.graph, self.runner, self)
         self.view = GraphView(self.scene)
         self.setCentralWidget(self.view)
@@ -91,7 +98,9 @@ class MainWindow(QtWidgets.QMainWindow):
         graph_of, status = (lambda: self.graph), self.show_status
         self.status_line = StatusLine(self.statusBar())
         self.run_status = RunStatus(self.statusBar(), self.runner, graph_of, status)
-        self.viewer_target = ViewerTarget(graph_of, self.scene, self.runner, self.viewer, self.viewer_dock)
+        self.viewer_target = ViewerTarget(graph_of, self.scene, self.runner, self.viewer, self.viewer_dock,
+                                          self.gradients)
+        self.training = TrainingController(self.training_panel, graph_of, self.runner, self.push, status, self)
         self.edits = CanvasEdits(graph_of, self.scene, self.view, self.quick_add, self.palette, self.push, status,
                                  previews_shown=lambda: self.previews.shown)
         self.clipboard = ClipboardActions(graph_of, self.scene, self.view, self.push, status)
@@ -103,7 +112,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menus()
         self._connect()
         self.explainer_controller = ExplainerController(self, graph_of, self.scene, self.runner, self.explainer,
-                                                        self.explainer_dock)
+                                                        self.explainer_dock, self.gradients)
         self.lessons = LessonsController(self, self.files, graph_of, lambda g: self.set_document(g, None), self.scene,
                                          self.view, self.runner, self.explainer, self.explainer_dock,
                                          self.properties_dock, status)
@@ -160,6 +169,12 @@ class MainWindow(QtWidgets.QMainWindow):
                                       Dock.RightDockWidgetArea)
         self.explainer = ExplainerWidget()
         self.explainer_dock = self._dock("Explainer", "explainerDock", self.explainer, Dock.BottomDockWidgetArea)
+        # the Training dock shares the Explainer's place (a tab beside it), closed at first
+        self.training_panel = TrainingPanel()
+        self.training_dock = self._dock("Training", "trainingDock", self.training_panel, Dock.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.explainer_dock, self.training_dock)
+        self.training_dock.hide()
+        self.explainer_dock.raise_()
         self.resizeDocks([self.properties_dock, self.viewer_dock], [330, 470], QtCore.Qt.Orientation.Vertical)
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.DOCK_WIDTHS),
                          QtCore.Qt.Orientation.Horizontal)
@@ -226,6 +241,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.previews = PreviewSwitch(self.previews_action, self.scene, lambda: self.graph, self.show_status)
         # F5 is View > Presentation (the key presentation software uses)
         self.run_action = self._action("&Evaluate Now", self.runner.rerun_all, "Ctrl+R")
+        self.training_view_action = self.training_dock.toggleViewAction()
+        self.training_view_action.setShortcut(Key("Ctrl+T"))
+        self.training_view_action.setStatusTip("The Training dock: loss, Step, Train, Stop, the loss curve")
+        self.train_step_action = self._action("Training &Step", lambda: self._train(1),
+                                              tip="One optimizer step of the trainable sources (one undo step)")
+        self.train_action = self._action("&Train", lambda: self._train(self.training_panel.steps_box.value()),
+                                         tip="Run the Training dock's number of steps (one undo step)")
+        self.stop_training_action = self._action("St&op Training", lambda: self.training.stop())
         self.cancel_action = self._action("&Cancel Run", self.run_status.cancel, "Esc")
         for a in (self.copy_action, self.paste_action, self.duplicate_action, self.duplicate_unwired_action,
                   self.delete_action, self.select_all_action, self.cancel_action, self.connect_action):
@@ -233,7 +256,7 @@ class MainWindow(QtWidgets.QMainWindow):
             a.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.removeAction(a)
             self.view.addAction(a)
-        panels = [self.palette_dock, self.properties_dock, self.viewer_dock]
+        panels = [self.palette_dock, self.properties_dock, self.viewer_dock, self.training_dock]
         self.presentation = Presentation(self, self.view, self.scene, self.explainer, self.explainer_dock, panels,
                                          self.cancel_action)
 
@@ -280,6 +303,7 @@ class MainWindow(QtWidgets.QMainWindow):
         view_menu.addSeparator()
         for dock in (self.palette_dock, self.properties_dock, self.viewer_dock, self.explainer_dock):
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addAction(self.training_view_action)
         view_menu.addMenu(self.explainer.menu)
         view_menu.addSeparator()
         p = self.presentation
@@ -287,6 +311,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
         run_menu = menu.addMenu("&Run")
         run_menu.addActions([self.run_action, self.cancel_action])
+        run_menu.addSeparator()
+        run_menu.addActions([self.train_step_action, self.train_action, self.stop_training_action])
 
         help_menu = menu.addMenu("&Help")
         self.shortcuts_action = help_menu.addAction("&Keyboard Shortcuts", self.show_shortcuts)
@@ -326,6 +352,12 @@ class MainWindow(QtWidgets.QMainWindow):
             selection_actions=(self.copy_action, self.duplicate_action, self.delete_action),
             connect_action=self.connect_action, arrange_actions=(self.layout_action, self.frame_action),
             node_actions=self.node_actions)
+        self.training_dock.visibilityChanged.connect(self.scene.set_training_mode)
+        self.training.runningChanged.connect(lambda _running: self._sync_undo_actions())
+        # the stack enables Undo / Redo as it changes (a move pushed meanwhile): off again
+        for signal, action in ((self.undo_stack.canUndoChanged, self.undo_action),
+                               (self.undo_stack.canRedoChanged, self.redo_action)):
+            signal.connect(lambda _can, a=action: self.training.running and a.setEnabled(False))
         r = self.runner
         r.nodeFinished.connect(self.scene.refresh_node)
         r.finished.connect(self._on_run_finished)
@@ -341,6 +373,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.undo_stack.clear()
         self._forced_modified = modified
         self.runner.set_graph(graph)          # first: it marks what is stale before the scene asks
+        self.training.document_changed()      # a run for the old document is dropped
+        self.gradients.set_graph(graph)
         self.scene.set_graph(graph)
         self.scene.set_show_previews(self.previews.shown)
         if self.previews.shown:
@@ -385,7 +419,28 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowModified(self.is_modified())
 
     def push(self, command: QtGui.QUndoCommand) -> None:
+        """Do ``command`` as one undo step; refused (the status line says why) while a training
+        run is going, unless it changes only the view (see :mod:`.training_runs`)."""
+        if self.training.refuses(command):
+            self.properties.refresh()      # a field the refused edit came from shows the graph again
+            return
         self.undo_stack.push(command)
+
+    def _train(self, steps: int) -> None:
+        """Run > Training Step / Train: show the Training dock and start."""
+        self.training_dock.show()
+        self.training_dock.raise_()
+        self.training.start(steps)
+
+    def _sync_undo_actions(self) -> None:
+        """Undo and Redo are off while a training run is going (the document must stay as the
+        run saw it), else as the undo stack says."""
+        running = self.training.running
+        self.undo_action.setEnabled(not running and self.undo_stack.canUndo())
+        self.redo_action.setEnabled(not running and self.undo_stack.canRedo())
+        self.stop_training_action.setEnabled(running)
+        for action in (self.train_step_action, self.train_action):
+            action.setEnabled(not running)
 
     def _on_graph_event(self, event: E.GraphEvent) -> None:
         self.properties.on_event(event)
@@ -442,6 +497,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presentation.set_active(False)   # the layout saved is the usual one
         self.save_layout()
         self.runner.shutdown()
+        self.training.shutdown()
+        self.gradients.shutdown()
         self.viewer.shutdown()      # its background jobs must not outlive the window
         self.files.stop_recovery()
         event.accept()

@@ -10,6 +10,14 @@ The target is a :class:`Target` (node id, port, output or input). It is chosen b
   showed another tensor;
 - nothing chosen, or the chosen node gone: the graph's first output node.
 
+The viewer's Value / Gradient switch (:class:`ViewerMode`, two buttons it puts in the
+viewer's button row) chooses what of the target is shown: its value, or d loss / d that
+value from the :class:`~.gradients.GradientRunner` (an input port: the gradient of the value
+feeding it; an output node: of the value it shows). Where there is no gradient (no Loss
+node, no trainable source, a node on no path from one to the other, a failed pass) the
+viewer says why instead of a picture. Gradients are computed only while the switch is on
+Gradient and the dock is shown.
+
 :meth:`ViewerTarget.update` puts the target's tensor in the viewer, except while the dock
 is hidden (it catches up when shown) or when that same array is shown already; the window
 calls it after every run and when a node's state may have changed. UI thread only; it
@@ -17,6 +25,7 @@ changes the viewer and nothing else.
 """
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,12 +36,31 @@ from nodeeditor.graph.document import Graph
 from .canvas import GraphScene, style
 from .canvas.edge_item import EdgeItem
 from .canvas.node_item import NodeItem, short_message
+from .gradients import GradientRunner
 from .runner import EvaluationRunner
 from .viewer import TensorViewer
 
 #: Longest detail of a node's problem the viewer's subtitle shows (the full message is in
 #: the status bar, the node's tooltip and the property panel).
 SUBTITLE_DETAIL = 48
+
+
+class ViewerMode(enum.Enum):
+    """What the viewer shows of its target."""
+
+    VALUE = "Value"
+    GRADIENT = "Gradient"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the viewer is given: a name, a subtitle, the array (None: nothing to draw) and what
+    the picture says without one."""
+
+    name: str
+    subtitle: str
+    array: object
+    placeholder: str = ""
 
 
 @dataclass(frozen=True)
@@ -46,15 +74,51 @@ class Target:
 
 class ViewerTarget(QtCore.QObject):
     def __init__(self, graph_of: Callable[[], Graph], scene: GraphScene, runner: EvaluationRunner,
-                 viewer: TensorViewer, dock: QtWidgets.QDockWidget) -> None:
+                 viewer: TensorViewer, dock: QtWidgets.QDockWidget, gradients: GradientRunner) -> None:
         super().__init__(dock)
         self._graph_of, self.scene, self.runner, self.viewer, self.dock = graph_of, scene, runner, viewer, dock
+        self.gradients = gradients
         self.target: Target | None = None
-        self._shown: tuple | None = None            # (name, id of the array) last given to the viewer
+        self.mode = ViewerMode.VALUE
+        self._shown: tuple | None = None            # (mode, name, id of the array, subtitle) last shown
         self._pressed_node: str | None = None
+        self.mode_switch = QtWidgets.QWidget()
+        self.mode_buttons = self._build_switch(self.mode_switch)
+        viewer.add_control(self.mode_switch)
         dock.visibilityChanged.connect(self._on_visibility_changed)
         scene.portClicked.connect(self._on_port_clicked)
         scene.installEventFilter(self)
+        gradients.changed.connect(self._on_gradients)
+
+    def _build_switch(self, box: QtWidgets.QWidget) -> dict[ViewerMode, QtWidgets.QToolButton]:
+        row = QtWidgets.QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        group = QtWidgets.QButtonGroup(box)
+        buttons = {}
+        tips = {ViewerMode.VALUE: "Show the tensor's values",
+                ViewerMode.GRADIENT: "Show d loss / d the tensor (needs a Loss node and a trainable source)"}
+        for mode in ViewerMode:
+            button = QtWidgets.QToolButton(text=mode.value)
+            button.setCheckable(True)
+            button.setToolTip(tips[mode])
+            button.setChecked(mode is self.mode)
+            button.clicked.connect(lambda _checked=False, m=mode: self.set_mode(m))
+            group.addButton(button)
+            row.addWidget(button)
+            buttons[mode] = button
+        return buttons
+
+    def set_mode(self, mode: ViewerMode) -> None:
+        """Show the target's value or its gradient."""
+        self.mode = ViewerMode(mode)
+        self.mode_buttons[self.mode].setChecked(True)
+        self.gradients.want("viewer", self.mode is ViewerMode.GRADIENT and not self.dock.isHidden())
+        self.update()
+
+    def _on_gradients(self) -> None:
+        if self.mode is ViewerMode.GRADIENT:
+            self.update()
 
     def reset(self) -> None:
         """A new document: nothing chosen, the viewer empty."""
@@ -70,6 +134,7 @@ class ViewerTarget(QtCore.QObject):
         self._show(Target(node_id, port, is_output))
 
     def _on_visibility_changed(self, visible: bool) -> None:
+        self.gradients.want("viewer", self.mode is ViewerMode.GRADIENT and visible)
         if visible:
             self.update()
 
@@ -77,22 +142,24 @@ class ViewerTarget(QtCore.QObject):
         self.target = target
         self.update()
 
-    def source(self) -> tuple[str, str, object]:
-        """(name, subtitle, array or None) of what the viewer should show."""
+    def source(self) -> Shown:
+        """What the viewer should show (see :class:`Shown`)."""
         graph = self._graph_of()
         if self.target is None or not graph.has_node(self.target.node_id):
             outputs = graph.output_nodes()   # nothing chosen: the first graph output
             if not outputs:
-                return "", "", None
+                return Shown("", "", None)
             self.target = Target(outputs[0].id)
+        if self.mode is ViewerMode.GRADIENT:
+            return self._gradient_source(graph)
         node_id, port, is_output = self.target.node_id, self.target.port, self.target.is_output
         node = graph.node(node_id)
         if not is_output:
             edge = graph.edge_into(node_id, port)
             if edge is None:
-                return f"{node.name}.{port}", "input not connected", None
+                return Shown(f"{node.name}.{port}", "input not connected", None)
             src = graph.node(edge.src)
-            return f"{node.name}.{port}", f"input, from {src.name}", self.runner.value(edge.src)
+            return Shown(f"{node.name}.{port}", f"input, from {src.name}", self.runner.value(edge.src))
         port = port or (node.output_ports()[0] if node.output_ports() else None)
         state, message = self.scene.node_state(node_id)
         subtitle = style.STATE_LABELS[state] if state != style.OK else "output"
@@ -102,17 +169,44 @@ class ViewerTarget(QtCore.QObject):
             detail = short_message(node, message)
             subtitle += f": {detail[:SUBTITLE_DETAIL]}…" if len(detail) > SUBTITLE_DETAIL else f": {detail}"
         name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
-        return name, subtitle, self.runner.value(node_id)
+        return Shown(name, subtitle, self.runner.value(node_id))
+
+    def _gradient_source(self, graph: Graph) -> Shown:
+        """d loss / d the target's tensor, or why there is none."""
+        node_id, port, is_output = self.target.node_id, self.target.port, self.target.is_output
+        node = graph.node(node_id)
+        of, label = node_id, node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
+        edge = graph.edge_into(node_id, port) if not is_output else (
+            graph.edge_into(node_id, node.input_ports()[0]) if node.kind == "output" else None)
+        if not is_output or node.kind == "output":
+            if edge is None:
+                return Shown(f"d loss / d {label}", "input not connected", None, "no gradient")
+            of = edge.src
+        name = f"d loss / d {label}"
+        result = self.gradients.result
+        if result is None:
+            problem = self.gradients.problem or "computing the gradient…"
+            short = "computing…" if self.gradients.busy else "no gradient"
+            return Shown(name, problem, None, short)
+        grad = result.gradient(of)
+        if grad is None:
+            return Shown(name, f"{graph.node(of).name} is on no path from a trainable source to a Loss node, "
+                               "so no gradient reaches it", None, "no gradient")
+        subtitle = f"gradient · loss {result.loss:.6g}"
+        if of in result.blocked:
+            subtitle += " · training off here: nothing flows on to its inputs"
+        return Shown(name, subtitle, grad)
 
     def update(self) -> None:
         if self.dock.isHidden():
             return   # a closed viewer costs nothing; it catches up when shown again
-        name, subtitle, array = self.source()
-        key = (name, id(array) if array is not None else None)
+        shown = self.source()
+        key = (self.mode, shown.name, id(shown.array) if shown.array is not None else None,
+               shown.subtitle if shown.array is None else "")
         if key == self._shown:
             return
         self._shown = key
-        self.viewer.set_tensor(name, array, subtitle)
+        self.viewer.set_tensor(shown.name, shown.array, shown.subtitle, shown.placeholder)
 
     # ------------------------------------------------------------------ clicks on a node's body
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:

@@ -232,3 +232,17 @@ def test_a_forward_failure_is_reported_by_node():
     g.set_source("a_ids", value=np.array([0, 9]))
     result = Backward(Engine(g)).run()
     assert not result.ok and result.errors and "a" in result.errors[0][1] and "9" in result.errors[0][1]
+
+
+def test_gradient_edges_are_the_float_wires_on_the_path_into_differentiable_inputs():
+    from nodeeditor.graph.backward import gradient_edges
+
+    g = fan_graph()
+    want = {("table", "a", "data"), ("table", "b", "data"), ("b", "c", "data"), ("a", "sum", "data"),
+            ("c", "sum", "updates"), ("sum", "loss", "prediction")}
+    assert {(e.src, e.dst, e.dst_port) for e in gradient_edges(g)} == want
+    g.set_training("c", False)   # nothing flows back through c, so none reaches b or its input either
+    got = {(e.src, e.dst, e.dst_port) for e in gradient_edges(g)}
+    assert got == want - {("b", "c", "data"), ("table", "b", "data")}
+    g.remove_node("loss")
+    assert gradient_edges(g) == frozenset()

@@ -1,6 +1,7 @@
 """An edge: a cubic curve from an output port to an input port, through the edge's reroute
 points when it has any (``Graph.route``), coloured by the element type it carries
-(``style.family_colour``), or by the problem of the node it comes from (error, blocked). It
+(``style.family_colour``), or by the problem of the node it comes from (error, blocked); in
+the canvas's training mode a wire that carries a gradient has a halo (``style.GRADIENT_COLOUR``). It
 holds the Edge record it mirrors (its identity); each reroute point is a
 :class:`RerouteItem` child, dragged like a node (the scene turns the drag into an undoable
 route change)."""
@@ -79,6 +80,8 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
         self._hover = False
+        #: carries a gradient back towards a trainable source (drawn only in training mode)
+        self.gradient = False
         self._ends = (QtCore.QPointF(), QtCore.QPointF())
         self.reroutes: list[RerouteItem] = []
         self.set_state(style.OK)
@@ -125,6 +128,17 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         for item in self.reroutes:
             item.update()
 
+    def set_gradient(self, on: bool) -> None:
+        """Draw (or stop drawing) the gradient halo."""
+        if on != self.gradient:
+            self.prepareGeometryChange()
+            self.gradient = on
+            self.update()
+
+    def boundingRect(self) -> QtCore.QRectF:
+        margin = style.GRADIENT_WIDTH / 2 + 1 if self.gradient else 0.0
+        return super().boundingRect().adjusted(-margin, -margin, margin, margin)
+
     def shape(self) -> QtGui.QPainterPath:
         stroker = QtGui.QPainterPathStroker()
         stroker.setWidth(12)
@@ -146,8 +160,13 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         elif self._hover:
             pen.setWidthF(3.0)
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-        painter.setPen(pen)
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        if self.gradient:
+            halo = QtGui.QPen(style.GRADIENT_COLOUR, style.GRADIENT_WIDTH)
+            halo.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
+            painter.setPen(halo)
+            painter.drawPath(self.path())
+        painter.setPen(pen)
         painter.drawPath(self.path())
 
 

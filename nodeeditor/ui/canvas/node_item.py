@@ -30,7 +30,37 @@ def category_of(node: N.Node) -> str:
         return "source"
     if isinstance(node, N.OperatorNode):
         return node.schema.kind
+    if isinstance(node, N.LossNode):
+        return "loss"
     return "output"
+
+
+def training_marks(node: N.Node) -> list[tuple[style.TrainingMark, str]]:
+    """The training badges of ``node`` with their words: a trainable source; an operator
+    whose training switch is off, or whose loss coefficient is not 1."""
+    marks = []
+    if isinstance(node, N.TrainableSource) and node.trainable:
+        marks.append(style.TrainingMark.TRAINABLE)
+    if isinstance(node, N.OperatorNode):
+        if not node.training:
+            marks.append(style.TrainingMark.TRAINING_OFF)
+        elif node.loss_coefficient != 1.0:
+            marks.append(style.TrainingMark.COEFFICIENT)
+    out = []
+    for mark in marks:
+        words = style.TRAINING_MARKS[mark][2]
+        if mark is style.TrainingMark.COEFFICIENT:
+            words = words.format(f"{node.loss_coefficient:g}")
+        out.append((mark, words))
+    return out
+
+
+#: What a node's tooltip says about each training badge.
+MARK_TIPS = {
+    style.TrainingMark.TRAINABLE: "trainable: a training run updates this tensor",
+    style.TrainingMark.TRAINING_OFF: "training off: no gradient flows through this node to its inputs",
+    style.TrainingMark.COEFFICIENT: "loss coefficient {}: the gradient sent to the inputs is multiplied by it",
+}
 
 
 def subtitle_of(node: N.Node, opset: int) -> str:
@@ -159,6 +189,8 @@ class NodeItem(QtWidgets.QGraphicsItem):
         state, message = scene.node_state(self.node_id)
         node = scene.graph.node(self.node_id)
         tip = f"<b>{node.label}</b> — {subtitle_of(node, scene.graph.opset)}<br>{style.STATE_LABELS[state]}"
+        for mark, _words in training_marks(node):
+            tip += "<br>" + MARK_TIPS[mark].format(getattr(node, "loss_coefficient", ""))
         if message:
             tip += "<br>" + message.replace("&", "&amp;").replace("<", "&lt;").replace("\n", "<br>")
         self.setToolTip(tip)
@@ -246,9 +278,10 @@ class NodeItem(QtWidgets.QGraphicsItem):
             painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
         font = legible_font(painter.font(), 9.5, scale, room=style.HEADER_HEIGHT * 0.72)
         font.setBold(True)
+        badges = self._paint_badges(painter, node, scale, right=w - 24)
+        title_rect = QtCore.QRectF(9, 1, (w - 34) if badges >= w - 24 else badges - 13, style.HEADER_HEIGHT)
         painter.setFont(font)
         painter.setPen(QtGui.QColor("#ffffff"))
-        title_rect = QtCore.QRectF(9, 1, w - 34, style.HEADER_HEIGHT)
         metrics = QtGui.QFontMetricsF(font)
         title = node.name + ("  (bypassed)" if bypassed and self.collapsed else "")
         painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignVCenter,
@@ -315,6 +348,31 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 painter.drawRect(rect)
                 painter.setPen(colours.node_muted)
                 painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, "no value")
+
+    def _paint_badges(self, painter: QtGui.QPainter, node: N.Node, scale: float, right: float) -> float:
+        """Draw the node's training badges in its header, right-aligned at ``right``; returns
+        the x where the leftmost begins (``right`` when there is none)."""
+        marks = training_marks(node)
+        if not marks:
+            return right
+        font = legible_font(painter.font(), 7.0, scale, room=style.HEADER_HEIGHT * 0.5)
+        font.setBold(True)
+        painter.setFont(font)
+        metrics = QtGui.QFontMetricsF(font)
+        height = min(style.HEADER_HEIGHT - 8, metrics.height() + 2)
+        x = right
+        for mark, words in reversed(marks):
+            fill, ink, _ = style.TRAINING_MARKS[mark]
+            width = metrics.horizontalAdvance(words) + 8
+            x -= width
+            rect = QtCore.QRectF(x, (style.HEADER_HEIGHT - height) / 2 + 0.5, width, height)
+            painter.setPen(QtCore.Qt.PenStyle.NoPen)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(rect, height / 2, height / 2)
+            painter.setPen(ink)
+            painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, words)
+            x -= 4
+        return x + 4
 
     def _paint_port_marks(self, painter: QtGui.QPainter, colours: style.CanvasColours) -> None:
         """At a small zoom, instead of text: a faint bar per port row."""

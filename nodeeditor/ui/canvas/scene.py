@@ -33,6 +33,9 @@ While a wire is drawn over a port that refuses it, the reason is shown beside th
 everything and follow their members; each edge draws its reroute points.
 
 Node states come from the graph's static info and the runner's results (see ``node_state``).
+In training mode (:meth:`GraphScene.set_training_mode`: the Training dock is open) the wires a
+backward pass sends a gradient along (``graph.backward.gradient_edges``) have a halo; a node's
+training badges (trainable, training off) are always drawn.
 
 A wire being drawn is a :class:`WireDrag`; what dropping it on a port would do is a
 :class:`WirePlan` (:meth:`GraphScene.wire_plan`).
@@ -49,6 +52,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.backward import gradient_edges
 from nodeeditor.graph.document import Graph
 from nodeeditor.graph.status import NodeStatus
 
@@ -142,6 +146,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._press_positions: dict[str, QtCore.QPointF] = {}
         self._reroute_press: tuple[RerouteItem, list] | None = None
         self._updating = False
+        #: wires that carry a gradient get a halo (see the module docstring)
+        self.training_mode = False
         self.set_graph(graph)
 
     # ------------------------------------------------------------------ mirror
@@ -165,6 +171,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         for frame in graph.frames:
             self._add_frame_item(frame.id)
         self.refresh_all()
+        self._update_gradient_wires()
         self._unsubscribe = graph.events.subscribe(self._on_event)
         self.emptyChanged.emit(not self._nodes)
 
@@ -266,7 +273,26 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self._frames:
             self._relayout_frames(node_id)
 
+    def set_training_mode(self, on: bool) -> None:
+        """Draw the gradient halo on the wires that carry one (True), or on none."""
+        self.training_mode = bool(on)
+        self._update_gradient_wires()
+
+    def gradient_wires(self) -> list[N.Edge]:
+        """The edges drawn with the gradient halo now."""
+        return [item.edge for item in self._edges.values() if item.gradient]
+
+    def _update_gradient_wires(self) -> None:
+        edges = gradient_edges(self.graph) if self.training_mode else frozenset()
+        for item in self._edges.values():
+            item.set_gradient(item.edge in edges)
+
     def _on_event(self, event: E.GraphEvent) -> None:
+        self._on_event_items(event)
+        if self.training_mode and not isinstance(event, E.VIEW_EVENTS):
+            self._update_gradient_wires()
+
+    def _on_event_items(self, event: E.GraphEvent) -> None:
         match event:
             case E.NodeAdded(node_id=nid):
                 self._add_node_item(nid).refresh()
@@ -299,7 +325,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 for nid in nids:
                     self.refresh_node(nid)
             case E.AttributeChanged(node_id=nid) | E.SourceChanged(node_id=nid) | E.NodeRenamed(node_id=nid) \
-                    | E.BypassChanged(node_id=nid):
+                    | E.BypassChanged(node_id=nid) | E.TrainingChanged(node_id=nid) \
+                    | E.LossCoefficientChanged(node_id=nid) | E.TrainableChanged(node_id=nid) \
+                    | E.LossKindChanged(node_id=nid):
                 self.refresh_node(nid)
             case E.SettingChanged():
                 self.refresh_all()

@@ -8,6 +8,8 @@
 - Tensor element types: :class:`DtypeFamily` and :data:`FAMILY_COLOURS`, the one table
   ports, wires and the Help legend read (:func:`family_colour`).
 - Node and wire states: :data:`STATE_COLOURS`, :data:`EDGE_COLOURS`.
+- Training: :class:`TrainingMark` and :data:`TRAINING_MARKS` (the badges on nodes),
+  :data:`GRADIENT_COLOUR` (the halo of a wire that carries a gradient in training mode).
 """
 from __future__ import annotations
 
@@ -93,6 +95,7 @@ CATEGORY_COLOURS = {
     "gather": QtGui.QColor("#3a6fc4"),
     "scatter": QtGui.QColor("#c77a2a"),
     "output": QtGui.QColor("#7c56b8"),
+    "loss": QtGui.QColor("#b8406a"),
 }
 
 
@@ -170,3 +173,24 @@ EDGE_COLOURS = {
     BLOCKED: QtGui.QColor("#b39a66"),
     WARNING: QtGui.QColor("#c99000"),
 }
+
+
+# ---------------------------------------------------------------------- training
+class TrainingMark(enum.Enum):
+    """A badge in a node's header about training."""
+
+    TRAINABLE = "trainable"           # a source a training run updates
+    TRAINING_OFF = "training off"     # an operator whose training switch is off
+    COEFFICIENT = "coefficient"       # an operator whose loss coefficient is not 1 (the badge shows it)
+
+
+#: mark -> (badge fill, badge text colour, the badge's words; "{}" takes the coefficient).
+TRAINING_MARKS: dict[TrainingMark, tuple[QtGui.QColor, QtGui.QColor, str]] = {
+    TrainingMark.TRAINABLE: (QtGui.QColor("#fff4e6"), QtGui.QColor("#d9480f"), "∇ trainable"),
+    TrainingMark.TRAINING_OFF: (QtGui.QColor("#343a40"), QtGui.QColor("#f1f3f5"), "training off"),
+    TrainingMark.COEFFICIENT: (QtGui.QColor("#fff4e6"), QtGui.QColor("#d9480f"), "∇ ×{}"),
+}
+#: The halo under a wire that carries a gradient back towards a trainable source (shown while
+#: the Training dock is open), and its width in scene units.
+GRADIENT_COLOUR = QtGui.QColor(240, 140, 0, 140)
+GRADIENT_WIDTH = 8.0

@@ -14,6 +14,11 @@ Public API for other parts of the editor (lessons, quizzes, presentation mode):
 - :meth:`ExplainerController.set_output_hidden` ``(hidden)``: hide (or show again) everything
   that tells where a step lands and what the output holds (see
   :meth:`.widget.ExplainerWidget.set_output_hidden`); it stays so across nodes and runs.
+
+Backward (the widget's Backward toggle): the node's backward pass, with d loss / d
+its output from the :class:`~..gradients.GradientRunner` (asked for only while the dock is
+shown in Backward); where there is none (no Loss node, no trainable source, a node on no path
+between them) the dock says why.
 """
 from __future__ import annotations
 
@@ -29,8 +34,9 @@ from nodeeditor.graph.document import Graph
 
 from ..canvas import GraphScene, style
 from ..canvas.node_item import short_message
+from ..gradients import GradientRunner
 from ..runner import EvaluationRunner
-from .widget import HINT, ExplainerWidget
+from .widget import HINT, Direction, ExplainerWidget
 
 #: Above this many steps (output or update elements) the dock explains nothing: the index map
 #: alone would cost 8 bytes per element and the explanation is built on the UI thread;
@@ -48,24 +54,62 @@ class ExplainerController(QtCore.QObject):
     explaining = QtCore.Signal(str)
 
     def __init__(self, host: QtWidgets.QMainWindow, graph_of: Callable[[], Graph], scene: GraphScene,
-                 runner: EvaluationRunner, widget: ExplainerWidget, dock: QtWidgets.QDockWidget) -> None:
+                 runner: EvaluationRunner, widget: ExplainerWidget, dock: QtWidgets.QDockWidget,
+                 gradients: GradientRunner | None = None) -> None:
         super().__init__(host)
         self.host, self.widget, self.dock = host, widget, dock
-        self._graph_of, self.scene, self.runner = graph_of, scene, runner
+        self._graph_of, self.scene, self.runner, self.gradients = graph_of, scene, runner, gradients
         self._key = None
         self._pending: tuple[str, int] | None = None   # (node id, step) asked for by explain()
         scene.selectionChanged.connect(self.refresh)
         runner.finished.connect(lambda _result: self.refresh())
-        dock.visibilityChanged.connect(lambda visible: visible and self.refresh())
+        dock.visibilityChanged.connect(self._on_visibility_changed)
+        widget.directionChanged.connect(lambda _direction: self._direction_changed())
+        if gradients is not None:
+            gradients.changed.connect(self._on_gradients)
+        else:
+            widget.backward_button.hide()
+            widget.backward_action.setVisible(False)
+
+    @property
+    def backward(self) -> bool:
+        """Whether the dock steps through backward passes."""
+        return self.widget.direction is Direction.BACKWARD
+
+    def set_direction(self, direction: Direction) -> None:
+        """Step through the forward pass or the backward pass of the selected node."""
+        self.widget.set_direction(direction)
+        self._direction_changed()
+
+    def _on_gradients(self) -> None:
+        if self.backward:
+            self.refresh()
+
+    def _direction_changed(self) -> None:
+        self._key = None
+        self._want_gradients()
+        self.refresh()
+
+    def _on_visibility_changed(self, visible: bool) -> None:
+        self._want_gradients()
+        if visible:
+            self.refresh()
+
+    def _want_gradients(self) -> None:
+        if self.gradients is not None:
+            self.gradients.want("explainer", self.backward and not self.dock.isHidden())
 
     def explain(self, node_id: str, step: int = 0) -> bool:
-        """Show the dock, select ``node_id`` (an operator node) and go to ``step`` (0-based,
+        """Show the dock (in Forward), select ``node_id`` (an operator node) and go to ``step`` (0-based,
         clamped to the steps there are). Returns True when the widget shows it now; False
         when it waits for the node's inputs (a run under way: the step is applied when the
         run ends, then ``explaining`` is emitted) or the node cannot be explained (the dock
         says why). Raises KeyError for an unknown node id."""
         graph = self._graph_of()
         graph.node(node_id)
+        if self.backward:                    # lessons and presentations step through what the op computes
+            self.widget.set_direction(Direction.FORWARD)
+            self._want_gradients()
         if self.dock.isHidden():
             self.dock.show()                 # refreshes (the old selection) through visibilityChanged
         self.dock.raise_()
@@ -112,7 +156,13 @@ class ExplainerController(QtCore.QObject):
                 self._show_message(f"{node.name}: input {port} has no value yet (connect it, or wait for the run)")
                 return
             inputs.append(value)
-        key = (node.id, node.revision, tuple(id(v) for v in inputs))
+        grad = None
+        if self.backward:
+            grad = self._grad_output(node)
+            if grad is None:
+                return
+        key = (node.id, node.revision, tuple(id(v) for v in inputs),
+               (id(grad), node.training, node.loss_coefficient) if grad is not None else None)
         if key == self._key:
             return
         out_type = graph.output_type(node.id)
@@ -122,11 +172,33 @@ class ExplainerController(QtCore.QObject):
                                f"the explainer takes up to {MAX_STEPS:,} (try a smaller example)")
             return
         self._key = key
-        if self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes)):
+        if grad is not None:
+            title = node.name
+            if not node.training:
+                title += " (training off: the pass sends none of this to its inputs)"
+            elif node.loss_coefficient != 1.0:
+                title += f" (loss coefficient {node.loss_coefficient:g}: what reaches the inputs is times that)"
+            shown = self.widget.set_backward(title, node.op, inputs, dict(node.attributes), grad)
+        else:
+            shown = self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes))
+        if shown:
             if self._pending is not None and self._pending[0] == node.id:
                 self.widget.set_step(self._pending[1])
                 self._pending = None
                 self.explaining.emit(node.id)
+
+    def _grad_output(self, node: N.OperatorNode):
+        """d loss / d the node's output, or None (the dock then says why)."""
+        runner = self.gradients
+        if runner is None or runner.result is None:
+            problem = runner.problem if runner is not None else None
+            self._show_message(f"{node.name}, backward: {problem or 'computing the gradient…'}")
+            return None
+        grad = runner.gradient(node.id)
+        if grad is None:
+            self._show_message(f"{node.name}, backward: it is on no path from a trainable source to a Loss node, "
+                               "so no gradient reaches it")
+        return grad
 
     def _show_message(self, message: str) -> None:
         self._key = None

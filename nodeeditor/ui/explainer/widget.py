@@ -14,16 +14,26 @@ step), Home / End (first / last step) while the focus is in the widget (presenta
 makes them window-wide: :attr:`key_actions`). The "All steps" tab lists every step as a table
 row; choosing a row goes to that step. The ⋯ menu (also on right-click) switches GatherND /
 ScatterND between slice and single-element steps and exports the step-through as slides.
+
+Forward / Backward (the Backward toggle beside the title and in the ⋯ menu,
+:attr:`direction`): Backward steps through
+the op's backward pass instead (``set_backward``, an :class:`ops.backward_steps.
+BackwardExplanation`): for each element, which gradient cell it comes from and why, with
+``d output`` (the given gradient) and the gradients being built as grids. Which direction is
+shown is the caller's choice (``directionChanged`` says the person switched); the widget
+shows what it is given.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import Enum
 from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 import ops
+from ops.backward_steps import BackwardExplanation
 from ops.explain import Explanation
 from ops.opdef import PortRole
 from ops.steps import Granularity, Step
@@ -44,6 +54,13 @@ MIN_SPEED, MAX_SPEED = 0.1, 100.0
 MAX_ALSO = 200
 #: The formula's area grows up to this many lines, then scrolls.
 SENTENCE_LINES = 5
+
+
+class Direction(Enum):
+    """Which pass the Explainer steps through."""
+
+    FORWARD = "Forward"
+    BACKWARD = "Backward"
 
 
 class SentenceArea(QtWidgets.QScrollArea):
@@ -98,10 +115,13 @@ class ExplainerWidget(QtWidgets.QWidget):
     stepChanged = QtCore.Signal(int)
     #: A new operation is shown, or none (cleared).
     operationChanged = QtCore.Signal()
+    #: The person chose Forward or Backward (a :class:`Direction`).
+    directionChanged = QtCore.Signal(object)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, interval_ms: int | None = None) -> None:
         super().__init__(parent)
-        self.explanation: Explanation | None = None
+        self.explanation: Explanation | BackwardExplanation | None = None
+        self.direction = Direction.FORWARD
         self.current: Step | None = None      # the step shown
         self._output: np.ndarray | None = None
         self._operation: tuple | None = None   # (title, op, inputs, attrs) of set_operation
@@ -133,6 +153,20 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.sentence.setFont(mono)
         self.zoom = 1.0
         self.grids = [TensorGrid() for _ in range(4)]   # gathers use three
+        #: more grids for a backward step-through (up to six tensors: values, indices, gradients)
+        self.more_grids = [TensorGrid() for _ in range(2)]
+        # Forward / Backward: one checkable action, on a button beside the title and in the ⋯ menu
+        # (two buttons would widen the docked Explainer past what a projector allows)
+        self.backward_action = QtGui.QAction("&Backward", self)
+        self.backward_action.setCheckable(True)
+        self.backward_action.setToolTip("Backward: step through the backward pass, where each gradient element "
+                                        "comes from (needs a Loss node and a trainable source); off: forward, "
+                                        "what the op computes")
+        self.backward_action.toggled.connect(
+            lambda on: self._choose_direction(Direction.BACKWARD if on else Direction.FORWARD))
+        self.backward_action.setIconText("∇")   # the button's text: narrow, so the title keeps its width
+        self.backward_button = QtWidgets.QToolButton()
+        self.backward_button.setDefaultAction(self.backward_action)
         legend = " ".join(f'<span style="background:{fill}; color:#1d2030; border:1px solid {edge}">'
                           f'&nbsp;{role}&nbsp;</span>' for role, (fill, edge) in ROLE_COLOURS.items())
         self.legend = QtWidgets.QLabel(legend)
@@ -142,6 +176,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         # Explainer stays narrow on a projector
         heading = QtWidgets.QHBoxLayout()
         heading.addWidget(self.title, 1)
+        heading.addWidget(self.backward_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         heading.addWidget(self.menu_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         self._controls = QtWidgets.QHBoxLayout()
         self._controls.setSpacing(4)
@@ -162,7 +197,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         area = QtWidgets.QVBoxLayout(self.grid_area)
         area.setContentsMargins(0, 0, 0, 0)
         self.flow = FlowLayout(spacing=14)
-        for g in self.grids:
+        for g in self.grids + self.more_grids:
             self.flow.addWidget(g)
         self.flow.addWidget(self.legend)   # after the last grid when there is room: no line of its own
         area.addLayout(self.flow)
@@ -242,6 +277,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.elements_action.toggled.connect(
             lambda on: self.set_granularity(Granularity.ELEMENT if on else None))
         self.menu.addMenu(self.speed_menu)
+        self.menu.addAction(self.backward_action)
         self.menu.addSeparator()
         self.export_action = self.menu.addAction("Export &Slides…", self.export_slides)
         self.export_action.setStatusTip("Save the step-through as an animated GIF or numbered PNG frames")
@@ -285,7 +321,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.sentence.setText("")
         self.sentence_area.updateGeometry()
         self.counter.setText("")
-        for g in self.grids:
+        for g in self.grids + self.more_grids:
             g.set_tensor("", None)
             g.hide()
         self.arrows.set_links([])
@@ -336,6 +372,54 @@ class ExplainerWidget(QtWidgets.QWidget):
         self._show(self.step)
         self.operationChanged.emit()
         return True
+
+    def set_backward(self, title: str, op: str, inputs: Sequence[np.ndarray | None],
+                     attrs: Mapping[str, Any] | None, grad_output: np.ndarray, step: int = 0) -> bool:
+        """Explain the backward pass of ``op`` on ``inputs`` with ``grad_output`` (d loss / d
+        its output) from ``step``; returns False (and shows why) when it cannot."""
+        try:
+            explanation = BackwardExplanation(op, inputs, attrs, grad_output)
+        except ops.OpError as exc:
+            self.clear(f"{title}: {exc}")
+            return False
+        if explanation.count == 0:
+            self.clear(f"{title}: nothing to step through (no elements)")
+            return False
+        self.explanation, self._output, self._operation = explanation, None, None
+        self.title.setText(f"<b>{title}</b> — {op} backward: {explanation.count} "
+                           f"step{'s' * (explanation.count != 1)}. {explanation.summary}.")
+        self._set_grids()
+        self.steps.show_explanation(explanation)
+        self.tabs.show()
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, explanation.count - 1)
+        self.slider.setValue(max(0, min(explanation.count - 1, step)))
+        self.slider.blockSignals(False)
+        for w in (self.prev_button, self.next_button, self.play_button, self.slider):
+            w.setEnabled(True)
+        self.elements_action.setEnabled(False)    # backward steps are single elements
+        self.export_action.setEnabled(False)      # slides are of the forward pass
+        self._show(self.step)
+        self.operationChanged.emit()
+        return True
+
+    @property
+    def backward(self) -> bool:
+        """Whether a backward pass is being stepped through."""
+        return isinstance(self.explanation, BackwardExplanation)
+
+    def set_direction(self, direction: Direction) -> None:
+        """Mark ``direction`` as the one shown (no ``directionChanged``; the caller then gives
+        the widget what to show)."""
+        self.direction = Direction(direction)
+        blocked = self.backward_action.blockSignals(True)
+        self.backward_action.setChecked(self.direction is Direction.BACKWARD)
+        self.backward_action.blockSignals(blocked)
+
+    def _choose_direction(self, direction: Direction) -> None:
+        if direction is not self.direction:
+            self.set_direction(direction)
+            self.directionChanged.emit(direction)
 
     def operation(self) -> tuple | None:
         """(title, op, inputs, attrs) being explained, or None."""
@@ -416,7 +500,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         viewport = self.scroll.viewport()
         if self.grid_area.heightForWidth(viewport.width()) > viewport.height():
             return False
-        for grid in self.grids:
+        for grid in self._shown_grids():
             if grid.isVisible() and len(grid.cols) < grid.wanted_columns():
                 return False
         return True
@@ -491,15 +575,22 @@ class ExplainerWidget(QtWidgets.QWidget):
     def _panels(self) -> list[tuple[str, np.ndarray | None]]:
         """(title, tensor) of each grid: the op's inputs under their schema names (an omitted
         optional input shows nothing), then the output. A scatter's output grid shows the
-        output as it stands after the current step."""
+        output as it stands after the current step. Backward: the explanation's tensors
+        (``BackwardExplanation.panels``)."""
         e = self.explanation
+        if self.backward:
+            return e.panels()
         names = [p.name for p in e.schema.inputs]
         inputs = list(e.inputs) + [None] * (len(names) - len(e.inputs))
         return [*zip(names, inputs, strict=True), ("output", self._output)]
 
+    def _shown_grids(self) -> list[TensorGrid]:
+        """The grids the explanation may use: four forward (gathers use three), six backward."""
+        return self.grids + self.more_grids if self.backward else self.grids
+
     def grid(self, title: str) -> TensorGrid:
         """The grid of the tensor named ``title`` (``output``: the output grid, whatever step)."""
-        for grid, (name, _) in zip(self.grids, self._panels(), strict=False):  # four grids; gathers use three
+        for grid, (name, _) in zip(self._shown_grids(), self._panels(), strict=False):
             if name == title:
                 return grid
         raise KeyError(title)
@@ -507,7 +598,7 @@ class ExplainerWidget(QtWidgets.QWidget):
     def _set_grids(self) -> None:
         any_drawn = False
         panels = self._panels()
-        for i, grid in enumerate(self.grids):
+        for i, grid in enumerate(self.grids + self.more_grids):
             name, array = panels[i] if i < len(panels) else ("", None)
             grid.set_tensor(name, None if array is None else np.asarray(array))
             grid.setVisible(array is not None)
@@ -521,6 +612,13 @@ class ExplainerWidget(QtWidgets.QWidget):
         answer's mark goes."""
         e = self.explanation
         marks: dict[str, dict[tuple, str]] = {name: {} for name, _ in self._panels()}
+        if self.backward:
+            for cell in e.also(step.number)[:MAX_ALSO]:
+                marks.setdefault(cell.tensor, {})[cell.position] = "also"
+            for role, cells in (("source", step.sources), ("index", step.index), ("target", (step.destination,))):
+                for cell in cells:
+                    marks.setdefault(cell.tensor, {})[cell.position] = role
+            return marks
         if e.kind == "scatter":
             for s in e.same_destination(step.number)[:MAX_ALSO + 1]:
                 if s != step.number:
@@ -540,7 +638,7 @@ class ExplainerWidget(QtWidgets.QWidget):
 
     def _links(self, step: Step) -> list[Link]:
         """Arrows: source -> destination, index -> destination (none to a hidden answer)."""
-        names = {name: grid for grid, (name, _) in zip(self.grids, self._panels(), strict=False)}
+        names = {name: grid for grid, (name, _) in zip(self._shown_grids(), self._panels(), strict=False)}
         end = names.get(step.destination.tensor)
         if end is None:
             return []
@@ -563,11 +661,15 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.sentence_area.updateGeometry()
         self.sentence.setText(HIDDEN_SENTENCE if self.output_hidden
                               else step.formula + (f"\n{step.note}" if step.note else ""))
-        if e.kind == "scatter":
+        if self.backward:
+            after = e.after(k)
+            if after is not None:
+                self.grid(after[0]).set_tensor(*after)
+        elif e.kind == "scatter":
             output = self.grid("output")
             output.set_tensor("output", e.output_after(k), f"after step {k + 1}" if k < e.count - 1 else "")
         marks = self._marks(step)
-        for grid, (name, _) in zip(self.grids, self._panels(), strict=False):  # four grids; gathers mark three
+        for grid, (name, _) in zip(self._shown_grids(), self._panels(), strict=False):
             grid.set_masked(self.output_hidden and name == "output")
             grid.set_highlights(marks.get(name, {}))
         self.arrows.set_links(self._links(step))
@@ -583,7 +685,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         ``whole``, every drawn cell of the destination), in the grid area's coordinates."""
         if self.current is None or self.explanation is None:
             return None
-        output = self.grid("output")
+        output = self.grid(self.current.destination.tensor)
         dest = tuple(self.current.destination.position)
         rank = 0 if output.full is None else output.full.ndim
         first = dest + (0,) * (rank - len(dest))     # the first cell written

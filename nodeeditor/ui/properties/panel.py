@@ -23,6 +23,7 @@ from ..status_line import ShowStatus
 from .file_form import FileForm
 from .generator_form import GeneratorForm
 from .operator_form import OperatorForm
+from .training_form import TrainingForm
 from .value_form import ValueForm
 from .values import MAX_OPSET, muted
 
@@ -66,7 +67,7 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
         super().keyPressEvent(event)
 
 
-class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.QWidget):
+class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, TrainingForm, QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
     ``status(message, error=False)`` receives what the user should read (a value that does
     not parse, what a paste did)."""
@@ -139,6 +140,9 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
                 self.refresh()
             case E.AttributeChanged() | E.SourceChanged() | E.NodeRenamed() if event.node_id == nid:
                 self.refresh()
+            case E.TrainingChanged() | E.LossCoefficientChanged() | E.TrainableChanged() | E.LossKindChanged() \
+                    if event.node_id == nid:
+                self.refresh()
             case E.EdgeAdded(edge=edge) | E.EdgeRemoved(edge=edge) if nid is None or nid in (edge.src, edge.dst):
                 self.refresh()
             case E.NodeAdded() | E.NodeRemoved() if nid is None:
@@ -174,12 +178,17 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, QtWidgets.
                 self._name_row(node)
                 if isinstance(node, N.OperatorNode):
                     self._build_operator(node)
+                    self._build_operator_training(node)
                 elif isinstance(node, (N.LiteralSource, N.InputSource)):
                     self._build_value(node)
                 elif isinstance(node, N.GeneratorSource):
                     self._build_generator(node)
                 elif isinstance(node, N.FileSource):
                     self._build_file(node)
+                elif isinstance(node, N.LossNode):
+                    self._build_loss(node)
+                if isinstance(node, N.TrainableSource):
+                    self._build_trainable(node)
                 self._types_rows(node)
                 self._problem_row()
         old = self._scroll.takeWidget()

@@ -191,7 +191,9 @@ class TensorViewer(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)
-        layout.addWidget(self.name_label)
+        self._name_row = QtWidgets.QHBoxLayout()
+        self._name_row.addWidget(self.name_label, 1)
+        layout.addLayout(self._name_row)
         layout.addWidget(self.info_label)
         layout.addWidget(self.stats_label)
         layout.addWidget(self.pinned_label)
@@ -223,13 +225,21 @@ class TensorViewer(QtWidgets.QWidget):
         self._peaks_shown: set[tuple] = set()  # the keys of the heat maps on screen
         self._peaks_in_flight: frozenset[tuple] = frozenset()
         self._empty_name = ""   # a node shown without a value (its reason is the subtitle)
+        self._placeholder = ""  # what the picture says instead of a missing value
         self._title_slice = ""  # "[0, :, :]" while the current N-D tensor's panels are built
         self.set_tensor("", None)
 
     # ------------------------------------------------------------------ public API
 
-    def set_tensor(self, name: str, array: np.ndarray | None, subtitle: str = "") -> None:
-        """Show ``array`` (kept by reference). None clears the viewer."""
+    def add_control(self, widget: QtWidgets.QWidget) -> None:
+        """Put ``widget`` at the right of the tensor's name (the editor's Value / Gradient
+        switch; the name is cut short first, so the viewer asks for no more width)."""
+        self._name_row.addWidget(widget, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+
+    def set_tensor(self, name: str, array: np.ndarray | None, subtitle: str = "",
+                   placeholder: str = "") -> None:
+        """Show ``array`` (kept by reference). None clears the viewer; ``placeholder`` is then
+        what the picture says instead ("no value" for a named tensor, by default)."""
         if array is not None:
             array = np.asarray(array)
         self.current = None if array is None else ShownTensor(name, array, subtitle)
@@ -244,6 +254,7 @@ class TensorViewer(QtWidgets.QWidget):
         self._peaks_in_flight = frozenset()
         self._peaks_failed = False  # the last refinement raised: titles stop promising one
         self._empty_name = name if array is None else ""
+        self._placeholder = placeholder if array is None else ""
         if array is None:
             self.name_label.setText(name or "no tensor")
             self.info_label.setText(subtitle)
@@ -400,7 +411,8 @@ class TensorViewer(QtWidgets.QWidget):
         pinned_count = len(specs)
         if current is None:
             if not specs:  # a node without a value says so (its reason is in the line above)
-                specs.append(PanelSpec("text", text="no value" if self._empty_name else "no tensor selected"))
+                specs.append(PanelSpec("text", text=self._placeholder or (
+                    "no value" if self._empty_name else "no tensor selected")))
         elif is_drawable(current.array.dtype):
             self._title_slice = self._slice_text(current.array)
             specs += self._specs_for(current.name, view, self._index_function(current.array, None),
