@@ -2,14 +2,18 @@
 
     indexflow                      open the editor on the default example
     indexflow GRAPH                open the editor on a graph file
-    indexflow run [GRAPH] [--output FILE.npz] [--print]   (.npz added when missing; no folders)
+    indexflow run [GRAPH|MODEL.onnx] [--inputs IN.npz] [--output FILE.npz] [--print]
+                                   (.npz added when missing; no folders)
     indexflow check [GRAPH]
     indexflow examples
     indexflow grad GRAPH [-o GRADS.npz]
     indexflow train GRAPH --steps N [--lr X] [--optimizer sgd|adam] [-o TRAINED.ifg.json]
 
 GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
-``run`` and ``check`` use the default example. Exit codes: 0 success, 1 the graph has
+``run`` and ``check`` use the default example. ``run`` and ``check`` also take an ONNX model
+(a file ending in ``.onnx``): it is imported first (any model; ops other than the seven
+indexing ops run in onnxruntime). ``run --inputs IN.npz`` sets the graph inputs to the arrays
+of the same names in IN.npz before running. Exit codes: 0 success, 1 the graph has
 errors (each printed with its node) or cannot be read, or (``grad``, ``train``) has no
 Loss node or no trainable source, 2 usage errors (bad arguments, no such file).
 
@@ -65,15 +69,63 @@ def _load_plugins() -> None:
 
 
 # ---------------------------------------------------------------------- helpers
-def _load(spec: str | None):
-    """A graph from a file path or an example name (default example for None, see
-    ``nodeeditor.graph.open_graph``); a name that is neither is a usage error."""
-    from nodeeditor.graph import GraphArgumentError, open_graph
+def is_model_argument(spec: str | None) -> bool:
+    """Whether a graph argument names an ONNX model (an existing file ending in ``.onnx``)."""
+    from nodeeditor.graph.examples import names_a_path
 
+    return spec is not None and str(spec).lower().endswith(".onnx") and names_a_path(spec)
+
+
+def _load(spec: str | None):
+    """A graph from a file path, an ONNX model (imported) or an example name (default example
+    for None, see ``nodeeditor.graph.open_graph``); a name that is none of them is a usage
+    error, a model that cannot be imported a GraphFileError."""
+    from nodeeditor.graph import GraphArgumentError, GraphFileError, open_graph
+
+    if is_model_argument(spec):
+        from nodeeditor.onnx_io import OnnxImportError, import_model
+
+        try:
+            return import_model(spec)
+        except OnnxImportError as exc:
+            raise GraphFileError(spec, str(exc).removeprefix(f"{spec}: ")) from None
     try:
         return open_graph(spec)
     except GraphArgumentError as exc:
         raise UsageError(str(exc)) from None
+
+
+def feed_inputs(graph, path: str) -> list[str]:
+    """Set each graph input of ``graph`` to the array of the same name in the ``.npz`` file
+    ``path`` (a unicode array becomes strings). Returns notes to print (inputs the file does
+    not set keep their example). UsageError for a file that cannot be read, a name that is no
+    graph input, or an array the input cannot take (the message names the input)."""
+    from nodeeditor.graph import InputSource
+
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"--inputs {path}: " + ("no such file" if not file.exists() else "not a regular file"))
+    try:
+        with np.load(file, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+    except Exception as exc:  # noqa: BLE001 - numpy raises many kinds on a file that is not an .npz
+        raise UsageError(f"--inputs {path}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    inputs = {n.name: n for n in graph.nodes if isinstance(n, InputSource)}
+    unknown = sorted(set(arrays) - set(inputs))
+    if unknown:
+        raise UsageError(f"--inputs {path}: {', '.join(map(repr, unknown))} "
+                         f"{'is not a graph input' if len(unknown) == 1 else 'are not graph inputs'}; "
+                         f"the inputs are {', '.join(map(repr, inputs)) or 'none'}")
+    with graph.batch():
+        for name, value in arrays.items():
+            if value.dtype.kind in "US":
+                value = value.astype(object)
+            try:
+                graph.set_source(inputs[name].id, example=value)
+            except ValueError as exc:
+                raise UsageError(f"--inputs {path}: input {name!r}: {exc}") from None
+    return [f"note: input {name!r} is not in {path}; it keeps its example value"
+            for name in inputs if name not in arrays]
 
 
 def _describe(graph) -> str:
@@ -137,7 +189,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
               f"{Path(args.output) / 'outputs.npz'}")
         return EXIT_GRAPH_ERROR
     graph = _load(args.graph)
+    notes = feed_inputs(graph, args.inputs) if args.inputs else []
     print(_describe(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
+    for note in notes:
+        print(note)
     if args.engine == "onnxruntime":
         outcome = _run_in_onnxruntime(graph)
         if isinstance(outcome, int):
@@ -213,7 +268,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     for node_id in graph.topological_order():
         node = graph.node(node_id)
         info = graph.node_info(node_id)
-        what = node.op if node.kind == "op" else node.kind
+        what = node.op if node.kind == "op" else node.title if node.kind == "foreign" else node.kind
         types = ", ".join(str(t) for t in info.outputs.values()) or "-"
         print(f"{node.label:<32} {what:<16} {types}")
         if info.error and not info.blocked:
@@ -436,8 +491,11 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _register_run(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="evaluate a graph and print (and optionally save) its outputs")
-    p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    p = sub.add_parser("run", help="evaluate a graph (or an ONNX model) and print (and optionally save) its outputs")
+    p.add_argument("graph", nargs="?",
+                   help="graph file, ONNX model (.onnx) or example name (default: the default example)")
+    p.add_argument("--inputs", metavar="IN.npz",
+                   help="set the graph inputs to the arrays of the same names in IN.npz before running")
     p.add_argument("--output", "-o", metavar="FILE.npz",
                    help="write the outputs to FILE.npz, one array per output name; .npz is added when the name "
                         "does not end in it (out -> out.npz); a folder is refused")
@@ -451,7 +509,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
 def _register_check(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check",
                        help="validate a graph and print every node's type, errors and warnings (no kernels run)")
-    p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    p.add_argument("graph", nargs="?",
+                   help="graph file, ONNX model (.onnx) or example name (default: the default example)")
     p.set_defaults(handler=_cmd_check)
 
 

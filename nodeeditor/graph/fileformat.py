@@ -1,6 +1,6 @@
 """The file format: versioned JSON (``*.ifg.json``) with an optional ``.npz`` sidecar.
 
-- ``{"format": "indexflow-graph", "version": 2, ...}``; see ``serialize.py`` for the
+- ``{"format": "indexflow-graph", "version": 3, ...}``; see ``serialize.py`` for the
   structure. Tensors with up to ``INLINE_LIMIT`` elements (and all string tensors) are
   written inline as readable nested lists; larger ones go to the sidecar
   ``<name>.ifg.npz`` beside the file (``"sidecar"``/``"key"`` in the JSON).
@@ -118,7 +118,14 @@ def _v1_to_v2(doc: dict) -> dict:
     return {**doc, "version": 2, "nodes": nodes}
 
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2}
+def _v2_to_v3(doc: dict) -> dict:
+    """Version 3 adds foreign ONNX nodes (kind ``foreign``), initializers kept in their model
+    (kind ``model_tensor``), a graph input's declared ``shape`` and the ``model`` details. A
+    version-2 file has none of them, and every new field is optional: only the number changes."""
+    return {**doc, "version": 3}
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(doc: dict) -> dict:
@@ -238,7 +245,7 @@ def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:
     :func:`rebase_path`). Returns node id -> new path for the nodes whose path changed."""
     changed = {}
     for entry in doc.get("nodes", []):
-        if entry.get("kind") != "file" or not entry.get("path"):
+        if entry.get("kind") not in ("file", "model_tensor") or not entry.get("path"):
             continue
         new = rebase_path(entry["path"], graph_folder(graph), target.parent)
         if new != entry["path"]:

@@ -26,6 +26,9 @@ class NodeInfo:
     #: a required input is not connected yet (``error`` names them): the node is unfinished
     #: work rather than a mistake, and the editor shows it so
     incomplete: bool = False
+    #: some output type is known only after a run (a foreign op whose output shape ONNX shape
+    #: inference cannot tell, or a node that waits for one): nothing is wrong, the engine runs it
+    deferred: bool = False
 
     @property
     def ok(self) -> bool:

@@ -111,7 +111,7 @@ def test_scatter_is_written_as_scatter_elements_from_opset_11_and_back():
         np.testing.assert_array_equal(value, want + expected)
 
 
-def test_names_are_unique_valid_and_outputs_keep_their_names():
+def test_names_are_kept_exactly_made_unique_and_outputs_keep_their_names():
     g = Graph("names", opset=18)
     a = g.add_literal(np.arange(6.0).reshape(2, 3), name="my data!")
     b = g.add_literal(np.array([1, 0]), name="my data?")
@@ -130,7 +130,7 @@ def test_names_are_unique_valid_and_outputs_keep_their_names():
     model = export_model(g)
     tensor_names = [i.name for i in model.graph.initializer] + [o for n in model.graph.node for o in n.output]
     assert len(tensor_names) == len(set(tensor_names))
-    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t) for t in tensor_names)
+    assert [i.name for i in model.graph.initializer] == ["my data!", "my data?"]   # any string is a name
     node_names = [n.name for n in model.graph.node]
     assert len(node_names) == len(set(node_names))
     assert sorted(o.name for o in model.graph.output) == ["again", "also_first", "final"]
