@@ -100,16 +100,19 @@ class ForeignAttribute:
     - ``graph``, ``sparse_tensor``, ``type_proto``: an :class:`Opaque`;
     - the list kinds: a tuple of the element values.
 
-    Compare with :meth:`same`, not ``==`` (arrays)."""
+    ``tensor_names`` keeps the names the tensors of a ``tensor``/``tensors`` attribute had (one
+    per tensor; empty: unnamed). Compare with :meth:`same`, not ``==`` (arrays)."""
 
     kind: AttrKind
     value: Any
+    tensor_names: tuple[str, ...] = ()
 
     def same(self, other: ForeignAttribute) -> bool:
-        """Whether both hold the same kind and value (arrays compared by dtype, shape and bits)."""
+        """Whether both hold the same kind, value (arrays compared by dtype, shape and bits) and
+        tensor names."""
         if not isinstance(other, ForeignAttribute) or other.kind is not self.kind:
             return False
-        return _same_value(self.value, other.value)
+        return _same_value(self.value, other.value) and self.tensor_names == other.tensor_names
 
     def text(self, limit: int = 60) -> str:
         """A short text of the value for lists and panels, e.g. ``[1, 2, 3]``, ``float32[3, 4]``."""
@@ -156,12 +159,19 @@ def check_attribute(attr: ForeignAttribute) -> ForeignAttribute:
     if not isinstance(attr, ForeignAttribute) or not isinstance(attr.kind, AttrKind):
         raise ValueError(f"not a foreign attribute: {attr!r}")
     kind = attr.kind
+    names = tuple(attr.tensor_names)
+    if names and (kind.element is not AttrKind.TENSOR or not all(isinstance(n, str) for n in names)):
+        raise ValueError("only tensor attributes have tensor names, one text per tensor")
     if kind.is_list:
         if isinstance(attr.value, (str, bytes)) or not isinstance(attr.value, (list, tuple)):
             raise ValueError(f"a {kind.value} attribute holds a list, got {type(attr.value).__name__}")
         items = tuple(_check_one(kind.element, v) for v in attr.value)
-        return ForeignAttribute(kind, items)
-    return ForeignAttribute(kind, _check_one(kind, attr.value))
+        if names and len(names) != len(items):
+            raise ValueError(f"{len(names)} tensor names for {len(items)} tensors")
+        return ForeignAttribute(kind, items, names)
+    if names and len(names) != 1:
+        raise ValueError(f"{len(names)} tensor names for one tensor")
+    return ForeignAttribute(kind, _check_one(kind, attr.value), names)
 
 
 def _check_one(kind: AttrKind, value: Any) -> Any:

@@ -51,7 +51,7 @@ from . import nodes as N
 from .base import SETTINGS_DEFAULTS, ConnectionRefused
 from .dims import ShapeTextError, parse_shape
 from .document import Graph
-from .foreign import AttrKind, ForeignAttribute, Opaque
+from .foreign import AttrKind, ForeignAttribute, Opaque, check_attribute
 from .losses import LossError, LossKind
 from .model_info import EMPTY as EMPTY_MODEL_INFO
 from .model_info import ModelInfo
@@ -388,7 +388,8 @@ def _opaque_from_dict(d: Any) -> Opaque:
 
 
 def attribute_to_dict(attr: ForeignAttribute, encode: TensorEncoder, key: str) -> dict:
-    """``{"kind": "ints", "value": [1, 2]}``: ints and strings as JSON numbers and text, floats
+    """``{"kind": "ints", "value": [1, 2]}`` (plus ``"tensor_names"`` for named tensors): ints and
+    strings as JSON numbers and text, floats
     in their shortest round-trip form (``"nan"``, ``"inf"`` as text), tensors as tensor dicts
     (large ones through ``encode``, e.g. to the sidecar), graphs and other protobuf values as
     ``{"base64", "summary"}`` (a tensor the graph layer keeps as bytes: ``{"opaque": ...}``)."""
@@ -406,7 +407,10 @@ def attribute_to_dict(attr: ForeignAttribute, encode: TensorEncoder, key: str) -
         value: Any = [one(kind.element, v, f"{key}.{i}") for i, v in enumerate(attr.value)]
     else:
         value = one(kind, attr.value, key)
-    return {"kind": kind.value, "value": value}
+    out = {"kind": kind.value, "value": value}
+    if attr.tensor_names:
+        out["tensor_names"] = list(attr.tensor_names)
+    return out
 
 
 def attribute_from_dict(d: Any, sidecar: TensorDecoder) -> ForeignAttribute:
@@ -434,11 +438,14 @@ def attribute_from_dict(d: Any, sidecar: TensorDecoder) -> ForeignAttribute:
         return _opaque_from_dict(v)
 
     raw = d["value"]
+    names = d.get("tensor_names", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"'tensor_names' must be a list of strings, got {names!r}")
     if kind.is_list:
         if not isinstance(raw, list):
             raise ValueError(f"a {kind.value} attribute holds a list, got {raw!r}")
-        return ForeignAttribute(kind, tuple(one(kind.element, v) for v in raw))
-    return ForeignAttribute(kind, one(kind, raw))
+        return check_attribute(ForeignAttribute(kind, tuple(one(kind.element, v) for v in raw), tuple(names)))
+    return check_attribute(ForeignAttribute(kind, one(kind, raw), tuple(names)))
 
 
 def foreign_to_dict(node: N.ForeignNode, encode: TensorEncoder) -> dict[str, Any]:

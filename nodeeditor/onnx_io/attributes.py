@@ -86,9 +86,14 @@ def from_onnx(attr: AttributeProto) -> ForeignAttribute:
     """The attribute as plain data (see the module docstring)."""
     kind = attribute_kind(attr)
     raw = getattr(attr, _FIELD[kind])
+    names: tuple[str, ...] = ()
+    if kind is AttrKind.TENSOR and raw.name:
+        names = (raw.name,)
+    elif kind is AttrKind.TENSORS and any(t.name for t in raw):
+        names = tuple(t.name for t in raw)
     if kind.is_list:
-        return ForeignAttribute(kind, tuple(_one(kind.element, v) for v in raw))
-    return ForeignAttribute(kind, _one(kind, raw))
+        return ForeignAttribute(kind, tuple(_one(kind.element, v) for v in raw), names)
+    return ForeignAttribute(kind, _one(kind, raw), names)
 
 
 def tensor_proto(value: np.ndarray | Opaque, name: str = "") -> onnx.TensorProto:
@@ -97,6 +102,8 @@ def tensor_proto(value: np.ndarray | Opaque, name: str = "") -> onnx.TensorProto
     if isinstance(value, Opaque):
         t = onnx.TensorProto()
         t.ParseFromString(value.data)
+        if name:
+            t.name = name
         return t
     arr = np.asarray(value)
     if arr.dtype == object:
@@ -121,7 +128,7 @@ def to_onnx(name: str, attr: ForeignAttribute) -> AttributeProto:
     elif kind is AttrKind.STRING:
         out.s = _raw(value)
     elif kind is AttrKind.TENSOR:
-        out.t.CopyFrom(tensor_proto(value))
+        out.t.CopyFrom(tensor_proto(value, attr.tensor_names[0] if attr.tensor_names else ""))
     elif kind is AttrKind.GRAPH:
         out.g.CopyFrom(_proto(onnx.GraphProto, value.data))
     elif kind is AttrKind.SPARSE_TENSOR:
@@ -135,7 +142,8 @@ def to_onnx(name: str, attr: ForeignAttribute) -> AttributeProto:
     elif kind is AttrKind.STRINGS:
         out.strings.extend(_raw(v) for v in value)
     elif kind is AttrKind.TENSORS:
-        out.tensors.extend(tensor_proto(v) for v in value)
+        names = attr.tensor_names or ("",) * len(value)
+        out.tensors.extend(tensor_proto(v, n) for v, n in zip(value, names, strict=True))
     elif kind is AttrKind.GRAPHS:
         out.graphs.extend(_proto(onnx.GraphProto, v.data) for v in value)
     elif kind is AttrKind.SPARSE_TENSORS:

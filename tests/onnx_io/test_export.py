@@ -1,6 +1,5 @@
 """Export: every example exports, passes the checker and runs in onnxruntime to the engine's
 outputs; opset rules name the node and the opset it needs; names, sources and value_info."""
-import re
 
 import numpy as np
 import onnx

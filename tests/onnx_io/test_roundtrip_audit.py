@@ -15,7 +15,6 @@ import ops
 from nodeeditor import cli
 from nodeeditor.graph import Engine, Graph, list_examples, load_example, save_graph
 from nodeeditor.onnx_io import ExportError
-from nodeeditor.onnx_io.errors import OnnxImportError
 from nodeeditor.onnx_io.export import export_model, export_with_feeds, lowest_working_opset
 from nodeeditor.onnx_io.importer import import_model
 from nodeeditor.onnx_io.opset_rules import MAX_OPSET
