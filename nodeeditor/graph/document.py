@@ -573,9 +573,10 @@ class Graph:
         if unknown:
             raise ValueError(f"a {node.kind} source has no field(s) {sorted(unknown)}; it has {list(allowed)}")
         new = dict(fields)
-        for key in ("value", "example"):
-            if key in new:
-                new[key] = N.frozen_array(new[key])
+        if "value" in new:
+            new["value"] = N.frozen_array(new["value"])
+        if "example" in new:
+            new["example"] = N.frozen_example(new["example"], new.get("onnx_type", getattr(node, "onnx_type", None)))
         if "shape" in new and new["shape"] is not None:
             try:
                 new["shape"] = dims.parse_shape(new["shape"])
@@ -763,7 +764,7 @@ class Graph:
     def _bind_symbols(self) -> None:
         """Bind named dimensions over the graph inputs (:func:`dims.bind_inputs`), in node order."""
         inputs = [(n.id, f"input {n.name!r}", n.shape, n.example.shape)
-                  for n in self._nodes.values() if isinstance(n, N.InputSource)]
+                  for n in self._nodes.values() if isinstance(n, N.InputSource) and n.onnx_type is None]
         self._symbols, self._conflicts = dims.bind_inputs(inputs)
 
 

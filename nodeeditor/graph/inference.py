@@ -46,6 +46,8 @@ def not_connected_text(node: N.Node, ports: list[str]) -> str:
 
 def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) -> NodeInfo:
     """NodeInfo for ``node`` given the infos of its upstream nodes."""
+    if isinstance(node, N.InputSource) and node.onnx_type is not None:
+        return NodeInfo(deferred=True)   # a sequence or optional: no tensor type
     if isinstance(node, N.Source):
         try:
             ttype = node.source_type(graph.folder)

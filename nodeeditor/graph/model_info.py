@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from ops import TensorType
-
 from .foreign import Opaque
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -25,13 +23,14 @@ class ModelInfo:
     than the default one, in the model's order; ``metadata`` is ``(key, value)`` pairs in the
     model's order (IndexFlow's own keys are not kept here); ``functions`` the model-local
     functions (``FunctionProto`` bytes); ``outputs`` the type each graph output declared, by
-    name (an export writes it where the output's inferred type fits it); ``ir_version`` 0
-    means: chosen at export."""
+    name, as serialized ``TypeProto`` bytes (an export writes it where the output's inferred
+    type fits it, and for outputs that are not tensors); ``ir_version`` 0 means: chosen at
+    export."""
 
     opsets: tuple[tuple[str, int], ...] = ()
     metadata: tuple[tuple[str, str], ...] = ()
     functions: tuple[Opaque, ...] = ()
-    outputs: tuple[tuple[str, TensorType], ...] = ()
+    outputs: tuple[tuple[str, Opaque], ...] = ()
     ir_version: int = 0
     producer_name: str = ""
     producer_version: str = ""
@@ -52,14 +51,14 @@ class ModelInfo:
                 raise ValueError(f"metadata entries are (key, value) text pairs, got {pair!r}")
         if any(not isinstance(f, Opaque) for f in self.functions):
             raise ValueError("functions are kept as Opaque bytes")
-        if any(len(o) != 2 or not isinstance(o[0], str) or not isinstance(o[1], TensorType) for o in self.outputs):
-            raise ValueError("outputs are (name, TensorType) pairs")
+        if any(len(o) != 2 or not isinstance(o[0], str) or not isinstance(o[1], Opaque) for o in self.outputs):
+            raise ValueError("outputs are (name, Opaque TypeProto bytes) pairs")
 
     def opset_map(self, default_opset: int) -> dict[str, int]:
         """domain -> version, with the default domain as ``""``."""
         return {"": int(default_opset), **dict(self.opsets)}
 
-    def output_type(self, name: str) -> TensorType | None:
+    def output_type(self, name: str) -> Opaque | None:
         """The type the model declared for graph output ``name`` (None: none kept)."""
         return next((t for n, t in self.outputs if n == name), None)
 

@@ -47,6 +47,7 @@ from .foreign import (
     ForeignAttribute,
     ForeignCall,
     ForeignOpError,
+    Opaque,
     check_attribute,
     missing_runtime_text,
     tensor_loader,
@@ -225,19 +226,39 @@ class FileSource(TrainableSource):
             return ("missing",)
 
 
+def frozen_example(value: Any, onnx_type: Opaque | None) -> Any:
+    """A graph input's example as the input holds it: a read-only array for a tensor input;
+    for an input of another ONNX type (``onnx_type`` set): a tuple of read-only arrays for a
+    sequence, None for an empty optional, an array for an optional holding a tensor."""
+    if onnx_type is None:
+        return frozen_array(value)
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen_array(v) for v in value)
+    return frozen_array(value)
+
+
 @dataclass(eq=False)
 class InputSource(Source):
     """A graph input. ``name`` is the input's name in an exported model; ``example`` is the
     value used when running in the editor (read-only array). ``shape`` (None: the example's
     shape) declares the input's shape with named or unknown dimensions, e.g. ``("batch", 4)``
     (see :mod:`nodeeditor.graph.dims`): the port's type carries the names, the example must
-    fit it, and an export writes it."""
+    fit it, and an export writes it.
 
-    example: np.ndarray = field(default_factory=lambda: frozen_array(np.zeros((1,), np.float32)))
+    An input of an ONNX type other than a tensor (a sequence or an optional, from an imported
+    model) has ``onnx_type``, the serialized ``TypeProto``, and its example is what
+    :func:`frozen_example` makes; its port has no static type (known after a run)."""
+
+    example: Any = field(default_factory=lambda: frozen_array(np.zeros((1,), np.float32)))
     shape: tuple[dims.Dim, ...] | None = None
+    onnx_type: Opaque | None = None
     kind: ClassVar[str] = INPUT
 
     def source_type(self, folder: Path | None) -> TensorType:
+        if self.onnx_type is not None:
+            raise SourceError(f"a {self.onnx_type.summary or 'non-tensor'} input has no tensor type")
         concrete = TensorType.of(self.example)
         if self.shape is None:
             return concrete
@@ -498,7 +519,7 @@ SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
     LITERAL: ("value",),
     GENERATOR: ("generator", "params"),
     FILE: ("path", "key", "dtype"),
-    INPUT: ("example", "shape"),
+    INPUT: ("example", "shape", "onnx_type"),
     MODEL_TENSOR: ("path",),
 }
 

@@ -22,7 +22,9 @@ Version 3 (ONNX import of any model): foreign ``op_type``, ``domain`` (when not 
 ``outputs`` (port names), and when not empty ``optional``, ``captures``, ``tensor_names``;
 model_tensor ``path`` (the model, relative to the graph file), ``tensor``, ``dtype``, ``shape``,
 ``nbytes``, ``checksum`` (the values stay in the model); input ``shape`` (a declared shape with
-named dimensions: ints, strings, null) when set. ``"model"`` holds :class:`ModelInfo`.
+named dimensions: ints, strings, null) when set; an input of another ONNX type has
+``onnx_type`` (``{"base64", "summary"}``) and its ``example`` is ``{"sequence": [tensors]}``,
+``{"none": true}`` or a tensor. ``"model"`` holds :class:`ModelInfo`.
 
 Training fields (version 2), written only when they differ from their defaults so files
 stay small: op ``"training": false`` (default true) and ``"loss_coefficient": x``
@@ -61,7 +63,7 @@ from .sources import generator_params
 FORMAT = "indexflow-graph"
 VERSION = 3
 INLINE_LIMIT = 4096  # tensors with more elements are not written as readable lists
-ALL_DTYPE_NAMES = frozenset(ops.DTYPE_NAMES) | frozenset(getattr(ops, "SMALL_DTYPE_NAMES", ()))
+ALL_DTYPE_NAMES = frozenset(ops.dtypes.HELD_DTYPE_NAMES)
 
 TensorEncoder = Callable[[np.ndarray, str], dict]   # (array, suggested key) -> tensor dict
 TensorDecoder = Callable[[Mapping[str, Any]], np.ndarray] | None
@@ -99,7 +101,7 @@ def _readable(arr: np.ndarray) -> list:
     kind = arr.dtype.kind
     if kind in "biu":
         return arr.ravel().tolist()
-    if ops.dtype_name(arr) in ("int4", "uint4"):
+    if ops.dtypes.is_ml_dtype(arr) and not ops.dtypes.is_ml_float(arr):   # int4, uint4, int2, uint2
         return arr.astype(np.int64).ravel().tolist()
     if arr.dtype == object:
         return [str(v) for v in arr.flat]
@@ -238,6 +240,12 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
                            "position": [_num(node.position[0]), _num(node.position[1])]}
     if isinstance(node, N.LiteralSource):
         out["value"] = encode(node.value, f"{node.id}.value")
+    elif isinstance(node, N.InputSource) and node.onnx_type is not None:
+        out["onnx_type"] = _opaque_to_dict(node.onnx_type)
+        example = node.example
+        out["example"] = ({"none": True} if example is None else
+                          {"sequence": [encode(v, f"{node.id}.example.{i}") for i, v in enumerate(example)]}
+                          if isinstance(example, tuple) else encode(example, f"{node.id}.example"))
     elif isinstance(node, N.InputSource):
         out["example"] = encode(node.example, f"{node.id}.example")
     elif isinstance(node, N.GeneratorSource):
@@ -317,6 +325,18 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         if kind == N.LITERAL:
             value = decode_tensor(_require(d, "value", dict, what), sidecar)
             return N.LiteralSource(**common, value=N.frozen_array(value))
+        if kind == N.INPUT and "onnx_type" in d:
+            onnx_type = _opaque_from_dict(d["onnx_type"])
+            raw = _require(d, "example", dict, what)
+            if raw.get("none") is True:
+                value = None
+            elif "sequence" in raw:
+                if not isinstance(raw["sequence"], list):
+                    raise ValueError("'sequence' must be a list of tensors")
+                value = [decode_tensor(t, sidecar) for t in raw["sequence"]]
+            else:
+                value = decode_tensor(raw, sidecar)
+            return N.InputSource(**common, example=N.frozen_example(value, onnx_type), onnx_type=onnx_type)
         if kind == N.INPUT:
             example = decode_tensor(_require(d, "example", dict, what), sidecar)
             shape = d.get("shape")
@@ -519,7 +539,7 @@ def model_info_to_dict(info: ModelInfo) -> dict[str, Any]:
     if info.functions:
         out["functions"] = [_opaque_to_dict(f) for f in info.functions]
     if info.outputs:
-        out["outputs"] = [[name, t.dtype, list(t.shape)] for name, t in info.outputs]
+        out["outputs"] = [[name, _opaque_to_dict(t)] for name, t in info.outputs]
     for name in ("ir_version", "producer_name", "producer_version", "domain", "model_version", "doc_string"):
         value = getattr(info, name)
         if value:
@@ -545,13 +565,9 @@ def model_info_from_dict(d: Any) -> ModelInfo:
         raise ValueError("model 'outputs' must be a list")
     typed = []
     for entry in outputs:
-        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
-                and entry[1] in ALL_DTYPE_NAMES and isinstance(entry[2], list)):
-            raise ValueError(f"a model output is [name, dtype, shape], got {entry!r}")
-        try:
-            typed.append((entry[0], ops.TensorType(entry[1], parse_shape(entry[2]))))
-        except ShapeTextError as exc:
-            raise ValueError(f"model output {entry[0]!r}: {exc}") from None
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            raise ValueError(f"a model output is [name, type], got {entry!r}")
+        typed.append((entry[0], _opaque_from_dict(entry[1])))
     fields["outputs"] = tuple(typed)
     for name, typ in (("ir_version", int), ("model_version", int), ("producer_name", str),
                       ("producer_version", str), ("domain", str), ("doc_string", str)):

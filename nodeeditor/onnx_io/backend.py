@@ -55,7 +55,9 @@ class IndexFlowRep(BackendRep):
             for name, value in values.items():
                 if name not in self._input_nodes:
                     raise ValueError(f"the model has no input {name!r}; inputs: {', '.join(self.input_names)}")
-                self.graph.set_source(self._input_nodes[name], example=np.asarray(value))
+                node = self.graph.node(self._input_nodes[name])
+                is_tensor = getattr(node, "onnx_type", None) is None
+                self.graph.set_source(node.id, example=np.asarray(value) if is_tensor else value)
         result = self.engine.run()
         if result.errors():
             raise RuntimeError("; ".join(msg for _, msg in result.errors()))

@@ -64,7 +64,7 @@ from .examples_meta import PREFIX, encode_example
 from .loss_ops import LOSS_MIN_OPSET, Emitter, loss_forward
 from .names import DISPLAY_NAMES_KEY, NameTable, encode_display_names
 from .opset_rules import MAX_OPSET, MIN_EXPORT_OPSET, check_at, lowest_opset, onnx_op_type
-from .types import elem_type, tensor_type_of, value_info
+from .types import elem_type, tensor_type_of, tensor_type_proto, value_info
 
 SOURCES_MODES = ("initializers", "inputs")
 PRODUCER = "IndexFlow"
@@ -208,7 +208,7 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     prepared = prepare_export(graph, opset, sources)
     parts = build_parts(prepared)
     model = assemble(prepared, parts)
-    validate_model(model)
+    validate_model(model, lenient_inference=any(isinstance(n, N.ForeignNode) for n in graph.nodes))
     return model, parts.feeds
 
 
@@ -289,12 +289,22 @@ def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
     return path
 
 
-def validate_model(model: onnx.ModelProto) -> None:
-    """``onnx.checker`` (full check) and strict shape inference; ExportError with their message."""
+def validate_model(model: onnx.ModelProto, lenient_inference: bool = False) -> None:
+    """``onnx.checker`` (full check) and strict shape inference; ExportError with their message.
+    ``lenient_inference`` (a model with foreign nodes): when only strict shape inference
+    refuses it, the plain checker and lenient inference decide, since ONNX's own inference
+    refuses some valid ops (MeanVarianceNormalization at opset 13)."""
     try:
         onnx.checker.check_model(model, full_check=True)
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        if lenient_inference:
+            try:
+                onnx.checker.check_model(model)
+                onnx.shape_inference.infer_shapes(model, strict_mode=False)
+                return
+            except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError):
+                pass
         raise ExportError(f"the ONNX checker refused the model: {exc}") from exc
 
 
@@ -341,7 +351,7 @@ def _refuse_unencodable_strings(graph: Graph, values: Mapping[str, np.ndarray]) 
     file name that is not UTF-8) has no UTF-8 form, so its source is named and refused."""
     bad = []
     for node_id, value in values.items():
-        if value.dtype != object:
+        if not isinstance(value, np.ndarray) or value.dtype != object:
             continue
         for s in value.flat:
             try:
@@ -437,6 +447,12 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         if not node.is_source:
             continue
         value = values[node.id]
+        if isinstance(node, N.InputSource) and node.onnx_type is not None:
+            declared_type = onnx.TypeProto()
+            declared_type.ParseFromString(node.onnx_type.data)
+            parts.inputs.append(helper.make_value_info(tensor_name[(node.id, N.SOURCE_PORT)], declared_type))
+            parts.feeds[tensor_name[(node.id, N.SOURCE_PORT)]] = list(value) if isinstance(value, tuple) else value
+            continue
         if isinstance(node, N.InputSource):
             declared = graph.output_type(node.id) or ops.TensorType.of(value)
             parts.inputs.append(value_info(tensor_name[(node.id, N.SOURCE_PORT)], declared))
@@ -492,27 +508,34 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         if source_name != out_name:
             parts.nodes.append(helper.make_node("Identity", [source_name], [out_name],
                                                 name=parts.node_names.claim(f"{node.name}_identity")))
-        ttype = _declared_output_type(graph, node.name, types.get((edge.src, edge.src_port)))
-        if ttype is None:
+        type_proto = _declared_output_type(graph, node.name, types.get((edge.src, edge.src_port)))
+        if type_proto is None:
             parts.untyped_outputs.append((out_name, edge.src, edge.src_port))
             parts.outputs.append(onnx.ValueInfoProto(name=out_name))
         else:
-            parts.outputs.append(value_info(out_name, ttype))
+            parts.outputs.append(helper.make_value_info(out_name, type_proto))
     return parts
 
 
-def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | None) -> ops.TensorType | None:
+def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | None) -> onnx.TypeProto | None:
     """The type a graph output is written with: the one the imported model declared when it
-    fits the inferred type (same dtype and rank, equal where both are sizes), else the inferred."""
-    declared = graph.model_info.output_type(name)
+    fits the inferred type (same dtype and rank, equal where both are sizes) or when nothing is
+    inferred (a sequence, say), else the inferred one."""
+    kept = graph.model_info.output_type(name)
+    declared = None
+    if kept is not None:
+        declared = onnx.TypeProto()
+        declared.ParseFromString(kept.data)
     if declared is None:
-        return inferred
+        return None if inferred is None else tensor_type_proto(inferred)
     if inferred is None:
         return declared
-    if declared.dtype != inferred.dtype or len(declared.shape) != len(inferred.shape):
-        return inferred
-    if any(ops.is_known(a) and ops.is_known(b) and a != b for a, b in zip(declared.shape, inferred.shape, strict=True)):
-        return inferred
+    as_tensor = tensor_type_of(declared)
+    if as_tensor is None or as_tensor.dtype != inferred.dtype or len(as_tensor.shape) != len(inferred.shape):
+        return tensor_type_proto(inferred)
+    pairs = zip(as_tensor.shape, inferred.shape, strict=True)
+    if any(ops.is_known(a) and ops.is_known(b) and a != b for a, b in pairs):
+        return tensor_type_proto(inferred)
     return declared
 
 
@@ -593,6 +616,8 @@ def assemble(prepared: Prepared, parts: Parts) -> onnx.ModelProto:
         model.doc_string = info.doc_string
     props: dict[str, str] = dict(info.metadata)
     for node in graph.nodes:
+        if isinstance(node, N.InputSource) and node.onnx_type is not None:
+            continue   # a sequence or optional: its example does not travel
         if isinstance(node, N.InputSource) or (sources == "inputs" and node.is_source):
             text = encode_example(values[node.id])
             if text is not None:
@@ -627,13 +652,26 @@ def _type_outputs(model: onnx.ModelProto, prepared: Prepared, parts: Parts) -> N
                 engine.run([src])
                 run["engine"] = engine
             value = run["engine"].value(src, src_port)
-            if not isinstance(value, np.ndarray):
+            type_proto = _type_of_value(value)
+            if type_proto is None:
                 raise ExportError(f"output {out_name!r}: its type is known only after a run, and the run gave "
-                                  "no tensor for it")
-            ttype = ops.TensorType(ops.dtype_name(value), (None,) * value.ndim)
+                                  "no value for it")
+        else:
+            type_proto = tensor_type_proto(ttype)
         for v in model.graph.output:
             if v.name == out_name:
-                v.CopyFrom(value_info(out_name, ttype))
+                v.CopyFrom(helper.make_value_info(out_name, type_proto))
+
+
+def _type_of_value(value) -> onnx.TypeProto | None:
+    """The ONNX type of a value a run gave: a tensor (its dtype and rank, sizes left open) or a
+    sequence of them; None for no value."""
+    if isinstance(value, list):
+        inner = _type_of_value(value[0]) if value else tensor_type_proto(ops.TensorType("float32", ()))
+        return None if inner is None else helper.make_sequence_type_proto(inner)
+    if not isinstance(value, np.ndarray):
+        return None
+    return tensor_type_proto(ops.TensorType(ops.dtype_name(value), (None,) * value.ndim))
 
 
 def ir_version_for(opset: int) -> int:

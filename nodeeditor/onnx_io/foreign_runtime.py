@@ -318,6 +318,15 @@ class _Runner:
         return list(self.reference.run(None, feeds))
 
 
+def _value(v: Any) -> Any:
+    """A value as the runtimes take it: an array, a list of arrays (a sequence), or None."""
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        return [np.asarray(x) for x in v]
+    return np.asarray(v)
+
+
 def _signature(values: Sequence[Any]) -> tuple:
     out = []
     for v in values:
@@ -333,7 +342,7 @@ def _signature(values: Sequence[Any]) -> tuple:
 
 def execute(call: ForeignCall, values: Sequence[Any]) -> list:
     """The outputs of the node on ``values`` (see the module docstring)."""
-    values = [None if v is None else (list(v) if isinstance(v, list) else np.asarray(v)) for v in values]
+    values = [_value(v) for v in values]
     key = (call.key, _signature(values))
     runner = _sessions.get(key) if call.key else None
     if runner is None:
@@ -413,7 +422,7 @@ def execute_group(group: foreign.GroupCall, values: Sequence[Any]) -> list[list]
         raise ForeignOpError("a member goes to onnx.reference first")
     if any(v is None for v in values):
         raise ForeignOpError("an input without a value")
-    values = [list(v) if isinstance(v, list) else np.asarray(v) for v in values]
+    values = [_value(v) for v in values]
     keyed = all(c.key for c in group.calls)
     key = ("group", tuple(c.key for c in group.calls), group.wiring, _signature(values))
     cached = _sessions.get(key) if keyed else None

@@ -15,7 +15,9 @@ Contract of :func:`import_model`:
 - Graph inputs become graph-input nodes. Their declared shape is kept with its named and
   unknown dimensions (``InputSource.shape``); the example value is the one an IndexFlow
   export carried in the metadata when it fits that shape (it may differ in a named
-  dimension), else zeros with named or unknown dimensions 1 (rank unknown: ``[1]``).
+  dimension), else zeros with named or unknown dimensions 1 (rank unknown: ``[1]``). A
+  sequence or optional input keeps its ONNX type (``InputSource.onnx_type``); its example
+  is an empty sequence or an empty optional.
 - Initializers become literal sources, except, when the model was read from a file,
   those of more than ``lazy_elements`` elements: they stay in the model and are read on
   demand (:class:`~nodeeditor.graph.nodes.ModelTensorSource`, the path relative to
@@ -58,7 +60,7 @@ from .examples_meta import PREFIX, decode_example
 from .foreign_ops import ports_for, schema
 from .foreign_runtime import read_tensor
 from .names import DISPLAY_NAMES_KEY, decode_display_names
-from .types import dtype_name_of_elem, shape_of, tensor_type_of
+from .types import dtype_name_of_elem, shape_of
 
 MAX_PROTO_BYTES = 2 * 1024 ** 3
 #: Initializers with more elements than this stay in a model read from a file.
@@ -129,7 +131,7 @@ def _first_line(exc: BaseException) -> str:
 
 # ---------------------------------------------------------------------------------- checks
 def _supported_text() -> str:
-    return ", ".join(ops.DTYPE_NAMES + ops.SMALL_DTYPE_NAMES)
+    return ", ".join(ops.dtypes.HELD_DTYPE_NAMES)
 
 
 def _dtype_of(elem: int, what: str, where: str) -> str:
@@ -216,7 +218,8 @@ class _Importer:
             metadata=tuple((p.key, p.value) for p in model.metadata_props
                            if p.key not in _OWN_KEYS and not p.key.startswith(PREFIX)),
             functions=tuple(Opaque(f.SerializeToString(), f"function {f.domain}::{f.name}") for f in self.functions),
-            outputs=tuple((o.name, t) for o in g.output if (t := tensor_type_of(o.type)) is not None),
+            outputs=tuple((o.name, Opaque(o.type.SerializeToString(), helper.printable_type(o.type)))
+                          for o in g.output if o.HasField("type")),
             ir_version=int(model.ir_version), producer_name=model.producer_name,
             producer_version=model.producer_version, domain=model.domain, model_version=int(model.model_version),
             doc_string=model.doc_string)
@@ -294,10 +297,17 @@ class _Importer:
     def _input(self, graph: Graph, inp: onnx.ValueInfoProto) -> None:
         where = self.where
         what = f"input {inp.name!r}"
-        if inp.type.WhichOneof("value") != "tensor_type":
-            kind = inp.type.WhichOneof("value") or "of no type"
-            raise OnnxImportError(f"{where}: {what} is a {kind.replace('_type', '')}, not a tensor; IndexFlow "
-                                  "graph inputs are tensors")
+        kind = inp.type.WhichOneof("value")
+        if kind in ("sequence_type", "optional_type"):
+            onnx_type = Opaque(inp.type.SerializeToString(), helper.printable_type(inp.type))
+            example = () if kind == "sequence_type" else None
+            node = N.InputSource(id=_id(graph, inp.name, "input"), name=self.shown.get(inp.name, inp.name),
+                                 example=example, onnx_type=onnx_type)
+            self.producer[inp.name] = (graph.add_node(node), N.SOURCE_PORT)
+            return
+        if kind != "tensor_type":
+            raise OnnxImportError(f"{where}: {what} is a {(kind or 'value of no type').replace('_type', '')}, not a "
+                                  "tensor, a sequence or an optional; IndexFlow does not hold it")
         dtype = _dtype_of(inp.type.tensor_type.elem_type, what, where)
         declared = shape_of(inp.type)
         if declared is not None:
