@@ -542,44 +542,49 @@ GROUP_MAX = 1024
 
 
 def _foreign_groups(order: list[Step]) -> tuple[list[Step], dict[str, list[Step]]]:
-    """Groups of foreign steps that run together, and ``order`` with each group's members moved
-    together to where its last member was. Walking ``order``, a group takes every foreign step
-    that can run (no static error, no graph attribute reading enclosing values) until a step
-    that is not a member reads a member: the group must have run by then, so it closes there.
-    Steps in between that read no member run before the group, so the new order still puts
-    every step after its inputs. Returns (new order, first member's id -> members) for the
-    groups of two or more."""
+    """Groups of foreign steps that run together, and the order the steps then run in.
+
+    Walking ``order``, a group takes every foreign step that can run (no static error, no
+    graph attribute reading enclosing values). A step that is not a member but reads a member
+    (or such a step) waits: it runs after the group. A candidate that reads a waiting step
+    cannot join: the group closes, and runs before the steps that wait for it. Steps that read
+    neither run before the group. So every step still comes after its inputs. Returns (the new
+    order, first member's id -> members) for the groups of two or more members."""
     def groupable(step: Step) -> bool:
         return step.kind == N.FOREIGN and step.static_error is None and step.call is not None \
             and not step.call.captures
 
-    groups: list[list[Step]] = []
-    current: list[Step] = []
-    ids: set[str] = set()
-    for step in order:
-        if groupable(step) and len(current) < GROUP_MAX:
-            current.append(step)
-            ids.add(step.node_id)
-            continue
-        if current and any(src in ids for _, src in step.inputs if src):
-            groups.append(current)
-            current, ids = [], set()
-            if groupable(step):
-                current, ids = [step], {step.node_id}
-    if current:
-        groups.append(current)
-    groups = [g for g in groups if len(g) > 1]
-    if not groups:
-        return order, {}
-    member_of = {s.node_id: i for i, g in enumerate(groups) for s in g}
-    placed = {g[-1].node_id: i for i, g in enumerate(groups)}   # last member's id -> group
     new_order: list[Step] = []
+    groups: dict[str, list[Step]] = {}
+    members: list[Step] = []
+    member_ids: set[str] = set()
+    waiting: list[Step] = []
+    waiting_ids: set[str] = set()
+
+    def close() -> None:
+        if len(members) > 1:
+            groups[members[0].node_id] = list(members)
+        new_order.extend(members)
+        new_order.extend(waiting)
+        members.clear()
+        member_ids.clear()
+        waiting.clear()
+        waiting_ids.clear()
+
     for step in order:
-        if step.node_id in placed:
-            new_order.extend(groups[placed[step.node_id]])
-        elif step.node_id not in member_of:
+        srcs = {src for _, src in step.inputs if src}
+        if groupable(step):
+            if srcs & waiting_ids or len(members) >= GROUP_MAX:
+                close()
+            members.append(step)
+            member_ids.add(step.node_id)
+        elif srcs & (member_ids | waiting_ids):
+            waiting.append(step)
+            waiting_ids.add(step.node_id)
+        else:
             new_order.append(step)
-    return new_order, {g[0].node_id: g for g in groups}
+    close()
+    return new_order, groups
 
 
 def _run_foreign(call: foreign.ForeignCall, values: list) -> PortValues:

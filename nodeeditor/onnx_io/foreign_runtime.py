@@ -251,16 +251,18 @@ def _is_true(value: Any) -> bool:
 _FLOAT8E4M3FN = onnx.TensorProto.FLOAT8E4M3FN
 
 #: Where onnxruntime 1.32's CPU kernels give other values than the ONNX specification, found
-#: by ONNX's node tests (``benchmarks/bench_node_tests.py``): (op type, test on the call and the
-#: input values). Those nodes run in ``onnx.reference``.
+#: by ONNX's node tests (``benchmarks/bench_node_tests.py``): op type -> a test on the call and
+#: its input values (``values`` None: not known yet, as when a group is formed; the test then
+#: answers whether it may hold). Those nodes run in ``onnx.reference``.
 REFERENCE_FIRST: dict[str, Any] = {
     "DFT": lambda call, values: True,
     "STFT": lambda call, values: True,
     # with the output_shape input, onnxruntime places the values in another order
-    "MaxUnpool": lambda call, values: len(values) > 2 and values[2] is not None,
+    "MaxUnpool": lambda call, values: call.n_inputs > 2 and (values is None or values[2] is not None),
     # float8 e4m3fn: onnxruntime rounds values beyond the largest finite number differently
     "Cast": lambda call, values: _attr(call, "to") == _FLOAT8E4M3FN,
-    "CastLike": lambda call, values: len(values) > 1 and isinstance(values[1], np.ndarray)
+    # (in a group the target's dtype is not known yet: it stays in the group, float8 being rare)
+    "CastLike": lambda call, values: values is not None and len(values) > 1 and isinstance(values[1], np.ndarray)
     and values[1].dtype.name == "float8_e4m3fn",
     # align_corners with linear or cubic downsampling
     "Resize": lambda call, values: _attr(call, "coordinate_transformation_mode", "half_pixel") == "align_corners"
@@ -268,12 +270,13 @@ REFERENCE_FIRST: dict[str, Any] = {
     # a causal mask (with past keys, or in float16)
     "Attention": lambda call, values: bool(_attr(call, "is_causal", 0)),
     # training mode draws its mask with numpy's generator in the specification's tests
-    "Dropout": lambda call, values: len(values) > 2 and _is_true(values[2]),
+    "Dropout": lambda call, values: call.n_inputs > 2 and (values is None or _is_true(values[2])),
 }
 
 
-def reference_first(call: ForeignCall, values: Sequence[Any]) -> bool:
-    """Whether the node goes to ``onnx.reference`` before onnxruntime (:data:`REFERENCE_FIRST`)."""
+def reference_first(call: ForeignCall, values: Sequence[Any] | None) -> bool:
+    """Whether the node goes to ``onnx.reference`` before onnxruntime (:data:`REFERENCE_FIRST`);
+    ``values`` None: whether it may, its input values not known yet."""
     if call.domain not in ("", "ai.onnx"):
         return False
     rule = REFERENCE_FIRST.get(call.op_type)
@@ -418,7 +421,7 @@ def _group_model(group: foreign.GroupCall, values: Sequence[Any]) -> tuple[onnx.
 
 def execute_group(group: foreign.GroupCall, values: Sequence[Any]) -> list[list]:
     """Every member's outputs, from one onnxruntime session (see the module docstring)."""
-    if any(c.domain in ("", "ai.onnx") and c.op_type in REFERENCE_FIRST for c in group.calls):
+    if any(reference_first(c, None) for c in group.calls):
         raise ForeignOpError("a member goes to onnx.reference first")
     if any(v is None for v in values):
         raise ForeignOpError("an input without a value")
