@@ -24,6 +24,7 @@ CATEGORY_COLOURS = {
     "gather": QtGui.QColor("#3a6fc4"),
     "scatter": QtGui.QColor("#c77a2a"),
     "output": QtGui.QColor("#7c56b8"),
+    "foreign": QtGui.QColor("#5f6b7a"),   # an ONNX op other than the seven (a plain fallback)
 }
 
 # node / edge states: the graph's NodeStatus (the short names are aliases of its members)
