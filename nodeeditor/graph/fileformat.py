@@ -242,12 +242,19 @@ def graph_folder(graph: Graph) -> Path | None:
 
 def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:
     """Relative file-source paths in ``doc`` rewritten for a file saved at ``target`` (see
-    :func:`rebase_path`). Returns node id -> new path for the nodes whose path changed."""
+    :func:`rebase_path`); a model tensor's model path is always written relative to the
+    graph file (an import from the editor gives an absolute one), so graph and model move
+    together. Returns node id -> new path for the nodes whose path changed."""
     changed = {}
     for entry in doc.get("nodes", []):
         if entry.get("kind") not in ("file", "model_tensor") or not entry.get("path"):
             continue
         new = rebase_path(entry["path"], graph_folder(graph), target.parent)
+        if entry["kind"] == "model_tensor" and os.path.isabs(new):
+            try:
+                new = os.path.relpath(new, target.parent.resolve())
+            except ValueError:  # another drive (Windows): it stays absolute
+                pass
         if new != entry["path"]:
             entry["path"] = new
             changed[entry["id"]] = new

@@ -467,6 +467,7 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             parts.initializers.append(tensor_proto(np.asarray(value), name))
 
     # 3. Operators, foreign nodes (and the Loss nodes written) in topological order.
+    read = {(e.src, e.src_port) for e in graph.edges}
     for node_id in graph.topological_order():
         node = graph.node(node_id)
         if isinstance(node, N.LossNode) and node_id in prepared.losses:
@@ -478,7 +479,7 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             loss_forward(emit, node.loss, pred, target, types[(inputs[0].src, inputs[0].src_port)], out)
             continue
         if isinstance(node, N.ForeignNode):
-            _write_foreign(graph, node, parts, renamed, types)
+            _write_foreign(graph, node, parts, renamed, types, read)
             continue
         if not isinstance(node, N.OperatorNode):
             continue
@@ -539,10 +540,12 @@ def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | No
     return declared
 
 
-def _write_foreign(graph: Graph, node: N.ForeignNode, parts: Parts, renamed: Mapping, types: Mapping) -> None:
-    """A foreign node as it came (see the module contract)."""
+def _write_foreign(graph: Graph, node: N.ForeignNode, parts: Parts, renamed: Mapping, types: Mapping,
+                   read: set) -> None:
+    """A foreign node as it came (see the module contract); ``read``: the (node id, port)
+    pairs some edge reads."""
     names, tensor_name = parts.names, parts.tensor_name
-    consumed = {e.src_port for e in graph.edges if e.src == node.id}
+    consumed = {port for port in node.output_ports() if (node.id, port) in read}
     hints = node.tensor_names or ("x",) * len(node.outputs)
     outputs = []
     for port, hint in zip(node.output_ports(), hints, strict=True):

@@ -264,3 +264,15 @@ def test_a_model_tensor_source_checks_what_it_reads(tmp_path):
         assert "not the one imported" in dict(engine.run().errors())["w"]
     finally:
         foreign.register_tensor_loader(saved)
+
+
+def test_a_backward_pass_through_a_foreign_node_says_no_gradient_flows_through_it(fake_runtime):
+    from nodeeditor.graph import Backward
+
+    g = _graph_with(_double())
+    g.set_trainable("x", True)
+    g.add_loss("mean", node_id="loss")
+    g.connect("d", "Y", "loss", "prediction")
+    result = Backward(Engine(g)).run()
+    assert any("no gradient for ONNX op Double" in w for w in result.warnings)
+    assert not np.any(result.source_gradients()["x"])

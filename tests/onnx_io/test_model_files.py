@@ -117,3 +117,14 @@ def test_external_data_too_short_for_its_tensor_is_refused(tmp_path, table):
     (path.parent / "weights.bin").write_bytes(b"\x00" * 16)
     with pytest.raises(OnnxImportError, match="needs 256000 bytes"):
         import_model(path)
+
+
+def test_a_model_imported_with_an_absolute_path_is_saved_relative_to_the_graph(tmp_path, table):
+    model_path = tmp_path / "models" / "big.onnx"
+    model_path.parent.mkdir()
+    onnx.save(_model(table), model_path)
+    graph = import_model(model_path)   # as the editor imports: no graph file yet
+    assert os.path.isabs(graph.find("table").path)
+    save_graph(graph, tmp_path / "g.ifg.json")
+    assert graph.find("table").path == os.path.join("models", "big.onnx")
+    assert '"path": "models/big.onnx"' in (tmp_path / "g.ifg.json").read_text().replace(os.sep, "/")
