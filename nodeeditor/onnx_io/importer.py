@@ -32,8 +32,9 @@ Contract of :func:`import_model`:
   inputs, too many outputs or an attribute of the wrong type or bytes that are not UTF-8, a
   foreign node missing inputs or outputs its op needs, an initializer or input of an
   element type IndexFlow does not hold, a negative dimension or a tensor over the size cap
-  (``INDEXFLOW_MAX_SOURCE_MB``), string tensors that are not UTF-8, a graph input that is not
-  a tensor, and a node reading a name nothing produces.
+  (``INDEXFLOW_MAX_SOURCE_MB``), string tensors or names that are not UTF-8, a graph input
+  that is not a tensor, a sequence or an optional, and a node reading a name nothing
+  produces.
 """
 from __future__ import annotations
 
@@ -180,6 +181,45 @@ def _utf8(raw: bytes, what: str, where: str) -> str:
                               "ONNX strings are UTF-8") from None
 
 
+def _texts(model: onnx.ModelProto):
+    """(what, value) for every name and text field the importer reads."""
+    g = model.graph
+    for what in ("producer_name", "producer_version", "domain", "doc_string"):
+        yield f"the model's {what.replace('_', ' ')}", getattr(model, what)
+    yield "the graph's name", g.name
+    yield "the graph's doc string", g.doc_string
+    for o in model.opset_import:
+        yield "an opset domain", o.domain
+    for p in model.metadata_props:
+        yield "a metadata key", p.key
+        yield f"metadata {p.key!r}", p.value
+    for kind, infos in (("input", g.input), ("output", g.output)):
+        for v in infos:
+            yield f"a graph {kind} name", v.name
+    for t in g.initializer:
+        yield "an initializer name", t.name
+    for i, n in enumerate(g.node):
+        label = f"node #{i}"
+        yield f"{label}'s name", n.name
+        yield f"{label}'s op type", n.op_type
+        yield f"{label}'s domain", n.domain
+        for field, names in (("input", n.input), ("output", n.output)):
+            for value in names:
+                yield f"an {field} of {label}", value
+        for attr in n.attribute:
+            yield f"an attribute name of {label}", attr.name
+    for f in model.functions:
+        yield "a function's name", f.name
+        yield "a function's domain", f.domain
+
+
+def _require_text(model: onnx.ModelProto, where: str) -> None:
+    """OnnxImportError when a name or text field is not UTF-8 (protobuf then hands out bytes)."""
+    for what, value in _texts(model):
+        if not isinstance(value, str):
+            raise OnnxImportError(f"{where}: {what} holds bytes that are not UTF-8 text; ONNX names are UTF-8")
+
+
 # ---------------------------------------------------------------------------------- converting
 class _Importer:
     """One import: the model, where it came from, and the graph being built."""
@@ -198,6 +238,7 @@ class _Importer:
     # -------------------------------------------------------------- the whole model
     def graph(self, name: str | None) -> Graph:
         model, where = self.model, self.where
+        _require_text(model, where)
         g = model.graph
         opsets: dict[str, int] = {}
         for o in model.opset_import:

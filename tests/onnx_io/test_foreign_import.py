@@ -201,3 +201,25 @@ def test_a_new_node_of_any_op_has_the_schemas_ports_and_the_catalog_lists_every_
     assert ("", "TensorScatter") not in names   # from opset 24
     specs = {s.name: s for s in attribute_specs("Softmax", "", 13)}
     assert specs["axis"].kind is AttrKind.INT and specs["axis"].default.value == -1 and not specs["axis"].required
+
+
+def test_int2_tensors_import_and_an_element_type_indexflow_does_not_hold_is_named():
+    cast = helper.make_node("Cast", ["x"], ["y"], name="widen", to=TensorProto.INT8)
+    model = _model([cast], [_fi("x", [4], TensorProto.INT2)], [_fi("y", [4], TensorProto.INT8)], opsets=(("", 25),))
+    graph = import_model(model)
+    import ml_dtypes
+
+    x = np.array([-2, -1, 0, 1], dtype=ml_dtypes.int2)
+    graph.set_source(graph.find("x").id, example=x)
+    np.testing.assert_array_equal(Engine(graph).run().outputs["y"], [-2, -1, 0, 1])
+    odd = _model([helper.make_node("Identity", ["x"], ["y"])], [_fi("x", [4], TensorProto.FLOAT6E2M3)],
+                 [_fi("y", [4], TensorProto.FLOAT6E2M3)], opsets=(("", 25),))
+    with pytest.raises(Exception, match="FLOAT6E2M3, which IndexFlow does not hold"):
+        import_model(odd)
+
+
+def test_a_name_that_is_not_utf8_is_refused_in_one_line():
+    model = _model([helper.make_node("Relu", ["name_here"], ["y"])], [_fi("name_here", [3])], [_fi("y", [3])])
+    raw = model.SerializeToString().replace(b"name_here", b"\xffame_here")
+    with pytest.raises(Exception, match="not UTF-8 text; ONNX names are UTF-8"):
+        import_model(raw)
