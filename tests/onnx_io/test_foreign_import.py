@@ -223,3 +223,23 @@ def test_a_name_that_is_not_utf8_is_refused_in_one_line():
     raw = model.SerializeToString().replace(b"name_here", b"\xffame_here")
     with pytest.raises(Exception, match="not UTF-8 text; ONNX names are UTF-8"):
         import_model(raw)
+
+
+def test_an_inputs_named_dimensions_and_its_example_survive_export_and_import():
+    from nodeeditor.graph import Graph
+
+    g = Graph("dims", opset=18)
+    g.add_input("x", np.arange(12, dtype=np.float32).reshape(3, 4), node_id="x")
+    g.set_source("x", shape="batch, 4")
+    relu = g.add_node(new_foreign_node("Relu", opset=18))
+    g.connect("x", "output", relu, "X")
+    g.add_output("y", node_id="y")
+    g.connect(relu, "Y", "y", "value")
+    assert str(g.node_info(relu).type) == "float32[batch, 4]"
+    model = export_model(g)
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    assert [d.dim_param or d.dim_value for d in dims] == ["batch", 4]
+    back = import_model(model)
+    x = back.find("x")
+    assert x.shape == ("batch", 4)
+    np.testing.assert_array_equal(x.example, np.arange(12, dtype=np.float32).reshape(3, 4))   # not zeros [1, 4]
