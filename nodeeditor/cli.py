@@ -2,8 +2,9 @@
 
     indexflow                      open the editor on the default example
     indexflow GRAPH                open the editor on a graph file
-    indexflow run [GRAPH] [--output FILE.npz] [--print] [--allow-outside-files]
-    indexflow check [GRAPH] [--allow-outside-files]
+    indexflow run [GRAPH|MODEL.onnx] [--inputs IN.npz] [--output FILE.npz] [--print] [--allow-outside-files]
+                                   (.npz added when missing; no folders)
+    indexflow check [GRAPH|MODEL.onnx] [--allow-outside-files]
     indexflow examples
     indexflow grad GRAPH [-o GRADS.npz]
     indexflow train GRAPH --steps N [--lr X] [--optimizer sgd|adam] [-o TRAINED.ifg.json]
@@ -11,7 +12,10 @@
     indexflow explain GRAPH NODE [--text] [--gif FILE.gif] [--frames DIR] [--size WxH]
 
 GRAPH is a graph file (``*.ifg.json``) or the name of a bundled example; without it,
-``run`` and ``check`` use the default example. A graph file's file sources read only files in
+``run`` and ``check`` use the default example. ``run`` and ``check`` also take an ONNX model
+(a file ending in ``.onnx``): it is imported first (any model; ops other than the seven
+indexing ops run in onnxruntime). ``run --inputs IN.npz`` sets the graph inputs to the arrays
+of the same names in IN.npz before running. A graph file's file sources read only files in
 its own folder unless ``--allow-outside-files`` is given (``nodeeditor.graph.paths.FileScope``).
 ``run --output`` adds ``.npz`` when missing and refuses a folder. Exit codes: 0 success, 1 the
 graph has errors (each printed with its node) or cannot be read, or (``grad``, ``train``) has
@@ -70,12 +74,28 @@ def _load_plugins() -> None:
 
 
 # ---------------------------------------------------------------------- helpers
-def _load(args: argparse.Namespace):
-    """The graph ``args.graph`` names: a file path or an example name (default example for
-    None, see ``nodeeditor.graph.open_graph``), reading files outside its folder only with
-    ``--allow-outside-files``; a name that is neither is a usage error."""
-    from nodeeditor.graph import GraphArgumentError, open_graph
+def is_model_argument(spec: str | None) -> bool:
+    """Whether a graph argument names an ONNX model (an existing file ending in ``.onnx``)."""
+    from nodeeditor.graph.examples import names_a_path
 
+    return spec is not None and str(spec).lower().endswith(".onnx") and names_a_path(spec)
+
+
+def _load(args: argparse.Namespace):
+    """The graph ``args.graph`` names: a file path, an ONNX model (imported) or an example
+    name (default example for None, see ``nodeeditor.graph.open_graph``), reading files
+    outside its folder only with ``--allow-outside-files``; a name that is none of them is a
+    usage error, a model that cannot be imported a GraphFileError."""
+    from nodeeditor.graph import GraphArgumentError, GraphFileError, open_graph
+
+    spec = args.graph
+    if is_model_argument(spec):
+        from nodeeditor.onnx_io import OnnxImportError, import_model
+
+        try:
+            return import_model(spec)
+        except OnnxImportError as exc:
+            raise GraphFileError(spec, str(exc).removeprefix(f"{spec}: ")) from None
     try:
         return open_graph(args.graph, allow_outside_files=args.allow_outside_files)
     except GraphArgumentError as exc:
@@ -87,6 +107,39 @@ def add_outside_files_option(parser: argparse.ArgumentParser) -> None:
     from nodeeditor.graph.paths import OUTSIDE_FLAG, OUTSIDE_HELP
 
     parser.add_argument(OUTSIDE_FLAG, action="store_true", help=OUTSIDE_HELP)
+
+
+def feed_inputs(graph, path: str) -> list[str]:
+    """Set each graph input of ``graph`` to the array of the same name in the ``.npz`` file
+    ``path`` (a unicode array becomes strings). Returns notes to print (inputs the file does
+    not set keep their example). UsageError for a file that cannot be read, a name that is no
+    graph input, or an array the input cannot take (the message names the input)."""
+    from nodeeditor.graph import InputSource
+
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"--inputs {path}: " + ("no such file" if not file.exists() else "not a regular file"))
+    try:
+        with np.load(file, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+    except Exception as exc:  # noqa: BLE001 - numpy raises many kinds on a file that is not an .npz
+        raise UsageError(f"--inputs {path}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    inputs = {n.name: n for n in graph.nodes if isinstance(n, InputSource)}
+    unknown = sorted(set(arrays) - set(inputs))
+    if unknown:
+        raise UsageError(f"--inputs {path}: {', '.join(map(repr, unknown))} "
+                         f"{'is not a graph input' if len(unknown) == 1 else 'are not graph inputs'}; "
+                         f"the inputs are {', '.join(map(repr, inputs)) or 'none'}")
+    with graph.batch():
+        for name, value in arrays.items():
+            if value.dtype.kind in "US":
+                value = value.astype(object)
+            try:
+                graph.set_source(inputs[name].id, example=value)
+            except ValueError as exc:
+                raise UsageError(f"--inputs {path}: input {name!r}: {exc}") from None
+    return [f"note: input {name!r} is not in {path}; it keeps its example value"
+            for name in inputs if name not in arrays]
 
 
 def _describe(graph) -> str:
@@ -150,7 +203,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
               f"{Path(args.output) / 'outputs.npz'}")
         return EXIT_GRAPH_ERROR
     graph = _load(args)
+    notes = feed_inputs(graph, args.inputs) if args.inputs else []
     print(_describe(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
+    for note in notes:
+        print(note)
     if args.engine == "onnxruntime":
         outcome = _run_in_onnxruntime(graph)
         if isinstance(outcome, int):
@@ -256,7 +312,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     for node_id in graph.topological_order():
         node = graph.node(node_id)
         info = graph.node_info(node_id)
-        what = node.op if node.kind == "op" else node.kind
+        what = node.op if node.kind == "op" else node.title if node.kind == "foreign" else node.kind
         types = ", ".join(str(t) for t in info.outputs.values()) or "-"
         print(f"{node.label:<32} {what:<16} {types}")
         if info.error and not info.blocked:
@@ -514,8 +570,11 @@ def _cmd_lessons(args: argparse.Namespace) -> int:
 
 
 def _register_run(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="evaluate a graph and print (and optionally save) its outputs")
-    p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    p = sub.add_parser("run", help="evaluate a graph (or an ONNX model) and print (and optionally save) its outputs")
+    p.add_argument("graph", nargs="?",
+                   help="graph file, ONNX model (.onnx) or example name (default: the default example)")
+    p.add_argument("--inputs", metavar="IN.npz",
+                   help="set the graph inputs to the arrays of the same names in IN.npz before running")
     p.add_argument("--output", "-o", metavar="FILE.npz",
                    help="write the outputs to FILE.npz, one array per output name; .npz is added when the name "
                         "does not end in it (out -> out.npz); a folder is refused")
@@ -530,7 +589,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
 def _register_check(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check",
                        help="validate a graph and print every node's type, errors and warnings (no kernels run)")
-    p.add_argument("graph", nargs="?", help="graph file or example name (default: the default example)")
+    p.add_argument("graph", nargs="?",
+                   help="graph file, ONNX model (.onnx) or example name (default: the default example)")
     add_outside_files_option(p)
     p.set_defaults(handler=_cmd_check)
 

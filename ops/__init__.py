@@ -12,7 +12,7 @@ row-major order wins; reductions fold into the existing value in row-major order
 propagate NaN; on bool, add/mul/max/min are or/and/or/and; string add concatenates.
 """
 from .dtypes import DTYPE_NAMES, SMALL_DTYPE_NAMES, dtype_name, dtype_of
-from .errors import IndexOutOfRangeError, OpError
+from .errors import IndexOutOfRangeError, OpError, ShapeUnknownError
 from .gather import gather
 from .gather_elements import gather_elements
 from .gather_nd import gather_nd
@@ -25,13 +25,13 @@ from .scatter_nd import scatter_nd
 from .schema import AttrSpec, OpSchema, PortSpec
 from .schemas import MAX_OPSET, OP_NAMES, SCHEMAS, get_schema
 from .tensor_scatter import tensor_scatter
-from .tensor_type import TensorType
+from .tensor_type import TensorType, is_known
 from .vjp import vjp
 
 __all__ = [
     "gather", "gather_elements", "gather_nd", "scatter", "scatter_elements", "scatter_nd", "tensor_scatter",
     "run_op", "index_map", "infer_types", "vjp",
-    "OpError", "IndexOutOfRangeError",
+    "OpError", "IndexOutOfRangeError", "ShapeUnknownError", "is_known",
     "IndexMap", "TensorType", "OpSchema", "PortSpec", "AttrSpec", "SCHEMAS", "OP_NAMES", "get_schema", "MAX_OPSET",
     "OpDef", "PortRole", "AxisSpec", "OPDEFS", "get_opdef",
     "DTYPE_NAMES", "SMALL_DTYPE_NAMES", "dtype_of", "dtype_name",

@@ -8,6 +8,7 @@ from . import parallel
 from .dtypes import dtype_name
 from .errors import IndexOutOfRangeError, OpError
 from .schemas import get_schema
+from .tensor_type import is_known
 
 
 def fmt_shape(shape) -> str:
@@ -32,8 +33,9 @@ def require_rank_at_least(op: str, name: str, shape, minimum: int) -> None:
 
 
 def dims_equal(a, b) -> bool:
-    """Dimension equality where an unknown (None) dimension matches anything."""
-    return a is None or b is None or a == b
+    """Dimension equality where an unknown (None) or symbolic (str) dimension matches anything:
+    a symbol's size is known only at run time, where the kernels check it."""
+    return not is_known(a) or not is_known(b) or a == b
 
 
 def shapes_equal(a, b) -> bool:

@@ -3,7 +3,9 @@
 The names are the ones the whole product uses (schemas, the file format, the UI):
 ``bool``, ``int8``..``int64``, ``uint8``..``uint64``, ``float16``, ``bfloat16``, ``float32``,
 ``float64``, ``complex64``, ``complex128``, ``string`` and the small float/int formats from
-ml_dtypes that TensorScatter allows. Strings are numpy object arrays holding Python ``str``.
+ml_dtypes that TensorScatter allows; ``int2`` and ``uint2`` (ONNX from opset 25) are held too,
+for graphs imported from models, though no indexing op takes them (:data:`HELD_DTYPE_NAMES`).
+Strings are numpy object arrays holding Python ``str``.
 """
 from __future__ import annotations
 
@@ -28,9 +30,12 @@ _ML_DTYPES = {
     "uint4": "uint4",
 }
 
+#: Held (a graph value may have them) but taken by no indexing op.
+_OTHER_ML_DTYPES = {"int2": "int2", "uint2": "uint2"}
+
 _BY_NAME: dict[str, np.dtype] = {name: np.dtype(name) for name in _NUMPY_NAMES}
 _BY_NAME["string"] = np.dtype(object)
-for _name, _attr in _ML_DTYPES.items():
+for _name, _attr in {**_ML_DTYPES, **_OTHER_ML_DTYPES}.items():
     if hasattr(ml_dtypes, _attr):
         _BY_NAME[_name] = np.dtype(getattr(ml_dtypes, _attr))
 
@@ -41,6 +46,8 @@ DTYPE_NAMES: tuple[str, ...] = (
 )
 #: The small float and int formats (ml_dtypes) that only TensorScatter allows.
 SMALL_DTYPE_NAMES: tuple[str, ...] = tuple(n for n in _ML_DTYPES if n != "bfloat16" and n in _BY_NAME)
+#: Every element type a value in a graph may have (the file format and an import accept them).
+HELD_DTYPE_NAMES: tuple[str, ...] = tuple(_BY_NAME)
 
 _NAME_BY_DTYPE: dict[np.dtype, str] = {dt: name for name, dt in _BY_NAME.items()}
 

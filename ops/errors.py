@@ -21,3 +21,9 @@ class IndexOutOfRangeError(OpError, IndexError):
     the valid range, e.g. ``ScatterND: indices[2, 0] = 5 is out of range for data axis 0 of
     size 4 (valid -4..3)``.
     """
+
+
+class ShapeUnknownError(OpError):
+    """Static inference cannot tell the output's shape (not even its rank) because it depends
+    on a size known only at run time (GatherND with the last dimension of indices unknown).
+    Nothing is wrong with the node; a run gives the shape."""

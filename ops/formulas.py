@@ -75,7 +75,7 @@ def scatter_elements_formula(attrs, r, _q, _k):
 
 def _nd_parts(attrs, r, q, k):
     b = int(attrs.get("batch_dims", 0))
-    if k is None or not 1 <= k <= r - b or q < b + 1:
+    if not isinstance(k, int) or not 1 <= k <= r - b or q < b + 1:
         raise ValueError
     batch = [f"n{d}" for d in range(b)]
     idx = _names(_INDEX_NAMES, q - 1 - b, "i")

@@ -14,6 +14,7 @@ from .checks import fmt_shape, normalize_axis, normalize_indices, require_data_d
 from .dtypes import as_tensor
 from .errors import OpError
 from .index_map import IndexMap, elementwise_offsets
+from .tensor_type import is_known
 
 OP = "GatherElements"
 
@@ -29,7 +30,7 @@ def elementwise_output_shape(op: str, data_shape: tuple, indices_shape: tuple, a
             f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}", port="indices"
         )
     for d, (n_idx, n_data) in enumerate(zip(indices_shape, data_shape, strict=True)):
-        if d != a and n_idx is not None and n_data is not None and n_idx > n_data:
+        if d != a and is_known(n_idx) and is_known(n_data) and n_idx > n_data:
             raise OpError(
                 f"{op}: indices dimension {d} ({n_idx}) exceeds data dimension {d} ({n_data}); "
                 f"data {fmt_shape(data_shape)}, indices {fmt_shape(indices_shape)}, axis {a}", port="indices"

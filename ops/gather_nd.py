@@ -19,15 +19,17 @@ from . import accel
 from .apply import take_rows
 from .checks import dims_equal, fmt_shape, normalize_index_tuples, require_data_dtype, require_rank_at_least
 from .dtypes import as_tensor
-from .errors import OpError
+from .errors import OpError, ShapeUnknownError
 from .index_map import IndexMap, tuple_rows
+from .tensor_type import is_known
 
 OP = "GatherND"
 
 
-def nd_check(op: str, data_shape: tuple, indices_shape: tuple, batch_dims: int) -> int:
-    """Shared by GatherND and ScatterND. Returns k, the tuple length; OpError on bad shapes or a
-    ``batch_dims`` that is not an integer (bool included, as for ``axis``)."""
+def nd_check(op: str, data_shape: tuple, indices_shape: tuple, batch_dims: int) -> int | None:
+    """Shared by GatherND and ScatterND. Returns k, the tuple length (None when the last
+    dimension of indices is unknown or symbolic: known only at run time); OpError on bad shapes
+    or a ``batch_dims`` that is not an integer (bool included, as for ``axis``)."""
     require_rank_at_least(op, "data", data_shape, 1)
     require_rank_at_least(op, "indices", indices_shape, 1)
     if isinstance(batch_dims, (bool, np.bool_)) or not isinstance(batch_dims, (int, np.integer)):
@@ -45,9 +47,8 @@ def nd_check(op: str, data_shape: tuple, indices_shape: tuple, batch_dims: int) 
                 port="indices",
             )
     k = indices_shape[-1]
-    if k is None:
-        raise OpError(f"{op}: the last dimension of indices must be known, got {fmt_shape(indices_shape)}",
-                      port="indices")
+    if not is_known(k):
+        return None
     if k > r - batch_dims:
         raise OpError(
             f"{op}: indices.shape[-1] = {k} exceeds the rank of data minus batch_dims ({r} - {batch_dims}); "
@@ -58,6 +59,9 @@ def nd_check(op: str, data_shape: tuple, indices_shape: tuple, batch_dims: int) 
 
 def gather_nd_output_shape(data_shape: tuple, indices_shape: tuple, batch_dims: int = 0) -> tuple:
     k = nd_check(OP, data_shape, indices_shape, batch_dims)
+    if k is None:
+        raise ShapeUnknownError(f"{OP}: the output rank depends on the last dimension of indices, "
+                                f"which is known only at run time; indices {fmt_shape(indices_shape)}")
     return tuple(indices_shape[:-1]) + tuple(data_shape[batch_dims + k:])
 
 

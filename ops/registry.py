@@ -14,7 +14,7 @@ from .limits import check_size
 from .opdef import OpDef
 from .opdefs import get_opdef
 from .schema import OpSchema
-from .tensor_type import TensorType
+from .tensor_type import TensorType, is_known
 
 
 def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
@@ -103,7 +103,7 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
     out_dtype = bound[schema.outputs[0].type_param]  # the output shares its type parameter (T) with data
     if opdef.reductions is not None and attrs.get("reduction", "none") != "none":
         opdef.reductions.check(op_name, attrs["reduction"], out_dtype)
-    if all(d is not None for d in out_shape):
+    if all(is_known(d) for d in out_shape):   # a named or unknown size is checked when it runs
         check_size(f"{op_name}: output", out_shape, out_dtype)
     return (TensorType(out_dtype, tuple(out_shape)),)
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import accel
 from .apply import check_reduction, copy_of, put_rows
-from .checks import check_same_dtype, fmt_shape, normalize_axis, require_data_dtype
+from .checks import check_same_dtype, dims_equal, fmt_shape, normalize_axis, require_data_dtype
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_elements import elementwise_output_shape, elementwise_rows
@@ -28,7 +28,7 @@ def scatter_elements_output_shape(data_shape: tuple, indices_shape: tuple, updat
     elementwise_output_shape(op, data_shape, indices_shape, axis)
     if tuple(updates_shape) != tuple(indices_shape) and not (
         len(updates_shape) == len(indices_shape)
-        and all(u is None or i is None or u == i for u, i in zip(updates_shape, indices_shape, strict=True))
+        and all(dims_equal(u, i) for u, i in zip(updates_shape, indices_shape, strict=True))
     ):
         raise OpError(
             f"{op}: updates shape {fmt_shape(updates_shape)} must equal indices shape {fmt_shape(indices_shape)}",

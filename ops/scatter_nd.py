@@ -25,6 +25,8 @@ OP = "ScatterND"
 
 def scatter_nd_output_shape(data_shape: tuple, indices_shape: tuple, updates_shape: tuple) -> tuple:
     k = nd_check(OP, data_shape, indices_shape, 0)
+    if k is None:  # the tuple length is known only at run time, where the kernel checks updates
+        return tuple(data_shape)
     expected = tuple(indices_shape[:-1]) + tuple(data_shape[k:])
     if not shapes_equal(tuple(updates_shape), expected):
         raise OpError(

@@ -33,6 +33,7 @@ from .checks import (
 from .dtypes import as_tensor
 from .errors import IndexOutOfRangeError, OpError
 from .index_map import IndexMap
+from .tensor_type import is_known
 
 OP = "TensorScatter"
 MODES = ("linear", "circular")
@@ -52,7 +53,7 @@ def tensor_scatter_output_shape(cache_shape: tuple, update_shape: tuple, write_i
                       f"past_cache {fmt_shape(cache_shape)}", port="update")
     for d, (u, c) in enumerate(zip(update_shape, cache_shape, strict=True)):
         if d == a:
-            if u is not None and c is not None and u > c:
+            if is_known(u) and is_known(c) and u > c:
                 raise OpError(
                     f"{OP}: update sequence length {u} exceeds max_sequence_length {c} on axis {a}; "
                     f"past_cache {fmt_shape(cache_shape)}, update {fmt_shape(update_shape)}", port="update"

@@ -199,10 +199,13 @@ def test_binary_garbage_is_not_a_graph(capsys, tmp_path):
     assert code == 1 and "not a text file" in one_line_error(err)
 
 
-def test_an_onnx_model_given_to_run_is_refused_in_one_line(capsys, tmp_path):
+def test_an_onnx_model_given_to_run_is_imported_and_run_and_a_broken_one_refused_in_one_line(capsys, tmp_path):
     assert run_cli(capsys, "export", "one_hot", "-o", str(tmp_path / "m.onnx"))[0] == 0
-    code, _, err = run_cli(capsys, "run", str(tmp_path / "m.onnx"))
-    assert code == 1 and "m.onnx" in one_line_error(err) and "indexflow import" in err
+    code, out, _ = run_cli(capsys, "run", str(tmp_path / "m.onnx"))
+    assert code == 0 and "one_hot: float32[4, 5]" in out
+    (tmp_path / "broken.onnx").write_bytes(b"\x00\x01 not protobuf" * 4)
+    code, _, err = run_cli(capsys, "run", str(tmp_path / "broken.onnx"))
+    assert code == 1 and "broken.onnx" in one_line_error(err) and "not a readable ONNX model" in err
 
 
 @pytest.fixture

@@ -291,6 +291,9 @@ class Backward:
                 step.update(op=node.op, attrs=attrs, training=node.training, coefficient=node.loss_coefficient)
             elif isinstance(node, N.LossNode):
                 step.update(loss=node.clone())
+            elif isinstance(node, N.ForeignNode):
+                warnings.append(f"{node.label}: IndexFlow has no gradient for ONNX op {node.title}; "
+                                "no gradient flows back through it")
             if not node.is_source:
                 keep.update(src for _, src in inputs if src is not None)
             steps.append(BackwardStep(**step))

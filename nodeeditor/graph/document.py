@@ -24,6 +24,11 @@ Contract:
   ``collapsed`` flag.
 - Types are inferred eagerly after every change (static, no kernels run) and
   read with :meth:`Graph.node_info`.
+- Foreign ONNX nodes (``ForeignNode``) change through ``set_foreign_attribute``; the ONNX
+  model details an import keeps (other domains' opsets, metadata, functions) are the document
+  value ``model_info`` (``set_model_info``). A graph input's declared shape (named
+  dimensions) is a source field (``set_source(id, shape="batch, 4")``); symbols are bound over
+  all graph inputs at once (``dims.bind_inputs``), so changing one input re-checks the others.
 - Serialisation (``to_dict``/``from_dict``, paste) lives in ``serialize.py`` as free
   functions over this public API; the file format in ``fileformat.py``.
 - ``generation`` increases with every change; a background run started at one
@@ -45,12 +50,16 @@ import numpy as np
 
 import ops
 
+from . import dims
 from . import events as E
 from . import nodes as N
 from .base import DEFAULT_OPSET, SETTINGS_DEFAULTS, ConnectionRefused, check_opset
+from .foreign import ForeignAttribute, ForeignCall, check_attribute
 from .inference import infer_node
 from .info import NodeInfo
 from .losses import DEFAULT_LOSS, LossKind
+from .model_info import EMPTY as EMPTY_MODEL_INFO
+from .model_info import ModelInfo
 from .paths import FileScope, rebase_path
 from .rules import connection_refusal, replacement_refusal, structural_refusal
 from .sources import SourceError, generator_params
@@ -133,6 +142,10 @@ class Graph:
         self._outside_allowed = True
         self._trusted_folders: frozenset[Path] = frozenset()
         self._allowed_files: frozenset[Path] = frozenset()
+        self._model_info: ModelInfo = EMPTY_MODEL_INFO
+        self._token = object()   # names this graph in runtime caches (see ForeignNode.call)
+        self._symbols: dict[str, dims.Binding] = {}
+        self._conflicts: dict[str, dims.SymbolConflict] = {}
 
     # ------------------------------------------------------------------ reading
     @property
@@ -152,7 +165,7 @@ class Graph:
             self._file_path = path
             if path is not None and self._first_folder is None:
                 self._first_folder = path.parent
-            self._reinfer([n.id for n in self._nodes.values() if isinstance(n, N.FileSource)])
+            self._reinfer([n.id for n in self._nodes.values() if n.kind in N.PATH_KINDS])
 
     @property
     def folder(self) -> Path | None:
@@ -216,6 +229,35 @@ class Graph:
     def settings(self) -> dict[str, Any]:
         """A copy of the settings: name, description, opset."""
         return dict(self._settings)
+
+    @property
+    def model_info(self) -> ModelInfo:
+        """The ONNX model details kept from an import (see :mod:`.model_info`)."""
+        return self._model_info
+
+    def opsets(self) -> dict[str, int]:
+        """domain -> opset for every domain the graph uses (``""``: the default domain, at
+        the ``opset`` setting)."""
+        return self._model_info.opset_map(self.opset)
+
+    def foreign_call(self, node_id: str) -> ForeignCall:
+        """The foreign node as a :class:`~.foreign.ForeignCall` at the graph's opsets, with the
+        model's local functions (what the registered runtime needs to run or type it)."""
+        node = self.node(node_id)
+        if not isinstance(node, N.ForeignNode):
+            raise ValueError(f"{node.label} is a {node.kind} node, not a foreign ONNX op")
+        wanted = frozenset(e.src_port for e in self._out.get(node_id, ()))
+        return node.call(self.opsets(), tuple(f.data for f in self._model_info.functions), self._token, wanted)
+
+    def symbol_binding(self, symbol: str) -> dims.Binding | None:
+        """The size the graph inputs' examples give a named dimension, and where (None:
+        no input binds it)."""
+        return self._symbols.get(symbol)
+
+    def symbol_conflict(self, node_id: str) -> dims.SymbolConflict | None:
+        """The named dimension on which this graph input's example disagrees with an earlier
+        input (see :func:`dims.bind_inputs`), or None."""
+        return self._conflicts.get(node_id)
 
     @property
     def nodes(self) -> tuple[N.Node, ...]:
@@ -401,7 +443,7 @@ class Graph:
         if not isinstance(node, N.Node) or type(node).kind not in N.NODE_KINDS:
             raise TypeError(f"not a node: {node!r}")
         if not node.id:
-            node.id = self.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
+            node.id = self.new_id(node.id_prefix)
         if node.id in self._nodes:
             raise ValueError(f"a node with id {node.id!r} already exists")
         if isinstance(node, N.OperatorNode):
@@ -493,7 +535,7 @@ class Graph:
         old places (not re-checked against the type rules, since they held when removed), so the
         document is exactly as before. A file source's relative path is re-expressed for the
         graph's folder if that changed meanwhile (Save As), so it names the same file."""
-        if isinstance(removed.node, N.FileSource) and removed.node.path:
+        if removed.node.kind in N.PATH_KINDS and removed.node.path:
             removed.node.path = self.rebase_file_path(removed.node.path, removed.folder)
         self.add_node(removed.node, index=removed.index if removed.index >= 0 else None)
         for e, at in zip(removed.edges, removed.edge_indices or (None,) * len(removed.edges), strict=True):
@@ -585,6 +627,50 @@ class Graph:
         self._reinfer({node_id})
         return old
 
+    def set_foreign_attribute(self, node_id: str, name: str, value: ForeignAttribute | None) -> ForeignAttribute | None:
+        """Set (``value=None``: remove) an attribute of a foreign node; returns the old one (None
+        if it had none), so ``set_foreign_attribute(id, name, old)`` undoes it. ValueError for a
+        value that does not fit its kind. Emits ``AttributeChanged``; the node's types are
+        inferred again (ONNX shape inference says whether the op accepts it)."""
+        node = self.node(node_id)
+        if not isinstance(node, N.ForeignNode):
+            raise ValueError(f"{node.label} is a {node.kind} node, not a foreign ONNX op")
+        if not isinstance(name, str) or not name:
+            raise ValueError("an attribute name must be a non-empty string")
+        if value is not None:
+            value = check_attribute(value)
+        old = node.attributes.get(name)
+        if old is None and value is None or old is not None and value is not None and old.same(value):
+            return old
+        attributes = dict(node.attributes)
+        if value is None:
+            attributes.pop(name, None)
+        else:
+            attributes[name] = value
+        node.attributes = attributes
+        self._bump(node)
+        self.events.emit(E.AttributeChanged(node_id, name, old, value))
+        self._reinfer({node_id})
+        return old
+
+    def set_model_info(self, info: ModelInfo) -> ModelInfo:
+        """Replace the ONNX model details (see :mod:`.model_info`); returns the old ones. Emits
+        ``SettingChanged("model_info", old, new)``; foreign nodes are typed again (their
+        domains' opsets may have changed) and recomputed."""
+        if not isinstance(info, ModelInfo):
+            raise ValueError(f"not a ModelInfo: {info!r}")
+        old = self._model_info
+        if old == info:
+            return old
+        self._model_info = info
+        for node in self._nodes.values():
+            if isinstance(node, N.ForeignNode):
+                self._bump(node)
+        self._changed()
+        self.events.emit(E.SettingChanged("model_info", old, info))
+        self._reinfer([n.id for n in self._nodes.values() if isinstance(n, N.ForeignNode)])
+        return old
+
     def set_position(self, node_id: str, position: tuple[float, float]) -> tuple[float, float]:
         """Move a node on the canvas; returns the old position. Emits ``PositionChanged``."""
         node = self.node(node_id)
@@ -619,9 +705,15 @@ class Graph:
         if unknown:
             raise ValueError(f"a {node.kind} source has no field(s) {sorted(unknown)}; it has {list(allowed)}")
         new = dict(fields)
-        for key in ("value", "example"):
-            if key in new:
-                new[key] = N.frozen_array(new[key])
+        if "value" in new:
+            new["value"] = N.frozen_array(new["value"])
+        if "example" in new:
+            new["example"] = N.frozen_example(new["example"], new.get("onnx_type", getattr(node, "onnx_type", None)))
+        if "shape" in new and new["shape"] is not None:
+            try:
+                new["shape"] = dims.parse_shape(new["shape"])
+            except dims.ShapeTextError as exc:
+                raise ValueError(f"shape of {node.label}: {exc}") from None
         if "params" in new:
             new["params"] = dict(new["params"] or {})
         if node.kind == N.GENERATOR:
@@ -893,8 +985,11 @@ class Graph:
         if self._deferred:
             self._pending_all = True
             return
+        self._bind_symbols()
         if dirty is not None and not getattr(self, "_pending_all", False):
             dirty = {n for n in dirty if n in self._nodes}
+            if any(self._nodes[n].kind == N.INPUT for n in dirty):
+                dirty |= {n.id for n in self._nodes.values() if n.kind == N.INPUT}  # symbols bind across inputs
             affected = dirty | set().union(*(self.downstream(n) for n in dirty)) if dirty else set()
             order = self.topological_order(affected)
         else:
@@ -913,6 +1008,13 @@ class Graph:
         self._infos = new
         if changed:
             self.events.emit(E.TypesChanged(frozenset(changed)))
+
+
+    def _bind_symbols(self) -> None:
+        """Bind named dimensions over the graph inputs (:func:`dims.bind_inputs`), in node order."""
+        inputs = [(n.id, f"input {n.name!r}", n.shape, n.example.shape)
+                  for n in self._nodes.values() if isinstance(n, N.InputSource) and n.onnx_type is None]
+        self._symbols, self._conflicts = dims.bind_inputs(inputs)
 
 
 def _flag(value: Any, what: str) -> bool:

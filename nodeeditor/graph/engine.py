@@ -39,6 +39,16 @@ Contract:
   recomputed when it is needed again.
 - A bypassed operator (``OperatorNode.bypassed``) reads only its data input and passes that
   value through unchanged (no kernel, no warning).
+- A foreign node runs through the executor registered in :mod:`nodeeditor.graph.foreign`
+  (onnxruntime, with ``onnx.reference`` as the fallback, when ``nodeeditor.onnx_io`` is
+  imported); its :class:`~.foreign.ForeignOpError` is the node's error. Foreign nodes that
+  must run in one go and are wired to one another (a group: each member reads only values
+  ready when the group starts, or other members) run through the registered group executor
+  in one call when there is one; every member still gets its own cache entry and value, and
+  when the group executor refuses or fails, the members run one by one. A node with several
+  outputs caches them together (:class:`PortValues`); a reader gets the one its edge names,
+  and :meth:`Engine.value` takes the port. Nodes whose types are known only after a run
+  (``NodeInfo.deferred``) run like any other.
 - A scatter with ``reduction="none"`` (and Scatter, TensorScatter) whose indices
   hit a cell more than once gets a warning (the spec leaves the order open).
 - Threads: :meth:`Engine.plan` reads the graph and must run on the graph's
@@ -59,6 +69,7 @@ import numpy as np
 
 import ops
 
+from . import foreign
 from . import nodes as N
 from .checks import duplicate_warning
 from .document import Graph
@@ -118,7 +129,18 @@ WATCH_POLL_S = 0.02
 
 
 #: Node kinds whose computation takes time (literals, inputs and outputs hand over a value).
-_SLOW_KINDS = (N.OPERATOR, N.GENERATOR, N.FILE)
+_SLOW_KINDS = (N.OPERATOR, N.GENERATOR, N.FILE, N.FOREIGN, N.MODEL_TENSOR)
+
+
+class PortValues(tuple):
+    """The values of a node with several output ports, in port order (a foreign node's cache
+    entry); ``Engine.value(node_id, port)`` picks one."""
+
+    __slots__ = ()
+
+
+def _port_value(value: Any, index: int) -> Any:
+    return value[index] if isinstance(value, PortValues) else value
 
 
 class _Abandoned(Exception):  # noqa: N818 - a cancellation signal, not an error
@@ -173,6 +195,8 @@ class Step:
     attrs: Mapping[str, Any] | None = None
     size_hint: int = 0   # elements of the inferred output (0 when unknown)
     static_error_port: str | None = None
+    src_ports: tuple[int, ...] = ()  # per input: which output of the upstream node it reads (its index)
+    call: foreign.ForeignCall | None = None   # a foreign node as its runtime sees it
 
 
 @dataclass(frozen=True)
@@ -218,10 +242,34 @@ class Engine:
         self._flights: dict[str, _Flight] = {}   # node id -> its latest watched computation
 
     # ------------------------------------------------------------------ reading results
-    def value(self, node_id: str) -> np.ndarray | None:
-        """The cached value of a node (None if not computed, failed, or freed)."""
+    def value(self, node_id: str, port: str | None = None) -> np.ndarray | None:
+        """The cached value of a node's output ``port`` (default: its first output), or None if
+        not computed, failed, or freed. A foreign op's value may also be a list of arrays (an
+        ONNX sequence)."""
         entry = self._cache.get(node_id)
-        return entry.value if entry is not None and entry.has_value else None
+        if entry is None or not entry.has_value:
+            return None
+        index = 0
+        if port is not None and isinstance(entry.value, PortValues):
+            ports = self.graph.node(node_id).output_ports() if self.graph.has_node(node_id) else ()
+            if port not in ports:
+                return None
+            index = ports.index(port)
+        return _port_value(entry.value, index)
+
+    def input_values(self, node_id: str) -> dict[str, Any]:
+        """The cached values on the node's connected input ports (port -> value, in port order),
+        as the node read them: what the explainer of an indexing op shows. A port whose
+        producer has no cached value (not run, failed, or freed) is left out."""
+        node = self.graph.node(node_id)
+        out = {}
+        for port in node.input_ports():
+            edge = self.graph.edge_into(node_id, port)
+            if edge is not None:
+                value = self.value(edge.src, edge.src_port)
+                if value is not None:
+                    out[port] = value
+        return out
 
     def result(self, node_id: str) -> NodeResult | None:
         """The cached outcome of a node from the last run that reached it."""
@@ -272,14 +320,16 @@ class Engine:
     # ------------------------------------------------------------------ internals
     def _step(self, g: Graph, node: N.Node) -> Step:
         info = g.node_info(node.id)
-        inputs = tuple((port, (g.edge_into(node.id, port).src if g.edge_into(node.id, port) else None))
-                       for port in node.input_ports())
+        edges = [g.edge_into(node.id, port) for port in node.input_ports()]
+        inputs = tuple((port, e.src if e else None) for port, e in zip(node.input_ports(), edges, strict=True))
+        src_ports = tuple(g.node(e.src).output_ports().index(e.src_port) if e else 0 for e in edges)
         static_error = None if info.ok else info.error
         if info.blocked:
             static_error = None  # reported as blocked through its inputs
         fingerprint: tuple = (node.kind, node.revision)
         compute: Callable[[list], np.ndarray] | None = None
         op = attrs = None
+        call = None
         if isinstance(node, N.Source):
             scope = g.file_scope
             outside = node.outside_stamp(scope)
@@ -297,10 +347,17 @@ class Engine:
         elif isinstance(node, N.OperatorNode):
             fingerprint += (g.opset,)
             op = node.op
-            if static_error is None and not info.blocked:
-                attrs = node.schema.check_attributes(node.attributes, g.opset)
+            if static_error is None:
+                try:
+                    attrs = node.schema.check_attributes(node.attributes, g.opset)
+                except ops.OpError as exc:
+                    static_error = str(exc)
             kernel = self.kernel
             compute = lambda values, o=op, a=attrs: kernel(o, list(values), a)  # noqa: E731
+        elif isinstance(node, N.ForeignNode):
+            call = g.foreign_call(node.id)
+            fingerprint += (tuple(sorted(call.opsets.items())), call.output_names)
+            compute = lambda values, c=call: _run_foreign(c, values)  # noqa: E731
         elif isinstance(node, N.OutputNode):
             compute = lambda values: values[0]  # noqa: E731
         elif isinstance(node, N.LossNode):
@@ -308,10 +365,10 @@ class Engine:
             compute = lambda values, n=planned_loss: n.loss_value(values[0], values[1])  # noqa: E731
         out_type = info.type
         size_hint = 0
-        if out_type is not None and all(d is not None for d in out_type.shape):
+        if out_type is not None and all(ops.is_known(d) for d in out_type.shape):
             size_hint = math.prod(out_type.shape)
         return Step(node.id, node.label, node.kind, fingerprint, inputs, static_error, compute, op, attrs, size_hint,
-                    info.error_port if static_error is not None else None)
+                    info.error_port if static_error is not None else None, src_ports, call)
 
     def _execute(self, plan: Plan, progress: Progress | None, is_cancelled: Callable[[], bool],
                  keep: set[str]) -> RunResult:
@@ -355,14 +412,21 @@ class Engine:
 
         result = RunResult(plan.generation, labels={s.node_id: s.label for s in plan.steps})
         done = 0
+        groups: dict[str, list[Step]] = {}
+        if foreign.group_executor() is not None:
+            order, groups = _foreign_groups(order)
+        ready: dict[str, _Entry] = {}   # entries of group members computed with their group
         for i, step in enumerate(order):
             if is_cancelled is not None and is_cancelled():
                 result.cancelled = True
                 for rest in order[i:]:
                     result.nodes[rest.node_id] = NodeResult(NodeStatus.CANCELLED)
                 break
+            if step.node_id in groups:
+                ready.update(self._compute_group(groups[step.node_id], keys, versions))
             try:
-                entry = self._compute(step, keys[step.node_id], versions[step.node_id], plan, is_cancelled)
+                entry = ready.pop(step.node_id, None) or \
+                    self._compute(step, keys[step.node_id], versions[step.node_id], plan, is_cancelled)
             except _Abandoned:
                 result.cancelled = True
                 for rest in order[i:]:
@@ -393,6 +457,43 @@ class Engine:
         result.nodes = {s.node_id: result.nodes[s.node_id] for s in plan.steps if s.node_id in result.nodes}
         return result
 
+    def _compute_group(self, members: list[Step], keys: Mapping[str, tuple],
+                       versions: Mapping[str, int]) -> dict[str, _Entry]:
+        """Entries of a group of foreign steps run in one call of the group executor; empty when
+        it cannot (an input without a value, the executor refusing or failing): the members
+        then run one by one, which says precisely what went wrong where."""
+        run = foreign.group_executor()
+        index = {s.node_id: i for i, s in enumerate(members)}
+        values: list = []
+        external: dict[tuple[str, int], int] = {}
+        wiring = []
+        for s in members:
+            wires: list = []
+            for k, (_port, src) in enumerate(s.inputs):
+                out = s.src_ports[k] if s.src_ports else 0
+                if src is None:
+                    wires.append(None)
+                elif src in index:
+                    wires.append(("node", index[src], out))
+                else:
+                    upstream = self._cache.get(src)
+                    if upstream is None or upstream.status != NodeStatus.OK or not upstream.has_value:
+                        return {}
+                    if (src, out) not in external:
+                        external[(src, out)] = len(values)
+                        values.append(_port_value(upstream.value, out))
+                    wires.append(("input", external[(src, out)]))
+            wiring.append(tuple(wires))
+        try:
+            outputs = list(run(foreign.GroupCall(tuple(s.call for s in members), tuple(wiring)), values))
+        except Exception:  # noqa: BLE001 - any failure: the members run one by one and say why
+            return {}
+        if len(outputs) != len(members) or any(len(o) != s.call.n_outputs for o, s in zip(outputs, members,
+                                                                                           strict=False)):
+            return {}
+        return {s.node_id: _Entry(keys[s.node_id], versions[s.node_id], NodeStatus.OK, value=PortValues(o),
+                                  has_value=True) for s, o in zip(members, outputs, strict=True)}
+
     def _maybe_free(self, node_id: str, keep: set[str], plan: Plan) -> None:
         if self.keep_intermediates or node_id in keep or node_id in plan.outputs:
             return
@@ -405,7 +506,7 @@ class Engine:
         if step.static_error is not None:
             return _Entry(key, version, NodeStatus.ERROR, error=step.static_error, error_port=step.static_error_port)
         values = []
-        for port, src in step.inputs:
+        for i, (port, src) in enumerate(step.inputs):
             if src is None:
                 values.append(None)
                 continue
@@ -415,7 +516,7 @@ class Engine:
                     upstream.status if upstream else None, "has no value")
                 return _Entry(key, version, NodeStatus.BLOCKED,
                               error=f"input {port!r} waits for {plan.label(src)}, which {why}")
-            values.append(upstream.value)
+            values.append(_port_value(upstream.value, step.src_ports[i] if step.src_ports else 0))
         try:
             size = max([step.size_hint] + [getattr(v, "size", 0) for v in values])
             if is_cancelled is not None and size >= WATCH_MIN_ELEMENTS and step.kind in _SLOW_KINDS:
@@ -424,7 +525,7 @@ class Engine:
                 value = step.compute(values)
         except _Abandoned:
             raise
-        except (ops.OpError, SourceError, LossError) as exc:
+        except (ops.OpError, SourceError, LossError, foreign.ForeignOpError) as exc:
             return _Entry(key, version, NodeStatus.ERROR, error=str(exc), error_port=getattr(exc, "port", None))
         except MemoryError:
             # not cached as current (key None never matches): memory may be free next run
@@ -458,6 +559,67 @@ class Engine:
             return ()
         warning = duplicate_warning(step.op, values, step.attrs, step.label)
         return (warning,) if warning else ()
+
+
+#: The most foreign nodes one group runs.
+GROUP_MAX = 1024
+
+
+def _foreign_groups(order: list[Step]) -> tuple[list[Step], dict[str, list[Step]]]:
+    """Groups of foreign steps that run together, and the order the steps then run in.
+
+    Walking ``order``, a group takes every foreign step that can run (no static error, no
+    graph attribute reading enclosing values). A step that is not a member but reads a member
+    (or such a step) waits: it runs after the group. A candidate that reads a waiting step
+    cannot join: the group closes, and runs before the steps that wait for it. Steps that read
+    neither run before the group. So every step still comes after its inputs. Returns (the new
+    order, first member's id -> members) for the groups of two or more members."""
+    def groupable(step: Step) -> bool:
+        return step.kind == N.FOREIGN and step.static_error is None and step.call is not None \
+            and not step.call.captures
+
+    new_order: list[Step] = []
+    groups: dict[str, list[Step]] = {}
+    members: list[Step] = []
+    member_ids: set[str] = set()
+    waiting: list[Step] = []
+    waiting_ids: set[str] = set()
+
+    def close() -> None:
+        if len(members) > 1:
+            groups[members[0].node_id] = list(members)
+        new_order.extend(members)
+        new_order.extend(waiting)
+        members.clear()
+        member_ids.clear()
+        waiting.clear()
+        waiting_ids.clear()
+
+    for step in order:
+        srcs = {src for _, src in step.inputs if src}
+        if groupable(step):
+            if srcs & waiting_ids or len(members) >= GROUP_MAX:
+                close()
+            members.append(step)
+            member_ids.add(step.node_id)
+        elif srcs & (member_ids | waiting_ids):
+            waiting.append(step)
+            waiting_ids.add(step.node_id)
+        else:
+            new_order.append(step)
+    close()
+    return new_order, groups
+
+
+def _run_foreign(call: foreign.ForeignCall, values: list) -> PortValues:
+    """A foreign node's outputs through the registered executor (ForeignOpError without one)."""
+    run = foreign.executor()
+    if run is None:
+        raise foreign.ForeignOpError(foreign.missing_runtime_text(f"running ONNX op {call.title}"))
+    outputs = list(run(call, list(values)))
+    if len(outputs) != call.n_outputs:
+        raise foreign.ForeignOpError(f"{call.title} gave {len(outputs)} outputs where the node has {call.n_outputs}")
+    return PortValues(outputs)
 
 
 def cancel_check(cancel: threading.Event | Callable[[], bool] | None) -> Callable[[], bool] | None:

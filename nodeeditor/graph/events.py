@@ -79,7 +79,7 @@ class PositionChanged(GraphEvent):
 
 @dataclass(frozen=True)
 class SettingChanged(GraphEvent):
-    name: str                 #: a key of ``base.SETTINGS_DEFAULTS``
+    name: str                 #: a key of ``base.SETTINGS_DEFAULTS``, or ``"model_info"``
     old: Any
     new: Any
 

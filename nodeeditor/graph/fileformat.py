@@ -131,8 +131,11 @@ def _v1_to_v2(doc: dict) -> dict:
 
 
 def _v2_to_v3(doc: dict) -> dict:
-    """Version 2 had no frames, reroute points, collapsed or bypassed nodes: the same document
-    with an empty ``frames`` list (every node expanded and switched on, every wire plain)."""
+    """Version 3 adds the canvas's frames, reroute points, collapsed and bypassed nodes, and
+    ONNX import's foreign nodes (kind ``foreign``), initializers kept in their model (kind
+    ``model_tensor``), a graph input's declared ``shape`` and the ``model`` details. A version-2
+    file has none of them: the same document with an empty ``frames`` list (every node expanded
+    and switched on, every wire plain); every other new field is optional."""
     return {**doc, "version": 3, "frames": []}
 
 
@@ -178,12 +181,19 @@ def graph_folder(graph: Graph) -> Path | None:
 
 def _rebase_file_paths(graph: Graph, doc: dict, target: Path) -> dict[str, str]:
     """Relative file-source paths in ``doc`` rewritten for a file saved at ``target`` (see
-    :func:`rebase_path`). Returns node id -> new path for the nodes whose path changed."""
+    :func:`rebase_path`); a model tensor's model path is always written relative to the
+    graph file (an import from the editor gives an absolute one), so graph and model move
+    together. Returns node id -> new path for the nodes whose path changed."""
     changed = {}
     for entry in doc.get("nodes", []):
-        if entry.get("kind") != "file" or not entry.get("path"):
+        if entry.get("kind") not in ("file", "model_tensor") or not entry.get("path"):
             continue
         new = rebase_path(entry["path"], graph_folder(graph), target.parent)
+        if entry["kind"] == "model_tensor" and os.path.isabs(new):
+            try:
+                new = os.path.relpath(new, target.parent.resolve())
+            except ValueError:  # another drive (Windows): it stays absolute
+                pass
         if new != entry["path"]:
             entry["path"] = new
             changed[entry["id"]] = new

@@ -7,14 +7,26 @@ checked with the ``ops`` schema at the graph's opset (attributes) and
 ``ops.infer_types`` (shapes and dtypes); a Loss node by its kind's rule
 (:func:`nodeeditor.graph.losses.loss_type`). A trainable source whose tensor cannot have a
 gradient (not a float) gets a warning.
+
+A foreign node is typed by the type inferrer registered in :mod:`nodeeditor.graph.foreign`
+(ONNX shape inference), given its input types and the values of inputs fed by small
+literals or ``Constant`` nodes; without one it is an error naming the package to install.
+An output whose type static inference cannot tell (an ONNX shape that depends on values, or
+a GatherND whose tuple length is symbolic) is left out of ``NodeInfo.outputs`` with
+``deferred`` set, and its readers are blocked with ``deferred`` set too: the engine runs
+them all the same, and the run gives the types. A graph input whose example disagrees with
+an earlier input on a named dimension is an error (:func:`nodeeditor.graph.dims.bind_inputs`).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 import ops
 from ops import TensorType
 
+from . import foreign
 from . import nodes as N
 from .info import NodeInfo
 from .losses import LossError, is_float
@@ -34,11 +46,16 @@ def not_connected_text(node: N.Node, ports: list[str]) -> str:
 
 def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) -> NodeInfo:
     """NodeInfo for ``node`` given the infos of its upstream nodes."""
+    if isinstance(node, N.InputSource) and node.onnx_type is not None:
+        return NodeInfo(deferred=True)   # a sequence or optional: no tensor type
     if isinstance(node, N.Source):
         try:
             ttype = node.source_type(graph.file_scope)
         except (SourceError, ops.OpError) as exc:
             return NodeInfo(error=str(exc))
+        conflict = graph.symbol_conflict(node.id) if isinstance(node, N.InputSource) else None
+        if conflict is not None:
+            return NodeInfo(error=conflict.message())
         warnings = ()
         if isinstance(node, N.TrainableSource) and node.trainable and not is_float(ttype.dtype):
             warnings = (f"marked trainable, but its {ttype.dtype} values have no gradient: "
@@ -68,6 +85,9 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
         src_type = upstream.outputs.get(edge.src_port)
         if src_type is None:
             src = graph.node(edge.src)
+            if upstream.deferred or upstream.ok:
+                return NodeInfo(blocked=True, deferred=True,
+                                error=f"input {port!r} waits for {src.label}, whose type is known only after a run")
             return NodeInfo(blocked=True, error=f"input {port!r} waits for {src.label}, which has no type")
         input_types.append(src_type)
 
@@ -78,12 +98,16 @@ def infer_node(graph: GraphView, node: N.Node, infos: Mapping[str, NodeInfo]) ->
             return NodeInfo({N.LOSS_PORT: node.loss_output_type(input_types[0], input_types[1])})
         except LossError as exc:
             return NodeInfo(error=str(exc))
+    if isinstance(node, N.ForeignNode):
+        return _infer_foreign(graph, node, input_types)
 
     assert isinstance(node, N.OperatorNode)
     try:
         schema = ops.get_schema(node.op)
         attrs = schema.check_attributes(node.attributes, graph.opset)
         types = ops.infer_types(node.op, input_types, attrs, opset=graph.opset)
+    except ops.ShapeUnknownError:
+        return NodeInfo(deferred=True)
     except ops.OpError as exc:
         return NodeInfo(error=str(exc), error_port=exc.port)
     # No warning for a deprecated op at an opset where it is current (Scatter at 9 and 10):
@@ -101,6 +125,43 @@ def _bypassed(graph: GraphView, node: N.OperatorNode, port: str, infos: Mapping[
     if src_type is None:
         return NodeInfo(blocked=True, error=f"input {port!r} waits for {graph.node(edge.src).label}, which has no type")
     return NodeInfo({name: src_type for name in node.output_ports()})
+#: Literal (or ``Constant``) inputs of a foreign node up to this many elements are given to its
+#: type inferrer as values (the axes of an Unsqueeze, the shape of a Reshape).
+CONSTANT_LIMIT = 4096
+
+
+def constant_input(graph: GraphView, node_id: str, port: str) -> np.ndarray | None:
+    """The value feeding ``node_id.port`` when it is known without running anything: a literal
+    source, or an ONNX ``Constant`` node, of at most :data:`CONSTANT_LIMIT` elements."""
+    edge = graph.edge_into(node_id, port)
+    if edge is None:
+        return None
+    src = graph.node(edge.src)
+    if isinstance(src, N.LiteralSource):
+        value = src.value
+    elif isinstance(src, N.ForeignNode):
+        value = src.constant_value()
+    else:
+        return None
+    return value if value is not None and value.size <= CONSTANT_LIMIT else None
+
+
+def _infer_foreign(graph: GraphView, node: N.ForeignNode, input_types: list[TensorType | None]) -> NodeInfo:
+    inferrer = foreign.type_inferrer()
+    if inferrer is None:
+        return NodeInfo(error=foreign.missing_runtime_text(f"running ONNX op {node.title}"))
+    constants = {}
+    for i, port in enumerate(node.input_ports()):
+        value = constant_input(graph, node.id, port)
+        if value is not None:
+            constants[i] = value
+    try:
+        found = inferrer(graph.foreign_call(node.id), input_types, constants)
+    except foreign.ForeignOpError as exc:
+        return NodeInfo(error=str(exc))
+    outputs = {port: t for port, t in zip(node.output_ports(), found.types, strict=False)
+               if isinstance(t, TensorType)}
+    return NodeInfo(outputs, warnings=tuple(found.warnings), deferred=len(outputs) < len(node.output_ports()))
 
 
 def _operator_problem(node: N.OperatorNode, opset: int) -> str | None:

@@ -30,6 +30,9 @@ class NodeInfo:
     #: work rather than a mistake, and the editor shows it so
     incomplete: bool = False
     error_port: str | None = None
+    #: some output type is known only after a run (a foreign op whose output shape ONNX shape
+    #: inference cannot tell, or a node that waits for one): nothing is wrong, the engine runs it
+    deferred: bool = False
 
     @property
     def ok(self) -> bool:

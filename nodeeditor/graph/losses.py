@@ -25,7 +25,7 @@ import enum
 
 import numpy as np
 
-from ops import TensorType
+from ops import TensorType, is_known
 from ops.dtypes import FLOAT_NAMES
 
 #: Prediction dtypes a loss accepts.
@@ -80,7 +80,7 @@ def _shape_text(shape) -> str:
 
 
 def _shapes_agree(a, b) -> bool:
-    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(not is_known(x) or not is_known(y) or x == y for x, y in zip(a, b, strict=True))
 
 
 def loss_type(kind: LossKind, prediction: TensorType, target: TensorType | None) -> TensorType:
@@ -89,7 +89,7 @@ def loss_type(kind: LossKind, prediction: TensorType, target: TensorType | None)
     if prediction.dtype not in LOSS_DTYPES:
         raise LossError(f"the prediction must be a float tensor ({', '.join(LOSS_DTYPES)}); "
                         f"it is {prediction.dtype}")
-    size_known = all(d is not None for d in prediction.shape)
+    size_known = all(is_known(d) for d in prediction.shape)
     empty = size_known and int(np.prod(prediction.shape, dtype=np.int64)) == 0
     if not kind.needs_target:
         if target is not None:

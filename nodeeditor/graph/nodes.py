@@ -18,6 +18,11 @@ Each tensor source (a :class:`Source`) says itself how to get its tensor and its
 ask it, so the four kinds are told apart in one place. A :class:`LossNode` likewise says
 its own type, value and gradient (``loss_output_type``, ``loss_value``, ``loss_vjp``).
 
+Foreign ONNX ops (any op but the seven indexing ones) are :class:`ForeignNode` records of
+plain data, run and typed through the runtime registered in :mod:`nodeeditor.graph.foreign`.
+A :class:`ModelTensorSource` is an initializer that stays in its model file and is read on
+demand. A graph input may declare a shape with named dimensions (``InputSource.shape``).
+
 Training fields (none of them changes a forward value, so none changes ``revision``):
 literal, generator and file sources (:class:`TrainableSource`) have ``trainable``; an
 operator has ``training`` (off: no gradient flows through it to its inputs) and
@@ -26,6 +31,7 @@ operator has ``training`` (off: no gradient flows through it to its inputs) and
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -35,6 +41,17 @@ import numpy as np
 import ops
 from ops import TensorType
 
+from . import dims
+from .foreign import (
+    AttrKind,
+    ForeignAttribute,
+    ForeignCall,
+    ForeignOpError,
+    Opaque,
+    check_attribute,
+    missing_runtime_text,
+    tensor_loader,
+)
 from .losses import DEFAULT_LOSS, LOSS_PORT, PREDICTION, TARGET, LossKind, loss_type, loss_value, loss_vjp
 from .paths import FileScope
 from .sources import SourceError, file_stamp, file_type, generate, generator_type, load_file
@@ -49,9 +66,13 @@ INPUT = "input"
 OPERATOR = "op"
 OUTPUT = "output"
 LOSS = "loss"
+FOREIGN = "foreign"
+MODEL_TENSOR = "model_tensor"
 
-SOURCE_KINDS = (LITERAL, GENERATOR, FILE, INPUT)
-NODE_KINDS = SOURCE_KINDS + (OPERATOR, OUTPUT, LOSS)
+SOURCE_KINDS = (LITERAL, GENERATOR, FILE, INPUT, MODEL_TENSOR)
+NODE_KINDS = SOURCE_KINDS + (OPERATOR, OUTPUT, LOSS, FOREIGN)
+#: Kinds whose ``path`` names a file, relative to the graph file's folder when not absolute.
+PATH_KINDS = (FILE, MODEL_TENSOR)
 
 
 def frozen_array(value: Any) -> np.ndarray:
@@ -103,6 +124,11 @@ class Node:
     @property
     def is_source(self) -> bool:
         return self.kind in SOURCE_KINDS
+
+    @property
+    def id_prefix(self) -> str:
+        """What a fresh id for a node like this starts with (``gather``, ``matmul``, ``literal``)."""
+        return self.kind
 
     def clone(self) -> Node:
         """An independent copy (arrays are read-only, so they are shared)."""
@@ -185,43 +211,137 @@ class FileSource(TrainableSource):
     dtype: str | None = None
     kind: ClassVar[str] = FILE
 
-    def readable_path(self, scope: FileScope) -> Path:
-        """The file to read; SourceError when there is none or the scope refuses it."""
-        if not self.path:
-            raise SourceError("no file chosen")
-        refusal = scope.refusal(self.path)
-        if refusal is not None:
-            raise SourceError(refusal)
-        return scope.resolve(self.path)
-
     def source_type(self, scope: FileScope) -> TensorType:
-        return file_type(self.readable_path(scope), self.key, self.dtype)
+        return file_type(readable_path(self.path, scope), self.key, self.dtype)
 
     def source_value(self, scope: FileScope) -> np.ndarray:
-        return load_file(self.readable_path(scope), self.key, self.dtype)
+        return load_file(readable_path(self.path, scope), self.key, self.dtype)
 
     def outside_stamp(self, scope: FileScope) -> tuple:
-        if self.path and scope.refusal(self.path) is not None:
-            return ("refused",)
-        try:
-            return file_stamp(scope.resolve(self.path))
-        except OSError:
-            return ("missing",)
+        return path_stamp(self.path, scope)
+
+
+def readable_path(path: str, scope: FileScope) -> Path:
+    """The file a source's ``path`` names; SourceError when there is none or ``scope`` refuses
+    it (the one check every source that reads a file makes before opening it)."""
+    if not path:
+        raise SourceError("no file chosen")
+    refusal = scope.refusal(path)
+    if refusal is not None:
+        raise SourceError(refusal)
+    return scope.resolve(path)
+
+
+def path_stamp(path: str, scope: FileScope) -> tuple:
+    """What changes when the file ``path`` names changes (see :meth:`Source.outside_stamp`);
+    a refused file is not looked at."""
+    if path and scope.refusal(path) is not None:
+        return ("refused",)
+    try:
+        return file_stamp(scope.resolve(path))
+    except OSError:
+        return ("missing",)
+
+
+def frozen_example(value: Any, onnx_type: Opaque | None) -> Any:
+    """A graph input's example as the input holds it: a read-only array for a tensor input;
+    for an input of another ONNX type (``onnx_type`` set): a tuple of read-only arrays for a
+    sequence, None for an empty optional, an array for an optional holding a tensor."""
+    if onnx_type is None:
+        return frozen_array(value)
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen_array(v) for v in value)
+    return frozen_array(value)
 
 
 @dataclass(eq=False)
 class InputSource(Source):
     """A graph input. ``name`` is the input's name in an exported model; ``example`` is the
-    value used when running in the editor (read-only array)."""
+    value used when running in the editor (read-only array). ``shape`` (None: the example's
+    shape) declares the input's shape with named or unknown dimensions, e.g. ``("batch", 4)``
+    (see :mod:`nodeeditor.graph.dims`): the port's type carries the names, the example must
+    fit it, and an export writes it.
 
-    example: np.ndarray = field(default_factory=lambda: frozen_array(np.zeros((1,), np.float32)))
+    An input of an ONNX type other than a tensor (a sequence or an optional, from an imported
+    model) has ``onnx_type``, the serialized ``TypeProto``, and its example is what
+    :func:`frozen_example` makes; its port has no static type (known after a run)."""
+
+    example: Any = field(default_factory=lambda: frozen_array(np.zeros((1,), np.float32)))
+    shape: tuple[dims.Dim, ...] | None = None
+    onnx_type: Opaque | None = None
     kind: ClassVar[str] = INPUT
 
     def source_type(self, scope: FileScope) -> TensorType:
-        return TensorType.of(self.example)
+        if self.onnx_type is not None:
+            raise SourceError(f"a {self.onnx_type.summary or 'non-tensor'} input has no tensor type")
+        concrete = TensorType.of(self.example)
+        if self.shape is None:
+            return concrete
+        problem = dims.fit_problem(self.shape, self.example.shape)
+        if problem is not None:
+            raise SourceError(problem)
+        return TensorType(concrete.dtype, dims.merged_type_shape(self.shape, self.example.shape))
 
     def source_value(self, scope: FileScope) -> np.ndarray:
         return self.example
+
+
+@dataclass(eq=False)
+class ModelTensorSource(Source):
+    """An initializer that stays in the ONNX model it came from: ``path`` (the model file,
+    relative to the graph file's folder when not absolute), ``tensor`` (its name there), its
+    ``dtype`` and ``shape`` (known without reading it), and ``nbytes`` and ``checksum``
+    (:func:`tensor_checksum` of the values at import), so a model changed since is noticed.
+    The value is read on demand through the tensor loader registered in
+    :mod:`nodeeditor.graph.foreign` (external data only from the model's own folder)."""
+
+    path: str = ""
+    tensor: str = ""
+    dtype: str = "float32"
+    shape: tuple[int, ...] = ()
+    nbytes: int = 0
+    checksum: str = ""
+    kind: ClassVar[str] = MODEL_TENSOR
+
+    def source_type(self, scope: FileScope) -> TensorType:
+        return TensorType(self.dtype, tuple(self.shape))
+
+    def source_value(self, scope: FileScope) -> np.ndarray:
+        loader = tensor_loader()
+        if loader is None:
+            raise SourceError(missing_runtime_text(f"reading tensor {self.tensor!r} of {self.path}"))
+        where = readable_path(self.path, scope)
+        try:
+            value = loader(str(where), self.tensor)
+        except ForeignOpError as exc:
+            raise SourceError(str(exc)) from None
+        value = np.asarray(value)
+        got = TensorType.of(value)
+        if got != self.source_type(scope) or (self.checksum and tensor_checksum(value) != self.checksum):
+            raise SourceError(f"tensor {self.tensor!r} in {where} is not the one imported (now {got}, was "
+                              f"{self.source_type(scope)}, or its values changed); import the model again")
+        value.setflags(write=False)
+        return value
+
+    def outside_stamp(self, scope: FileScope) -> tuple:
+        return path_stamp(self.path, scope)
+
+
+def tensor_checksum(value: np.ndarray) -> str:
+    """A short digest of a tensor's dtype, shape and bytes (strings: their UTF-8 text)."""
+    import hashlib
+
+    arr = np.asarray(value)
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{arr.dtype.str}{arr.shape}".encode())
+    if arr.dtype == object:
+        for item in arr.flat:
+            digest.update(str(item).encode("utf-8", "surrogateescape") + b"\0")
+    else:
+        digest.update(np.ascontiguousarray(arr).tobytes())
+    return digest.hexdigest()
 
 
 @dataclass(eq=False)
@@ -251,6 +371,10 @@ class OperatorNode(Node):
 
     def output_ports(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.schema.outputs)
+
+    @property
+    def id_prefix(self) -> str:
+        return self.op.lower()
 
 
 @dataclass(eq=False)
@@ -317,9 +441,111 @@ def bypassed_port(node: Node) -> str | None:
     return None
 
 
+#: The input port through which a foreign node's graph attributes read ``name`` from the graph.
+CAPTURE_PREFIX = "outer:"
+
+
+def capture_port(name: str) -> str:
+    """The input port of a foreign node that feeds the enclosing-graph value ``name`` to its
+    graph attributes (an ``If`` branch or ``Loop`` body reading a tensor from outside)."""
+    return CAPTURE_PREFIX + name
+
+
+@dataclass(eq=False)
+class ForeignNode(Node):
+    """An ONNX op other than the seven indexing ops, kept verbatim as data.
+
+    ``op_type`` and ``domain`` (``""``: the default ONNX domain) name the op; ``attributes``
+    maps each attribute, in the model's order, to a :class:`ForeignAttribute`. ``inputs`` and
+    ``outputs`` are the port names in ONNX order (an ONNX input list may leave positions
+    empty: those ports are unconnected and must be in ``optional``). ``captures`` are the
+    ONNX names the graph attributes read from the enclosing graph; each has an input port
+    (:func:`capture_port`) after the regular ones. ``tensor_names`` are the ONNX names the
+    outputs had in the model (``""``: unnamed, an optional output the model did not ask
+    for); an export keeps them where it can.
+
+    Running and typing go through :mod:`nodeeditor.graph.foreign`; see :meth:`call`."""
+
+    op_type: str = "Identity"
+    domain: str = ""
+    attributes: dict[str, ForeignAttribute] = field(default_factory=dict)
+    inputs: tuple[str, ...] = ("input",)
+    outputs: tuple[str, ...] = ("output",)
+    optional: frozenset[str] = frozenset()
+    captures: tuple[str, ...] = ()
+    tensor_names: tuple[str, ...] = ()
+    kind: ClassVar[str] = FOREIGN
+
+    def __post_init__(self) -> None:
+        self.inputs, self.outputs = tuple(self.inputs), tuple(self.outputs)
+        self.captures, self.optional = tuple(self.captures), frozenset(self.optional)
+        ports = self.input_ports()
+        if len(set(ports)) != len(ports) or len(set(self.outputs)) != len(self.outputs):
+            raise ValueError(f"{self.op_type}: port names must be unique, got inputs {ports} "
+                             f"and outputs {self.outputs}")
+        if not self.optional <= set(self.inputs):
+            extra = sorted(self.optional - set(self.inputs))
+            raise ValueError(f"{self.op_type}: optional ports {extra} are not inputs")
+        if self.tensor_names and len(self.tensor_names) != len(self.outputs):
+            raise ValueError(f"{self.op_type}: {len(self.tensor_names)} tensor names for {len(self.outputs)} outputs")
+        self.attributes = {str(k): check_attribute(v) for k, v in self.attributes.items()}
+
+    @property
+    def title(self) -> str:
+        """``MatMul``, or ``com.microsoft::Attention`` outside the default domain."""
+        return self.op_type if self.domain in ("", "ai.onnx") else f"{self.domain}::{self.op_type}"
+
+    @property
+    def id_prefix(self) -> str:
+        return self.op_type.lower()
+
+    def input_ports(self) -> tuple[str, ...]:
+        return self.inputs + tuple(capture_port(c) for c in self.captures)
+
+    def optional_inputs(self) -> frozenset[str]:
+        return self.optional
+
+    def output_ports(self) -> tuple[str, ...]:
+        return self.outputs
+
+    def clone(self) -> Node:
+        out = copy.copy(self)
+        out.attributes = dict(self.attributes)   # the attribute values are immutable
+        return out
+
+    def call(self, opsets: Mapping[str, int], functions: tuple[bytes, ...] = (), token: Any = None,
+             wanted: frozenset[str] = frozenset()) -> ForeignCall:
+        """The node as a :class:`ForeignCall` for the registered runtime, at ``opsets``
+        (domain -> version); ``token`` names the graph, so caches keyed on
+        ``call.key`` (token, id, revision, wanted) never mix two graphs up. An output the
+        model left unnamed is computed only when its port is in ``wanted`` (it has readers)."""
+        names = tuple(n or (p if p in wanted else "") for n, p in zip(self.tensor_names, self.outputs, strict=True)) \
+            if self.tensor_names else ()
+        return ForeignCall(self.op_type, self.domain, dict(self.attributes), len(self.inputs), len(self.outputs),
+                           dict(opsets), self.captures, tuple(functions), names,
+                           key=(token, self.id, self.revision, names))
+
+    def constant_value(self) -> np.ndarray | None:
+        """The value of an ONNX ``Constant`` node (default domain), from its one value
+        attribute; None for any other node, or a Constant whose value is not an array."""
+        if self.op_type != "Constant" or self.domain not in ("", "ai.onnx") or len(self.attributes) != 1:
+            return None
+        (name, attr), = self.attributes.items()
+        if attr.kind is AttrKind.TENSOR and isinstance(attr.value, np.ndarray):
+            return attr.value
+        simple = {"value_int": np.int64, "value_ints": np.int64, "value_float": np.float32,
+                  "value_floats": np.float32}
+        if name in simple:
+            return np.asarray(attr.value, dtype=simple[name])
+        if name in ("value_string", "value_strings"):
+            return np.asarray(attr.value, dtype=object)
+        return None
+
+
 NODE_CLASSES: dict[str, type[Node]] = {
     cls.kind: cls
-    for cls in (LiteralSource, GeneratorSource, FileSource, InputSource, OperatorNode, OutputNode, LossNode)
+    for cls in (LiteralSource, GeneratorSource, FileSource, InputSource, OperatorNode, OutputNode, LossNode,
+                ForeignNode, ModelTensorSource)
 }
 
 # Source fields that Graph.set_source may change, per kind.
@@ -327,7 +553,8 @@ SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
     LITERAL: ("value",),
     GENERATOR: ("generator", "params"),
     FILE: ("path", "key", "dtype"),
-    INPUT: ("example",),
+    INPUT: ("example", "shape", "onnx_type"),
+    MODEL_TENSOR: ("path",),
 }
 
 

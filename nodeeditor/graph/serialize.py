@@ -1,4 +1,4 @@
-"""Graph <-> plain data (the JSON structure of the file format, version 2).
+"""Graph <-> plain data (the JSON structure of the file format, version 3).
 
 Free functions over the public :class:`~nodeeditor.graph.document.Graph` API:
 :func:`graph_to_dict` (a document or a selection, for copy and tests),
@@ -8,6 +8,7 @@ migration. Structure::
 
     {"format": "indexflow-graph", "version": 3,
      "settings": {"name": ..., "description": ..., "opset": 18},
+     "model": {...ModelInfo, only when the graph came from a model},
      "nodes": [{"id", "kind", "name", "position": [x, y], ...kind fields}],
      "edges": [{"from": [node_id, port], "to": [node_id, port]}],
      "frames": [{"id", "title", "colour": "#rrggbb", "nodes": [node_id, ...]}]}
@@ -16,6 +17,15 @@ Kind fields: literal ``value`` (tensor); generator ``generator``, ``params``;
 file ``path`` (+ ``key``, ``dtype`` when set); input ``example`` (tensor);
 op ``op``, ``attributes`` (only explicitly set ones); output none; loss ``loss`` (its
 kind, e.g. ``"mean_squared_error"``).
+
+Version 3 (ONNX import of any model): foreign ``op_type``, ``domain`` (when not the default),
+``attributes`` (name -> ``{"kind", "value"}``, see :func:`attribute_to_dict`), ``inputs``,
+``outputs`` (port names), and when not empty ``optional``, ``captures``, ``tensor_names``;
+model_tensor ``path`` (the model, relative to the graph file), ``tensor``, ``dtype``, ``shape``,
+``nbytes``, ``checksum`` (the values stay in the model); input ``shape`` (a declared shape with
+named dimensions: ints, strings, null) when set; an input of another ONNX type has
+``onnx_type`` (``{"base64", "summary"}``) and its ``example`` is ``{"sequence": [tensors]}``,
+``{"none": true}`` or a tensor. ``"model"`` holds :class:`ModelInfo`.
 
 Training fields (version 2), written only when they differ from their defaults so files
 stay small: op ``"training": false`` (default true) and ``"loss_coefficient": x``
@@ -46,15 +56,19 @@ import ops
 
 from . import nodes as N
 from .base import SETTINGS_DEFAULTS, ConnectionRefused
+from .dims import ShapeTextError, parse_shape
 from .document import Graph
+from .foreign import AttrKind, ForeignAttribute, Opaque, check_attribute
 from .losses import LossError, LossKind
+from .model_info import EMPTY as EMPTY_MODEL_INFO
+from .model_info import ModelInfo
 from .paths import rebase_path
 from .sources import generator_params
 
 FORMAT = "indexflow-graph"
 VERSION = 3
 INLINE_LIMIT = 4096  # tensors with more elements are not written as readable lists
-ALL_DTYPE_NAMES = frozenset(ops.DTYPE_NAMES) | frozenset(getattr(ops, "SMALL_DTYPE_NAMES", ()))
+ALL_DTYPE_NAMES = frozenset(ops.dtypes.HELD_DTYPE_NAMES)
 
 TensorEncoder = Callable[[np.ndarray, str], dict]   # (array, suggested key) -> tensor dict
 TensorDecoder = Callable[[Mapping[str, Any]], np.ndarray] | None
@@ -92,7 +106,7 @@ def _readable(arr: np.ndarray) -> list:
     kind = arr.dtype.kind
     if kind in "biu":
         return arr.ravel().tolist()
-    if ops.dtype_name(arr) in ("int4", "uint4"):
+    if ops.dtypes.is_ml_dtype(arr) and not ops.dtypes.is_ml_float(arr):   # int4, uint4, int2, uint2
         return arr.astype(np.int64).ravel().tolist()
     if arr.dtype == object:
         return [str(v) for v in arr.flat]
@@ -231,6 +245,12 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
                            "position": [_num(node.position[0]), _num(node.position[1])]}
     if isinstance(node, N.LiteralSource):
         out["value"] = encode(node.value, f"{node.id}.value")
+    elif isinstance(node, N.InputSource) and node.onnx_type is not None:
+        out["onnx_type"] = _opaque_to_dict(node.onnx_type)
+        example = node.example
+        out["example"] = ({"none": True} if example is None else
+                          {"sequence": [encode(v, f"{node.id}.example.{i}") for i, v in enumerate(example)]}
+                          if isinstance(example, tuple) else encode(example, f"{node.id}.example"))
     elif isinstance(node, N.InputSource):
         out["example"] = encode(node.example, f"{node.id}.example")
     elif isinstance(node, N.GeneratorSource):
@@ -253,6 +273,13 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
             out["bypassed"] = True
     elif isinstance(node, N.LossNode):
         out["loss"] = node.loss.value
+    elif isinstance(node, N.ForeignNode):
+        out.update(foreign_to_dict(node, encode))
+    elif isinstance(node, N.ModelTensorSource):
+        out.update(path=node.path, tensor=node.tensor, dtype=node.dtype, shape=list(node.shape),
+                   nbytes=node.nbytes, checksum=node.checksum)
+    if isinstance(node, N.InputSource) and node.shape is not None:
+        out["shape"] = list(node.shape)
     if isinstance(node, N.TrainableSource) and node.trainable:
         out["trainable"] = True
     if node.collapsed:
@@ -312,9 +339,33 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         if kind == N.LITERAL:
             value = decode_tensor(_require(d, "value", dict, what), sidecar)
             return N.LiteralSource(**common, value=N.frozen_array(value))
+        if kind == N.INPUT and "onnx_type" in d:
+            onnx_type = _opaque_from_dict(d["onnx_type"])
+            raw = _require(d, "example", dict, what)
+            if raw.get("none") is True:
+                value = None
+            elif "sequence" in raw:
+                if not isinstance(raw["sequence"], list):
+                    raise ValueError("'sequence' must be a list of tensors")
+                value = [decode_tensor(t, sidecar) for t in raw["sequence"]]
+            else:
+                value = decode_tensor(raw, sidecar)
+            return N.InputSource(**common, example=N.frozen_example(value, onnx_type), onnx_type=onnx_type)
         if kind == N.INPUT:
             example = decode_tensor(_require(d, "example", dict, what), sidecar)
-            return N.InputSource(**common, example=N.frozen_array(example))
+            shape = d.get("shape")
+            if shape is not None:
+                if not isinstance(shape, list):
+                    raise ValueError(f"'shape' must be a list of sizes and names, got {shape!r}")
+                try:
+                    shape = parse_shape(shape)
+                except ShapeTextError as exc:
+                    raise ValueError(f"'shape': {exc}") from None
+            return N.InputSource(**common, example=N.frozen_array(example), shape=shape)
+        if kind == N.FOREIGN:
+            return foreign_from_dict(d, common, sidecar, what)
+        if kind == N.MODEL_TENSOR:
+            return model_tensor_from_dict(d, common, what)
         if kind == N.GENERATOR:
             node = N.GeneratorSource(**common, generator=_require(d, "generator", str, what),
                                      params=dict(_require(d, "params", dict, what)))
@@ -350,6 +401,203 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
     except ValueError as exc:
         msg = str(exc)
         raise ValueError(msg if msg.startswith(what) else f"{what}: {msg}") from None
+
+
+# ---------------------------------------------------------------------- foreign ops (version 3)
+def _float_json(x: float) -> float | str:
+    return _short_float(x, np.dtype(np.float64))
+
+
+def _opaque_to_dict(value: Opaque) -> dict:
+    return {"base64": base64.b64encode(value.data).decode("ascii"), "summary": value.summary}
+
+
+def _opaque_from_dict(d: Any) -> Opaque:
+    if not isinstance(d, Mapping) or not isinstance(d.get("base64"), str):
+        raise ValueError(f"a serialized attribute value is {{\"base64\": ..., \"summary\": ...}}, got {d!r}")
+    try:
+        data = base64.b64decode(d["base64"], validate=True)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"attribute bytes are not valid base64: {exc}") from None
+    summary = d.get("summary", "")
+    return Opaque(data, summary if isinstance(summary, str) else "")
+
+
+def attribute_to_dict(attr: ForeignAttribute, encode: TensorEncoder, key: str) -> dict:
+    """``{"kind": "ints", "value": [1, 2]}`` (plus ``"tensor_names"`` for named tensors): ints and
+    strings as JSON numbers and text, floats
+    in their shortest round-trip form (``"nan"``, ``"inf"`` as text), tensors as tensor dicts
+    (large ones through ``encode``, e.g. to the sidecar), graphs and other protobuf values as
+    ``{"base64", "summary"}`` (a tensor the graph layer keeps as bytes: ``{"opaque": ...}``)."""
+    def one(kind: AttrKind, value: Any, k: str) -> Any:
+        if kind is AttrKind.FLOAT:
+            return _float_json(value)
+        if kind is AttrKind.TENSOR:
+            return {"opaque": _opaque_to_dict(value)} if isinstance(value, Opaque) else encode(value, k)
+        if kind.opaque:
+            return _opaque_to_dict(value)
+        return value
+
+    kind = attr.kind
+    if kind.is_list:
+        value: Any = [one(kind.element, v, f"{key}.{i}") for i, v in enumerate(attr.value)]
+    else:
+        value = one(kind, attr.value, key)
+    out = {"kind": kind.value, "value": value}
+    if attr.tensor_names:
+        out["tensor_names"] = list(attr.tensor_names)
+    return out
+
+
+def attribute_from_dict(d: Any, sidecar: TensorDecoder) -> ForeignAttribute:
+    """The attribute :func:`attribute_to_dict` wrote; ValueError on anything else."""
+    if not isinstance(d, Mapping) or "value" not in d:
+        raise ValueError(f"an attribute is {{\"kind\": ..., \"value\": ...}}, got {d!r}")
+    try:
+        kind = AttrKind(d.get("kind"))
+    except ValueError:
+        raise ValueError(f"unknown attribute kind {d.get('kind')!r}") from None
+
+    def one(k: AttrKind, v: Any) -> Any:
+        if k is AttrKind.FLOAT:
+            return _number(v, "f")
+        if k is AttrKind.INT:
+            return _number(v, "i")
+        if k is AttrKind.STRING:
+            if not isinstance(v, str):
+                raise ValueError(f"a string attribute holds text, got {v!r}")
+            return v
+        if k is AttrKind.TENSOR:
+            if isinstance(v, Mapping) and "opaque" in v:
+                return _opaque_from_dict(v["opaque"])
+            return N.frozen_array(decode_tensor(v, sidecar))
+        return _opaque_from_dict(v)
+
+    raw = d["value"]
+    names = d.get("tensor_names", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"'tensor_names' must be a list of strings, got {names!r}")
+    if kind.is_list:
+        if not isinstance(raw, list):
+            raise ValueError(f"a {kind.value} attribute holds a list, got {raw!r}")
+        return check_attribute(ForeignAttribute(kind, tuple(one(kind.element, v) for v in raw), tuple(names)))
+    return check_attribute(ForeignAttribute(kind, one(kind, raw), tuple(names)))
+
+
+def foreign_to_dict(node: N.ForeignNode, encode: TensorEncoder) -> dict[str, Any]:
+    """The kind fields of a foreign node (see the module docstring)."""
+    out: dict[str, Any] = {"op_type": node.op_type}
+    if node.domain:
+        out["domain"] = node.domain
+    out["attributes"] = {name: attribute_to_dict(attr, encode, f"{node.id}.attr.{name}")
+                         for name, attr in node.attributes.items()}
+    out["inputs"] = list(node.inputs)
+    out["outputs"] = list(node.outputs)
+    if node.optional:
+        out["optional"] = [p for p in node.inputs if p in node.optional]
+    if node.captures:
+        out["captures"] = list(node.captures)
+    if node.tensor_names:
+        out["tensor_names"] = list(node.tensor_names)
+    return out
+
+
+def _str_list(d: Mapping[str, Any], key: str, default: list | None = None) -> list[str]:
+    value = d.get(key, default)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key!r} must be a list of strings, got {value!r}")
+    return value
+
+
+def foreign_from_dict(d: Mapping[str, Any], common: dict, sidecar: TensorDecoder, what: str) -> N.ForeignNode:
+    op_type = _require(d, "op_type", str, what)
+    domain = d.get("domain", "")
+    if not isinstance(domain, str):
+        raise ValueError(f"'domain' must be a string, got {domain!r}")
+    raw = _require(d, "attributes", dict, what)
+    attributes = {}
+    for name, value in raw.items():
+        try:
+            attributes[name] = attribute_from_dict(value, sidecar)
+        except ValueError as exc:
+            raise ValueError(f"attribute {name!r}: {exc}") from None
+    return N.ForeignNode(**common, op_type=op_type, domain=domain, attributes=attributes,
+                         inputs=tuple(_str_list(d, "inputs")), outputs=tuple(_str_list(d, "outputs")),
+                         optional=frozenset(_str_list(d, "optional", [])),
+                         captures=tuple(_str_list(d, "captures", [])),
+                         tensor_names=tuple(_str_list(d, "tensor_names", [])))
+
+
+def model_tensor_from_dict(d: Mapping[str, Any], common: dict, what: str) -> N.ModelTensorSource:
+    dtype = _require(d, "dtype", str, what)
+    if dtype not in ALL_DTYPE_NAMES:
+        raise ValueError(f"unknown dtype {dtype!r}")
+    shape = _require(d, "shape", list, what)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in shape):
+        raise ValueError(f"'shape' must be a list of non-negative integers, got {shape!r}")
+    nbytes = d.get("nbytes", 0)
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+        raise ValueError(f"'nbytes' must be a non-negative integer, got {nbytes!r}")
+    checksum = d.get("checksum", "")
+    if not isinstance(checksum, str):
+        raise ValueError(f"'checksum' must be text, got {checksum!r}")
+    return N.ModelTensorSource(**common, path=_require(d, "path", str, what), tensor=_require(d, "tensor", str, what),
+                               dtype=dtype, shape=tuple(shape), nbytes=nbytes, checksum=checksum)
+
+
+def model_info_to_dict(info: ModelInfo) -> dict[str, Any]:
+    """The non-default fields of ``info`` (functions as ``{"base64", "summary"}``)."""
+    out: dict[str, Any] = {}
+    if info.opsets:
+        out["opsets"] = [[d, v] for d, v in info.opsets]
+    if info.metadata:
+        out["metadata"] = [[k, v] for k, v in info.metadata]
+    if info.functions:
+        out["functions"] = [_opaque_to_dict(f) for f in info.functions]
+    if info.outputs:
+        out["outputs"] = [[name, _opaque_to_dict(t)] for name, t in info.outputs]
+    for name in ("ir_version", "producer_name", "producer_version", "domain", "model_version", "doc_string"):
+        value = getattr(info, name)
+        if value:
+            out[name] = value
+    return out
+
+
+def model_info_from_dict(d: Any) -> ModelInfo:
+    if not isinstance(d, Mapping):
+        raise ValueError(f"'model' must be an object, got {type(d).__name__}")
+    fields: dict[str, Any] = {}
+    for key in ("opsets", "metadata"):
+        pairs = d.get(key, [])
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise ValueError(f"model {key!r} must be a list of pairs, got {pairs!r}")
+        fields[key] = tuple(tuple(p) for p in pairs)
+    functions = d.get("functions", [])
+    if not isinstance(functions, list):
+        raise ValueError("model 'functions' must be a list")
+    fields["functions"] = tuple(_opaque_from_dict(f) for f in functions)
+    outputs = d.get("outputs", [])
+    if not isinstance(outputs, list):
+        raise ValueError("model 'outputs' must be a list")
+    typed = []
+    for entry in outputs:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            raise ValueError(f"a model output is [name, type], got {entry!r}")
+        typed.append((entry[0], _opaque_from_dict(entry[1])))
+    fields["outputs"] = tuple(typed)
+    for name, typ in (("ir_version", int), ("model_version", int), ("producer_name", str),
+                      ("producer_version", str), ("domain", str), ("doc_string", str)):
+        if name in d:
+            if isinstance(d[name], bool) or not isinstance(d[name], typ):
+                raise ValueError(f"model {name!r} has the wrong type ({type(d[name]).__name__})")
+            fields[name] = d[name]
+    unknown = set(d) - set(fields)
+    if unknown:
+        raise ValueError(f"unknown model field(s) {sorted(unknown)}")
+    try:
+        return ModelInfo(**fields)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"model: {exc}") from None
 
 
 def edge_from_dict(d: Any) -> N.Edge:
@@ -416,10 +664,12 @@ def graph_to_dict(graph: Graph, node_ids: Iterable[str] | None = None,
         graph.node(node_id)
     chosen = set(selected)
     order = [n for n in graph.node_ids if n in chosen]
+    model = model_info_to_dict(graph.model_info)
     out = {
         "format": FORMAT,
         "version": VERSION,
         "settings": graph.settings,
+        **({"model": model} if model else {}),
         "nodes": [node_to_dict(graph.node(n), encode) for n in order],
         "edges": [edge_to_dict(graph, e) for e in graph.edges if e.src in chosen and e.dst in chosen],
     }
@@ -486,7 +736,9 @@ def graph_from_dict(data: Mapping[str, Any], sidecar: TensorDecoder = None, *, f
     graph = Graph(**{**SETTINGS_DEFAULTS, **settings})
     graph.set_outside_files_allowed(outside_allowed)
     graph.file_path = file_path
+    info = model_info_from_dict(data["model"]) if "model" in data else EMPTY_MODEL_INFO
     with graph.batch():
+        graph.set_model_info(info)
         for node in nodes:
             graph.add_node(node)
         for edge in edges:
@@ -515,7 +767,7 @@ def paste_dict(graph: Graph, data: Mapping[str, Any], offset: tuple[float, float
     source_folder = data.get("folder")
     if source_folder:
         for node in nodes:
-            if isinstance(node, N.FileSource) and node.path and not Path(node.path).is_absolute():
+            if node.kind in N.PATH_KINDS and node.path and not Path(node.path).is_absolute():
                 if graph.folder is None:  # nothing to be relative to yet: name the file outright
                     node.path = str(Path(source_folder).resolve() / node.path)
                 else:
@@ -525,7 +777,7 @@ def paste_dict(graph: Graph, data: Mapping[str, Any], offset: tuple[float, float
         taken = {n.name for n in graph.nodes}
         for node in nodes:
             old_id = node.id
-            node.id = graph.new_id(node.op if isinstance(node, N.OperatorNode) else node.kind)
+            node.id = graph.new_id(node.id_prefix)
             if node.name == old_id:
                 node.name = node.id
             node.name = unique_name(node.name, taken)   # a copy is "scatternd write 2", not a twin

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Protocol
 
 from . import nodes as N
+from .dims import SymbolConflict
+from .foreign import ForeignCall
 from .info import NodeInfo
 from .paths import FileScope
 
@@ -19,6 +21,15 @@ class GraphView(Protocol):
     @property
     def opset(self) -> int:
         """The document's ONNX opset."""
+
+    def opsets(self) -> dict[str, int]:
+        """domain -> opset (``""``: the default domain)."""
+
+    def foreign_call(self, node_id: str) -> ForeignCall:
+        """A foreign node as the registered runtime sees it."""
+
+    def symbol_conflict(self, node_id: str) -> SymbolConflict | None:
+        """Where a graph input's example disagrees with an earlier input on a named dimension."""
 
     @property
     def folder(self) -> Path | None:

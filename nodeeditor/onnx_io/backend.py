@@ -1,9 +1,11 @@
 """An ``onnx.backend`` backend that runs models on IndexFlow's engine.
 
 In the style of ``onnxruntime.backend``: :func:`prepare` imports the model as a graph
-(:func:`~.importer.import_model`) and returns a :class:`IndexFlowRep`, whose ``run(inputs)``
-sets the graph inputs' values and evaluates the graph with :class:`~nodeeditor.graph.Engine`.
-ONNX's own ``onnx.backend.test.BackendTest`` runs against this module.
+(:func:`~.importer.import_model`: any valid model, its foreign ops run by onnxruntime with
+``onnx.reference`` as the fallback) and returns a :class:`IndexFlowRep`, whose
+``run(inputs)`` sets the graph inputs' values and evaluates the graph with
+:class:`~nodeeditor.graph.Engine`. ONNX's own ``onnx.backend.test.BackendTest`` runs against
+this module.
 """
 from __future__ import annotations
 
@@ -49,10 +51,13 @@ class IndexFlowRep(BackendRep):
         missing = [name for name in self.input_names if name not in values]
         if missing:
             raise ValueError(f"missing input(s): {', '.join(missing)}")
-        for name, value in values.items():
-            if name not in self._input_nodes:
-                raise ValueError(f"the model has no input {name!r}; inputs: {', '.join(self.input_names)}")
-            self.graph.set_source(self._input_nodes[name], example=np.asarray(value))
+        with self.graph.batch():
+            for name, value in values.items():
+                if name not in self._input_nodes:
+                    raise ValueError(f"the model has no input {name!r}; inputs: {', '.join(self.input_names)}")
+                node = self.graph.node(self._input_nodes[name])
+                is_tensor = getattr(node, "onnx_type", None) is None
+                self.graph.set_source(node.id, example=np.asarray(value) if is_tensor else value)
         result = self.engine.run()
         if result.errors():
             raise RuntimeError("; ".join(msg for _, msg in result.errors()))
@@ -64,9 +69,7 @@ class IndexFlowBackend(Backend):
 
     @classmethod
     def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
-        from .importer import SUPPORTED_OPS
-
-        return cls.supports_device(device) and all(n.op_type in SUPPORTED_OPS for n in model.graph.node)
+        return cls.supports_device(device)
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> IndexFlowRep:
@@ -93,10 +96,17 @@ class IndexFlowBackend(Backend):
                                                       if a.dtype.kind != "O" else onnx.TensorProto.STRING, a.shape)
                         for n, a in zip(names, arrays, strict=True)]
         graph_outputs = [helper.make_empty_tensor_value_info(o) for o in node.output]
-        first = ops.SCHEMAS[node.op_type].versions[0] if node.op_type in ops.SCHEMAS else 18
+        if node.op_type in ops.SCHEMAS:
+            first = ops.SCHEMAS[node.op_type].versions[0]
+        else:
+            try:
+                first = onnx.defs.get_schema(node.op_type, node.domain).since_version if not node.domain else 18
+            except onnx.defs.SchemaError:
+                first = 18
         opset = kwargs.get("opset_version", max(18, first))
+        opsets = [helper.make_opsetid("", opset)] + ([helper.make_opsetid(node.domain, 1)] if node.domain else [])
         model = helper.make_model(helper.make_graph([node], "run_node", graph_inputs, graph_outputs),
-                                  opset_imports=[helper.make_opsetid("", opset)])
+                                  opset_imports=opsets)
         return cls.run_model(model, dict(zip(names, arrays, strict=True)), device)
 
     @classmethod

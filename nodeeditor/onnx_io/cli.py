@@ -3,16 +3,23 @@
     indexflow export GRAPH -o MODEL.onnx [--opset N] [--sources initializers|inputs] [--gradients]
                      [--allow-outside-files]
     indexflow import MODEL.onnx -o GRAPH
+    indexflow inspect MODEL.onnx
 
 Exit codes follow ``nodeeditor.cli``: 0 success, 1 the graph or model cannot be converted
 (the message says why; an export names the nodes that need a higher opset and the lowest
 opset that works), 2 usage errors. ``--gradients`` writes the forward graph plus its backward
-graph (outputs ``loss`` and ``grad_<source>``, see :mod:`.gradients`).
+graph (outputs ``loss`` and ``grad_<source>``, see :mod:`.gradients`). ``import`` takes any
+model (ops other than the seven indexing ops become foreign nodes; large initializers stay
+in the model, referred to by a path relative to the graph file). ``inspect`` lists every
+indexing op of a model with its attributes and the types of its inputs and outputs, after a
+summary of the model (opsets, node counts per op).
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
+from pathlib import Path
 
 EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -63,7 +70,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
         print(f"error: no such file: {args.model}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        graph = import_model(args.model)
+        graph = import_model(args.model, graph_folder=Path(args.output).absolute().parent)
     except OnnxImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRAPH_ERROR
@@ -93,10 +100,79 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
 
 
 def _register_import(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="turn an ONNX model made of the indexing ops into a graph file")
+    p = sub.add_parser("import", help="turn an ONNX model (any model) into a graph file")
     p.add_argument("model", metavar="MODEL.onnx")
     p.add_argument("-o", "--output", required=True, metavar="GRAPH", help="the graph file to write (*.ifg.json)")
     p.set_defaults(handler=_cmd_import)
 
 
-CLI_SUBCOMMANDS = (("export", _register_export), ("import", _register_import))
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from nodeeditor.graph.examples import names_a_path
+
+    from .errors import OnnxImportError
+    from .importer import import_model
+
+    if not names_a_path(args.model):
+        print(f"error: no such file: {args.model}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        graph = import_model(args.model)
+    except OnnxImportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_GRAPH_ERROR
+    for line in inspect_lines(graph):
+        print(line)
+    return EXIT_OK
+
+
+def inspect_lines(graph) -> list[str]:
+    """What ``indexflow inspect`` prints for an imported model."""
+    from nodeeditor.graph import nodes as N
+
+    opsets = ", ".join(f"{d or 'ai.onnx'} {v}" for d, v in graph.opsets().items())
+    ops_count = Counter(n.op if isinstance(n, N.OperatorNode) else n.title
+                        for n in graph.nodes if isinstance(n, (N.OperatorNode, N.ForeignNode)))
+    indexing = [n for n in graph.nodes if isinstance(n, N.OperatorNode)]
+    lines = [f"model: {graph.name}, opsets: {opsets}",
+             f"{sum(ops_count.values())} nodes: {len(indexing)} indexing op(s), "
+             f"{sum(ops_count.values()) - len(indexing)} other op(s)",
+             "ops: " + ", ".join(f"{op} x{k}" for op, k in sorted(ops_count.items(), key=lambda x: (-x[1], x[0])))]
+    inputs = [n for n in graph.nodes if isinstance(n, N.InputSource)]
+    for node in inputs:
+        lines.append(f"input {node.name!r}: {graph.output_type(node.id)}")
+    for node in graph.output_nodes():
+        lines.append(f"output {node.name!r}: {graph.output_type(node.id) or 'type known after a run'}")
+    if not indexing:
+        lines.append("no indexing op (Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, "
+                     "TensorScatter)")
+    for node in indexing:
+        info = graph.node_info(node.id)
+        attrs = {**node.schema.defaults(), **node.attributes}
+        shown = ", ".join(f"{k}={v!r}" for k, v in attrs.items())
+        lines.append("")
+        lines.append(f"{node.op} {node.name!r}" + (f" ({shown})" if shown else ""))
+        for port in node.input_ports():
+            edge = graph.edge_into(node.id, port)
+            if edge is None:
+                lines.append(f"  {port}: not connected")
+                continue
+            src = graph.node(edge.src)
+            ttype = graph.output_type(edge.src, edge.src_port)
+            what = src.title if isinstance(src, N.ForeignNode) else src.op if isinstance(src, N.OperatorNode) \
+                else src.kind
+            lines.append(f"  {port}: {ttype or 'type known after a run'} from {src.name!r} ({what})")
+        for port in node.output_ports():
+            lines.append(f"  {port}: {info.outputs.get(port) or 'type known after a run'}")
+        if info.error and not info.blocked:
+            lines.append(f"  error: {info.error}")
+    return lines
+
+
+def _register_inspect(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("inspect", help="list every indexing op of an ONNX model with its attributes and the "
+                                       "types of its inputs and outputs")
+    p.add_argument("model", metavar="MODEL.onnx")
+    p.set_defaults(handler=_cmd_inspect)
+
+
+CLI_SUBCOMMANDS = (("export", _register_export), ("import", _register_import), ("inspect", _register_inspect))

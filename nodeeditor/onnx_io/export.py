@@ -2,10 +2,20 @@
 
 Contract of :func:`export_model`:
 
-- Nodes are written in topological order; every tensor and node name is unique and a valid
-  identifier (:class:`~.names.NameTable`); graph inputs and outputs keep their names where
-  they are valid identifiers. The names the nodes have in the editor, where they differ,
-  travel in ``metadata_props`` (``names.DISPLAY_NAMES_KEY``), so an import shows them again.
+- Nodes are written in topological order (ties in the graph's node order, so an imported
+  model's nodes keep their order); names are kept exactly, only made unique
+  (:class:`~.names.NameTable`): graph inputs and outputs keep theirs, a foreign node's outputs
+  keep the tensor names they had in the model. The names the nodes have in the editor, where
+  they differ, travel in ``metadata_props`` (``names.DISPLAY_NAMES_KEY``), so an import shows
+  them again.
+- Foreign nodes are written verbatim: op type, domain, attributes in their order, inputs (an
+  unconnected optional input as an empty name), outputs (an output the model left unnamed and
+  nothing reads stays unnamed). A value a graph attribute reads from outside (a capture) is
+  the tensor of that name (an ``Identity`` gives it the name when the producer's tensor has
+  another). The graph's ``model_info`` is written back: every domain's opset, the metadata,
+  local functions, IR version and model fields, and the type each graph output declared
+  (where the inferred type fits it). A graph input keeps its declared shape (named and unknown
+  dimensions); an initializer kept in its model file is read from it.
 - Tensor sources (literal, generator, file) become initializers, or graph inputs with their
   shapes when ``sources="inputs"``; graph-input nodes stay inputs; each output node becomes a
   graph output of that name; ``value_info`` carries every inferred intermediate type.
@@ -15,8 +25,9 @@ Contract of :func:`export_model`:
 - The opset is the one asked for (default: the graph's). When a node cannot be written at it,
   :class:`ExportError` says which node needs which opset and why, and offers the lowest opset
   that works (``suggested_opset``). ``Scatter`` is written as ``ScatterElements`` from 11 on.
-- The model passes ``onnx.checker.check_model(full_check=True)`` and strict shape inference;
-  otherwise ExportError carries the checker's message. Our own inference (``ops``) runs first
+- The model passes ``onnx.checker.check_model(full_check=True)`` and strict shape inference
+  (an output whose type only a run tells is typed by ONNX shape inference of the whole model,
+  else by a run); otherwise ExportError carries the checker's message. Our own inference (``ops``) runs first
   and is stricter (unknown reduction strings, mismatched update shapes).
 - A Loss node some node reads is written with standard ops (:mod:`.loss_ops`, opset 13 or
   later); one nothing reads is for training only and is left out (:func:`written_losses`).
@@ -49,12 +60,13 @@ from nodeeditor.graph.inference import not_connected_text
 from nodeeditor.graph.losses import LossError
 from nodeeditor.graph.status import NodeStatus
 
+from .attributes import tensor_proto, to_onnx
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
 from .loss_ops import LOSS_MIN_OPSET, Emitter, loss_forward
 from .names import DISPLAY_NAMES_KEY, NameTable, encode_display_names
 from .opset_rules import MAX_OPSET, MIN_EXPORT_OPSET, check_at, lowest_opset, onnx_op_type
-from .types import elem_type, value_info
+from .types import elem_type, tensor_type_of, tensor_type_proto, value_info
 
 SOURCES_MODES = ("initializers", "inputs")
 PRODUCER = "IndexFlow"
@@ -66,6 +78,7 @@ class _Analysis:
 
     types: dict = field(default_factory=dict)       # (node id, port) -> TensorType
     problems: list = field(default_factory=list)    # (node label, lowest opset or None, reason)
+    untyped: set = field(default_factory=set)       # (node id, port) whose type only a run tells
 
 
 def written_losses(graph: Graph) -> frozenset[str]:
@@ -88,6 +101,9 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
         if isinstance(node, N.LossNode) and node_id in losses:
             _analyse_loss(graph, node, opset, out)
             continue
+        if isinstance(node, N.ForeignNode):
+            _analyse_foreign(graph, node, out)
+            continue
         if not isinstance(node, N.OperatorNode):
             continue
         through = N.bypassed_port(node)
@@ -106,6 +122,10 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
         for port in node.input_ports():
             edge = graph.edge_into(node_id, port)
             types.append(None if edge is None else out.types.get((edge.src, edge.src_port)))
+        edges = [graph.edge_into(node_id, port) for port in node.input_ports()]
+        if any(e is not None and (e.src, e.src_port) in out.untyped for e in edges):
+            out.untyped.update((node_id, port) for port in node.output_ports())
+            continue  # an input's type is known only after a run: written as it is, untyped
         required = [t for t, port in zip(types, node.input_ports(), strict=True) if port not in node.optional_inputs()]
         if any(t is None for t in required):
             continue  # blocked upstream, or an input left unconnected (a graph error reported elsewhere)
@@ -116,7 +136,11 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
             out.problems.append((node.label, lowest_opset(node.op, types, node.attributes).opset, reason))
             continue
         written = onnx_op_type(node.op, node.attributes, opset)
-        (ttype,) = ops.infer_types(written, types, _written_attributes(written, node.attributes, opset), opset)
+        try:
+            (ttype,) = ops.infer_types(written, types, _written_attributes(written, node.attributes, opset), opset)
+        except ops.ShapeUnknownError:
+            out.untyped.update((node_id, port) for port in node.output_ports())
+            continue
         out.types[(node_id, node.output_ports()[0])] = ttype
     for node in graph.output_nodes():
         edge = graph.edge_into(node.id, N.OUTPUT_PORT)
@@ -127,6 +151,22 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
             out.problems.append((node.label, need, f"the output is written as an Identity of {source}, "
                                                    f"and Identity does not take {ttype.dtype} at opset {opset}"))
     return out
+
+
+def _analyse_foreign(graph: Graph, node: N.ForeignNode, out: _Analysis) -> None:
+    """A foreign node's types are the graph's (ONNX shape inference at the graph's opsets); its
+    own error is a problem no opset fixes."""
+    info = graph.node_info(node.id)
+    if info.error and not info.blocked:
+        out.problems.append((node.label, None, info.error))
+        return
+    if info.blocked and not info.deferred:
+        return  # waits for a node with an error, reported there
+    for port in node.output_ports():
+        if port in info.outputs:
+            out.types[(node.id, port)] = info.outputs[port]
+        else:
+            out.untyped.add((node.id, port))
 
 
 def _analyse_loss(graph: Graph, node: N.LossNode, opset: int, out: _Analysis) -> None:
@@ -182,7 +222,7 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     prepared = prepare_export(graph, opset, sources)
     parts = build_parts(prepared)
     model = assemble(prepared, parts)
-    validate_model(model)
+    validate_model(model, lenient_inference=any(isinstance(n, N.ForeignNode) for n in graph.nodes))
     return model, parts.feeds
 
 
@@ -198,6 +238,7 @@ class Prepared:
     values: Mapping
     losses: frozenset[str]
     outputs: bool = True
+    untyped: frozenset = frozenset()   # (node id, port) whose type only a run tells
 
 
 def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initializers", *,
@@ -236,15 +277,16 @@ def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initi
         raise ExportError(why + offer, suggested)
 
     missing = [_why_untyped(graph, node, analysis.types) for node in graph.nodes
-               if (isinstance(node, N.OperatorNode) or node.id in losses)
-               and (node.id, node.output_ports()[0]) not in analysis.types]
+               if (isinstance(node, (N.OperatorNode, N.ForeignNode)) or node.id in losses)
+               and (node.id, node.output_ports()[0]) not in analysis.types
+               and (node.id, node.output_ports()[0]) not in analysis.untyped]
     if missing:
         raise ExportError("Cannot export:\n" + "\n".join(f"- {m}" for m in missing))
     values = _source_values(graph)
     _refuse_unencodable_strings(graph, values)
     if sources == "initializers":
         _refuse_failing_nodes(graph, values)
-    return Prepared(graph, opset, sources, analysis.types, values, losses, outputs)
+    return Prepared(graph, opset, sources, analysis.types, values, losses, outputs, frozenset(analysis.untyped))
 
 
 def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
@@ -261,12 +303,22 @@ def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
     return path
 
 
-def validate_model(model: onnx.ModelProto) -> None:
-    """``onnx.checker`` (full check) and strict shape inference; ExportError with their message."""
+def validate_model(model: onnx.ModelProto, lenient_inference: bool = False) -> None:
+    """``onnx.checker`` (full check) and strict shape inference; ExportError with their message.
+    ``lenient_inference`` (a model with foreign nodes): when only strict shape inference
+    refuses it, the plain checker and lenient inference decide, since ONNX's own inference
+    refuses some valid ops (MeanVarianceNormalization at opset 13)."""
     try:
         onnx.checker.check_model(model, full_check=True)
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+        if lenient_inference:
+            try:
+                onnx.checker.check_model(model)
+                onnx.shape_inference.infer_shapes(model, strict_mode=False)
+                return
+            except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError):
+                pass
         raise ExportError(f"the ONNX checker refused the model: {exc}") from exc
 
 
@@ -320,7 +372,7 @@ def _refuse_unencodable_strings(graph: Graph, values: Mapping[str, np.ndarray]) 
     file name that is not UTF-8) has no UTF-8 form, so its source is named and refused."""
     bad = []
     for node_id, value in values.items():
-        if value.dtype != object:
+        if not isinstance(value, np.ndarray) or value.dtype != object:
             continue
         for s in value.flat:
             try:
@@ -364,7 +416,7 @@ class Parts:
     value_info, and the tensor name of every (node id, port) written so far. The gradient
     export adds its own nodes and outputs before :func:`assemble`."""
 
-    names: NameTable
+    names: NameTable                                       # tensor names
     tensor_name: dict = field(default_factory=dict)        # (node id, port) -> tensor name
     inputs: list = field(default_factory=list)
     initializers: list = field(default_factory=list)
@@ -374,13 +426,14 @@ class Parts:
     feeds: dict = field(default_factory=dict)
     operator_names: dict = field(default_factory=dict)     # node id -> ONNX node name
     output_names: dict = field(default_factory=dict)       # output node id -> tensor name
+    node_names: NameTable = field(default_factory=NameTable)
+    untyped_outputs: list = field(default_factory=list)    # graph outputs whose type only a run tells
 
 
 def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
     """The sources and nodes of a prepared graph (and its outputs unless ``prepared.outputs``
     is False). ``reserved`` names are claimed first, so the caller's outputs keep them."""
-    graph, opset, sources, types, values = (prepared.graph, prepared.opset, prepared.sources,
-                                            prepared.types, prepared.values)
+    graph, sources, types, values = prepared.graph, prepared.sources, prepared.types, prepared.values
     parts = Parts(NameTable())
     names, tensor_name = parts.names, parts.tensor_name
     for name in reserved:
@@ -399,17 +452,31 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         if edge is None:
             raise ExportError(f"output {node.label} is not connected")
         producer = graph.node(edge.src)
-        readers = [e for e in graph.edges if (e.src, e.src_port) == (edge.src, edge.src_port)]
-        if isinstance(producer, (N.OperatorNode, N.LossNode)) and len(readers) == 1:
+        readers = [e for e in graph.edges if (e.src, e.src_port) == (edge.src, edge.src_port)
+                   and graph.node(e.dst).kind == N.OUTPUT and e.dst in parts.output_names]
+        if isinstance(producer, (N.OperatorNode, N.LossNode, N.ForeignNode)) and len(readers) == 1:
             renamed[(edge.src, edge.src_port)] = parts.output_names[node.id]
+    # A foreign node's outputs keep their model names where those are free.
+    for node in graph.nodes:
+        if isinstance(node, N.ForeignNode):
+            for port, hint in zip(node.output_ports(), node.tensor_names, strict=False):
+                if hint and (node.id, port) not in renamed and hint not in names:
+                    renamed[(node.id, port)] = names.claim(hint)
 
     # 2. Sources.
     for node in graph.nodes:
         if not node.is_source:
             continue
         value = values[node.id]
+        if isinstance(node, N.InputSource) and node.onnx_type is not None:
+            declared_type = onnx.TypeProto()
+            declared_type.ParseFromString(node.onnx_type.data)
+            parts.inputs.append(helper.make_value_info(tensor_name[(node.id, N.SOURCE_PORT)], declared_type))
+            parts.feeds[tensor_name[(node.id, N.SOURCE_PORT)]] = list(value) if isinstance(value, tuple) else value
+            continue
         if isinstance(node, N.InputSource):
-            parts.inputs.append(value_info(tensor_name[(node.id, N.SOURCE_PORT)], ops.TensorType.of(value)))
+            declared = graph.output_type(node.id) or ops.TensorType.of(value)
+            parts.inputs.append(value_info(tensor_name[(node.id, N.SOURCE_PORT)], declared))
             parts.feeds[tensor_name[(node.id, N.SOURCE_PORT)]] = value
             continue
         name = names.claim(node.name)
@@ -418,9 +485,10 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             parts.inputs.append(value_info(name, ops.TensorType.of(value)))
             parts.feeds[name] = value
         else:
-            parts.initializers.append(numpy_helper.from_array(np.asarray(value), name))
+            parts.initializers.append(tensor_proto(np.asarray(value), name))
 
-    # 3. Operators (and the Loss nodes written) in topological order.
+    # 3. Operators, foreign nodes (and the Loss nodes written) in topological order.
+    read = {(e.src, e.src_port) for e in graph.edges}
     for node_id in graph.topological_order():
         node = graph.node(node_id)
         if isinstance(node, N.LossNode) and node_id in prepared.losses:
@@ -430,6 +498,9 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             pred, target = (None if e is None else tensor_name[(e.src, e.src_port)] for e in inputs)
             emit = Emitter(names, parts.nodes, node.name)
             loss_forward(emit, node.loss, pred, target, types[(inputs[0].src, inputs[0].src_port)], out)
+            continue
+        if isinstance(node, N.ForeignNode):
+            _write_foreign(graph, node, parts, renamed, types, read)
             continue
         if not isinstance(node, N.OperatorNode):
             continue
@@ -441,7 +512,7 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             input_names.append("" if edge is None else tensor_name[(edge.src, edge.src_port)])
         while input_names and input_names[-1] == "":
             input_names.pop()
-        parts.operator_names[node.id] = names.claim(node.name)
+        parts.operator_names[node.id] = parts.node_names.claim(node.name)
         through = N.bypassed_port(node)
         if through is not None:
             output = (node.id, node.output_ports()[0])
@@ -450,13 +521,13 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             if output not in renamed:
                 parts.infos.append(value_info(tensor_name[output], types[output]))
             continue
-        written = onnx_op_type(node.op, node.attributes, opset)
-        attrs = _written_attributes(written, node.attributes, opset)
+        written = onnx_op_type(node.op, node.attributes, prepared.opset)
+        attrs = _written_attributes(written, node.attributes, prepared.opset)
         parts.nodes.append(helper.make_node(written, input_names,
                                             [tensor_name[(node.id, p)] for p in node.output_ports()],
                                             name=parts.operator_names[node.id], **attrs))
         for port in node.output_ports():
-            if (node.id, port) not in renamed:
+            if (node.id, port) not in renamed and (node.id, port) in types:
                 parts.infos.append(value_info(tensor_name[(node.id, port)], types[(node.id, port)]))
 
     # 4. Outputs.
@@ -466,27 +537,119 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         out_name = parts.output_names[node.id]
         if source_name != out_name:
             parts.nodes.append(helper.make_node("Identity", [source_name], [out_name],
-                                                name=names.claim(f"{node.name}_identity")))
-        parts.outputs.append(value_info(out_name, types[(edge.src, edge.src_port)]))
+                                                name=parts.node_names.claim(f"{node.name}_identity")))
+        type_proto = _declared_output_type(graph, node.name, types.get((edge.src, edge.src_port)))
+        if type_proto is None:
+            parts.untyped_outputs.append((out_name, edge.src, edge.src_port))
+            parts.outputs.append(onnx.ValueInfoProto(name=out_name))
+        else:
+            parts.outputs.append(helper.make_value_info(out_name, type_proto))
     return parts
+
+
+def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | None) -> onnx.TypeProto | None:
+    """The type a graph output is written with: the one the imported model declared when it
+    fits the inferred type (same dtype and rank, equal where both are sizes) or when nothing is
+    inferred (a sequence, say), else the inferred one."""
+    kept = graph.model_info.output_type(name)
+    declared = None
+    if kept is not None:
+        declared = onnx.TypeProto()
+        declared.ParseFromString(kept.data)
+    if declared is None:
+        return None if inferred is None else tensor_type_proto(inferred)
+    if inferred is None:
+        return declared
+    as_tensor = tensor_type_of(declared)
+    if as_tensor is None or as_tensor.dtype != inferred.dtype or len(as_tensor.shape) != len(inferred.shape):
+        return tensor_type_proto(inferred)
+    pairs = zip(as_tensor.shape, inferred.shape, strict=True)
+    if any(ops.is_known(a) and ops.is_known(b) and a != b for a, b in pairs):
+        return tensor_type_proto(inferred)
+    return declared
+
+
+def _write_foreign(graph: Graph, node: N.ForeignNode, parts: Parts, renamed: Mapping, types: Mapping,
+                   read: set) -> None:
+    """A foreign node as it came (see the module contract); ``read``: the (node id, port)
+    pairs some edge reads."""
+    names, tensor_name = parts.names, parts.tensor_name
+    consumed = {port for port in node.output_ports() if (node.id, port) in read}
+    hints = node.tensor_names or ("x",) * len(node.outputs)
+    outputs = []
+    for port, hint in zip(node.output_ports(), hints, strict=True):
+        if (node.id, port) in renamed:
+            tensor_name[(node.id, port)] = renamed[(node.id, port)]
+        elif hint == "" and port not in consumed:
+            outputs.append("")
+            continue
+        else:
+            tensor_name[(node.id, port)] = names.claim(f"{node.name}_{port}")
+        outputs.append(tensor_name[(node.id, port)])
+    while outputs and outputs[-1] == "":
+        outputs.pop()
+    inputs = []
+    for port in node.inputs:
+        edge = graph.edge_into(node.id, port)
+        inputs.append("" if edge is None else tensor_name[(edge.src, edge.src_port)])
+    while inputs and inputs[-1] == "":
+        inputs.pop()
+    for outer in node.captures:   # a graph attribute reads the value under its own name
+        edge = graph.edge_into(node.id, N.capture_port(outer))
+        if edge is None:
+            raise ExportError(f"{node.label}: its graph attribute reads {outer!r}, and input "
+                              f"{N.capture_port(outer)!r} is not connected")
+        have = tensor_name[(edge.src, edge.src_port)]
+        if have != outer:
+            if outer in names:
+                raise ExportError(f"{node.label}: its graph attribute reads {outer!r}, a name another tensor "
+                                  "of the model has; rename that node")
+            names.claim(outer)
+            parts.nodes.append(helper.make_node("Identity", [have], [outer],
+                                                name=parts.node_names.claim(f"{node.name}_{outer}")))
+    parts.operator_names[node.id] = parts.node_names.claim(node.name)
+    proto = helper.make_node(node.op_type, inputs, outputs, name=parts.operator_names[node.id],
+                             domain=node.domain)
+    proto.attribute.extend(to_onnx(name, attr) for name, attr in node.attributes.items())
+    parts.nodes.append(proto)
+    for port in node.output_ports():
+        if (node.id, port) in tensor_name and (node.id, port) in types and (node.id, port) not in renamed:
+            parts.infos.append(value_info(tensor_name[(node.id, port)], types[(node.id, port)]))
 
 
 def assemble(prepared: Prepared, parts: Parts) -> onnx.ModelProto:
     """The model of ``parts`` (not yet validated), with the display names and input examples
-    in its metadata."""
+    in its metadata, and the graph's ``model_info`` (opsets, metadata, functions, fields)."""
     graph, opset, sources, values = prepared.graph, prepared.opset, prepared.sources, prepared.values
+    info = graph.model_info
     tensor_name = parts.tensor_name
     inputs = list(parts.inputs)
-    if ir_version_for(opset) < 4:  # before IR 4 every initializer must also be a graph input
+    ir_version = max(ir_version_for(opset), info.ir_version, 8 if info.functions else 0)
+    if ir_version < 4:  # before IR 4 every initializer must also be a graph input
         inputs += [value_info(t.name, ops.TensorType.of(numpy_helper.to_array(t))) for t in parts.initializers]
     graph_proto = helper.make_graph(parts.nodes, graph.name or "indexflow", inputs, parts.outputs,
                                     initializer=parts.initializers, value_info=parts.infos,
                                     doc_string=graph.settings.get("description", ""))
-    opset_ids = [helper.make_opsetid("", opset)]
-    model = helper.make_model(graph_proto, opset_imports=opset_ids, producer_name=PRODUCER,
-                              ir_version=ir_version_for(opset))
-    props: dict[str, str] = {}
+    opset_ids = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in info.opsets]
+    functions = []
+    for f in info.functions:
+        proto = onnx.FunctionProto()
+        proto.ParseFromString(f.data)
+        functions.append(proto)
+    model = helper.make_model(graph_proto, opset_imports=opset_ids, producer_name=info.producer_name or PRODUCER,
+                              ir_version=ir_version, functions=functions)
+    if info.producer_version:
+        model.producer_version = info.producer_version
+    if info.domain:
+        model.domain = info.domain
+    if info.model_version:
+        model.model_version = info.model_version
+    if info.doc_string:
+        model.doc_string = info.doc_string
+    props: dict[str, str] = dict(info.metadata)
     for node in graph.nodes:
+        if isinstance(node, N.InputSource) and node.onnx_type is not None:
+            continue   # a sequence or optional: its example does not travel
         if isinstance(node, N.InputSource) or (sources == "inputs" and node.is_source):
             text = encode_example(values[node.id])
             if text is not None:
@@ -499,7 +662,48 @@ def assemble(prepared: Prepared, parts: Parts) -> onnx.ModelProto:
         props[DISPLAY_NAMES_KEY] = text
     if props:
         helper.set_model_props(model, props)
+    if parts.untyped_outputs:
+        _type_outputs(model, prepared, parts)
     return model
+
+
+def _type_outputs(model: onnx.ModelProto, prepared: Prepared, parts: Parts) -> None:
+    """Give the graph outputs whose type only a run tells a type: ONNX shape inference of the
+    whole model first, else the dtype and rank of the value a run of the graph gives."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        found = {v.name: v.type for v in list(inferred.graph.output) + list(inferred.graph.value_info)}
+    except Exception:  # noqa: BLE001 - inference of an unusual model may fail; a run still tells
+        found = {}
+    run: dict = {}
+    for out_name, src, src_port in parts.untyped_outputs:
+        ttype = tensor_type_of(found[out_name]) if out_name in found else None
+        if ttype is None:
+            if not run:
+                engine = Engine(prepared.graph)
+                engine.run([src])
+                run["engine"] = engine
+            value = run["engine"].value(src, src_port)
+            type_proto = _type_of_value(value)
+            if type_proto is None:
+                raise ExportError(f"output {out_name!r}: its type is known only after a run, and the run gave "
+                                  "no value for it")
+        else:
+            type_proto = tensor_type_proto(ttype)
+        for v in model.graph.output:
+            if v.name == out_name:
+                v.CopyFrom(helper.make_value_info(out_name, type_proto))
+
+
+def _type_of_value(value) -> onnx.TypeProto | None:
+    """The ONNX type of a value a run gave: a tensor (its dtype and rank, sizes left open) or a
+    sequence of them; None for no value."""
+    if isinstance(value, list):
+        inner = _type_of_value(value[0]) if value else tensor_type_proto(ops.TensorType("float32", ()))
+        return None if inner is None else helper.make_sequence_type_proto(inner)
+    if not isinstance(value, np.ndarray):
+        return None
+    return tensor_type_proto(ops.TensorType(ops.dtype_name(value), (None,) * value.ndim))
 
 
 def ir_version_for(opset: int) -> int:

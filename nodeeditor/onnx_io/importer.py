@@ -1,71 +1,105 @@
-"""ONNX model -> editable graph.
+"""ONNX model -> editable graph: every valid model imports.
 
 Contract of :func:`import_model`:
 
-- Accepts a path, serialized bytes or a ``ModelProto`` whose nodes are only the seven indexing
-  ops, ``Constant`` and ``Identity`` (default domain). Anything else is refused with the list
-  of unsupported op types and the nodes where they stand.
-- A node with more outputs than its op defines, or an attribute whose ONNX type is not the
-  schema's (a FLOAT ``axis``), is refused in one line naming the node, the op and the problem.
-- Initializers and ``Constant`` nodes become literal sources; graph inputs that are not
-  initializers become graph-input nodes whose example value is zeros of the declared shape
-  (unknown dimensions become 1; an input with no shape at all, rank unknown, gets shape
-  ``[1]``, not a scalar: data inputs of every op need rank >= 1); ``Identity`` nodes are
-  folded into wires; each graph output becomes an output node of the same name.
-- Nodes get the display names an IndexFlow export carried (``names.DISPLAY_NAMES_KEY``),
-  else their ONNX names.
-- The model's opset is kept as the graph's opset; node positions come from the graph's
-  layered layout (``nodeeditor.graph.layout``), wires pointing right.
-- External-data models and files over 2 GB are refused with a clear message, as are files
-  that are not ONNX models (empty, a folder, an IndexFlow graph, bytes protobuf cannot
-  parse); every message is one line naming the file.
+- Accepts a path, serialized bytes or a ``ModelProto``. Every node imports, in the model's
+  order: the seven indexing ops (default domain) as first-class operator nodes run by
+  ``ops``; every other op, of any domain (``com.microsoft`` included, and calls of the
+  model's own functions), as a foreign node (:class:`~nodeeditor.graph.nodes.ForeignNode`)
+  holding its op type, domain, attributes of every kind (``If``/``Loop``/``Scan`` bodies as
+  serialized graphs; the enclosing-graph values they read become extra inputs), its inputs
+  and its outputs exactly as in the model.
+- Names are kept exactly (any string the ONNX IR allows): graph inputs, outputs and nodes
+  keep their model names; an IndexFlow export's display names (``names.DISPLAY_NAMES_KEY``)
+  are put back.
+- Graph inputs become graph-input nodes. Their declared shape is kept with its named and
+  unknown dimensions (``InputSource.shape``); the example value is the one an IndexFlow
+  export carried in the metadata when it fits that shape (it may differ in a named
+  dimension), else zeros with named or unknown dimensions 1 (rank unknown: ``[1]``). A
+  sequence or optional input keeps its ONNX type (``InputSource.onnx_type``); its example
+  is an empty sequence or an empty optional.
+- Initializers become literal sources, except, when the model was read from a file,
+  those of more than ``lazy_elements`` elements: they stay in the model and are read on
+  demand (:class:`~nodeeditor.graph.nodes.ModelTensorSource`, the path relative to
+  ``graph_folder`` when given). External data is read from the model's own folder only; a
+  ``location`` that is absolute or leaves it is refused.
+- The opset of every domain, the model's metadata, local functions and model fields are
+  kept in ``Graph.model_info``; each graph output becomes an output node of the same name.
+  Node positions come from the layered layout.
+- Refusals are :class:`OnnxImportError`, one line naming the model and the node, tensor or
+  value: a file that is not a model (empty, a folder, an IndexFlow graph, bytes protobuf
+  cannot parse, over 2 GB), a default-domain opset below 1, an indexing op with too few
+  inputs, too many outputs or an attribute of the wrong type or bytes that are not UTF-8, a
+  foreign node missing inputs or outputs its op needs, an initializer or input of an
+  element type IndexFlow does not hold, a negative dimension or a tensor over the size cap
+  (``INDEXFLOW_MAX_SOURCE_MB``), string tensors or names that are not UTF-8, a graph input
+  that is not a tensor, a sequence or an optional, and a node reading a name nothing
+  produces.
 """
 from __future__ import annotations
 
 import math
 import os
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 import ops
 from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.foreign import ForeignOpError, Opaque
 from nodeeditor.graph.layout import layered_positions
+from nodeeditor.graph.model_info import DEFAULT_DOMAINS, ModelInfo
 from ops.limits import SizeLimitError, check_size
 
+from .attributes import from_onnx, outer_names
 from .errors import OnnxImportError
 from .examples_meta import PREFIX, decode_example
+from .foreign_ops import ports_for, schema
+from .foreign_runtime import read_tensor
 from .names import DISPLAY_NAMES_KEY, decode_display_names
-from .types import dtype_name_of_elem
+from .types import dtype_name_of_elem, shape_of
 
-SUPPORTED_OPS = frozenset(ops.OP_NAMES) | {"Constant", "Identity"}
 MAX_PROTO_BYTES = 2 * 1024 ** 3
+#: Initializers with more elements than this stay in a model read from a file.
+LAZY_ELEMENTS = 4096
+#: metadata_props keys IndexFlow writes itself (not kept in ModelInfo: an export writes them anew)
+_OWN_KEYS = (DISPLAY_NAMES_KEY,)
 
 
-def import_model(source: os.PathLike | str | bytes | onnx.ModelProto, name: str | None = None) -> Graph:
+def import_model(source: os.PathLike | str | bytes | onnx.ModelProto, name: str | None = None, *,
+                 graph_folder: os.PathLike | str | None = None, lazy_elements: int = LAZY_ELEMENTS) -> Graph:
     """An editable :class:`Graph` for the model (see the module contract); OnnxImportError otherwise."""
-    model, where = _load(source)
-    return _to_graph(model, where, name)
+    model, where, path = _load(source)
+    return _Importer(model, where, path, Path(graph_folder) if graph_folder is not None else None,
+                     lazy_elements).graph(name)
+
+
+def is_indexing_node(node: onnx.NodeProto) -> bool:
+    """Whether the node is one of the seven indexing ops (default domain), run by ``ops``."""
+    return node.domain in DEFAULT_DOMAINS and node.op_type in ops.OP_NAMES
 
 
 # ---------------------------------------------------------------------------------- loading
-def _load(source) -> tuple[onnx.ModelProto, str]:
+def _load(source) -> tuple[onnx.ModelProto, str, Path | None]:
     if isinstance(source, onnx.ModelProto):
-        return source, "the model"
+        return source, "the model", None
     if isinstance(source, (bytes, bytearray)):
         try:
-            return onnx.load_model_from_string(bytes(source)), "the model"
-        except Exception as exc:  # protobuf raises DecodeError and friends
-            raise OnnxImportError(f"the bytes are not an ONNX model: {exc}") from exc
+            return onnx.load_model_from_string(bytes(source)), "the model", None
+        except Exception as exc:  # noqa: BLE001 - protobuf raises DecodeError and friends
+            raise OnnxImportError(f"the bytes are not an ONNX model: {_first_line(exc)}") from None
     path = Path(source)
     try:
         if path.is_dir():
             raise OnnxImportError(f"{path}: is a folder, not an ONNX model file")
+        if not path.exists():
+            raise FileNotFoundError
+        if not path.is_file():
+            raise OnnxImportError(f"{path}: is not a regular file")
         size = path.stat().st_size
         with open(path, "rb"):
             pass
@@ -74,8 +108,8 @@ def _load(source) -> tuple[onnx.ModelProto, str]:
     except OSError as exc:
         raise OnnxImportError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if size > MAX_PROTO_BYTES:
-        raise OnnxImportError(f"{path}: the file is {size / 1024 ** 3:.1f} GB; models over 2 GB keep their weights "
-                              "as external data, which IndexFlow does not import")
+        raise OnnxImportError(f"{path}: the file is {size / 1024 ** 3:.1f} GB; a model file over 2 GB cannot be "
+                              "read (save its weights as external data beside it)")
     if size == 0:
         raise OnnxImportError(f"{path}: the file is empty, not an ONNX model")
     if path.name.endswith(".ifg.json"):
@@ -83,195 +117,30 @@ def _load(source) -> tuple[onnx.ModelProto, str]:
                               "run it or export it as it is")
     try:
         model = onnx.load(str(path), load_external_data=False)
-    except Exception as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise OnnxImportError(f"{path}: not a readable ONNX model ({type(exc).__name__}: {first})") from exc
+    except Exception as exc:  # noqa: BLE001 - protobuf raises many kinds
+        raise OnnxImportError(f"{path}: not a readable ONNX model ({type(exc).__name__}: {_first_line(exc)})") \
+            from None
     if not model.HasField("graph") and not model.opset_import:
         raise OnnxImportError(f"{path}: not an ONNX model (it holds no graph and no opset)")
-    return model, str(path)
+    return model, str(path), path
 
 
-def _external(tensor: onnx.TensorProto) -> bool:
-    return tensor.data_location == onnx.TensorProto.EXTERNAL
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
-# ---------------------------------------------------------------------------------- converting
-def _texts(model: onnx.ModelProto):
-    """(what, value) for every name and text field the importer reads."""
-    g = model.graph
-    yield "the graph's name", g.name
-    yield "the graph's doc string", g.doc_string
-    for o in model.opset_import:
-        yield "an opset domain", o.domain
-    for p in model.metadata_props:
-        yield "a metadata key", p.key
-        yield f"metadata {p.key!r}", p.value
-    for kind, infos in (("input", g.input), ("output", g.output)):
-        for v in infos:
-            yield f"a graph {kind} name", v.name
-    for t in g.initializer:
-        yield "an initializer name", t.name
-    for i, n in enumerate(g.node):
-        label = f"node #{i}"
-        yield f"{label}'s name", n.name
-        yield f"{label}'s op type", n.op_type
-        yield f"{label}'s domain", n.domain
-        for field, names in (("input", n.input), ("output", n.output)):
-            for value in names:
-                yield f"an {field} of {label}", value
-        for attr in n.attribute:
-            yield f"an attribute name of {label}", attr.name
-
-
-def _require_text(model: onnx.ModelProto, where: str) -> None:
-    """OnnxImportError when a name or text field is not UTF-8 (protobuf then hands out bytes)."""
-    for what, value in _texts(model):
-        if not isinstance(value, str):
-            raise OnnxImportError(f"{where}: {what} holds bytes that are not UTF-8 text; ONNX names are UTF-8")
-
-
-def _to_graph(model: onnx.ModelProto, where: str, name: str | None) -> Graph:
-    _require_text(model, where)
-    g = model.graph
-    unsupported = [(n.op_type if not n.domain or n.domain == "ai.onnx" else f"{n.domain}::{n.op_type}",
-                    n.name or f"node #{i}")
-                   for i, n in enumerate(g.node)
-                   if n.op_type not in SUPPORTED_OPS or n.domain not in ("", "ai.onnx")]
-    if unsupported:
-        counts = Counter(op for op, _ in unsupported)
-        listing = "; ".join(f"{op} ({counts[op]}x: {', '.join(w for o, w in unsupported if o == op)[:200]})"
-                            for op in counts)
-        raise OnnxImportError(f"{where}: IndexFlow imports only {', '.join(sorted(SUPPORTED_OPS))}; "
-                              f"unsupported: {listing}")
-    external = [t.name for t in g.initializer if _external(t)]
-    external += [n.name or n.output[0] for n in g.node if n.op_type == "Constant"
-                 and any(a.t and _external(a.t) for a in n.attribute)]
-    if external:
-        raise OnnxImportError(f"{where}: tensors stored as external data are not imported "
-                              f"({', '.join(external[:10])}); "
-                              "save the model with its data inside (onnx.save(..., save_as_external_data=False))")
-    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
-    if opset is None:
-        raise OnnxImportError(f"{where}: the model imports no version of the default ONNX domain")
-    if opset < 1:
-        raise OnnxImportError(f"{where}: the model imports opset version {opset} of the default ONNX domain; "
-                              "opset versions are 1 or more")
-
-    graph = Graph(name=name or g.name or "imported", opset=int(opset), description=g.doc_string)
-    producer: dict[str, tuple[str, str]] = {}  # tensor name -> (node id, port)
-    pending_edges: list[tuple[str, str, str]] = []  # (tensor, dst node id, dst port)
-    initializer_names = {t.name for t in g.initializer}
-    carried = {p.key[len(PREFIX):]: p.value for p in model.metadata_props if p.key.startswith(PREFIX)}
-    shown = decode_display_names(next((p.value for p in model.metadata_props if p.key == DISPLAY_NAMES_KEY), None))
-    for tensor in g.initializer:
-        value = _array(tensor, where)
-        nid = graph.add_node(N.LiteralSource(id=_id(graph, tensor.name, "literal"),
-                                             name=shown.get(tensor.name, tensor.name), value=N.frozen_array(value)))
-        producer[tensor.name] = (nid, N.SOURCE_PORT)
-    for inp in g.input:
-        if inp.name in initializer_names:
-            continue
-        example = _example_for(inp, where)
-        stored = decode_example(carried[inp.name]) if inp.name in carried else None
-        if stored is not None and stored.shape == example.shape and stored.dtype == example.dtype:
-            example = stored
-        nid = graph.add_node(N.InputSource(id=_id(graph, inp.name, "input"), name=shown.get(inp.name, inp.name),
-                                           example=N.frozen_array(example)))
-        producer[inp.name] = (nid, N.SOURCE_PORT)
-
-    for i, node in enumerate(g.node):
-        label = node.name or f"{node.op_type} #{i}"
-        defined = ["output"] if node.op_type in ("Identity", "Constant") else \
-            [p.name for p in ops.get_schema(node.op_type).outputs]
-        if len(node.output) > len(defined):
-            raise OnnxImportError(f"{where}: {label} has {len(node.output)} outputs; {node.op_type} defines "
-                                  f"{len(defined)} ({', '.join(defined)})")
-        _require_arity(node, label, where)
-        if node.op_type == "Identity":
-            if node.input[0] not in producer:
-                raise OnnxImportError(f"{where}: {label} reads {node.input[0]!r}, which nothing produces before it")
-            producer[node.output[0]] = producer[node.input[0]]
-            continue
-        if node.op_type == "Constant":
-            value = _constant_value(node, where, label)
-            nid = graph.add_node(N.LiteralSource(id=_id(graph, node.output[0], "literal"),
-                                                 name=shown.get(node.output[0], node.output[0]),
-                                                 value=N.frozen_array(value)))
-            producer[node.output[0]] = (nid, N.SOURCE_PORT)
-            continue
-        schema = ops.get_schema(node.op_type)
-        attrs = _attributes(node, schema, where, label)
-        op_node = N.OperatorNode(id=_id(graph, node.name or node.op_type, node.op_type.lower()),
-                                 name=shown.get(node.name, node.name) if node.name else "",
-                                 op=node.op_type, attributes=attrs)
-        ports = [p.name for p in schema.inputs]
-        if len(node.input) > len(ports):
-            raise OnnxImportError(f"{where}: {label} has {len(node.input)} inputs; {node.op_type} takes {len(ports)}")
-        for tensor in node.input:
-            if tensor and tensor not in producer:
-                raise OnnxImportError(f"{where}: {label} reads {tensor!r}, which nothing produces before it")
-        nid = graph.add_node(op_node)
-        for port, tensor in zip(ports, node.input, strict=False):  # optional inputs may be omitted
-            if tensor:
-                pending_edges.append((tensor, nid, port))
-        out_ports = [p.name for p in schema.outputs]
-        for port, tensor in zip(out_ports, node.output, strict=False):  # outputs may be left unnamed
-            producer[tensor] = (nid, port)
-        for tensor, dst, port in pending_edges:
-            src, src_port = producer[tensor]
-            graph.connect(src, src_port, dst, port, force=True)
-        pending_edges.clear()
-
-    for out in g.output:
-        if out.name not in producer:
-            raise OnnxImportError(f"{where}: graph output {out.name!r} is produced by no node")
-        src, src_port = producer[out.name]
-        nid = graph.add_node(N.OutputNode(id=_id(graph, out.name, "output"), name=shown.get(out.name, out.name)))
-        graph.connect(src, src_port, nid, N.OUTPUT_PORT, force=True)
-
-    positions = layered_positions(graph)
-    for node_id, pos in positions.items():
-        graph.set_position(node_id, pos)
-    return graph
-
-
-def _require_arity(node: onnx.NodeProto, label: str, where: str) -> None:
-    """OnnxImportError (naming the node, its op and the counts) for a node with fewer inputs
-    or outputs than its op needs: Identity without input, Constant without output, ScatterND
-    without its updates. An empty name counts as an omitted input."""
-    if node.op_type in ("Identity", "Constant"):
-        need_in = 1 if node.op_type == "Identity" else 0
-        ports = ["input"] if need_in else []
-    else:
-        schema = ops.get_schema(node.op_type)
-        need_in = sum(not p.optional for p in schema.inputs)
-        ports = [p.name for p in schema.inputs]
-    given = [name for name in node.input[:need_in] if name]
-    if len(given) < need_in:
-        names = ", ".join(ports[:need_in])
-        raise OnnxImportError(f"{where}: {label} has {len(given)} input(s); {node.op_type} needs {need_in} "
-                              f"input{'s' if need_in != 1 else ''} ({names})")
-    if not node.output or not node.output[0]:
-        raise OnnxImportError(f"{where}: {label} has no output; {node.op_type} needs 1 output")
-
-
-def _id(graph: Graph, wanted: str, prefix: str) -> str:
-    """``wanted`` as an id if it is a clean identifier not yet used, else a fresh prefixed id."""
-    if wanted and wanted.replace("_", "a").isalnum() and not graph.has_node(wanted):
-        return wanted
-    return graph.new_id(prefix)
-
-
+# ---------------------------------------------------------------------------------- checks
 def _supported_text() -> str:
-    return ", ".join(ops.DTYPE_NAMES + ops.SMALL_DTYPE_NAMES)
+    return ", ".join(ops.dtypes.HELD_DTYPE_NAMES)
 
 
 def _dtype_of(elem: int, what: str, where: str) -> str:
-    """Our dtype name for an ONNX element type; OnnxImportError naming ``what`` (``tensor 'w'``),
-    the type and the types IndexFlow holds for one it does not (INT2, FLOAT6E2M3, ...)."""
+    """Our dtype name for an ONNX element type; OnnxImportError naming ``what``, the type and
+    the types IndexFlow holds for one it does not (INT2, FLOAT6E2M3, ...)."""
     try:
         return dtype_name_of_elem(elem)
-    except (ValueError, KeyError, TypeError) as exc:  # OpError is a ValueError
+    except (ValueError, KeyError, TypeError) as exc:
         try:
             type_name = onnx.TensorProto.DataType.Name(elem)
         except ValueError:
@@ -302,85 +171,344 @@ def _utf8(raw: bytes, what: str, where: str) -> str:
                               "ONNX strings are UTF-8") from None
 
 
-def _array(tensor: onnx.TensorProto, where: str) -> np.ndarray:
-    """The tensor as an array: its dtype one IndexFlow holds, its declared shape checked before
-    anything is read (:func:`_checked_shape`), string elements UTF-8; OnnxImportError naming the
-    tensor otherwise."""
-    what = f"tensor {tensor.name!r}"
-    dtype = _dtype_of(tensor.data_type, what, where)
-    shape = _checked_shape(tensor.dims, what, where, dtype)
-    if dtype == "string":
-        if len(tensor.string_data) != math.prod(shape):
-            raise OnnxImportError(f"{where}: {what} holds {len(tensor.string_data)} strings; its shape "
-                                  f"{list(shape)} needs {math.prod(shape)}")
-        texts = [_utf8(raw, what, where) for raw in tensor.string_data]
-        out = np.empty(len(texts), dtype=object)
-        out[:] = texts
-        return out.reshape(shape)
-    try:
-        return numpy_helper.to_array(tensor)
-    except Exception as exc:  # noqa: BLE001 - onnx raises many kinds on a damaged tensor
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise OnnxImportError(f"{where}: {what} cannot be read: {first}") from None
+def _texts(model: onnx.ModelProto):
+    """(what, value) for every name and text field the importer reads."""
+    g = model.graph
+    for what in ("producer_name", "producer_version", "domain", "doc_string"):
+        yield f"the model's {what.replace('_', ' ')}", getattr(model, what)
+    yield "the graph's name", g.name
+    yield "the graph's doc string", g.doc_string
+    for o in model.opset_import:
+        yield "an opset domain", o.domain
+    for p in model.metadata_props:
+        yield "a metadata key", p.key
+        yield f"metadata {p.key!r}", p.value
+    for kind, infos in (("input", g.input), ("output", g.output)):
+        for v in infos:
+            yield f"a graph {kind} name", v.name
+    for t in g.initializer:
+        yield "an initializer name", t.name
+    for i, n in enumerate(g.node):
+        label = f"node #{i}"
+        yield f"{label}'s name", n.name
+        yield f"{label}'s op type", n.op_type
+        yield f"{label}'s domain", n.domain
+        for field, names in (("input", n.input), ("output", n.output)):
+            for value in names:
+                yield f"an {field} of {label}", value
+        for attr in n.attribute:
+            yield f"an attribute name of {label}", attr.name
+    for f in model.functions:
+        yield "a function's name", f.name
+        yield "a function's domain", f.domain
 
 
-def _example_for(value_info: onnx.ValueInfoProto, where: str) -> np.ndarray:
-    """Zeros (empty strings) of the input's declared type: unknown dimensions become 1, an
-    unknown rank ``[1]``; the shape checked (:func:`_checked_shape`) before allocating."""
-    ttype = value_info.type.tensor_type
-    what = f"input {value_info.name!r}"
-    if not value_info.type.HasField("tensor_type"):
-        raise OnnxImportError(f"{where}: {what} is not a tensor")
-    dtype = _dtype_of(ttype.elem_type, what, where)
-    if ttype.HasField("shape"):
-        dims = [d.dim_value if d.HasField("dim_value") else 1 for d in ttype.shape.dim]
-    else:  # rank unknown: a vector suits more inputs than a scalar (no op takes scalar data)
-        dims = [1]
-    shape = _checked_shape(dims, what, where, dtype)
-    if dtype == "string":
-        return np.full(shape, "", dtype=object)
-    return np.zeros(shape, dtype=ops.dtype_of(dtype))
+def _require_text(model: onnx.ModelProto, where: str) -> None:
+    """OnnxImportError when a name or text field is not UTF-8 (protobuf then hands out bytes)."""
+    for what, value in _texts(model):
+        if not isinstance(value, str):
+            raise OnnxImportError(f"{where}: {what} holds bytes that are not UTF-8 text; ONNX names are UTF-8")
 
 
-def _constant_value(node: onnx.NodeProto, where: str, label: str) -> np.ndarray:
-    if len(node.attribute) != 1:
-        raise OnnxImportError(f"{where}: {label} (Constant) must have exactly one value attribute")
-    attr = node.attribute[0]
-    if attr.name == "value":
-        return _array(attr.t, where)
-    simple = {"value_float": np.float32, "value_floats": np.float32, "value_int": np.int64, "value_ints": np.int64}
-    if attr.name in simple:
-        return np.asarray(helper.get_attribute_value(attr), dtype=simple[attr.name])
-    if attr.name in ("value_string", "value_strings"):
-        raw = helper.get_attribute_value(attr)
-        what = f"{label} (Constant) attribute {attr.name!r}"
-        text = _utf8(raw, what, where) if isinstance(raw, bytes) else [_utf8(b, what, where) for b in raw]
-        return np.asarray(text, dtype=object)
-    raise OnnxImportError(f"{where}: {label} (Constant) uses {attr.name}, which IndexFlow does not import")
+# ---------------------------------------------------------------------------------- converting
+class _Importer:
+    """One import: the model, where it came from, and the graph being built."""
+
+    def __init__(self, model: onnx.ModelProto, where: str, path: Path | None, graph_folder: Path | None,
+                 lazy_elements: int) -> None:
+        self.model, self.where, self.path = model, where, path
+        self.graph_folder = graph_folder
+        self.lazy_elements = lazy_elements
+        self.producer: dict[str, tuple[str, str]] = {}   # tensor name -> (node id, port)
+        props = {p.key: p.value for p in model.metadata_props}
+        self.carried = {k[len(PREFIX):]: v for k, v in props.items() if k.startswith(PREFIX)}
+        self.shown = decode_display_names(props.get(DISPLAY_NAMES_KEY))
+        self.functions = list(model.functions)
+
+    # -------------------------------------------------------------- the whole model
+    def graph(self, name: str | None) -> Graph:
+        model, where = self.model, self.where
+        _require_text(model, where)
+        g = model.graph
+        opsets: dict[str, int] = {}
+        for o in model.opset_import:
+            domain = "" if o.domain in DEFAULT_DOMAINS else o.domain
+            opsets.setdefault(domain, int(o.version))
+        default = opsets.pop("", None)
+        if default is not None and default < 1:
+            raise OnnxImportError(f"{where}: the model imports opset version {default} of the default ONNX domain; "
+                                  "opset versions are 1 or more")
+        bad = [(d, v) for d, v in opsets.items() if v < 1]
+        if bad:
+            raise OnnxImportError(f"{where}: the model imports opset version {bad[0][1]} of domain {bad[0][0]!r}; "
+                                  "opset versions are 1 or more")
+        self.opsets = {"": default or 1, **opsets}
+        graph = Graph(name=name or g.name or "imported", opset=default or 1, description=g.doc_string)
+        info = ModelInfo(
+            opsets=tuple(opsets.items()),
+            metadata=tuple((p.key, p.value) for p in model.metadata_props
+                           if p.key not in _OWN_KEYS and not p.key.startswith(PREFIX)),
+            functions=tuple(Opaque(f.SerializeToString(), f"function {f.domain}::{f.name}") for f in self.functions),
+            outputs=tuple((o.name, Opaque(o.type.SerializeToString(), helper.printable_type(o.type)))
+                          for o in g.output if o.HasField("type")),
+            ir_version=int(model.ir_version), producer_name=model.producer_name,
+            producer_version=model.producer_version, domain=model.domain, model_version=int(model.model_version),
+            doc_string=model.doc_string)
+        with graph.batch():
+            graph.set_model_info(info)
+            initializer_names = {t.name for t in g.initializer}
+            for tensor in g.initializer:
+                self._initializer(graph, tensor)
+            for inp in g.input:
+                if inp.name not in initializer_names:
+                    self._input(graph, inp)
+            for i, node in enumerate(g.node):
+                label = f"{node.name or f'node #{i}'} ({node.op_type})"
+                if is_indexing_node(node):
+                    self._operator(graph, node, label)
+                else:
+                    self._foreign(graph, node, label)
+            for out in g.output:
+                if out.name not in self.producer:
+                    raise OnnxImportError(f"{where}: graph output {out.name!r} is produced by no node")
+                src, src_port = self.producer[out.name]
+                nid = graph.add_node(N.OutputNode(id=_id(graph, out.name, "output"),
+                                                  name=self.shown.get(out.name, out.name)))
+                graph.connect(src, src_port, nid, N.OUTPUT_PORT, force=True)
+        for node_id, pos in layered_positions(graph).items():
+            graph.set_position(node_id, pos)
+        return graph
+
+    # -------------------------------------------------------------- sources
+    def _initializer(self, graph: Graph, tensor: onnx.TensorProto) -> None:
+        where = self.where
+        what = f"tensor {tensor.name!r}"
+        dtype = _dtype_of(tensor.data_type, what, where)
+        shape = tuple(int(d) for d in tensor.dims)
+        display = self.shown.get(tensor.name, tensor.name)
+        node_id = _id(graph, tensor.name, "literal")
+        if self.path is not None and math.prod(shape) > self.lazy_elements and dtype != "string":
+            if any(d < 0 for d in shape):
+                _checked_shape(shape, what, where, dtype)
+            value = self._read(tensor, what, dtype, shape)
+            model_path = self.path.resolve()
+            if self.graph_folder is not None:
+                model_path = Path(os.path.relpath(model_path, self.graph_folder.resolve()))
+            node: N.Node = N.ModelTensorSource(id=node_id, name=display, path=str(model_path), tensor=tensor.name,
+                                               dtype=dtype, shape=shape, nbytes=int(value.nbytes),
+                                               checksum=N.tensor_checksum(value))
+        else:
+            shape = _checked_shape(shape, what, where, dtype)
+            node = N.LiteralSource(id=node_id, name=display,
+                                   value=N.frozen_array(self._read(tensor, what, dtype, shape)))
+        self.producer[tensor.name] = (graph.add_node(node), N.SOURCE_PORT)
+
+    def _read(self, tensor: onnx.TensorProto, what: str, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+        where = self.where
+        if dtype == "string":
+            if tensor.data_location == onnx.TensorProto.EXTERNAL:
+                raise OnnxImportError(f"{where}: {what} is a string tensor stored as external data, which ONNX "
+                                      "does not allow")
+            if len(tensor.string_data) != math.prod(shape):
+                raise OnnxImportError(f"{where}: {what} holds {len(tensor.string_data)} strings; its shape "
+                                      f"{list(shape)} needs {math.prod(shape)}")
+            texts = [_utf8(raw, what, where) for raw in tensor.string_data]
+            out = np.empty(len(texts), dtype=object)
+            out[:] = texts
+            return out.reshape(shape)
+        try:
+            value = read_tensor(tensor, self.path.parent if self.path is not None else None, where)
+        except ForeignOpError as exc:
+            raise OnnxImportError(str(exc)) from None
+        if tuple(value.shape) != shape:
+            raise OnnxImportError(f"{where}: {what} holds {value.size} values; its shape {list(shape)} needs "
+                                  f"{math.prod(shape)}")
+        return value
+
+    def _input(self, graph: Graph, inp: onnx.ValueInfoProto) -> None:
+        where = self.where
+        what = f"input {inp.name!r}"
+        kind = inp.type.WhichOneof("value")
+        if kind in ("sequence_type", "optional_type"):
+            onnx_type = Opaque(inp.type.SerializeToString(), helper.printable_type(inp.type))
+            example = () if kind == "sequence_type" else None
+            node = N.InputSource(id=_id(graph, inp.name, "input"), name=self.shown.get(inp.name, inp.name),
+                                 example=example, onnx_type=onnx_type)
+            self.producer[inp.name] = (graph.add_node(node), N.SOURCE_PORT)
+            return
+        if kind != "tensor_type":
+            raise OnnxImportError(f"{where}: {what} is a {(kind or 'value of no type').replace('_type', '')}, not a "
+                                  "tensor, a sequence or an optional; IndexFlow does not hold it")
+        dtype = _dtype_of(inp.type.tensor_type.elem_type, what, where)
+        declared = shape_of(inp.type)
+        if declared is not None:
+            bad = next((i for i, d in enumerate(declared) if isinstance(d, int) and d < 0), None)
+            if bad is not None:
+                raise OnnxImportError(f"{where}: {what} has dimension {bad} = {declared[bad]}; "
+                                      "dimensions are 0 or more")
+        example_shape = _checked_shape([d if isinstance(d, int) else 1 for d in declared] if declared is not None
+                                       else [1], what, where, dtype)
+        example = (np.full(example_shape, "", dtype=object) if dtype == "string"
+                   else np.zeros(example_shape, dtype=ops.dtype_of(dtype)))
+        stored = decode_example(self.carried[inp.name]) if inp.name in self.carried else None
+        if stored is not None and ops.dtype_name(stored) == ops.dtype_name(example) and (
+                stored.shape == example.shape or declared is not None and _fits(declared, stored.shape)):
+            example = stored
+        shape = declared if declared is not None and any(not isinstance(d, int) for d in declared) else None
+        node = N.InputSource(id=_id(graph, inp.name, "input"), name=self.shown.get(inp.name, inp.name),
+                             example=N.frozen_array(example), shape=shape)
+        self.producer[inp.name] = (graph.add_node(node), N.SOURCE_PORT)
+
+    # -------------------------------------------------------------- nodes
+    def _reads(self, node: onnx.NodeProto, label: str, names) -> None:
+        for tensor in names:
+            if tensor and tensor not in self.producer:
+                raise OnnxImportError(f"{self.where}: {label} reads {tensor!r}, which nothing produces before it")
+
+    def _operator(self, graph: Graph, node: onnx.NodeProto, label: str) -> None:
+        where = self.where
+        schema_ = ops.get_schema(node.op_type)
+        ports = [p.name for p in schema_.inputs]
+        need = sum(not p.optional for p in schema_.inputs)
+        given = [t for t in node.input[:need] if t]
+        if len(given) < need:
+            raise OnnxImportError(f"{where}: {label} has {len(given)} input(s); {node.op_type} needs {need} "
+                                  f"input{'s' if need != 1 else ''} ({', '.join(ports[:need])})")
+        if len(node.input) > len(ports):
+            raise OnnxImportError(f"{where}: {label} has {len(node.input)} inputs; {node.op_type} takes {len(ports)}")
+        defined = [p.name for p in schema_.outputs]
+        if len(node.output) > len(defined):
+            raise OnnxImportError(f"{where}: {label} has {len(node.output)} outputs; {node.op_type} defines "
+                                  f"{len(defined)} ({', '.join(defined)})")
+        if not node.output or not node.output[0]:
+            raise OnnxImportError(f"{where}: {label} has no output; {node.op_type} needs 1 output")
+        self._reads(node, label, node.input)
+        attrs = _attributes(node, schema_, where, label)
+        op_node = N.OperatorNode(id=_id(graph, node.name, node.op_type.lower()),
+                                 name=self.shown.get(node.name, node.name) if node.name else "",
+                                 op=node.op_type, attributes=attrs)
+        nid = graph.add_node(op_node)
+        for port, tensor in zip(ports, node.input, strict=False):  # optional inputs may be omitted
+            if tensor:
+                src, src_port = self.producer[tensor]
+                graph.connect(src, src_port, nid, port, force=True)
+        for port, tensor in zip(defined, node.output, strict=False):
+            if tensor:
+                self.producer[tensor] = (nid, port)
+
+    def _foreign(self, graph: Graph, node: onnx.NodeProto, label: str) -> None:
+        where = self.where
+        domain = "" if node.domain in DEFAULT_DOMAINS else node.domain
+        opset = self.opsets.get(domain, 1)
+        s = schema(node.op_type, domain, opset)
+        if s is not None:
+            need_in = sum(1 for p in s.inputs if p.option == onnx.defs.OpSchema.FormalParameterOption.Single)
+            given = sum(1 for t in node.input[:need_in] if t)
+            if given < need_in:
+                names = ", ".join(p.name for p in s.inputs[:need_in])
+                raise OnnxImportError(f"{where}: {label} has {given} input(s); {node.op_type} needs {need_in} "
+                                      f"input{'s' if need_in != 1 else ''} ({names})")
+            if s.min_output > 0 and not any(node.output):
+                raise OnnxImportError(f"{where}: {label} has no output; {node.op_type} needs "
+                                      f"{s.min_output} output{'s' if s.min_output != 1 else ''}")
+            if len(node.output) > s.max_output:
+                names = ", ".join(p.name for p in s.outputs)
+                raise OnnxImportError(f"{where}: {label} has {len(node.output)} outputs; {node.op_type} defines "
+                                      f"{s.max_output} ({names})")
+            if len(node.input) > s.max_input:
+                raise OnnxImportError(f"{where}: {label} has {len(node.input)} inputs; {node.op_type} takes at most "
+                                      f"{s.max_input}")
+        self._reads(node, label, node.input)
+        _require_utf8_tensors(node, label, where)
+        attributes = {}
+        for attr in node.attribute:
+            try:
+                attributes[attr.name] = from_onnx(attr)
+            except ValueError as exc:
+                raise OnnxImportError(f"{where}: {label}: {exc}") from None
+        captures: list[str] = []
+        for attr in node.attribute:
+            subs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else \
+                list(attr.graphs) if attr.type == onnx.AttributeProto.GRAPHS else []
+            for sub in subs:
+                for outer in outer_names(sub):
+                    if outer not in captures:
+                        captures.append(outer)
+        self._reads(node, f"{label} (in a graph attribute)", captures)
+        ports = ports_for(node.op_type, domain, opset, len(node.input), len(node.output), self.functions)
+        inputs = ports.inputs
+        optional = set(ports.optional) | {p for p, t in zip(inputs, node.input, strict=False) if not t}
+        optional |= set(inputs[len(node.input):])
+        tensor_names = tuple(node.output) + ("",) * (len(ports.outputs) - len(node.output))
+        foreign_node = N.ForeignNode(
+            id=_id(graph, node.name, node.op_type.lower()),
+            name=self.shown.get(node.name, node.name) if node.name else "",
+            op_type=node.op_type, domain=domain, attributes=attributes, inputs=inputs, outputs=ports.outputs,
+            optional=frozenset(optional), captures=tuple(captures), tensor_names=tensor_names)
+        nid = graph.add_node(foreign_node)
+        for port, tensor in zip(inputs, node.input, strict=False):
+            if tensor:
+                src, src_port = self.producer[tensor]
+                graph.connect(src, src_port, nid, port, force=True)
+        for outer in captures:
+            src, src_port = self.producer[outer]
+            graph.connect(src, src_port, nid, N.capture_port(outer), force=True)
+        for port, tensor in zip(ports.outputs, node.output, strict=False):
+            if tensor:
+                self.producer[tensor] = (nid, port)
+
+
+def _require_utf8_tensors(node: onnx.NodeProto, label: str, where: str) -> None:
+    """String tensors are UTF-8 in ONNX: a tensor attribute, or a Constant's ``value_string(s)``,
+    holding other bytes is refused (string attributes of other ops keep their bytes)."""
+    for attr in node.attribute:
+        what = f"{label} attribute {attr.name!r}"
+        if node.op_type == "Constant" and attr.name in ("value_string", "value_strings"):
+            for raw in ([attr.s] if attr.type == onnx.AttributeProto.STRING else list(attr.strings)):
+                _utf8(raw, what, where)
+        tensors = [attr.t] if attr.type == onnx.AttributeProto.TENSOR else \
+            list(attr.tensors) if attr.type == onnx.AttributeProto.TENSORS else []
+        for t in tensors:
+            if t.data_type == onnx.TensorProto.STRING:
+                for raw in t.string_data:
+                    _utf8(raw, what, where)
+
+
+def _fits(declared, shape) -> bool:
+    return len(declared) == len(shape) and all(not isinstance(d, int) or d == s for d, s in zip(declared, shape,
+                                                                                                  strict=True))
+
+
+def _id(graph: Graph, wanted: str, prefix: str) -> str:
+    """``wanted`` as an id if it is a clean identifier not yet used, else a fresh prefixed id."""
+    if wanted and wanted.replace("_", "a").isalnum() and wanted.isascii() and not graph.has_node(wanted):
+        return wanted
+    return graph.new_id(prefix)
 
 
 #: The ONNX attribute type each schema attribute kind must arrive as.
 _ATTRIBUTE_TYPES = {"int": onnx.AttributeProto.INT, "string": onnx.AttributeProto.STRING}
 
 
-def _attributes(node: onnx.NodeProto, schema: ops.OpSchema, where: str, label: str) -> dict[str, Any]:
-    """The node's attributes as a dict; OnnxImportError (one line naming the node, the op and the
-    attribute) for an attribute the op lacks or one whose ONNX type is not the schema's (a FLOAT
-    ``axis``, an INT ``reduction``): ONNX never converts between attribute types."""
-    known = {a.name: a for a in schema.attributes}
+def _attributes(node: onnx.NodeProto, schema_: ops.OpSchema, where: str, label: str) -> dict[str, Any]:
+    """An indexing op's attributes as a dict; OnnxImportError (one line naming the node, the op
+    and the attribute) for an attribute the op lacks, one whose ONNX type is not the schema's
+    (a FLOAT ``axis``, an INT ``reduction``: ONNX never converts between attribute types), or
+    a string that is not UTF-8."""
+    known = {a.name: a for a in schema_.attributes}
     attrs: dict[str, Any] = {}
     for attr in node.attribute:
         if attr.name not in known:
-            raise OnnxImportError(f"{where}: {label} ({node.op_type}) has attribute {attr.name!r}, which "
+            raise OnnxImportError(f"{where}: {label} has attribute {attr.name!r}, which "
                                   f"{node.op_type} does not have")
         wanted = _ATTRIBUTE_TYPES[known[attr.name].kind]
         if attr.type != wanted:
             raise OnnxImportError(
-                f"{where}: {label} ({node.op_type}) has attribute {attr.name!r} of type "
+                f"{where}: {label} has attribute {attr.name!r} of type "
                 f"{onnx.AttributeProto.AttributeType.Name(attr.type)}; {node.op_type} needs type "
                 f"{onnx.AttributeProto.AttributeType.Name(wanted)}")
         value = helper.get_attribute_value(attr)
         if isinstance(value, bytes):
-            value = _utf8(value, f"{label} ({node.op_type}) attribute {attr.name!r}", where)
+            value = _utf8(value, f"{label} attribute {attr.name!r}", where)
         attrs[attr.name] = value
     return attrs

@@ -1,36 +1,33 @@
-"""Unique, valid tensor and node names for an exported model, and the editor's own names
-carried beside them.
+"""Unique tensor and node names for an exported model, and the editor's own names carried
+beside them.
 
-ONNX names must be C identifiers, so "sum per segment" is exported as ``sum_per_segment``.
-The name a person gave each node travels in the model's ``metadata_props`` under
-``DISPLAY_NAMES_KEY``, as a JSON object from the ONNX name (of the node for an operator, of
-the tensor for a source or an output) to the display name, for the names that differ;
-runtimes ignore it and an import puts the names back.
+Names are kept exactly as they are (the ONNX IR allows any string; ``onnx.checker`` and
+onnxruntime accept them), so a graph input called "token ids" is the model input "token ids"
+and ``run --output`` writes the same array names for both engines. Only a clash changes a
+name: the second "x" becomes "x_2". Where a node's ONNX name differs from its name in the
+editor (a clash, or a tensor named after its node and port), the editor's name travels in
+the model's ``metadata_props`` under ``DISPLAY_NAMES_KEY``, as a JSON object from the ONNX
+name (of the node for an operator, of the tensor for a source or an output) to the display
+name; runtimes ignore it and an import puts the names back.
 """
 from __future__ import annotations
 
 import json
-import re
-
-_INVALID = re.compile(r"[^A-Za-z0-9_]")
 
 
 class NameTable:
-    """Hands out names that are C identifiers and unique within one model.
+    """Hands out names that are unique within one namespace of one model (tensors, or nodes).
 
-    ``claim(wanted)`` returns ``wanted`` cleaned of characters outside ``[A-Za-z0-9_]`` (a
-    leading digit gets a ``_`` prefix), with ``_2``, ``_3``... appended when already taken.
-    Names claimed first keep their spelling, so claim graph inputs and outputs before
-    intermediates.
+    ``claim(wanted)`` returns ``wanted`` itself (an empty name becomes ``t``), with ``_2``,
+    ``_3``... appended when already taken. Names claimed first keep their spelling, so claim
+    graph inputs and outputs before intermediates.
     """
 
     def __init__(self) -> None:
         self._taken: set[str] = set()
 
     def claim(self, wanted: str) -> str:
-        base = _INVALID.sub("_", wanted.strip()) or "t"
-        if base[0].isdigit():
-            base = "_" + base
+        base = wanted if wanted else "t"
         name, n = base, 1
         while name in self._taken:
             n += 1

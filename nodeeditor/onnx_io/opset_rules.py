@@ -12,10 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import onnx
+
 import ops
 
-#: The highest opset this exporter writes: the newest the schemas describe (TensorScatter's 24).
-MAX_OPSET = ops.MAX_OPSET
+#: The highest opset this exporter writes: the newest the installed onnx knows, or the newest the
+#: indexing ops' schemas describe (TensorScatter's 24), whichever is later.
+MAX_OPSET = max(ops.MAX_OPSET, onnx.defs.onnx_opset_version())
 MIN_OPSET = 1
 #: The lowest opset an exported model may declare (onnx's IR version table starts there).
 MIN_EXPORT_OPSET = 1

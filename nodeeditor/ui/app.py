@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PySide6 import QtWidgets
 
+import nodeeditor.onnx_io  # noqa: F401 - registers the runtime of foreign ONNX ops with the graph layer
 from nodeeditor.graph import GraphArgumentError, default_example, resolve_graph_argument
 
 from . import lifecycle

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 from PySide6 import QtCore
 
 from nodeeditor.graph import events as E
@@ -131,8 +132,11 @@ class EvaluationRunner(QtCore.QObject):
         if thread is not None:
             thread.join(timeout)
 
-    def value(self, node_id: str):
-        return self.engine.value(node_id) if self.engine is not None else None
+    def value(self, node_id: str, port: str | None = None):
+        """The node's cached tensor on ``port`` (default its first output), or None (also for a
+        foreign op's value that is not a tensor, such as an ONNX sequence)."""
+        value = self.engine.value(node_id, port) if self.engine is not None else None
+        return value if isinstance(value, np.ndarray) else None
 
     def result(self, node_id: str) -> NodeResult | None:
         return self.engine.result(node_id) if self.engine is not None else None

@@ -159,7 +159,7 @@ class ViewerTarget(QtCore.QObject):
             if edge is None:
                 return Shown(f"{node.name}.{port}", "input not connected", None)
             src = graph.node(edge.src)
-            return Shown(f"{node.name}.{port}", f"input, from {src.name}", self.runner.value(edge.src))
+            return Shown(f"{node.name}.{port}", f"input, from {src.name}", self.runner.value(edge.src, edge.src_port))
         port = port or (node.output_ports()[0] if node.output_ports() else None)
         state, message = self.scene.node_state(node_id)
         subtitle = style.STATE_LABELS[state] if state != style.OK else "output"
@@ -169,7 +169,7 @@ class ViewerTarget(QtCore.QObject):
             detail = short_message(node, message)
             subtitle += f": {detail[:SUBTITLE_DETAIL]}…" if len(detail) > SUBTITLE_DETAIL else f": {detail}"
         name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
-        return Shown(name, subtitle, self.runner.value(node_id))
+        return Shown(name, subtitle, self.runner.value(node_id, port if is_output and node.output_ports() else None))
 
     def _gradient_source(self, graph: Graph) -> Shown:
         """d loss / d the target's tensor, or why there is none."""

@@ -134,3 +134,79 @@ def test_an_onnxruntime_failure_is_one_line(capfd, tmp_path):
     out, err = capfd.readouterr()
     lines = [line for line in (out + err).splitlines() if "error" in line.lower() or "[E:" in line]
     assert len(lines) == 1 and "onnxruntime failed" in lines[0]
+# ---------------------------------------------------------------------- any model (issue #13)
+def _kv(tmp_path):
+    from .realistic import kv_cache_inputs, kv_cache_model
+
+    model_path = tmp_path / "kv.onnx"
+    onnx.save(kv_cache_model(), model_path)
+    inputs = kv_cache_inputs(batch=2, seq=3, position=1)
+    np.savez(tmp_path / "in.npz", **inputs)
+    return model_path, inputs
+
+
+def test_run_takes_a_model_and_inputs_by_name_and_both_engines_write_the_same_names(tmp_path, capsys):
+    from .realistic import kv_cache_model
+
+    model_path, inputs = _kv(tmp_path)
+    expected = ort_run(kv_cache_model(), inputs)
+    for engine, out in (("numpy", "a.npz"), ("onnxruntime", "b.npz")):
+        code = main(["run", str(model_path), "--inputs", str(tmp_path / "in.npz"), "-o", str(tmp_path / out),
+                     "--engine", engine])
+        assert code == 0, capsys.readouterr()
+        with np.load(tmp_path / out) as written:
+            assert sorted(written.files) == ["scores", "updated cache"]   # names kept exactly
+            for name in written.files:
+                np.testing.assert_allclose(written[name], expected[name], rtol=1e-5, atol=1e-6)
+
+
+def test_run_inputs_naming_no_graph_input_is_a_usage_error_listing_the_inputs(tmp_path, capsys):
+    model_path, _ = _kv(tmp_path)
+    np.savez(tmp_path / "bad.npz", keys=np.zeros(3))
+    assert main(["run", str(model_path), "--inputs", str(tmp_path / "bad.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "'keys' is not a graph input" in err and "'key cache'" in err
+    assert main(["run", str(model_path), "--inputs", str(tmp_path / "missing.npz")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_run_inputs_sets_a_graph_files_inputs_and_notes_the_ones_it_leaves(tmp_path, capsys):
+    model_path, inputs = _kv(tmp_path)
+    graph_path = tmp_path / "kv.ifg.json"
+    assert main(["import", str(model_path), "-o", str(graph_path)]) == 0
+    partial = {k: v for k, v in inputs.items() if k != "position"}
+    np.savez(tmp_path / "part.npz", **partial)
+    capsys.readouterr()
+    assert main(["run", str(graph_path), "--inputs", str(tmp_path / "part.npz")]) == 0
+    assert "input 'position' is not in" in capsys.readouterr().out
+    del partial["query"]   # its example's batch (1) then disagrees with the cache's (2): named on the input
+    np.savez(tmp_path / "part.npz", **partial)
+    assert main(["run", str(graph_path), "--inputs", str(tmp_path / "part.npz")]) == 1
+    out = capsys.readouterr().out
+    assert "error: query: named dimension 'batch' is 1 here" in out and "2 in input 'key cache'" in out
+
+
+def test_inspect_lists_every_indexing_op_with_attributes_and_types(tmp_path, capsys):
+    model_path, _ = _kv(tmp_path)
+    assert main(["inspect", str(model_path)]) == 0
+    out = capsys.readouterr().out
+    assert "opsets: ai.onnx 18" in out and "4 indexing op(s)" in out
+    assert "ScatterND 'write keys' (reduction='none')" in out
+    assert "  data: float32[batch, 2, 8, 4] from 'key cache' (input)" in out
+    assert "  indices: int64[?, ?, ?, ?] from 'write indices' (Concat)" in out
+    assert "  output: float32[batch, 2, 8, 4]" in out
+    assert "Gather 'seq len' (axis=0)" in out
+    assert main(["inspect", str(tmp_path / "nope.onnx")]) == 2
+
+
+def test_import_of_any_model_writes_a_graph_that_runs(tmp_path, capsys):
+    from .realistic import embedding_inputs, embedding_model
+
+    model_path = tmp_path / "emb.onnx"
+    onnx.save(embedding_model(), model_path)
+    assert main(["import", str(model_path), "-o", str(tmp_path / "emb.ifg.json")]) == 0
+    graph = load_graph(tmp_path / "emb.ifg.json")
+    feeds = embedding_inputs()
+    graph.set_source(graph.find("token ids").id, example=feeds["token ids"])
+    np.testing.assert_allclose(Engine(graph).run().outputs["class probabilities"],
+                               ort_run(embedding_model(), feeds)["class probabilities"], rtol=1e-5)

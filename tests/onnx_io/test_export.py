@@ -1,6 +1,5 @@
 """Export: every example exports, passes the checker and runs in onnxruntime to the engine's
 outputs; opset rules name the node and the opset it needs; names, sources and value_info."""
-import re
 
 import numpy as np
 import onnx
@@ -111,7 +110,7 @@ def test_scatter_is_written_as_scatter_elements_from_opset_11_and_back():
         np.testing.assert_array_equal(value, want + expected)
 
 
-def test_names_are_unique_valid_and_outputs_keep_their_names():
+def test_names_are_kept_exactly_made_unique_and_outputs_keep_their_names():
     g = Graph("names", opset=18)
     a = g.add_literal(np.arange(6.0).reshape(2, 3), name="my data!")
     b = g.add_literal(np.array([1, 0]), name="my data?")
@@ -130,7 +129,7 @@ def test_names_are_unique_valid_and_outputs_keep_their_names():
     model = export_model(g)
     tensor_names = [i.name for i in model.graph.initializer] + [o for n in model.graph.node for o in n.output]
     assert len(tensor_names) == len(set(tensor_names))
-    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t) for t in tensor_names)
+    assert [i.name for i in model.graph.initializer] == ["my data!", "my data?"]   # any string is a name
     node_names = [n.name for n in model.graph.node]
     assert len(node_names) == len(set(node_names))
     assert sorted(o.name for o in model.graph.output) == ["again", "also_first", "final"]
@@ -188,8 +187,11 @@ def test_save_model_is_atomic_and_leaves_the_old_file_on_failure(tmp_path):
 
 
 def test_opsets_outside_the_writable_range_are_refused_and_old_ones_work():
+    from nodeeditor.onnx_io.opset_rules import MAX_OPSET
+
+    assert MAX_OPSET == max(24, onnx.defs.onnx_opset_version())   # what the installed onnx knows
     g = _scatter_graph(op="Scatter", opset=9)
-    for bad in (0, 25, 99):
+    for bad in (0, MAX_OPSET + 1, 99):
         with pytest.raises(ExportError, match="outside"):
             export_model(g, opset=bad)
     model = export_model(_gather_graph(), opset=1)   # IR 3: initializers are also graph inputs

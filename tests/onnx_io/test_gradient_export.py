@@ -193,9 +193,9 @@ def test_a_source_no_gradient_reaches_gets_zeros_and_sources_may_be_graph_inputs
     g.add_literal(rand(2, 2), name="unused weights", node_id="unused")
     g.set_trainable("unused", True)
     ran, _ = assert_onnxruntime_matches_the_engine(g)
-    assert not np.any(ran["grad_unused_weights"]) and ran["grad_unused_weights"].shape == (2, 2)
+    assert not np.any(ran["grad_unused weights"]) and ran["grad_unused weights"].shape == (2, 2)
     model, feeds = export_gradients_with_feeds(g, sources="inputs")
-    assert sorted(feeds) == sorted(["data", "indices", "target", "unused_weights"])
+    assert sorted(feeds) == sorted(["data", "indices", "target", "unused weights"])
     np.testing.assert_allclose(ort_run(model, feeds)["grad_data"], ran["grad_data"])
 
 

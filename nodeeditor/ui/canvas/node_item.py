@@ -32,6 +32,8 @@ def category_of(node: N.Node) -> str:
         return node.schema.kind
     if isinstance(node, N.LossNode):
         return "loss"
+    if isinstance(node, N.ForeignNode):
+        return "foreign"
     return "output"
 
 
@@ -73,6 +75,10 @@ def subtitle_of(node: N.Node, opset: int) -> str:
         return f"file · {node.path.rsplit('/', 1)[-1] or 'no file chosen'}"
     if isinstance(node, N.LossNode):
         return f"loss · {node.loss.title}"
+    if isinstance(node, N.ForeignNode):
+        return f"ONNX · {node.title}"
+    if isinstance(node, N.ModelTensorSource):
+        return f"model tensor · {node.tensor}"
     return {"literal": "literal tensor", "input": "graph input", "output": "graph output"}[node.kind]
 
 

@@ -96,6 +96,7 @@ CATEGORY_COLOURS = {
     "scatter": QtGui.QColor("#c77a2a"),
     "output": QtGui.QColor("#7c56b8"),
     "loss": QtGui.QColor("#b8406a"),
+    "foreign": QtGui.QColor("#5f6b7a"),   # an ONNX op other than the seven (a plain fallback)
 }
 
 

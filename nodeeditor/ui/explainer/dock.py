@@ -151,7 +151,7 @@ class ExplainerController(QtCore.QObject):
         inputs = []
         for port in node.input_ports():
             edge = graph.edge_into(node.id, port)
-            value = None if edge is None else self.runner.value(edge.src)
+            value = None if edge is None else self.runner.value(edge.src, edge.src_port)
             if value is None and port not in node.optional_inputs():
                 self._show_message(f"{node.name}: input {port} has no value yet (connect it, or wait for the run)")
                 return

@@ -179,7 +179,7 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, TrainingFo
                 if isinstance(node, N.OperatorNode):
                     self._build_operator(node)
                     self._build_operator_training(node)
-                elif isinstance(node, (N.LiteralSource, N.InputSource)):
+                elif isinstance(node, N.LiteralSource) or isinstance(node, N.InputSource) and node.onnx_type is None:
                     self._build_value(node)
                 elif isinstance(node, N.GeneratorSource):
                     self._build_generator(node)
@@ -205,9 +205,11 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, TrainingFo
             version = node.schema.version_for(self.graph.opset)
             where = f"version {version} at opset {self.graph.opset}" if version else f"not in opset {self.graph.opset}"
             return f"{node.op} — {where}"
+        if isinstance(node, N.ForeignNode):
+            return f"ONNX op {node.title}"
         return {"literal": "Literal tensor", "generator": "Generated tensor", "file": "Tensor from a file",
                 "input": "Graph input (its name is the model input's name)", "output": "Graph output",
-                "loss": "Loss (training)"}[node.kind]
+                "loss": "Loss (training)", "model_tensor": "Tensor read from its ONNX model"}[node.kind]
 
     def _heading(self, title: str, subtitle: str) -> None:
         label = QtWidgets.QLabel(self._heading_html(title, subtitle))

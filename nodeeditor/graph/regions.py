@@ -1,0 +1,194 @@
+"""Cut a region out of a graph to work on it alone, and splice the edited region back.
+
+:func:`extract_region` copies the selected nodes into a new graph (same settings and ONNX
+model details). Every tensor that crosses into the region (an edge from a node outside to a
+node inside) becomes a graph input of the new graph whose example value is the real tensor,
+from a run of the whole graph, so the cut-out runs on real data; its declared shape keeps
+the named dimensions of the port's type. Every tensor that leaves the region (read by a
+node outside) becomes a graph output. The :class:`Extraction` records which original port
+each of those inputs and outputs stands for.
+
+:func:`splice_region` writes an edited region back in place of the old one: the original
+region's nodes are removed, the edited graph's nodes added (the recorded inputs and outputs
+become wires again: to the original producers, and to every node outside that read the
+original tensor), all in one :meth:`Graph.batch`. Inputs and outputs the edited graph added
+stay graph inputs and outputs. The edited nodes keep their places relative to one another,
+moved to where the region was.
+
+Both work on any graph; with an imported model and its foreign nodes they are how a part of a
+model is inspected, changed and put back (an export then writes the spliced model).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import nodes as N
+from .document import Graph
+from .engine import Engine
+from .status import NodeStatus
+
+#: How far left of the region its new inputs go, and right of it its new outputs.
+_MARGIN = 300.0
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """A region cut out of ``source``: ``graph`` is the cut-out; ``nodes`` the original ids
+    it copied (ids are kept in the cut-out); ``inputs`` maps each new graph-input node id to
+    the original ``(node id, port)`` whose tensor it stands for; ``outputs`` maps each new
+    output node id to the original ``(node id, port)`` it gives out."""
+
+    graph: Graph
+    nodes: tuple[str, ...]
+    inputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    outputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def _tensor_label(graph: Graph, node_id: str, port: str) -> str:
+    node = graph.node(node_id)
+    if isinstance(node, N.ForeignNode) and node.tensor_names:
+        hint = node.tensor_names[node.outputs.index(port)]
+        if hint:
+            return hint
+    return node.name if len(node.output_ports()) == 1 else f"{node.name}.{port}"
+
+
+def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None = None) -> Extraction:
+    """The region ``node_ids`` as a graph of its own (see the module docstring). ``engine``:
+    the graph's engine, whose cached values are reused (default: a new one). ValueError for an
+    empty region, or when a tensor crossing into it cannot be computed (naming the node)."""
+    region = list(dict.fromkeys(node_ids))
+    if not region:
+        raise ValueError("select at least one node to extract")
+    for nid in region:
+        graph.node(nid)
+    chosen = set(region)
+    crossing_in = [e for e in graph.edges if e.dst in chosen and e.src not in chosen]
+    crossing_out = [e for e in graph.edges if e.src in chosen and e.dst not in chosen]
+    tensors_in = list(dict.fromkeys((e.src, e.src_port) for e in crossing_in))
+    tensors_out = list(dict.fromkeys((e.src, e.src_port) for e in crossing_out))
+
+    values: dict[tuple[str, str], np.ndarray] = {}
+    if tensors_in:
+        engine = engine or Engine(graph)
+        producers = list(dict.fromkeys(src for src, _ in tensors_in))
+        result = engine.run(producers, keep=producers)
+        for src, port in tensors_in:
+            outcome = result.nodes.get(src)
+            value = engine.value(src, port)
+            if outcome is None or outcome.status != NodeStatus.OK or value is None:
+                why = outcome.error if outcome is not None and outcome.error else "it has no value"
+                raise ValueError(f"cannot extract: the tensor {_tensor_label(graph, src, port)!r} that enters the "
+                                 f"region cannot be computed ({why})")
+            if not isinstance(value, np.ndarray):
+                raise ValueError(f"cannot extract: the value {_tensor_label(graph, src, port)!r} that enters the "
+                                 "region is not a tensor (a sequence or map), and graph inputs are tensors")
+            values[(src, port)] = value
+
+    out = Graph(name=f"{graph.name} (extract)", opset=graph.opset, description=graph.settings["description"])
+    inputs: dict[str, tuple[str, str]] = {}
+    outputs: dict[str, tuple[str, str]] = {}
+    xs = [graph.node(n).position[0] for n in region]
+    left, right = min(xs), max(xs)
+    with out.batch():
+        out.set_model_info(graph.model_info)
+        if graph.file_path is not None:
+            out.file_path = graph.file_path   # relative file paths keep naming the same files
+        for nid in region:
+            out.add_node(graph.node(nid).clone())
+        taken = {graph.node(n).name for n in region}
+        for src, port in tensors_in:
+            name = _unique(_tensor_label(graph, src, port), taken)
+            value = values[(src, port)]
+            declared = graph.output_type(src, port)
+            shape = None
+            if declared is not None and any(not isinstance(d, int) for d in declared.shape) \
+                    and len(declared.shape) == value.ndim:
+                shape = tuple(declared.shape)
+            readers = [graph.node(e.dst).position for e in crossing_in if (e.src, e.src_port) == (src, port)]
+            position = (left - _MARGIN, float(np.mean([p[1] for p in readers])))
+            nid = out.add_node(N.InputSource(id=out.new_id("input"), name=name, example=N.frozen_array(value),
+                                             shape=shape, position=position))
+            inputs[nid] = (src, port)
+        for edge in graph.edges:
+            if edge.src in chosen and edge.dst in chosen:
+                out.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True)
+        reverse = {v: k for k, v in inputs.items()}
+        for edge in crossing_in:
+            out.connect(reverse[(edge.src, edge.src_port)], N.SOURCE_PORT, edge.dst, edge.dst_port, force=True)
+        for src, port in tensors_out:
+            name = _unique(_tensor_label(graph, src, port), taken)
+            position = (right + _MARGIN, graph.node(src).position[1])
+            nid = out.add_node(N.OutputNode(id=out.new_id("output"), name=name, position=position))
+            out.connect(src, port, nid, N.OUTPUT_PORT, force=True)
+            outputs[nid] = (src, port)
+    return Extraction(out, tuple(region), inputs, outputs)
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, k = name, 2
+    while candidate in taken:
+        candidate = f"{name} {k}"
+        k += 1
+    taken.add(candidate)
+    return candidate
+
+
+def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = None) -> dict[str, str]:
+    """Put ``edited`` (default: ``extraction.graph`` as it is now) in place of the region
+    ``extraction`` was cut from ``graph`` (see the module docstring). Returns edited node id ->
+    its id in ``graph``. ValueError, with ``graph`` unchanged, when a region node is gone from
+    ``graph``, a recorded input's producer is gone, or a recorded output that nodes outside read
+    is missing from ``edited``."""
+    edited = extraction.graph if edited is None else edited
+    missing = [n for n in extraction.nodes if not graph.has_node(n)]
+    if missing:
+        raise ValueError(f"cannot splice: the region's node(s) {', '.join(missing)} are no longer in the graph")
+    chosen = set(extraction.nodes)
+    for nid, (src, _port) in extraction.inputs.items():
+        if not graph.has_node(src) or src in chosen:
+            raise ValueError(f"cannot splice: the producer {src!r} of input {nid!r} is no longer outside the region")
+    readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for e in graph.edges:
+        if e.src in chosen and e.dst not in chosen:
+            readers.setdefault((e.src, e.src_port), []).append((e.dst, e.dst_port))
+    kept_outputs = {nid: t for nid, t in extraction.outputs.items() if edited.has_node(nid)}
+    lost = [t for t in readers if t not in kept_outputs.values()]
+    if lost:
+        names = ", ".join(f"{src}.{port}" for src, port in lost)
+        raise ValueError(f"cannot splice: nodes outside the region read {names}, and the edited region no longer "
+                         "gives it out (keep its output node)")
+    mapped_inputs = {nid: t for nid, t in extraction.inputs.items() if edited.has_node(nid)}
+
+    region_x = min(graph.node(n).position[0] for n in extraction.nodes)
+    region_y = min(graph.node(n).position[1] for n in extraction.nodes)
+    body = [n for n in edited.nodes if n.id not in mapped_inputs and n.id not in kept_outputs]
+    dx = region_x - min((n.position[0] for n in body), default=region_x)
+    dy = region_y - min((n.position[1] for n in body), default=region_y)
+
+    ids: dict[str, str] = {}
+    with graph.batch():
+        for nid in extraction.nodes:
+            graph.remove_node(nid)
+        for node in body:
+            copy = node.clone()
+            copy.id = node.id if not graph.has_node(node.id) else graph.new_id(node.id_prefix)
+            copy.revision = 0
+            copy.position = (node.position[0] + dx, node.position[1] + dy)
+            ids[node.id] = graph.add_node(copy)
+        for edge in edited.edges:
+            if edge.src in mapped_inputs:
+                src, src_port = mapped_inputs[edge.src]
+            elif edge.src in ids:
+                src, src_port = ids[edge.src], edge.src_port
+            else:
+                continue
+            if edge.dst in kept_outputs:
+                for dst, dst_port in readers.get(kept_outputs[edge.dst], []):
+                    graph.connect(src, src_port, dst, dst_port, force=True)
+            elif edge.dst in ids:
+                graph.connect(src, src_port, ids[edge.dst], edge.dst_port, force=True)
+    return ids

@@ -1,0 +1,144 @@
+"""ONNX's node-test suite (1,884 models in onnx 1.23, generated in memory) run four ways: through
+IndexFlow's backend, through onnxruntime (one thread), through ``onnx.reference``, and as an
+unedited import-then-export run in onnxruntime. Shared by ``tests/onnx_io/test_node_suite.py``
+(a deterministic subset) and ``benchmarks/bench_node_tests.py`` (all of them).
+
+Each runner returns None when the case passes and the first line of the failure otherwise.
+A case passes when every data set's outputs match ONNX's expected outputs under the harness's
+own comparison (``onnx.backend.test.runner.Runner.assert_similar_outputs``, the case's rtol and
+atol).
+
+Loading all cases runs every generator once per process (about 20 s of CPU); the other
+node-test modules of the suite load them too, so the subset costs nothing more to load.
+"""
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import onnx
+from onnx.backend.test.runner import Runner, _normalize_tensor
+
+INDEXING_OPS = frozenset({"Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements", "ScatterND",
+                          "TensorScatter"})
+
+
+def load_cases() -> list:
+    """Every node-test case, in ONNX's order of generation (the generators of unrelated ops
+    warn about overflow; the warnings are silenced)."""
+    from onnx.backend.test.loader import load_model_tests
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(load_model_tests(kind="node"))
+
+
+def has_indexing_op(case) -> bool:
+    """Whether the case's model holds one of the seven indexing ops (in its graph or a function)."""
+    nodes = list(case.model.graph.node) + [n for f in case.model.functions for n in f.node]
+    return any(n.op_type in INDEXING_OPS and n.domain in ("", "ai.onnx") for n in nodes)
+
+
+def subset(cases: list, sample: int, seed: int = 13) -> list:
+    """Every case with an indexing op, plus ``sample`` of the others drawn with ``seed``
+    (deterministic for a given onnx version), in the cases' order."""
+    others = sorted(c.name for c in cases if not has_indexing_op(c))
+    chosen = set(random.Random(seed).sample(others, min(sample, len(others))))
+    return [c for c in cases if has_indexing_op(c) or c.name in chosen]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0][:300] if text else ''}"
+
+
+def _check(case, run: Callable[[list], list]) -> str | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for inputs, expected in case.data_sets:
+                got = run([_normalize_tensor(x) for x in inputs])
+                Runner.assert_similar_outputs([_normalize_tensor(x) for x in expected], list(got), case.rtol,
+                                              case.atol)
+    except Exception as exc:  # noqa: BLE001 - every way a case fails is a failure to report
+        return _first_line(exc)
+    return None
+
+
+def run_indexflow(case) -> str | None:
+    """The case through ``nodeeditor.onnx_io.backend`` (import, then the engine)."""
+    from nodeeditor.onnx_io import backend
+
+    try:
+        rep = backend.prepare(case.model)
+    except Exception as exc:  # noqa: BLE001 - an import refusal is a failure of the case
+        return _first_line(exc)
+    return _check(case, rep.run)
+
+
+def ort_session(model: onnx.ModelProto):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 4
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def _ort_runner(model: onnx.ModelProto) -> Callable[[list], list]:
+    session = ort_session(model)
+    names = [i.name for i in session.get_inputs()]
+    return lambda inputs: session.run(None, dict(zip(names, inputs, strict=True)))
+
+
+def run_onnxruntime(case) -> str | None:
+    """The case in onnxruntime, one thread."""
+    try:
+        runner = _ort_runner(case.model)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime refuses many models with its own kinds
+        return _first_line(exc)
+    return _check(case, runner)
+
+
+def run_reference(case) -> str | None:
+    """The case in ``onnx.reference``."""
+    from onnx.reference import ReferenceEvaluator
+
+    try:
+        ref = ReferenceEvaluator(case.model)
+    except Exception as exc:  # noqa: BLE001
+        return _first_line(exc)
+    return _check(case, lambda inputs: ref.run(None, dict(zip(ref.input_names, inputs, strict=True))))
+
+
+def run_roundtrip(case) -> str | None:
+    """``import_model``, ``export_model`` with no edit, then onnxruntime on the re-export (the
+    re-export's inputs matched to the original's by name)."""
+    from nodeeditor.onnx_io import export_model, import_model
+
+    try:
+        model = export_model(import_model(case.model))
+        session = ort_session(model)
+    except Exception as exc:  # noqa: BLE001
+        return _first_line(exc)
+    initializers = {t.name for t in case.model.graph.initializer}
+    names = [i.name for i in case.model.graph.input if i.name not in initializers]
+    wanted = [o.name for o in case.model.graph.output]
+
+    def run(inputs: list) -> list:
+        feeds = {n: v for n, v in zip(names, inputs, strict=True)}
+        return session.run(wanted, {i.name: feeds[i.name] for i in session.get_inputs()})
+
+    return _check(case, run)
+
+
+RUNNERS = {"indexflow": run_indexflow, "onnxruntime": run_onnxruntime, "reference": run_reference,
+           "roundtrip": run_roundtrip}
+
+
+def same_tensor(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
