@@ -190,14 +190,6 @@ FILE_SUFFIXES = arrayfiles.SUFFIXES
 _TYPE_CACHE: dict[tuple, TensorType] = {}
 
 
-def resolve_path(path: str, folder: Path | None) -> Path:
-    """``path`` made absolute against ``folder`` (None: left relative to the working folder)."""
-    p = Path(path)
-    if not p.is_absolute() and folder is not None:
-        p = Path(folder) / p
-    return p
-
-
 def file_stamp(path: Path) -> tuple[int, int]:
     """(mtime_ns, size) of a file, used to notice that a file changed on disk."""
     st = os.stat(path)
