@@ -23,6 +23,9 @@ OPTIMIZER_TITLES = {OptimizerKind.SGD: "SGD, momentum 0.9", OptimizerKind.ADAM: 
 #: The steps a Train run takes when nobody chose another number.
 DEFAULT_STEPS = 50
 MAX_STEPS = 1_000_000
+#: Up to this many points the curve marks each one.
+MARKED_POINTS = 200
+
 #: The curve's colour: the gradient's (``style.GRADIENT_COLOUR``), opaque.
 CURVE_COLOUR = QtGui.QColor(style.GRADIENT_COLOUR.red(), style.GRADIENT_COLOUR.green(), style.GRADIENT_COLOUR.blue())
 
@@ -81,6 +84,8 @@ class TrainingPanel(QtWidgets.QWidget):
         self.plot.hideButtons()
         self.curve = self.plot.plot([], [], pen=pg.mkPen(CURVE_COLOUR, width=2), symbol="o", symbolSize=4,
                                     symbolBrush=CURVE_COLOUR, symbolPen=None)
+        self.curve.setDownsampling(auto=True, method="peak")
+        self.curve.setClipToView(True)
         self._steps: list[int] = []
         self._losses: list[float] = []
 
@@ -156,11 +161,17 @@ class TrainingPanel(QtWidgets.QWidget):
     def clear_curve(self) -> None:
         self._steps, self._losses = [], []
         self.curve.setData([], [])
+        self.curve.setSymbol("o")
 
-    def add_point(self, step: int, loss: float) -> None:
-        """One more point of the curve: the loss at ``step`` (counted over the curve)."""
-        self._steps.append(step)
-        self._losses.append(loss)
+    def add_points(self, steps: list[int], losses: list[float]) -> None:
+        """More points of the curve: the loss at each of ``steps`` (counted over the curve),
+        drawn with one ``setData``. Past :data:`MARKED_POINTS` points the curve is a line
+        without markers, thinned to the pixels it covers (a run of a million steps stays
+        cheap to draw)."""
+        self._steps.extend(steps)
+        self._losses.extend(losses)
+        if len(self._steps) > MARKED_POINTS:
+            self.curve.setSymbol(None)
         self.curve.setData(np.asarray(self._steps, float), np.asarray(self._losses, float))
 
     def curve_points(self) -> tuple[list[int], list[float]]:

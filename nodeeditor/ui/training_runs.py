@@ -5,7 +5,9 @@ Contract:
 - :meth:`TrainingController.start` (UI thread) makes a ``graph.training.TrainingRun``, which
   snapshots the document into a private copy, so a run touches neither the document nor the
   evaluation runner's engine; ``TrainingRun.execute`` runs on a worker thread and each
-  finished step comes back through a queued signal (a point of the curve, the progress).
+  finished step is handed to the UI thread through a :class:`StepQueue`: however fast a run
+  goes, at most one wake-up waits in the event loop, and the UI takes every step finished
+  since in one go (one redraw of the curve), so a fast run never floods or freezes the UI.
   :meth:`TrainingController.stop` cancels; the run checks between steps and inside each
   pass, so it stops within one step.
 - When a run ends, what it trained becomes ONE undo command (``commands.TrainedCommand`` on
@@ -28,6 +30,7 @@ Signals: ``runningChanged(bool)``. UI thread only, but for the worker.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -47,8 +50,39 @@ from .training_dock import TrainingPanel
 REFUSED = "Training is running: stop it first (Stop in the Training dock) to change the graph"
 
 
+#: Seconds a run pauses after a step while the UI has not yet taken the steps before it. A step
+#: of small tensors is mostly Python, holding the GIL; without the pause the UI thread waits
+#: for it at every call into Python and the dock lags seconds behind the run.
+BEHIND_PAUSE = 0.002
+
+
+class StepQueue:
+    """Steps finished on the worker, taken by the UI thread in batches. :meth:`put` (worker)
+    calls ``wake`` only when the queue was empty, so at most one wake-up is pending;
+    :meth:`take` (UI thread) empties it."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._lock = threading.Lock()
+        self._steps: list[TrainingStep] = []
+        self._wake = wake
+
+    def put(self, step: TrainingStep) -> None:
+        with self._lock:
+            self._steps.append(step)
+            first = len(self._steps) == 1
+        if first:
+            self._wake()
+        else:   # the UI has not taken the last steps yet: give it the GIL for a moment
+            time.sleep(BEHIND_PAUSE)
+
+    def take(self) -> list[TrainingStep]:
+        with self._lock:
+            steps, self._steps = self._steps, []
+        return steps
+
+
 class _Bridge(QtCore.QObject):
-    step = QtCore.Signal(int, object)   # token, TrainingStep
+    step = QtCore.Signal(int, object)   # token, StepQueue (steps are waiting in it)
     done = QtCore.Signal(int, object)   # token, TrainingResult or exception
 
 
@@ -71,6 +105,7 @@ class TrainingController(QtCore.QObject):
         self._first_step = 0                     # the curve's step number of its first step
         self._curve_generation: int | None = None   # graph generation right after the last run
         self._unsubscribe = None
+        self._queue = StepQueue(lambda: None)    # the steps of the run going
         self.last_result: TrainingResult | None = None
         panel.stepRequested.connect(lambda: self.start(1))
         panel.trainRequested.connect(self.start)
@@ -114,9 +149,11 @@ class TrainingController(QtCore.QObject):
         self._graph, self._steps = graph, int(steps)
         self._unsubscribe = graph.events.subscribe(self._on_graph_event)
 
+        self._queue = queue = StepQueue(lambda: _emit(bridge.step, token, queue))
+
         def work() -> None:
             try:
-                result = run.execute(int(steps), cancel=cancel, on_step=lambda s: _emit(bridge.step, token, s))
+                result = run.execute(int(steps), cancel=cancel, on_step=queue.put)
             except BaseException as exc:  # noqa: BLE001 - reported on the UI thread
                 result = exc
             _emit(bridge.done, token, result)
@@ -198,12 +235,19 @@ class TrainingController(QtCore.QObject):
         if thread is not None:
             self.runningChanged.emit(False)
 
-    def _on_step(self, token: int, step: TrainingStep) -> None:
+    def _on_step(self, token: int, queue: StepQueue) -> None:
         if token != self._token:
             return
-        self.panel.add_point(self._first_step + step.step, step.loss)
-        self.panel.set_progress(step.step, step.steps)
-        self.panel.set_loss(step.loss, f"(step {step.step} of {step.steps})")
+        self._show_steps(queue.take())
+
+    def _show_steps(self, steps: list[TrainingStep]) -> None:
+        """The steps finished since the last look: their points, the progress, the last loss."""
+        if not steps:
+            return
+        self.panel.add_points([self._first_step + s.step for s in steps], [s.loss for s in steps])
+        last = steps[-1]
+        self.panel.set_progress(last.step, last.steps)
+        self.panel.set_loss(last.loss, f"(step {last.step} of {last.steps})")
 
     def _on_done(self, token: int, result) -> None:
         if token != self._token:
@@ -212,6 +256,7 @@ class TrainingController(QtCore.QObject):
         self._finish_run()
         if thread is not None:
             thread.join()
+        self._show_steps(self._queue.take())   # steps finished after the last wake-up was handled
         if isinstance(result, BaseException):
             message = f"Training failed: {type(result).__name__}: {result}"
             self.panel.set_message(message, error=True)
