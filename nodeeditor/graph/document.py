@@ -97,6 +97,19 @@ class _WithNode:
         self.edges = graph.edges
         self._info = infer_node(self, node, {})
 
+    def opsets(self) -> dict[str, int]:
+        return self._graph.opsets()
+
+    def foreign_call(self, node_id: str) -> ForeignCall:
+        if node_id != self._node.id:
+            return self._graph.foreign_call(node_id)
+        if not isinstance(self._node, N.ForeignNode):
+            raise ValueError(f"{self._node.label} is a {self._node.kind} node, not a foreign ONNX op")
+        return self._node.call(self.opsets(), self._graph.model_functions())   # nothing reads it yet
+
+    def symbol_conflict(self, node_id: str) -> dims.SymbolConflict | None:
+        return None if node_id == self._node.id else self._graph.symbol_conflict(node_id)
+
     def has_node(self, node_id: str) -> bool:
         return node_id == self._node.id or self._graph.has_node(node_id)
 
@@ -247,7 +260,11 @@ class Graph:
         if not isinstance(node, N.ForeignNode):
             raise ValueError(f"{node.label} is a {node.kind} node, not a foreign ONNX op")
         wanted = frozenset(e.src_port for e in self._out.get(node_id, ()))
-        return node.call(self.opsets(), tuple(f.data for f in self._model_info.functions), self._token, wanted)
+        return node.call(self.opsets(), self.model_functions(), self._token, wanted)
+
+    def model_functions(self) -> tuple[bytes, ...]:
+        """The serialized model-local functions foreign nodes may call."""
+        return tuple(f.data for f in self._model_info.functions)
 
     def symbol_binding(self, symbol: str) -> dims.Binding | None:
         """The size the graph inputs' examples give a named dimension, and where (None:

@@ -216,6 +216,7 @@ class _Importer:
 
     def __init__(self, model: onnx.ModelProto, where: str, path: Path | None, graph_folder: Path | None,
                  lazy_elements: int) -> None:
+        _require_text(model, where)   # before any name or metadata key is read
         self.model, self.where, self.path = model, where, path
         self.graph_folder = graph_folder
         self.lazy_elements = lazy_elements
@@ -228,7 +229,6 @@ class _Importer:
     # -------------------------------------------------------------- the whole model
     def graph(self, name: str | None) -> Graph:
         model, where = self.model, self.where
-        _require_text(model, where)
         g = model.graph
         opsets: dict[str, int] = {}
         for o in model.opset_import:

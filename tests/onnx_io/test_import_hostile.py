@@ -121,3 +121,12 @@ def test_a_name_that_is_not_utf8_is_refused():
     model.graph.node[0].input[0] = "name_here"
     raw = model.SerializeToString().replace(b"name_here", b"\xffame_here")
     _refused(raw, "not UTF-8")
+
+
+def test_a_metadata_key_that_is_not_utf8_is_refused_before_it_is_read():
+    # found by the fuzzer: the importer read metadata keys (for carried examples) before it
+    # checked that every text field is UTF-8, and str.startswith met bytes
+    model = _gather_of(helper.make_tensor_value_info("x", TensorProto.FLOAT, [3]))
+    helper.set_model_props(model, {"key_here": "v"})
+    raw = model.SerializeToString().replace(b"key_here", b"\xffey_here")
+    _refused(raw, "metadata key", "not UTF-8")
