@@ -79,6 +79,7 @@ class TrainingPanel(QtWidgets.QWidget):
         self.plot.setMinimumSize(160, 90)
         self.plot.setLabel("bottom", "step")
         self.plot.setLabel("left", "loss")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)   # "600" under "loss (x0.001)" misleads
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()

@@ -35,3 +35,11 @@ def test_a_long_curve_loses_its_markers_and_a_cleared_one_gets_them_back(qtbot):
     assert panel.curve_points()[0] == list(range(1, 4 + n))
     panel.clear_curve()
     assert panel.curve.opts["symbol"] == "o" and panel.curve_points() == ([], [])
+
+
+def test_the_loss_axis_shows_the_losses_as_they_are(qtbot):
+    panel = TrainingPanel()
+    qtbot.addWidget(panel)
+    panel.add_points([1, 2], [0.66, 0.004])
+    axis = panel.plot.getAxis("left")
+    assert axis.labelString().count("x0.001") == 0 and not axis.autoSIPrefix
