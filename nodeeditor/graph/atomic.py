@@ -148,7 +148,9 @@ def atomic_open(path: os.PathLike | str) -> Iterator[BinaryIO]:
             tmp.unlink()
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (this one, or another that a signal 0 reaches or may not
+    be sent to)."""
     if pid == os.getpid():
         return True
     try:
@@ -172,7 +174,7 @@ def orphans(targets: list[Path]) -> list[Path]:
             continue
         for name in names:
             match = _TEMP_NAME.match(name)
-            if match and match.group(2) in tags and not _alive(int(match.group(1))):
+            if match and match.group(2) in tags and not pid_alive(int(match.group(1))):
                 found.append(folder / name)
     return found
 

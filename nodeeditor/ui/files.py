@@ -29,6 +29,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_example, load_graph, save_graph
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.atomic import pid_alive
 from nodeeditor.graph.document import Graph
 from nodeeditor.graph.fileformat import graph_document, sidecar_path, write_atomically, write_graph_files
 from ops import config
@@ -38,18 +39,6 @@ from . import settings as S
 
 GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
 MB = QtWidgets.QMessageBox
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 class DocumentHost(Protocol):
@@ -348,7 +337,7 @@ class FileController(QtCore.QObject):
                 pid = int(meta["pid"])
             except (OSError, ValueError, KeyError, TypeError):
                 continue
-            if _pid_alive(pid):
+            if pid_alive(pid):
                 continue
             if for_path is not None and not _same_file(meta.get("original"), for_path):
                 continue
