@@ -10,6 +10,11 @@ Used for graphs that arrive without positions (ONNX import) and by the editor's 
 - Rows: a few barycentre sweeps (right to left: a node moves towards the mean height of its
   consumers; left to right: towards the mean of its inputs), comparing node centres; after
   each, a column is spread top-down so nodes keep ``ROW_GAP`` between them.
+- Separate pieces (weakly connected components: fifteen independent examples, say) are laid
+  out each on its own and packed in rows, left to right, each row about ``ASPECT`` times as
+  wide as the whole is tall, pieces ``PIECE_GAP`` apart, so Frame All shows them at a
+  readable size instead of one tall column. A piece's order is that of its first node in
+  the topological order.
 - The top-left of the result is ``origin``. Deterministic: ties keep the topological order.
 """
 from __future__ import annotations
@@ -24,6 +29,9 @@ DEFAULT_NODE_SIZE = (230.0, 110.0)
 COLUMN_GAP = 70.0
 ROW_GAP = 40.0
 SWEEPS = 3
+#: Width over height the rows of separate pieces aim at (a wide screen's canvas).
+ASPECT = 1.6
+PIECE_GAP = 120.0
 
 Size = tuple[float, float]
 
@@ -40,6 +48,59 @@ def layered_positions(graph: GraphView, sizes: Mapping[str, Size] | None = None,
         if e.src != e.dst and e.src not in preds[e.dst]:
             preds[e.dst].append(e.src)
             succs[e.src].append(e.dst)
+    pieces = [_layered(graph, piece, preds, succs, sizes) for piece in _pieces(order, preds, succs)]
+    return _packed(pieces, sizes, origin)
+
+
+def _pieces(order: list[str], preds: Mapping[str, list[str]], succs: Mapping[str, list[str]]) -> list[list[str]]:
+    """The weakly connected components, each in topological order, ordered by their first node."""
+    piece_of: dict[str, int] = {}
+    pieces: list[list[str]] = []
+    for start in order:
+        if start in piece_of:
+            continue
+        piece_of[start] = len(pieces)
+        stack = [start]
+        while stack:
+            n = stack.pop()
+            for m in (*preds[n], *succs[n]):
+                if m not in piece_of:
+                    piece_of[m] = len(pieces)
+                    stack.append(m)
+        pieces.append([])
+    for n in order:
+        pieces[piece_of[n]].append(n)
+    return pieces
+
+
+def _packed(pieces: list[dict[str, tuple[float, float]]], sizes: Mapping[str, Size],
+            origin: tuple[float, float]) -> dict[str, tuple[float, float]]:
+    """The pieces' positions (each from (0, 0)) moved into rows (see the module docstring)."""
+    if not pieces:
+        return {}
+    if len(pieces) == 1:
+        return {n: (origin[0] + x, origin[1] + y) for n, (x, y) in pieces[0].items()}
+    extents = []
+    for piece in pieces:
+        right = max(x + float(sizes.get(n, DEFAULT_NODE_SIZE)[0]) for n, (x, _) in piece.items())
+        bottom = max(y + float(sizes.get(n, DEFAULT_NODE_SIZE)[1]) for n, (_, y) in piece.items())
+        extents.append((right, bottom))
+    area = sum((w + PIECE_GAP) * (h + PIECE_GAP) for w, h in extents)
+    row_width = max(max(w for w, _ in extents), (area * ASPECT) ** 0.5)
+    out: dict[str, tuple[float, float]] = {}
+    x = y = row_height = 0.0
+    for piece, (w, h) in zip(pieces, extents, strict=True):
+        if x > 0 and x + w > row_width:
+            x, y, row_height = 0.0, y + row_height + PIECE_GAP, 0.0
+        out.update({n: (origin[0] + x + px, origin[1] + y + py) for n, (px, py) in piece.items()})
+        x += w + PIECE_GAP
+        row_height = max(row_height, h)
+    return out
+
+
+def _layered(graph: GraphView, order: list[str], preds: Mapping[str, list[str]], succs: Mapping[str, list[str]],
+             sizes: Mapping[str, Size]) -> dict[str, tuple[float, float]]:
+    """The layered layout of one piece (nodes ``order``, in topological order) from (0, 0)."""
     rank = {n: i for i, n in enumerate(order)}
 
     depth: dict[str, int] = {}
@@ -89,5 +150,4 @@ def layered_positions(graph: GraphView, sizes: Mapping[str, Size] | None = None,
     pitch = max((float(sizes.get(n, DEFAULT_NODE_SIZE)[0]) for n in order), default=0.0) + COLUMN_GAP
     top = min((centre[n] - height[n] / 2 for n in order), default=0.0)
     first = min(keys, default=0)
-    return {n: (origin[0] + (depth[n] - first) * pitch, origin[1] + centre[n] - height[n] / 2 - top)
-            for n in order}
+    return {n: ((depth[n] - first) * pitch, centre[n] - height[n] / 2 - top) for n in order}

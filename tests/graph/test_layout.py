@@ -67,3 +67,38 @@ def test_origin_moves_the_whole_layout():
 
 def test_an_empty_graph_has_no_positions():
     assert layered_positions(Graph()) == {}
+
+
+def _chains(count):
+    """``count`` separate pieces: two literals into a Gather into an output, each."""
+    g = Graph()
+    for i in range(count):
+        g.add_literal(np.zeros((3, 4), np.float32), node_id=f"d{i}")
+        g.add_literal(np.array([0]), node_id=f"i{i}")
+        g.add_operator("Gather", node_id=f"g{i}")
+        g.add_output(f"y{i}", node_id=f"y{i}")
+        g.connect(f"d{i}", "output", f"g{i}", "data")
+        g.connect(f"i{i}", "output", f"g{i}", "indices")
+        g.connect(f"g{i}", "output", f"y{i}", "value")
+    return g
+
+
+def _boxes(pos, ids, size=(230.0, 110.0)):
+    xs = [pos[n][0] for n in ids] + [pos[n][0] + size[0] for n in ids]
+    ys = [pos[n][1] for n in ids] + [pos[n][1] + size[1] for n in ids]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def test_separate_pieces_are_packed_in_rows_near_a_screens_shape_not_one_tall_column():
+    g = _chains(15)
+    pos = layered_positions(g)
+    left, top, right, bottom = _boxes(pos, g.node_ids)
+    assert (left, top) == (0.0, 0.0)
+    assert 1.0 <= (right - left) / (bottom - top) <= 2.5      # one column of 15 was 0.2
+    pieces = [_boxes(pos, [f"d{i}", f"i{i}", f"g{i}", f"y{i}"]) for i in range(15)]
+    for a, b in ((a, b) for k, a in enumerate(pieces) for b in pieces[k + 1:]):
+        apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+        assert apart, (a, b)                                  # no two pieces overlap
+    for e in g.edges:
+        assert pos[e.src][0] < pos[e.dst][0]
+    assert pos["d0"] == (0.0, 0.0)                            # the first piece first, top left

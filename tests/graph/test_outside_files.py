@@ -24,13 +24,17 @@ def opened(tmp_path, monkeypatch):
     monkeypatch.setattr(arrayfiles, "open_regular", spy)
     return seen
 
+#: the outside file's value: digits no temporary path holds (42 showed up in "pytest-423")
+SECRET = 7.0397531
+SECRET_TEXT = "7.03975"
+
 
 def _layout(tmp_path):
     """graph folder ``g/`` with ``inside.npy``; ``secret.npy`` beside it (outside)."""
     folder = tmp_path / "g"
     folder.mkdir()
     np.save(folder / "inside.npy", np.arange(3.0))
-    np.save(tmp_path / "secret.npy", np.array([42.0]))
+    np.save(tmp_path / "secret.npy", np.array([SECRET]))
     return folder
 
 
@@ -74,14 +78,14 @@ def test_a_link_is_judged_by_its_target(tmp_path, opened):
 def test_allowing_outside_files_reads_them(tmp_path):
     folder = _layout(tmp_path)
     path = _graph_reading(folder, "../secret.npy")
-    assert Engine(load_graph(path, allow_outside_files=True)).run().outputs["out0"].tolist() == [42.0]
+    assert Engine(load_graph(path, allow_outside_files=True)).run().outputs["out0"].tolist() == [SECRET]
     g = load_graph(path)
     assert not g.node_info("f0").ok
     engine = Engine(g)
     assert engine.run().nodes["f0"].status == NodeStatus.ERROR
     assert g.set_outside_files_allowed(True) is False
     assert g.node_info("f0").ok
-    assert engine.run().outputs["out0"].tolist() == [42.0]          # the cached refusal is not kept
+    assert engine.run().outputs["out0"].tolist() == [SECRET]          # the cached refusal is not kept
 
 
 def test_a_file_chosen_at_the_editor_is_allowed_alone(tmp_path):
@@ -145,7 +149,7 @@ def test_the_command_line_reads_outside_files_only_with_the_flag(tmp_path, capsy
     extra = ["-o", str(tmp_path / "m.onnx")] if verb == "export" else []
     assert cli.main([verb, str(path), *extra]) == 1
     captured = capsys.readouterr()
-    assert "--allow-outside-files" in captured.out + captured.err and "42" not in captured.out
+    assert "--allow-outside-files" in captured.out + captured.err and SECRET_TEXT not in captured.out
     assert cli.main([verb, str(path), *extra, "--allow-outside-files"]) == 0
     if verb == "run":
-        assert "42" in capsys.readouterr().out
+        assert SECRET_TEXT in capsys.readouterr().out
