@@ -99,3 +99,13 @@ def test_export_slides_as_frames_into_a_folder(window, qtbot, tmp_path, dialogs)
     assert not dialog.export()
     assert dialogs.calls and dialogs.calls[-1][0] == "warning" and dialog.isVisible()
     dialog.reject()
+
+
+def test_a_slide_shows_no_control_of_the_editor(qapp):
+    widget = ExplainerWidget()
+    controls = (widget.prev_button, widget.slider, widget.next_button, widget.play_button, widget.menu_button,
+                widget.backward_button)
+    widget.set_slide_mode(True)
+    assert [c for c in controls if not c.isHidden()] == []   # the backward toggle showed on every slide
+    widget.set_slide_mode(False)
+    assert all(not c.isHidden() for c in controls)

@@ -530,7 +530,8 @@ class ExplainerWidget(QtWidgets.QWidget):
     def set_slide_mode(self, on: bool) -> None:
         """For slides: no buttons, slider, menu or tabs; the title, the counter, the formula
         and the grids only; no scroll bars."""
-        for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.menu_button):
+        for w in (self.prev_button, self.slider, self.next_button, self.play_button, self.menu_button,
+                  self.backward_button):
             w.setVisible(not on)   # the counter stays: "3 / 6" on each slide
         self.tabs.tabBar().setVisible(not on)
         policy = QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on else QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded
