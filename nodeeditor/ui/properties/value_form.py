@@ -8,6 +8,7 @@ import numpy as np
 from PySide6 import QtWidgets
 
 import ops
+from nodeeditor.graph import dims
 from nodeeditor.graph import nodes as N
 
 from .. import commands as C
@@ -162,7 +163,44 @@ class ValueForm:
         table.pasted.connect(pasted)
         table.restored.connect(refresh)
         self._add("dtype", "dtype", dtype_combo, refresh)
-        self._add("shape", "shape", shape_edit)
+        self._add("example shape" if isinstance(node, N.InputSource) else "shape", "shape", shape_edit)
+        if isinstance(node, N.InputSource):
+            self._build_declared_shape()
         self.widgets["table"] = table
         self._form.addRow(table)
         self._form.addRow(too_big)
+
+    def _build_declared_shape(self) -> None:
+        """A graph input's declared shape: named or unknown dimensions (``batch, 4``; ``?`` for
+        an unknown one; empty: the example's own shape). Ports downstream show the names, the
+        example must fit (the node says where it does not), an export writes it. One undo
+        step; a text that is not a shape changes nothing and says why."""
+        edit = QtWidgets.QLineEdit()
+        edit.setPlaceholderText("e.g. batch, 4 (empty: the example's shape)")
+        edit.setToolTip("Names (batch), sizes (4) and ? for unknown, separated by commas. Two inputs "
+                        "using one name must agree on its size.")
+
+        def declared():
+            return self.graph.node(self.node_id).shape
+
+        def change() -> None:
+            text = edit.text().strip()
+            try:
+                new = dims.parse_shape(text) if text else None
+            except ValueError as exc:
+                self.status(f"declared shape: {exc}", error=True)
+                show(declared())   # the field shows what the input holds; the message says why
+                edit.selectAll()
+                return
+            if new != declared():
+                self.push(C.SourceCommand(self.graph, self.node_id, "Change Declared Shape", shape=new))
+
+        def show(shape) -> None:
+            edit.setText("" if shape is None else dims.format_shape(shape))
+
+        def refresh() -> None:
+            if not edit.hasFocus():
+                show(declared())
+
+        edit.editingFinished.connect(change)
+        self._add("declared shape", "declared_shape", edit, refresh)
