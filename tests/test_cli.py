@@ -200,12 +200,12 @@ def test_progress_is_shown_on_a_terminal_only():
             return True
 
     tty = Terminal()
-    progress = cli._TerminalProgress(tty, delay=0)
+    progress = cli.TerminalProgress(tty, delay=0)
     progress(1, 3, "gather1")
     progress.finish()
     assert "[1/3] gather1" in tty.getvalue() and tty.getvalue().endswith("\r")
     pipe = io.StringIO()
-    progress = cli._TerminalProgress(pipe, delay=0)
+    progress = cli.TerminalProgress(pipe, delay=0)
     progress(1, 3, "gather1")
     progress.finish()
     assert pipe.getvalue() == ""

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from nodeeditor import cli
+from nodeeditor import cli, training_cli
 from nodeeditor.graph import Graph, load_graph, save_graph
 
 
@@ -102,11 +102,11 @@ def test_the_training_bar_shows_on_a_terminal_only():
             return True
 
     stream = Tty()
-    bar = cli._TrainingBar(stream, delay=0.0, width=10)
+    bar = training_cli.TrainingBar(stream, delay=0.0, width=10)
     bar(5, 10, 0.5)
     assert "[#####.....] step 5/10  loss 0.5" in stream.getvalue()
     quiet = io.StringIO()
-    cli._TrainingBar(quiet, delay=0.0)(5, 10, 0.5)
+    training_cli.TrainingBar(quiet, delay=0.0)(5, 10, 0.5)
     assert quiet.getvalue() == ""
 
 
