@@ -13,6 +13,8 @@ title shrinks no further than its row allows. At those zooms, the pointer over a
 a :class:`PortCard`: the node's title, its ports and their types at screen size."""
 from __future__ import annotations
 
+import html
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import nodes as N
@@ -76,10 +78,18 @@ def subtitle_of(node: N.Node, opset: int) -> str:
     if isinstance(node, N.LossNode):
         return f"loss · {node.loss.title}"
     if isinstance(node, N.ForeignNode):
-        return f"ONNX · {node.title}"
+        attributes = foreign_attributes_text(node, limit=24)
+        return f"ONNX · {node.title}" + (f" · {attributes}" if attributes else "")
     if isinstance(node, N.ModelTensorSource):
         return f"model tensor · {node.tensor}"
     return {"literal": "literal tensor", "input": "graph input", "output": "graph output"}[node.kind]
+
+
+def foreign_attributes_text(node: N.ForeignNode, limit: int = 60, separator: str = ", ") -> str:
+    """A foreign node's attributes as ``axis=-1, perm=[0, 1, 3, 2]`` (each value at most
+    ``limit`` characters; a Constant's small tensor shows its values): what the node's
+    subtitle and tooltip say about it."""
+    return separator.join(f"{name}={attr.text(limit)}" for name, attr in node.attributes.items())
 
 
 def short_message(node: N.Node, message: str) -> str:
@@ -195,6 +205,10 @@ class NodeItem(QtWidgets.QGraphicsItem):
         state, message = scene.node_state(self.node_id)
         node = scene.graph.node(self.node_id)
         tip = f"<b>{node.label}</b> — {subtitle_of(node, scene.graph.opset)}<br>{style.STATE_LABELS[state]}"
+        if isinstance(node, N.ForeignNode) and node.attributes:
+            tip = (f"<b>{node.label}</b> — ONNX op {node.title} ({node.domain or 'ai.onnx'})<br>"
+                   + "<br>".join(html.escape(f"{name} = {attr.text(80)}") for name, attr in node.attributes.items())
+                   + f"<br>{style.STATE_LABELS[state]}")
         for mark, _words in training_marks(node):
             tip += "<br>" + MARK_TIPS[mark].format(getattr(node, "loss_coefficient", ""))
         if message:
