@@ -25,6 +25,8 @@ from .port_item import PortItem
 from .preview import PreviewText, draw_text
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
+_WATCHED_CHANGES = frozenset({QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged,
+                              QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged})
 
 
 def category_of(node: N.Node) -> str:
@@ -136,19 +138,15 @@ class NodeItem(QtWidgets.QGraphicsItem):
 
     # ------------------------------------------------------------------ geometry
     def _build_ports(self, node: N.Node) -> None:
-        y = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + style.ROW_HEIGHT / 2
+        """One port item per port (placed by :meth:`set_collapsed`, which the constructor calls)."""
+        rows = 0
         for name in node.input_ports():
-            port = PortItem(self, self.node_id, name, False)
-            port.setPos(0, y)
-            self.ports[(name, False)] = port
-            y += style.ROW_HEIGHT
+            self.ports[(name, False)] = PortItem(self, self.node_id, name, False)
+            rows += 1
         for name in node.output_ports():
-            port = PortItem(self, self.node_id, name, True)
-            port.setPos(style.NODE_WIDTH, y)
-            self.ports[(name, True)] = port
-            y += style.ROW_HEIGHT
-        self._rows_bottom = y - style.ROW_HEIGHT / 2
-        self._update_height()
+            self.ports[(name, True)] = PortItem(self, self.node_id, name, True)
+            rows += 1
+        self._rows_bottom = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + rows * style.ROW_HEIGHT
 
     def set_collapsed(self, collapsed: bool) -> None:
         """Draw the title row only (ports hidden at the row's ends), or the whole node."""
@@ -160,7 +158,8 @@ class NodeItem(QtWidgets.QGraphicsItem):
             else:
                 port.setPos(style.NODE_WIDTH if is_output else 0.0, y)
                 y += style.ROW_HEIGHT
-            port.setVisible(not collapsed)
+            if port.isVisible() == collapsed:
+                port.setVisible(not collapsed)
         self._update_height()
         self.update()
 
@@ -217,6 +216,8 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.update()
 
     def itemChange(self, change, value):
+        if change not in _WATCHED_CHANGES:
+            return value                 # QGraphicsItem.itemChange's own answer, without the call
         if change == QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
             scene = self.scene()
             if scene is not None:

@@ -132,7 +132,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def __init__(self, graph: Graph, runner: Any = None, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
-        self.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self.runner = runner
         self.graph: Graph = graph
         self.show_previews = False
