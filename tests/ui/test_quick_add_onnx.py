@@ -96,3 +96,26 @@ def test_an_added_gemm_shows_its_schemas_attributes_at_their_defaults(small, qtb
     assert field.placeholderText() == f"{alpha} (default)"
     box_a = w.properties.widgets["attr:transA"]
     assert isinstance(box_a, QtWidgets.QSpinBox) and box_a.value() == trans_a and "default" in box_a.suffix()
+
+
+def test_the_palette_lists_onnx_ops_folded_and_its_search_finds_matmul_to_double_click(small, qtbot):
+    from .helpers import LEFT, NOMOD
+
+    w = small
+    palette = w.palette
+    qtbot.waitUntil(lambda: "onnx:MatMul" in palette._items, timeout=10000)
+    top = palette.item("onnx:MatMul").parent()
+    assert top.text(0) == "ONNX ops" and not top.isExpanded()        # browsing: 200 ops stay folded
+    palette.search_field.setText("matmul")
+    visible = palette.visible_keys()
+    assert "onnx:MatMul" in visible and top.isExpanded()
+    own = [i for i, k in enumerate(visible) if not k.startswith("onnx:")]
+    assert not own or max(own) < visible.index("onnx:MatMul")        # the editor's own blocks first
+    item = palette.item("onnx:MatMul")
+    palette.tree.scrollToItem(item)
+    rect = palette.tree.visualItemRect(item)
+    QTest.mouseClick(palette.tree.viewport(), LEFT, NOMOD, rect.center())
+    QTest.mouseDClick(palette.tree.viewport(), LEFT, NOMOD, rect.center())
+    node = w.graph.nodes[-1]
+    assert isinstance(node, N.ForeignNode) and node.op_type == "MatMul"
+    assert w.undo_action.text() == "Undo Add MatMul"
