@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 from nodeeditor.graph import nodes as N
 from nodeeditor.ui.onnx_blocks import catalog
 
-from .helpers import scene_point
+from .helpers import save_shot, scene_point
 
 Key = QtCore.Qt.Key
 SEVEN = {"op:Gather", "op:GatherElements", "op:GatherND", "op:Scatter", "op:ScatterElements", "op:ScatterND",
@@ -41,6 +41,7 @@ def test_typing_matmul_and_enter_adds_a_foreign_matmul_with_its_schemas_ports(sm
     box = _open_box(w, qtbot)
     keys = _type(box, qtbot, "MatMul", "onnx:MatMul")
     assert keys[0] == "onnx:MatMul"
+    save_shot(w, "onnx/quick_add_matmul")
     before = len(w.graph.nodes)
     QTest.keyClick(box.field, Key.Key_Return)
     assert not box.isVisible() and len(w.graph.nodes) == before + 1

@@ -25,8 +25,8 @@ from .port_item import PortItem
 from .preview import PreviewText, draw_text
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
-_WATCHED_CHANGES = frozenset({QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged,
-                              QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged})
+_MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
+_SELECTED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged
 
 
 def category_of(node: N.Node) -> str:
@@ -216,13 +216,13 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.update()
 
     def itemChange(self, change, value):
-        if change not in _WATCHED_CHANGES:
+        if change is not _MOVED and change is not _SELECTED:
             return value                 # QGraphicsItem.itemChange's own answer, without the call
-        if change == QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+        if change is _MOVED:
             scene = self.scene()
             if scene is not None:
                 scene.node_item_moved(self.node_id)
-        elif change == QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+        else:
             self.setZValue(1 if value else 0)
         return super().itemChange(change, value)
 

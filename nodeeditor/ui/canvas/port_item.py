@@ -50,7 +50,7 @@ class PortItem(QtWidgets.QGraphicsEllipseItem):
 
     def _restyle(self) -> None:
         colours = style.canvas_colours()
-        key = (self.connected, self.family, self._hover, colours)
+        key = (self.connected, self.family, self._hover, id(colours))   # the theme's table, by identity
         if key == self._style_key:
             return                       # already drawn so (a refresh restyles every port)
         self._style_key = key
