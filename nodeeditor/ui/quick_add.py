@@ -9,7 +9,8 @@ of the canvas (see :func:`fit_in_view`).
 Typed text also finds every other ONNX op (:mod:`.onnx_blocks`: ``MatMul`` adds a foreign node
 with its schema's ports), listed after the blocks of the editor's own (the seven indexing ops
 first among those). The ONNX ops are read in the background when the box first opens; the
-list fills in when they are there.
+list fills in when they are there. A box opened for a dropped wire lists only the editor's own
+blocks (:func:`wire_blocks` does not try ONNX ops' ports).
 
 Opened for a wire dropped on empty canvas (``popup(..., wire=...)``), it lists only the
 blocks with a port that would take the wire (:func:`wire_blocks`), each with that port, and

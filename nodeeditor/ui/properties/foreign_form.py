@@ -19,6 +19,8 @@ attributes the node has.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6 import QtWidgets
 
 from nodeeditor.graph import nodes as N
@@ -31,11 +33,15 @@ from .values import muted
 INT32 = (-(2 ** 31), 2 ** 31 - 1)
 
 
+@dataclass(frozen=True)
 class _Row:
     """What one attribute row knows: name, kind, whether required, default (or None), doc."""
 
-    def __init__(self, name: str, kind: AttrKind, required: bool, default: ForeignAttribute | None, doc: str):
-        self.name, self.kind, self.required, self.default, self.doc = name, kind, required, default, doc
+    name: str
+    kind: AttrKind
+    required: bool
+    default: ForeignAttribute | None
+    doc: str
 
 
 def foreign_schema_rows(graph, node: N.ForeignNode) -> tuple[list[_Row], str]:
