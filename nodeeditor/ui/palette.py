@@ -1,19 +1,10 @@
 """The palette dock's widget: blocks by category with a search field. Dragging a block
-carries its key as ``blocks.MIME_TYPE``; double-click (or Enter) emits ``blockActivated``.
-
-The last category, "ONNX ops", lists every other ONNX op (:mod:`.onnx_blocks`), collapsed;
-it fills in once the background thread has read ONNX's schemas (the palette starts it). A
-search shows matching ONNX ops after the editor's own blocks, and Enter takes the first of
-the editor's own blocks when one matches."""
+carries its key as ``blocks.MIME_TYPE``; double-click (or Enter) emits ``blockActivated``."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .blocks import BLOCKS, CATEGORIES, MIME_TYPE, search
-from .onnx_blocks import catalog
-
-ONNX_CATEGORY = "ONNX ops"
-CATALOG_POLL_MS = 200   # how often the palette looks whether the ONNX ops are read
 
 KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole
 
@@ -80,41 +71,6 @@ class Palette(QtWidgets.QWidget):
             self._categories[b.category].addChild(item)
             self._items[b.key] = item
         self.tree.expandAll()
-        self._onnx_top = QtWidgets.QTreeWidgetItem([ONNX_CATEGORY])
-        self._onnx_top.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled)
-        font = self._onnx_top.font(0)
-        font.setBold(True)
-        self._onnx_top.setFont(0, font)
-        self._onnx_top.setToolTip(0, "Every other ONNX op: a node that onnxruntime runs")
-        self.tree.addTopLevelItem(self._onnx_top)
-        self._onnx_top.setHidden(True)
-        self._onnx_keys: list[str] = []
-        catalog().start()
-        self._fill_onnx()
-
-    def _fill_onnx(self) -> None:
-        """Add the ONNX ops once they are read (polls until then)."""
-        if not catalog().ready():
-            QtCore.QTimer.singleShot(CATALOG_POLL_MS, self._fill_onnx)
-            return
-        for b in catalog().blocks():
-            item = QtWidgets.QTreeWidgetItem([b.title])
-            item.setData(0, KEY_ROLE, b.key)
-            item.setToolTip(0, b.description)
-            item.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled | QtCore.Qt.ItemFlag.ItemIsSelectable
-                          | QtCore.Qt.ItemFlag.ItemIsDragEnabled)
-            self._onnx_top.addChild(item)
-            self._items[b.key] = item
-            self._blocks[b.key] = b
-            self._onnx_keys.append(b.key)
-        self._onnx_top.setHidden(not self._onnx_keys)
-        self._onnx_top.setExpanded(False)
-        self.filter(self.search_field.text())
-
-    def _matches(self, text: str) -> list[str]:
-        """Keys matching ``text``: the editor's own blocks first, then ONNX ops."""
-        onnx_blocks = [self._blocks[k] for k in self._onnx_keys]
-        return [b.key for b in search(text)] + [b.key for b in search(text, onnx_blocks)]
 
     def set_opset(self, opset: int) -> None:
         """Grey out operators that do not exist at ``opset`` (they can still be added: the
@@ -122,9 +78,9 @@ class Palette(QtWidgets.QWidget):
         import ops
 
         for key, item in self._items.items():
+            b = self._blocks[key]
             if not key.startswith("op:"):
                 continue
-            b = self._blocks[key]
             schema = ops.get_schema(key[3:])
             missing = schema.version_for(opset) is None
             # available ones in the palette's text colour (light or dark theme), missing ones grey
@@ -143,16 +99,14 @@ class Palette(QtWidgets.QWidget):
         return [k for k, i in self._items.items() if not i.isHidden()]
 
     def filter(self, text: str) -> None:
-        searching = bool(text.strip())
-        matches = set(self._matches(text)) if searching else set(self._items)
+        matches = {b.key for b in search(text)} if text.strip() else set(self._items)
         for key, item in self._items.items():
             item.setHidden(key not in matches)
-        for top in [*self._categories.values(), self._onnx_top]:
+        for top in self._categories.values():
             top.setHidden(all(top.child(i).isHidden() for i in range(top.childCount())))
-        self._onnx_top.setExpanded(searching)   # browsing: folded (200 ops); searching: the matches
 
     def _activate_first(self) -> None:
-        keys = self._matches(self.search_field.text())
+        keys = [b.key for b in search(self.search_field.text())]
         if keys:
             self.blockActivated.emit(keys[0])
 

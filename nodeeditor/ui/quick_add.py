@@ -8,9 +8,9 @@ of the canvas (see :func:`fit_in_view`).
 
 Typed text also finds every other ONNX op (:mod:`.onnx_blocks`: ``MatMul`` adds a foreign node
 with its schema's ports), listed after the blocks of the editor's own (the seven indexing ops
-first among those). The ONNX ops are read in the background when the box first opens; the
-list fills in when they are there. A box opened for a dropped wire lists only the editor's own
-blocks (:func:`wire_blocks` does not try ONNX ops' ports).
+first among those); they are read from ONNX's schemas on the first search. A box opened for a
+dropped wire lists only the editor's own blocks (:func:`wire_blocks` does not try ONNX ops'
+ports).
 
 Opened for a wire dropped on empty canvas (``popup(..., wire=...)``), it lists only the
 blocks with a port that would take the wire (:func:`wire_blocks`), each with that port, and
@@ -27,12 +27,11 @@ from nodeeditor.graph.rules import INTEGER_DTYPES, integer_only
 
 from .blocks import BLOCKS, Block, block, search
 from .canvas import style
-from .onnx_blocks import catalog
+from .onnx_blocks import catalog_blocks
 from .placement import TITLE_OFFSET
 from .search_popup import SearchPopup
 
 EDGE_MARGIN = 12.0    # view pixels kept between a new block and the canvas edge
-CATALOG_POLL_MS = 100  # how often an open box looks whether the ONNX ops are read
 
 
 def block_height(key: str, with_preview: bool = False) -> float:
@@ -100,18 +99,7 @@ class QuickAddBox(SearchPopup):
         self.scene_pos = QtCore.QPointF(scene_pos)
         self.wire, self._ports = wire, (dict(ports) if wire is not None else None)
         self.field.setPlaceholderText("Add a block for this wire…" if wire is not None else "Add block…")
-        catalog().start()
         self.open_at(view_pos)
-        if not catalog().ready():
-            QtCore.QTimer.singleShot(CATALOG_POLL_MS, self._refill_when_catalog_ready)
-
-    def _refill_when_catalog_ready(self) -> None:
-        if not self.isVisible():
-            return
-        if not catalog().ready():
-            QtCore.QTimer.singleShot(CATALOG_POLL_MS, self._refill_when_catalog_ready)
-        elif self.field.text().strip():
-            self._refill(self.field.text())
 
     def port_for(self, key: str) -> str | None:
         """The port the dropped wire goes to on block ``key`` (None: not opened for a wire)."""
@@ -123,7 +111,7 @@ class QuickAddBox(SearchPopup):
             return [b for b in found if b.key in self._ports]
         if not text.strip():
             return list(BLOCKS)
-        return search(text) + search(text, catalog().blocks())
+        return search(text) + search(text, catalog_blocks())
 
     def entries(self, text: str) -> list[tuple[str, str, str]]:
         if self._ports is None:
