@@ -7,9 +7,9 @@
 - A block's node is made at the graph's opset; an op that is not in that opset (or that
   ONNX has no schema for) raises ValueError from ``make``, with a message for people.
 - :func:`catalog_blocks` lists the default domain's ops (not deprecated, not the seven,
-  which are first-class blocks), read once per process on the UI thread. (A background
-  thread reading ONNX's schemas while the engine's thread ran onnx made the process crash at
-  exit; the read takes about 0.1 s.)
+  which are first-class blocks), read once per process on the thread that first asks (the
+  Tab box's first search, on the UI thread: short enough, ``benchmarks/README.md``; no
+  thread to stop at exit).
 
 No Qt here.
 """
@@ -67,8 +67,7 @@ def onnx_block(key: str, summary: str = "") -> Block:
 @functools.lru_cache(maxsize=1)
 def catalog_blocks() -> tuple[Block, ...]:
     """The default domain's ONNX ops as blocks (not deprecated, not the seven), read once per
-    process on the calling thread (the UI thread: about 0.12 s the first time, 0.05 s warm,
-    on the 2-core test machine). Empty when onnx cannot be read."""
+    process on the calling thread. Empty when onnx cannot be read."""
     try:
         from nodeeditor.onnx_io.foreign_ops import op_catalog
 
