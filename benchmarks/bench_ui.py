@@ -24,7 +24,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("INDEXFLOW_STATE_DIR", tempfile.mkdtemp(prefix="indexflow-bench-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import argparse
+import cProfile
+import io
+import pstats
+
 import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 from PySide6 import QtCore, QtWidgets
 
 from nodeeditor.graph import Graph, save_graph
@@ -123,11 +130,135 @@ def bench_stall_1e8(window) -> tuple[float, float, int]:
     return float(gaps.max()), total, len(ticks)
 
 
+FOREIGN_CYCLE = ("Relu", "Neg", "Add", "Mul", "Abs", "Sigmoid", "Add", "Tanh")
+
+
+def big_model(nodes: int = 5000, chains: int = 50, size: int = 16) -> onnx.ModelProto:
+    """An ONNX model of ``nodes`` nodes: ``chains`` chains from one input ``x`` (float32[size]),
+    each of foreign ops cycling through :data:`FOREIGN_CYCLE` (an Add or Mul adds the value
+    from two ops back, a residual connection), with a Gather every 7th op and a
+    ScatterElements every 11th (indices and updates: initializers of that chain), joined by a
+    tree of Adds into the output ``y``. Each initializer feeds its own chain only, as the
+    weights of a real model feed their own layer."""
+    rng = np.random.default_rng(0)
+    joins = chains - 1
+    per_chain = (nodes - joins) // chains
+    extra = nodes - joins - per_chain * chains
+    made, ends, inits = [], [], []
+    for c in range(chains):
+        inits += [numpy_helper.from_array(rng.permutation(size).astype(np.int64), f"perm{c}"),
+                  numpy_helper.from_array(rng.standard_normal(size).astype(np.float32), f"upd{c}")]
+        before, prev = "x", "x"
+        for i in range(per_chain + (1 if c < extra else 0)):
+            out = f"c{c}_{i}"
+            if i % 7 == 6:
+                made.append(helper.make_node("Gather", [prev, f"perm{c}"], [out], name=out, axis=0))
+            elif i % 11 == 10:
+                made.append(helper.make_node("ScatterElements", [prev, f"perm{c}", f"upd{c}"], [out], name=out,
+                                             axis=0))
+            else:
+                op = FOREIGN_CYCLE[(i + c) % len(FOREIGN_CYCLE)]
+                made.append(helper.make_node(op, [prev, before] if op in ("Add", "Mul") else [prev], [out], name=out))
+            before, prev = prev, out
+        ends.append(prev)
+    k = 0
+    while len(ends) > 1:
+        a, b = ends.pop(0), ends.pop(0)
+        out = "y" if not ends else f"join{k}"
+        made.append(helper.make_node("Add", [a, b], [out], name=f"join{k}"))
+        ends.append(out)
+        k += 1
+    graph = helper.make_graph(made, f"generated {nodes}",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [size])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [size])], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    onnx.checker.check_model(model)
+    assert len(model.graph.node) == nodes
+    return model
+
+
+def repaint_cost(window, change, repeat: int = 10) -> float:
+    """Median seconds of ``change()`` plus a synchronous repaint of the canvas."""
+    viewport = window.view.viewport()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        change()
+        viewport.repaint()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def bench_onnx_model(window, folder: Path, profile: bool = False) -> dict[str, float]:
+    from nodeeditor.onnx_io import import_model
+
+    path = folder / "big.onnx"
+    onnx.save(big_model(), str(path))
+    t0 = time.perf_counter()
+    graph = import_model(path)
+    out = {"import": time.perf_counter() - t0, "graph nodes": float(len(graph.nodes))}
+    app = QtWidgets.QApplication.instance()
+    profiler = cProfile.Profile() if profile else None
+    t0 = time.perf_counter()
+    if profiler is not None:
+        profiler.enable()
+    assert window.files.open_path(path, ask=False)
+    app.processEvents()                # the opening frame (a zero-delay timer) and the first paint
+    window.view.viewport().repaint()
+    if profiler is not None:
+        profiler.disable()
+    out["open"] = time.perf_counter() - t0
+    wait_finished(window)
+    out["evaluated"] = time.perf_counter() - t0
+    assert window.runner.last_result is not None and window.runner.last_result.ok
+    view = window.view
+    bar = view.horizontalScrollBar()
+    sign = [1]
+
+    def pan() -> None:
+        sign[0] = -sign[0]
+        bar.setValue(bar.value() + sign[0] * 120)
+
+    def zoom() -> None:
+        factor = 1.15 if sign[0] > 0 else 1 / 1.15
+        sign[0] = -sign[0]
+        view.scale(factor, factor)
+
+    out["zoom level"] = view.zoom
+    out["pan"] = repaint_cost(window, pan)
+    out["zoom"] = repaint_cost(window, zoom)
+    view.frame(False, readable=False)  # View > Frame All: every node on screen
+    out["overview zoom level"] = view.zoom
+    out["overview pan"] = repaint_cost(window, pan)
+    out["overview zoom"] = repaint_cost(window, zoom)
+    if profiler is not None:
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)
+        print(text.getvalue())
+    return out
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["onnx"], help="run one case only")
+    parser.add_argument("--profile", action="store_true", help="profile opening the 5,000-node model")
+    args = parser.parse_args()
     _app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])  # kept alive until main returns
     window = create_main_window()
+    window.resize(1480, 900)
     window.show()
     wait_finished(window)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = bench_onnx_model(window, Path(tmp), args.profile)
+    print(f"5,000-node ONNX model ({r['graph nodes']:.0f} graph nodes): import {r['import']:.2f} s; "
+          f"File > Import until shown {r['open']:.2f} s, until evaluated {r['evaluated']:.2f} s")
+    print(f"  at zoom {r['zoom level']:.2f}: pan step {r['pan'] * 1000:.1f} ms, zoom step {r['zoom'] * 1000:.1f} ms; "
+          f"overview (zoom {r['overview zoom level']:.3f}): pan step {r['overview pan'] * 1000:.1f} ms, "
+          f"zoom step {r['overview zoom'] * 1000:.1f} ms")
+    if args.only == "onnx":
+        window.discard_changes()
+        window.close()
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         shown, evaluated = bench_open(window, Path(tmp))
     print(f"open 500-node graph: canvas shown {shown * 1000:.0f} ms, evaluated {evaluated * 1000:.0f} ms")

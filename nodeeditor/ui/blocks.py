@@ -113,11 +113,17 @@ BY_KEY: dict[str, Block] = {b.key: b for b in BLOCKS}
 
 
 def block(key: str) -> Block:
-    """The block with that key (KeyError naming it otherwise)."""
+    """The block with that key, an ONNX op's for ``onnx:MatMul`` (:mod:`.onnx_blocks`);
+    KeyError naming it otherwise."""
     try:
         return BY_KEY[key]
     except KeyError:
-        raise KeyError(f"no block {key!r}") from None
+        pass
+    from .onnx_blocks import is_onnx_key, onnx_block
+
+    if is_onnx_key(key):
+        return onnx_block(key)
+    raise KeyError(f"no block {key!r}")
 
 
 def fuzzy_score(query: str, text: str) -> int | None:

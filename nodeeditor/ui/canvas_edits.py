@@ -68,8 +68,12 @@ class CanvasEdits:
             self._status(f"unknown block {key!r}", error=True)
             return None
         graph = self._graph_of()
-        height = block_height(key, self._previews_shown())
-        node = block.make(graph, block_position(self.scene, self.view, scene_pos, avoid_overlap, height))
+        try:
+            height = block_height(key, self._previews_shown())
+            node = block.make(graph, block_position(self.scene, self.view, scene_pos, avoid_overlap, height))
+        except ValueError as exc:   # an ONNX op not in the graph's opset
+            self._status(f"Cannot add {block.title}: {exc}", error=True)
+            return None
         command = C.AddNodeCommand(graph, node, f"Add {block.title}")
         if wire is not None:
             port = self.quick_add.port_for(key)

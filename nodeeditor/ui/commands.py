@@ -15,11 +15,13 @@ from PySide6 import QtGui
 
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph, RemovedNode
+from nodeeditor.graph.foreign import ForeignAttribute
 from nodeeditor.graph.serialize import paste_dict
 from nodeeditor.graph.training import TrainedEdit
 
 MOVE_ID = 1
 ATTRIBUTE_ID = 2
+FOREIGN_ATTRIBUTE_ID = 3
 
 
 class AddNodeCommand(QtGui.QUndoCommand):
@@ -205,6 +207,45 @@ class AttributeCommand(QtGui.QUndoCommand):
 
     def undo(self) -> None:
         self.graph.set_attribute(self.node_id, self.name, self.old)
+
+
+class ForeignAttributeCommand(QtGui.QUndoCommand):
+    """Set (``value=None``: remove, the op's default applies) an attribute of a foreign ONNX
+    node. With ``merge`` (a spin box's steps), consecutive merging edits of the same attribute
+    are one undo step, and the step goes when edited back to where it started; a typed text or
+    the default button is a step of its own."""
+
+    def __init__(self, graph: Graph, node_id: str, name: str, value: ForeignAttribute | None,
+                 merge: bool = False) -> None:
+        super().__init__(f"Change {name}")
+        self.graph, self.node_id, self.name, self.value = graph, node_id, name, value
+        self.merge = merge
+        self.old: ForeignAttribute | None = None
+        self._have_old = False
+
+    def id(self) -> int:
+        return FOREIGN_ATTRIBUTE_ID if self.merge else -1
+
+    def mergeWith(self, other: QtGui.QUndoCommand) -> bool:
+        if not isinstance(other, ForeignAttributeCommand) or not other.merge \
+                or (other.node_id, other.name) != (self.node_id, self.name):
+            return False
+        self.value = other.value
+        if self._have_old and _same_attribute(self.value, self.old):
+            self.setObsolete(True)
+        return True
+
+    def redo(self) -> None:
+        old = self.graph.set_foreign_attribute(self.node_id, self.name, self.value)
+        if not self._have_old:
+            self.old, self._have_old = old, True
+
+    def undo(self) -> None:
+        self.graph.set_foreign_attribute(self.node_id, self.name, self.old)
+
+
+def _same_attribute(a: ForeignAttribute | None, b: ForeignAttribute | None) -> bool:
+    return a is None and b is None or a is not None and b is not None and a.same(b)
 
 
 class SourceCommand(QtGui.QUndoCommand):

@@ -6,6 +6,12 @@ canvas edge that would put half the block out of view, so ``scene_pos`` is first
 little as needed) so that the whole block, its ports counted, lies inside the visible part
 of the canvas (see :func:`fit_in_view`).
 
+Typed text also finds every other ONNX op (:mod:`.onnx_blocks`: ``MatMul`` adds a foreign node
+with its schema's ports), listed after the blocks of the editor's own (the seven indexing ops
+first among those); they are read from ONNX's schemas on the first search. A box opened for a
+dropped wire lists only the editor's own blocks (:func:`wire_blocks` does not try ONNX ops'
+ports).
+
 Opened for a wire dropped on empty canvas (``popup(..., wire=...)``), it lists only the
 blocks with a port that would take the wire (:func:`wire_blocks`), each with that port, and
 ``wire`` stays set until the box is opened again, so the receiver of ``chosen`` knows to
@@ -21,6 +27,7 @@ from nodeeditor.graph.rules import INTEGER_DTYPES, integer_only
 
 from .blocks import BLOCKS, Block, block, search
 from .canvas import style
+from .onnx_blocks import catalog_blocks
 from .placement import TITLE_OFFSET
 from .search_popup import SearchPopup
 
@@ -99,8 +106,12 @@ class QuickAddBox(SearchPopup):
         return None if self._ports is None else self._ports.get(key)
 
     def _blocks(self, text: str) -> list[Block]:
-        found = search(text) if text.strip() else list(BLOCKS)
-        return found if self._ports is None else [b for b in found if b.key in self._ports]
+        if self._ports is not None:
+            found = search(text) if text.strip() else list(BLOCKS)
+            return [b for b in found if b.key in self._ports]
+        if not text.strip():
+            return list(BLOCKS)
+        return search(text) + search(text, catalog_blocks())
 
     def entries(self, text: str) -> list[tuple[str, str, str]]:
         if self._ports is None:

@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from . import style
 
 REROUTE_RADIUS = 5.0
+HIT_WIDTH = 12.0   # scene units around the curve that a click or hover hits (wider than the drawn pen)
 
 
 def curve(a: QtCore.QPointF, b: QtCore.QPointF) -> QtGui.QPainterPath:
@@ -84,6 +85,10 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         self.gradient = False
         self._ends = (QtCore.QPointF(), QtCore.QPointF())
         self.reroutes: list[RerouteItem] = []
+        self._style_key: tuple | None = None
+        #: the path's control-point rectangle with the hit margin (QGraphicsPathItem would
+        #: stroke ``shape()`` for it on every path or pen change: the cost of opening a large graph)
+        self._bounds = QtCore.QRectF()
         self.set_state(style.OK)
 
     def set_ends(self, a: QtCore.QPointF, b: QtCore.QPointF) -> None:
@@ -92,6 +97,8 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
 
     def set_route(self, points: Sequence[tuple[float, float]]) -> None:
         """Show the edge's reroute points (scene coordinates), in order."""
+        if not points and not self.reroutes:
+            return                       # nothing was routed and nothing is: the curve stays
         scene = self.scene()
         for item in self.reroutes:
             item.setParentItem(None)
@@ -107,9 +114,12 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
     def redraw(self) -> None:
         a, b = self._ends
         if self.reroutes:
-            self.setPath(routed_curve([a] + [item.pos() for item in self.reroutes] + [b]))
+            path = routed_curve([a] + [item.pos() for item in self.reroutes] + [b])
         else:
-            self.setPath(curve(a, b))
+            path = curve(a, b)
+        self.prepareGeometryChange()     # the scene's index drops the old bounds before they change
+        self._bounds = path.controlPointRect().adjusted(-HIT_WIDTH / 2, -HIT_WIDTH / 2, HIT_WIDTH / 2, HIT_WIDTH / 2)
+        self.setPath(path)
 
     def set_state(self, state: str, family: style.DtypeFamily | None = None) -> None:
         """The state of the node the wire comes from and, when known, the family of the
@@ -117,6 +127,9 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         self.state = state
         if family is not None:
             self.family = family
+        if self._style_key == (state, self.family):
+            return
+        self._style_key = (state, self.family)
         if state in (style.ERROR, style.BLOCKED) or self.family is style.DtypeFamily.UNKNOWN:
             colour = style.EDGE_COLOURS.get(state, style.EDGE_COLOURS[style.OK])
         else:
@@ -137,11 +150,11 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
 
     def boundingRect(self) -> QtCore.QRectF:
         margin = style.GRADIENT_WIDTH / 2 + 1 if self.gradient else 0.0
-        return super().boundingRect().adjusted(-margin, -margin, margin, margin)
+        return self._bounds.adjusted(-margin, -margin, margin, margin)
 
     def shape(self) -> QtGui.QPainterPath:
         stroker = QtGui.QPainterPathStroker()
-        stroker.setWidth(12)
+        stroker.setWidth(HIT_WIDTH)
         return stroker.createStroke(self.path())
 
     def hoverEnterEvent(self, event) -> None:

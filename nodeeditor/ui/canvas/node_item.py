@@ -13,6 +13,8 @@ title shrinks no further than its row allows. At those zooms, the pointer over a
 a :class:`PortCard`: the node's title, its ports and their types at screen size."""
 from __future__ import annotations
 
+import html
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import nodes as N
@@ -23,6 +25,8 @@ from .port_item import PortItem
 from .preview import PreviewText, draw_text
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
+_MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
+_SELECTED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged
 
 
 def category_of(node: N.Node) -> str:
@@ -76,10 +80,18 @@ def subtitle_of(node: N.Node, opset: int) -> str:
     if isinstance(node, N.LossNode):
         return f"loss · {node.loss.title}"
     if isinstance(node, N.ForeignNode):
-        return f"ONNX · {node.title}"
+        attributes = foreign_attributes_text(node, limit=24)
+        return f"ONNX · {node.title}" + (f" · {attributes}" if attributes else "")
     if isinstance(node, N.ModelTensorSource):
         return f"model tensor · {node.tensor}"
     return {"literal": "literal tensor", "input": "graph input", "output": "graph output"}[node.kind]
+
+
+def foreign_attributes_text(node: N.ForeignNode, limit: int = 60, separator: str = ", ") -> str:
+    """A foreign node's attributes as ``axis=-1, perm=[0, 1, 3, 2]`` (each value at most
+    ``limit`` characters; a Constant's small tensor shows its values): what the node's
+    subtitle and tooltip say about it."""
+    return separator.join(f"{name}={attr.text(limit)}" for name, attr in node.attributes.items())
 
 
 def short_message(node: N.Node, message: str) -> str:
@@ -126,19 +138,15 @@ class NodeItem(QtWidgets.QGraphicsItem):
 
     # ------------------------------------------------------------------ geometry
     def _build_ports(self, node: N.Node) -> None:
-        y = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + style.ROW_HEIGHT / 2
+        """One port item per port (placed by :meth:`set_collapsed`, which the constructor calls)."""
+        rows = 0
         for name in node.input_ports():
-            port = PortItem(self, self.node_id, name, False)
-            port.setPos(0, y)
-            self.ports[(name, False)] = port
-            y += style.ROW_HEIGHT
+            self.ports[(name, False)] = PortItem(self, self.node_id, name, False)
+            rows += 1
         for name in node.output_ports():
-            port = PortItem(self, self.node_id, name, True)
-            port.setPos(style.NODE_WIDTH, y)
-            self.ports[(name, True)] = port
-            y += style.ROW_HEIGHT
-        self._rows_bottom = y - style.ROW_HEIGHT / 2
-        self._update_height()
+            self.ports[(name, True)] = PortItem(self, self.node_id, name, True)
+            rows += 1
+        self._rows_bottom = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + rows * style.ROW_HEIGHT
 
     def set_collapsed(self, collapsed: bool) -> None:
         """Draw the title row only (ports hidden at the row's ends), or the whole node."""
@@ -150,7 +158,8 @@ class NodeItem(QtWidgets.QGraphicsItem):
             else:
                 port.setPos(style.NODE_WIDTH if is_output else 0.0, y)
                 y += style.ROW_HEIGHT
-            port.setVisible(not collapsed)
+            if port.isVisible() == collapsed:
+                port.setVisible(not collapsed)
         self._update_height()
         self.update()
 
@@ -195,6 +204,10 @@ class NodeItem(QtWidgets.QGraphicsItem):
         state, message = scene.node_state(self.node_id)
         node = scene.graph.node(self.node_id)
         tip = f"<b>{node.label}</b> — {subtitle_of(node, scene.graph.opset)}<br>{style.STATE_LABELS[state]}"
+        if isinstance(node, N.ForeignNode) and node.attributes:
+            tip = (f"<b>{node.label}</b> — ONNX op {node.title} ({node.domain or 'ai.onnx'})<br>"
+                   + "<br>".join(html.escape(f"{name} = {attr.text(80)}") for name, attr in node.attributes.items())
+                   + f"<br>{style.STATE_LABELS[state]}")
         for mark, _words in training_marks(node):
             tip += "<br>" + MARK_TIPS[mark].format(getattr(node, "loss_coefficient", ""))
         if message:
@@ -203,11 +216,13 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.update()
 
     def itemChange(self, change, value):
-        if change == QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+        if change is not _MOVED and change is not _SELECTED:
+            return value                 # QGraphicsItem.itemChange's own answer, without the call
+        if change is _MOVED:
             scene = self.scene()
             if scene is not None:
                 scene.node_item_moved(self.node_id)
-        elif change == QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+        else:
             self.setZValue(1 if value else 0)
         return super().itemChange(change, value)
 

@@ -19,6 +19,7 @@ class PortItem(QtWidgets.QGraphicsEllipseItem):
         self.connected = False
         self.family = style.DtypeFamily.UNKNOWN
         self._hover = False
+        self._style_key: tuple | None = None
         self.setAcceptHoverEvents(True)
         self.setCursor(QtCore.Qt.CursorShape.CrossCursor)
         self.setZValue(2)
@@ -49,6 +50,10 @@ class PortItem(QtWidgets.QGraphicsEllipseItem):
 
     def _restyle(self) -> None:
         colours = style.canvas_colours()
+        key = (self.connected, self.family, self._hover, id(colours))   # the theme's table, by identity
+        if key == self._style_key:
+            return                       # already drawn so (a refresh restyles every port)
+        self._style_key = key
         self.setBrush(QtGui.QBrush(self.colour if self.connected else colours.node_body))
         ring = style.SELECTION if self._hover else (self.colour if self.family is not style.DtypeFamily.UNKNOWN
                                                     else colours.port_ring)

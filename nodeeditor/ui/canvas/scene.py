@@ -132,7 +132,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def __init__(self, graph: Graph, runner: Any = None, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
-        self.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self.runner = runner
         self.graph: Graph = graph
         self.show_previews = False
@@ -396,6 +396,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self.show_previews:
             item.set_preview(True, *self._preview_content(node_id))
         item.refresh()
+        if self.card is not None and self.card.node_id == node_id:
+            self.show_card(node_id)      # the card under the pointer says what the node says now
         state, _ = self.node_state(node_id)
         used: set[tuple[str, bool]] = set()
         for edge_item in self._edges_of(node_id):

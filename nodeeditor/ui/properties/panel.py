@@ -1,6 +1,7 @@
 """The property panel: widgets for the selected node, built from the ``ops`` schema at the
-graph's opset (operators) or from the source kind (sources); with nothing selected, the
-graph's name, description and opset.
+graph's opset (operators), the op's ONNX schema (foreign ONNX ops, :mod:`.foreign_form`) or
+from the source kind (sources); with nothing selected, the graph's name, description and
+opset.
 
 Every edit becomes an undo command handed to ``push``; the panel then follows the graph's
 events (``on_event``) and updates its widgets in place, so undo/redo show up here too.
@@ -21,6 +22,7 @@ from .. import commands as C
 from ..canvas.style import STATE_COLOURS
 from ..status_line import ShowStatus
 from .file_form import FileForm
+from .foreign_form import ForeignForm
 from .generator_form import GeneratorForm
 from .operator_form import OperatorForm
 from .training_form import TrainingForm
@@ -67,7 +69,7 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
         super().keyPressEvent(event)
 
 
-class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, TrainingForm, QtWidgets.QWidget):
+class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileForm, TrainingForm, QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
     ``status(message, error=False)`` receives what the user should read (a value that does
     not parse, what a paste did)."""
@@ -187,6 +189,8 @@ class PropertyPanel(OperatorForm, ValueForm, GeneratorForm, FileForm, TrainingFo
                     self._build_file(node)
                 elif isinstance(node, N.LossNode):
                     self._build_loss(node)
+                elif isinstance(node, N.ForeignNode):
+                    self._build_foreign(node)
                 if isinstance(node, N.TrainableSource):
                     self._build_trainable(node)
                 self._types_rows(node)
