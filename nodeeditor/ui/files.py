@@ -36,6 +36,7 @@ from ops import config
 
 from . import lifecycle
 from . import settings as S
+from .reading import ReadCancelledError, read_off_ui_thread
 
 GRAPH_FILTER = f"IndexFlow graphs (*{EXTENSION});;ONNX models (*.onnx);;All files (*)"
 MB = QtWidgets.QMessageBox
@@ -145,14 +146,18 @@ class FileController(QtCore.QObject):
         return load_graph(path)
 
     def open_path(self, path: str | os.PathLike, ask: bool = True) -> bool:
-        """Open a file; on any problem show the message and leave the open graph untouched. A
+        """Open a file (read off the UI thread: a long read shows a progress dialog with
+        Cancel, see :mod:`.reading`); on any problem show the message and leave the open graph untouched. A
         graph whose file sources name files outside its folder asks once whether it may read
         them (:meth:`ask_outside_files`)."""
         if ask and not self.maybe_discard():
             return False
         path = Path(path)
         try:
-            graph = self.read(path)
+            graph = read_off_ui_thread(self.read, path, self.parent_widget)
+        except ReadCancelledError:
+            self.host.show_status(f"Not opened: reading {path.name} was cancelled")
+            return False
         except Exception as exc:  # noqa: BLE001 - GraphFileError, OnnxImportError, OSError...: all shown
             message = str(exc) if isinstance(exc, GraphFileError) or str(path) in str(exc) else f"{path}: {exc}"
             self.report_not_opened(message)
