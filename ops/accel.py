@@ -263,6 +263,22 @@ def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) ->
             and work >= MIN_SIZE and data.ndim >= k)
 
 
+#: Gather on axis 0 runs the compiled row gather only for rows of at least this many bytes from
+#: a table of at least ``ROWS_MIN_TABLE_BYTES``: its prefetching pays only when rows are cache
+#: lines or more and the table is out of cache; otherwise ``np.take`` (with its fixed-size
+#: element copies) was 1.5-10x faster (benchmarks/README.md).
+ROWS_MIN_ROW_BYTES = 64
+ROWS_MIN_TABLE_BYTES = 1 << 20
+
+
+def supports_rows(data: np.ndarray, indices: np.ndarray, work: int) -> bool:
+    """Gather on axis 0 runs compiled (:func:`gather_tuples` with ``k = 1``): as
+    :func:`supports_tuples`, for rows and tables large enough (:data:`ROWS_MIN_ROW_BYTES`)."""
+    row_bytes = data.nbytes // max(data.shape[0], 1) if data.ndim else 0
+    return (row_bytes >= ROWS_MIN_ROW_BYTES and data.nbytes >= ROWS_MIN_TABLE_BYTES
+            and supports_tuples(data, indices, 1, work))
+
+
 def kernel_index_type(dtype: np.dtype) -> bool:
     """Index dtypes the checking kernels take: int32/int64 as they are, and the narrower
     integers (int8, int16, uint8..uint32) widened to int64 exactly. uint64 stays on numpy
