@@ -16,12 +16,22 @@ from .opdefs import get_opdef
 from .schema import OpSchema
 from .tensor_type import TensorType, is_known
 
+_REQUIRED: dict[str, int] = {}
+
+
+def _required_count(schema: OpSchema) -> int:
+    """How many inputs of ``schema`` are not optional (schemas are constant: counted once)."""
+    n = _REQUIRED.get(schema.name)
+    if n is None:
+        n = _REQUIRED[schema.name] = sum(not p.optional for p in schema.inputs)
+    return n
+
 
 def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
                opset: int | None) -> tuple[list, dict]:
     op_name = schema.name
     inputs = list(inputs)
-    n_required = sum(not p.optional for p in schema.inputs)
+    n_required = _required_count(schema)
     if not n_required <= len(inputs) <= len(schema.inputs):
         names = ", ".join(p.name + ("?" if p.optional else "") for p in schema.inputs)
         raise OpError(f"{op_name}: expected inputs ({names}), got {len(inputs)}")
