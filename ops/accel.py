@@ -237,10 +237,26 @@ def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
     start in the flat data with the axis coordinate left out (int64, the index map's own
     :func:`ops.index_map.element_base` over ``idx.shape[:-1]``), the data stride of the axis, and
     whether the axis is the last (then ``bases`` includes every coordinate but the axis)."""
-    strides = np.array(row_major_strides(data_shape), dtype=np.int64)
-    lead = tuple(idx.shape[:-1])
-    bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:-1], axis), lead), dtype=np.int64)
-    return idx.reshape(-1, idx.shape[-1]), bases.reshape(-1), int(strides[axis]), axis == idx.ndim - 1
+    key = (tuple(data_shape), tuple(idx.shape), axis)
+    known = _ROW_BASES.get(key)
+    if known is None:
+        strides = np.array(row_major_strides(data_shape), dtype=np.int64)
+        lead = tuple(idx.shape[:-1])
+        bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:-1], axis), lead), dtype=np.int64)
+        known = bases.reshape(-1), int(strides[axis])
+        if bases.size <= ROW_BASES_MAX_SIZE:  # shared by later calls: the kernels only read it
+            if len(_ROW_BASES) >= ROW_BASES_ENTRIES:
+                _ROW_BASES.clear()
+            _ROW_BASES[key] = known
+    return idx.reshape(-1, idx.shape[-1]), known[0], known[1], axis == idx.ndim - 1
+
+
+#: :func:`_element_rows` keeps the row starts of up to this many (shapes, axis) it has seen, each
+#: of at most ``ROW_BASES_MAX_SIZE`` rows: a node re-run on every edit (the editor's small calls)
+#: then skips building them, about a third of such a call's time.
+ROW_BASES_ENTRIES = 64
+ROW_BASES_MAX_SIZE = 1 << 16
+_ROW_BASES: dict[tuple, tuple[np.ndarray, int]] = {}
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,11 +312,11 @@ def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) ->
 
 
 #: Gather on axis 0 runs the compiled row gather only for rows of at least this many bytes from
-#: a table of at least ``ROWS_MIN_TABLE_BYTES``: its prefetching pays only when rows are cache
-#: lines or more and the table is out of cache; otherwise ``np.take`` (with its fixed-size
-#: element copies) was 1.5-10x faster (benchmarks/README.md).
-ROWS_MIN_ROW_BYTES = 64
-ROWS_MIN_TABLE_BYTES = 1 << 20
+#: a table of at least ``ROWS_MIN_TABLE_BYTES``: its prefetching pays only when the table is
+#: out of cache, and ``np.take`` copies rows of up to 32 bytes with fixed-size moves that no
+#: kernel here beat (1.5-10x faster than it; benchmarks/README.md).
+ROWS_MIN_ROW_BYTES = 33
+ROWS_MIN_TABLE_BYTES = 6 << 20
 
 
 def supports_rows(data: np.ndarray, indices: np.ndarray, work: int) -> bool:
