@@ -2,25 +2,30 @@
 
 Run as a script (not part of the test suite):
 
-    .venv/bin/python benchmarks/bench_ops.py [--repeat 7] [--only SUBSTRING]
+    .venv/bin/python benchmarks/bench_ops.py [--repeat 7] [--only SUBSTRING] [--threads 1,2] [--no-huge]
 
-For each case it prints the median wall time of ``ops`` (as shipped: with the optional numba
-accelerator of :mod:`ops.accel` when it is installed and not switched off), ``ops(numpy)`` (the
-same call with the accelerator off: the numpy reference path), onnxruntime with its default
-threads, onnxruntime with one thread, and ``np.copyto`` of the largest operand (input or output),
-all measured in this process, then the ratio ops / best correct onnxruntime and ops / copy (both
-for the default ``ops``). The ``1st ms`` column is the first call of each case in this process: it
-includes compiling the accelerator's kernels, or loading them from numba's on-disk cache
-(``cache=True``). Where multi-threaded onnxruntime is known to be wrong (ScatterND with duplicate
-indices loses updates), its time is shown but the ratio uses the one-thread time. Cases marked
+For each case and thread count it prints the median wall time of ``ops`` (as shipped: with the
+optional numba accelerator of :mod:`ops.accel` when it is installed and not switched off),
+``ops(numpy)`` (the same call with the accelerator off: the numpy reference path), the best
+correct onnxruntime configuration (that many threads, or one), PyTorch's fastest equivalent
+when torch is installed (an optional benchmark tool, never a dependency: index_select, gather,
+advanced indexing, scatter_, scatter_add_, scatter_reduce_, index_put_/index_copy_; each
+checked against ops' result first, on non-negative indices, with ``torch.set_num_threads`` at
+the same count), and ``np.copyto`` of the largest operand (input or output), all measured in
+this process, then the ratios ops / onnxruntime, ops / torch and ops / copy. It ends with time
+against size per op family and the 1-thread / n-thread ratios. The ``1st ms`` column is the
+first call of each case in this process: it includes compiling the accelerator's kernels, or
+loading them from numba's on-disk cache (``cache=True``). Where multi-threaded onnxruntime is
+known to be wrong (ScatterND with duplicate indices loses updates), the ort column is its
+one-thread time. Cases marked
 ``[extra]`` are not among the benchmark cases the ops issue lists; they watch a route that had no
 case (GatherElements on axis 0 was 1.7x onnxruntime's time before it ran compiled).
 
-Timing: per case, two phases. First ops, ops(numpy) and the copy run in turns (so other load
+Timing: per case, three phases. First ops, ops(numpy) and the copy run in turns (so other load
 on the machine hits them alike, and the copy evicts the caches before whoever follows it);
-then onnxruntime's two sessions with the same copy. The phases are separate because
-onnxruntime's worker threads keep spinning for a while after each run and take a core from
-whatever runs next: with everything in one rotation (``--interleaved``) that is charged to
+then torch's equivalents with the same copy; then onnxruntime's sessions with the same copy.
+The phases are separate because onnxruntime's worker threads keep spinning for a while after
+each run and take a core from whatever runs next: with everything in one rotation (``--interleaved``) that is charged to
 ops, e.g. GatherElements 3.3 -> 5.5 ms while onnxruntime's own time does not change.
 """
 from __future__ import annotations
