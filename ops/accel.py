@@ -176,6 +176,7 @@ def _load() -> dict | None:
             _kernels = {
                 "gather_elements": jit(K.gather_elements),
                 "gather_rows": jit(K.gather_rows),
+                "gather_last": jit(K.gather_last),
                 "gather_tuples": jit(K.gather_tuples),
                 "scatter_tuples": jit(K.scatter_tuples),
                 "scatter_elements": jit(K.scatter_elements),
@@ -236,10 +237,63 @@ def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
     start in the flat data with the axis coordinate left out (int64, the index map's own
     :func:`ops.index_map.element_base` over ``idx.shape[:-1]``), the data stride of the axis, and
     whether the axis is the last (then ``bases`` includes every coordinate but the axis)."""
-    strides = np.array(row_major_strides(data_shape), dtype=np.int64)
-    lead = tuple(idx.shape[:-1])
-    bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:-1], axis), lead), dtype=np.int64)
-    return idx.reshape(-1, idx.shape[-1]), bases.reshape(-1), int(strides[axis]), axis == idx.ndim - 1
+    key = (tuple(data_shape), tuple(idx.shape), axis)
+    known = _ROW_BASES.get(key)
+    if known is None:
+        strides = np.array(row_major_strides(data_shape), dtype=np.int64)
+        lead = tuple(idx.shape[:-1])
+        bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:-1], axis), lead), dtype=np.int64)
+        known = bases.reshape(-1), int(strides[axis])
+        if bases.size <= ROW_BASES_MAX_SIZE:  # shared by later calls: the kernels only read it
+            if len(_ROW_BASES) >= ROW_BASES_ENTRIES:
+                _ROW_BASES.clear()
+            _ROW_BASES[key] = known
+    return idx.reshape(-1, idx.shape[-1]), known[0], known[1], axis == idx.ndim - 1
+
+
+#: :func:`_element_rows` keeps the row starts of up to this many (shapes, axis) it has seen, each
+#: of at most ``ROW_BASES_MAX_SIZE`` rows: a node re-run on every edit (the editor's small calls)
+#: then skips building them, about a third of such a call's time.
+ROW_BASES_ENTRIES = 64
+ROW_BASES_MAX_SIZE = 1 << 16
+_ROW_BASES: dict[tuple, tuple[np.ndarray, int]] = {}
+
+
+# --------------------------------------------------------------------------------------------
+# Gather on the last axis
+
+
+#: Gather on the last axis runs compiled from this many times :data:`MIN_SIZE` output elements:
+#: below about 3e4 np.take was as fast (5,000: 35 against 42 us; 45,000: 84 against 73 us).
+LAST_AXIS_MIN_FACTOR = 8
+
+
+def supports_last_axis(data: np.ndarray, indices: np.ndarray, axis: int) -> bool:
+    """Gather on the last axis (not the first) of numeric data of 1, 2, 4 or 8 bytes, with at
+    least ``LAST_AXIS_MIN_FACTOR * MIN_SIZE`` output elements, runs compiled (:func:`gather_last`)."""
+    return (0 < axis == data.ndim - 1 and not data.dtype.hasobject and data.dtype.itemsize in _COPY_AS
+            and indices.dtype.kind in "iu"
+            and indices.size * (data.size // max(data.shape[-1], 1)) >= LAST_AXIS_MIN_FACTOR * MIN_SIZE)
+
+
+def gather_last(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Gather on the last axis with normalised ``idx`` (every value in ``[0, size)``; the
+    caller's :func:`ops.checks.normalize_indices` checked them): ``np.take(data, idx, -1)`` as a
+    new (possibly pooled) array, elements moved as unsigned words, rows of data split across
+    threads. np.take copies each element through a generic loop; this kernel's loop runs from
+    a data row in cache (benchmarks/README.md)."""
+    size = data.shape[-1]
+    out = buffers.empty(data.shape[:-1] + idx.shape, data.dtype)
+    if out.size == 0:
+        return out
+    word = _COPY_AS[data.dtype.itemsize]
+    rows = out.size // max(idx.size, 1)
+    table = np.ascontiguousarray(data).reshape(rows, size).view(word)
+    dest = out.reshape(rows, idx.size).view(word)
+    flat = kernel_indices(idx).reshape(-1)
+    kernel = _load()["gather_last"]
+    _run_chunks(lambda a, b: kernel(table, flat, dest, a, b), rows, out.size)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -261,6 +315,22 @@ def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) ->
     see :func:`kernel_index_type` for the index types)."""
     return (k >= 1 and not data.dtype.hasobject and kernel_index_type(indices.dtype)
             and work >= MIN_SIZE and data.ndim >= k)
+
+
+#: Gather on axis 0 runs the compiled row gather only for rows of at least this many bytes from
+#: a table of at least ``ROWS_MIN_TABLE_BYTES``: its prefetching pays only when the table is
+#: out of cache, and ``np.take`` copies rows of up to 32 bytes with fixed-size moves that no
+#: kernel here beat (1.5-10x faster than it; benchmarks/README.md).
+ROWS_MIN_ROW_BYTES = 33
+ROWS_MIN_TABLE_BYTES = 6 << 20
+
+
+def supports_rows(data: np.ndarray, indices: np.ndarray, work: int) -> bool:
+    """Gather on axis 0 runs compiled (:func:`gather_tuples` with ``k = 1``): as
+    :func:`supports_tuples`, for rows and tables large enough (:data:`ROWS_MIN_ROW_BYTES`)."""
+    row_bytes = data.nbytes // max(data.shape[0], 1) if data.ndim else 0
+    return (row_bytes >= ROWS_MIN_ROW_BYTES and data.nbytes >= ROWS_MIN_TABLE_BYTES
+            and supports_tuples(data, indices, 1, work))
 
 
 def kernel_index_type(dtype: np.dtype) -> bool:

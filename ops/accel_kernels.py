@@ -218,6 +218,20 @@ def gather_rows(table, idx, size, out, stream, r0, r1):
     return -1
 
 
+def gather_last(data, idx, out, r0, r1):
+    """out[r, j] = data[r, idx[j]] for rows r0..r1 of ``data`` viewed as (rows, size) and
+    ``out`` as (rows, n), both of unsigned words: Gather on the last axis (rows are the
+    leading dimensions, ``idx`` the flattened indices, already normalised to ``[0, size)`` by
+    the caller). Each data row is read while it is in cache; the offsets are unsigned, so
+    numba adds no wrap-around test and LLVM vectorises the loop."""
+    n = idx.shape[0]
+    for r in range(r0, r1):
+        row = data[r]
+        dst = out[r]
+        for j in range(n):
+            dst[j] = row[np.uint64(idx[j])]
+
+
 def gather_tuples(table, idx, limits, strides, out, stream, r0, r1):
     """out[r] = table[row(idx[r])] for r in r0..r1 (whole rows of the (n_rows, words) tables),
     written with streaming stores when ``stream``; rows are prefetched :data:`AHEAD` rows before

@@ -56,6 +56,9 @@ def take_rows(data: np.ndarray, imap: IndexMap) -> np.ndarray:
     table = np.ascontiguousarray(data).reshape(-1, block)
     rows = imap.rows.reshape(-1)
     dest = out.reshape(-1, block)
+    if out.size < 2 * parallel.MIN_PART:  # one thread anyway: no parts to hand out
+        table.take(rows, axis=0, out=dest, mode="clip")
+        return out
 
     def part(a: int, b: int) -> None:
         np.take(table, rows[a:b], axis=0, out=dest[a:b], mode="clip")
@@ -79,6 +82,9 @@ def take_axis(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     if out.size == 0:
         return out
     threads = not data.dtype.hasobject
+    if out.size < 2 * parallel.MIN_PART:  # one thread anyway: no parts to hand out
+        data.take(idx, axis=axis, out=out, mode="clip")
+        return out
     if axis == 0:
         flat_idx = idx.reshape(-1)
         dest = out.reshape((flat_idx.size,) + data.shape[1:])
@@ -154,7 +160,7 @@ def copy_of(data: np.ndarray) -> np.ndarray:
     """A C-ordered copy of ``data`` (the scatter output); numeric copies split across threads and
     large ones reuse a pooled buffer (:mod:`ops.buffers`)."""
     out = buffers.empty(data.shape, data.dtype)
-    if data.dtype.hasobject or out.ndim == 0 or out.shape[0] < 2:
+    if data.dtype.hasobject or out.ndim == 0 or out.shape[0] < 2 or out.size < 2 * COPY_MIN_PART:
         np.copyto(out, data)
         return out
     parallel.run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=out.size,

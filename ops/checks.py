@@ -2,6 +2,8 @@
 names the op, the input and the shapes involved."""
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from . import parallel
@@ -42,12 +44,19 @@ def shapes_equal(a, b) -> bool:
     return len(a) == len(b) and all(dims_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
+@cache
 def allowed_data_dtypes(op: str) -> tuple[str, ...]:
-    """The dtype names ``op``'s type parameter ``T`` allows at any of its versions, in schema order."""
+    """The dtype names ``op``'s type parameter ``T`` allows at any of its versions, in schema order
+    (the schemas are constant data: computed once per op)."""
     names: list[str] = []
     for table in get_schema(op).types["T"].values():
         names += [n for n in table if n not in names]
     return tuple(names)
+
+
+#: ``(op, dtype)`` pairs :func:`require_data_dtype` has accepted (non-object dtypes are judged by
+#: dtype alone, so the answer never changes): one dict look-up per call instead of a name look-up.
+_ACCEPTED: set[tuple[str, np.dtype]] = set()
 
 
 def require_data_dtype(op: str, name: str, tensor: np.ndarray) -> None:
@@ -61,6 +70,8 @@ def require_data_dtype(op: str, name: str, tensor: np.ndarray) -> None:
     arrays holding anything but ``str`` (shown as ``object holding int``). An object array
     costs one pass over its elements (their types); other dtypes are checked by dtype alone.
     """
+    if (op, tensor.dtype) in _ACCEPTED:
+        return
     allowed = allowed_data_dtypes(op)
     if tensor.dtype.kind == "O":
         odd = [t for t in set(map(type, tensor.ravel())) if not issubclass(t, str)]
@@ -73,6 +84,7 @@ def require_data_dtype(op: str, name: str, tensor: np.ndarray) -> None:
         except OpError:
             shown = str(tensor.dtype)
         if shown in allowed:
+            _ACCEPTED.add((op, tensor.dtype))
             return
     raise OpError(f"{op}: input {name} has dtype {shown}, not allowed by {op} at any opset; "
                   f"allowed: {', '.join(allowed)}", port=name)
@@ -99,14 +111,24 @@ def _position(shape, flat_index: int) -> str:
     return "[" + ", ".join(str(int(p)) for p in pos) + "]"
 
 
+@cache
+def _unsigned_of(dtype: np.dtype) -> np.dtype:
+    """The unsigned integer dtype of ``dtype``'s width and byte order."""
+    return np.dtype(f"u{dtype.itemsize}").newbyteorder(dtype.byteorder)
+
+
+@cache
+def _signed_max(dtype: np.dtype) -> int:
+    return int(np.iinfo(dtype).max)
+
+
 def _unsigned_max(indices: np.ndarray) -> int:
     """Largest value of ``indices`` read as unsigned (negatives become at least ``2**(bits-1)``),
     so a single pass tells whether every index is in ``[0, size)`` for ``size <= 2**(bits-1)``
     (see :func:`all_in_range`). The unsigned view keeps the input's byte order. Large contiguous
     arrays split across threads."""
     if indices.dtype.kind == "i":
-        unsigned = np.dtype(f"u{indices.dtype.itemsize}").newbyteorder(indices.dtype.byteorder)
-        view = indices.view(unsigned)
+        view = indices.view(_unsigned_of(indices.dtype))
     else:
         view = indices
     if view.flags.c_contiguous and view.size >= 2 * parallel.MIN_PART:
@@ -123,7 +145,7 @@ def all_in_range(indices: np.ndarray, size: int) -> bool:
     (-100 -> 156) could pass for a valid index: there only the minimum is checked."""
     if indices.size == 0:
         return True
-    if indices.dtype.kind == "i" and size > np.iinfo(indices.dtype).max:
+    if indices.dtype.kind == "i" and size > _signed_max(indices.dtype):
         return bool(indices.min() >= 0)
     return _unsigned_max(indices) < size
 

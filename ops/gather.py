@@ -48,15 +48,21 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     """ONNX Gather: entries of ``data`` along ``axis`` picked by ``indices`` (negative allowed).
 
     Applies the index map in factored form (:func:`ops.apply.take_axis`). With the accelerator
-    on, axis 0 runs its compiled row gather (:func:`ops.accel.gather_tuples`, the same rows,
-    checked as it copies; on a bad index the numpy path below raises the error)."""
+    on, axis 0 with rows of a cache line or more from a table out of cache
+    (:func:`ops.accel.supports_rows`) runs its compiled row gather
+    (:func:`ops.accel.gather_tuples`, the same rows, checked as it copies; on a bad index the
+    numpy path below raises the error). The last axis (not the first) runs its compiled
+    element gather (:func:`ops.accel.gather_last`) on the indices the numpy path normalised."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
     gather_output_shape(data.shape, indices.shape, axis)
     a = normalize_axis(OP, axis, data.ndim)
-    if a == 0 and accel.supports_tuples(data, indices, 1, indices.size * (data.size // max(data.shape[0], 1))) \
+    if a == 0 and accel.supports_rows(data, indices, indices.size * (data.size // max(data.shape[0], 1))) \
             and accel.enabled():
         out = accel.gather_tuples(data, indices[..., None], 1)
         if out is not None:
             return out
-    return take_axis(data, normalize_indices(OP, "indices", indices, data.shape[a], a), a)
+    idx = normalize_indices(OP, "indices", indices, data.shape[a], a)
+    if a and accel.supports_last_axis(data, indices, a) and accel.enabled():
+        return accel.gather_last(data, idx)
+    return take_axis(data, idx, a)

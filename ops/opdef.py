@@ -26,6 +26,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -117,14 +118,21 @@ class OpDef:
 
     def input_index(self, port: str) -> int:
         """Position of input ``port`` in schema order (the order of ``inputs`` lists)."""
-        return [p.name for p in self.schema.inputs].index(port)
+        try:
+            return self._positions[port]
+        except KeyError:
+            raise ValueError(f"{port!r} is not an input of {self.name}") from None
 
-    @property
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {p.name: i for i, p in enumerate(self.schema.inputs)}
+
+    @cached_property
     def data_port(self) -> str:
         """The input read from or written into (``data``, ``past_cache``)."""
         return self.ports(PortRole.DATA)[0]
 
-    @property
+    @cached_property
     def index_ports(self) -> tuple[str, ...]:
         """The integer position inputs (``indices``, ``write_indices``)."""
         return self.ports(PortRole.INDICES)

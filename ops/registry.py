@@ -10,18 +10,28 @@ import numpy as np
 from .checks import fmt_shape
 from .errors import OpError
 from .index_map import IndexMap
-from .limits import check_size
+from .limits import check_size, limit_bytes
 from .opdef import OpDef
 from .opdefs import get_opdef
 from .schema import OpSchema
 from .tensor_type import TensorType, is_known
+
+_REQUIRED: dict[str, int] = {}
+
+
+def _required_count(schema: OpSchema) -> int:
+    """How many inputs of ``schema`` are not optional (schemas are constant: counted once)."""
+    n = _REQUIRED.get(schema.name)
+    if n is None:
+        n = _REQUIRED[schema.name] = sum(not p.optional for p in schema.inputs)
+    return n
 
 
 def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
                opset: int | None) -> tuple[list, dict]:
     op_name = schema.name
     inputs = list(inputs)
-    n_required = sum(not p.optional for p in schema.inputs)
+    n_required = _required_count(schema)
     if not n_required <= len(inputs) <= len(schema.inputs):
         names = ", ".join(p.name + ("?" if p.optional else "") for p in schema.inputs)
         raise OpError(f"{op_name}: expected inputs ({names}), got {len(inputs)}")
@@ -35,18 +45,42 @@ def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any]
 def _check_output_size(opdef: OpDef, inputs: list, attrs: Mapping[str, Any]) -> None:
     """SizeLimitError (:mod:`ops.limits`) when the output ``inputs`` would give is larger than
     the cap, before the kernel allocates it. Inputs whose shapes do not fit are left to the
-    kernel, which says what is wrong in its own words."""
+    kernel, which says what is wrong in its own words.
+
+    A scatter's output has the shape of its data (past_cache); a gather's dimensions are all
+    dimensions of data and indices, so when the product of those (each at least 1) times the
+    widest item (16 bytes) fits the cap, so does the output, and its shape is not worked out
+    here (a small call's overhead; the kernel checks the shapes anyway)."""
+    data = inputs[opdef.input_index(opdef.data_port)]
+    limit = limit_bytes()
+    if opdef.writes:
+        shape = np.shape(data)
+        bound = _WIDEST_ITEM
+        for d in shape:
+            bound *= d
+        if bound <= limit:
+            return
+    else:
+        bound = _WIDEST_ITEM
+        for v in (data, *(inputs[opdef.input_index(p)] for p in opdef.index_ports)):
+            for d in np.shape(v) if v is not None else ():
+                bound *= d if d > 1 else 1
+        if bound <= limit:
+            return
     shapes = [None if v is None else np.shape(v) for v in inputs]
     try:
         out_shape = opdef.output_shape(*shapes, **attrs)
     except (OpError, TypeError, ValueError, IndexError):
         return
-    data = inputs[opdef.input_index(opdef.data_port)]
     dtype = getattr(data, "dtype", None)
     dtype = np.asarray(data).dtype if not isinstance(dtype, np.dtype) else dtype
     if dtype.kind in "OUS":
         dtype = np.dtype(object)  # strings are held as object arrays: a pointer per element
     check_size(f"{opdef.name}: output", out_shape, dtype)
+
+
+#: Bytes of the widest element a tensor may have (complex128).
+_WIDEST_ITEM = 16
 
 
 def run_op(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> np.ndarray:

@@ -14,5 +14,7 @@ def both_paths(request, monkeypatch):
         pytest.skip("numba is not installed")
     previous = accel.set_enabled(request.param)
     monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    monkeypatch.setattr(accel, "ROWS_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr(accel, "ROWS_MIN_TABLE_BYTES", 0)
     yield request.param
     accel.set_enabled(previous)

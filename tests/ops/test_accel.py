@@ -35,6 +35,8 @@ def accel_state(monkeypatch):
     """Restore the switch after each test; let small cases reach the kernels."""
     previous = accel.set_enabled(True)
     monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    monkeypatch.setattr(accel, "ROWS_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr(accel, "ROWS_MIN_TABLE_BYTES", 0)
     yield
     accel.set_enabled(previous)
 
@@ -327,6 +329,43 @@ def test_gather_axis0_and_gather_nd_bit_identical(dtype, index_dtype, monkeypatc
     assert len(calls) == (48 if index_dtype != "uint64" else 0)  # uint64 could wrap: numpy path
 
 
+LAST_AXIS_DTYPES = ["bool", "int8", "uint16", "float16", "bfloat16", "int32", "float32", "float64", "uint64",
+                    "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32", "uint8", "uint64"])
+@pytest.mark.parametrize("dtype", LAST_AXIS_DTYPES)
+def test_gather_last_axis_bit_identical_and_as_the_reference(dtype, index_dtype, monkeypatch):
+    """Gather on the last axis (ranks 2-4; scalar and N-D indices, negatives, duplicates):
+    elements of 1, 2, 4 or 8 bytes run the compiled element gather, the result is the numpy
+    path's bit for bit and the reference's value for value; 16-byte complex stays on numpy."""
+    calls = count_calls(monkeypatch, "gather_last")
+    rng = np.random.default_rng([31, LAST_AXIS_DTYPES.index(dtype), len(index_dtype)])
+    for trial in range(12):
+        rank = 2 + trial % 3
+        dshape = tuple(int(n) for n in rng.integers(1, 6, size=rank))
+        data = values(dtype, dshape, rng)
+        ishape = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(0, 3))))
+        low = 0 if index_dtype.startswith("u") else -dshape[-1]
+        idx = rng.integers(low, dshape[-1], size=ishape).astype(index_dtype)
+        axis = (-1, rank - 1)[trial % 2]
+        fast, slow = both(partial(ops.gather, data, idx, axis))
+        assert_same_bits(fast, slow)
+        assert_same_bits(fast, reference.gather(data, idx, rank - 1))
+    assert len(calls) == (0 if dtype == "complex128" else 12)
+
+
+@pytest.mark.parametrize("shape", [(300, 200), (7, 40, 64)])
+def test_gather_last_axis_big_threads(shape, threads):
+    """Rows split across threads: the same bits as numpy and the reference."""
+    rng = np.random.default_rng([32, len(shape)])
+    data = values("float32", shape, rng)
+    idx = rng.integers(-shape[-1], shape[-1], size=(3, 50))
+    fast, slow = both(partial(ops.gather, data, idx, len(shape) - 1))
+    assert_same_bits(fast, slow)
+    assert_same_bits(fast, reference.gather(data, idx, len(shape) - 1))
+
+
 def test_records_of_odd_widths_move_as_bytes():
     """Rows whose items are 3, 5 or 6 bytes wide (structured records) copy through a byte view
     (numpy refuses to view a 3-byte item as 2-byte words directly). No ONNX dtype has such
@@ -481,7 +520,7 @@ def test_without_intrinsics_the_kernels_still_run(tmp_path, how):
         + "import numpy as np, ops\n"
         "from ops import accel\n"
         "accel.STREAM_MIN_BYTES = 0\n"
-        "accel.MIN_SIZE = 0\n"
+        "accel.MIN_SIZE = accel.ROWS_MIN_ROW_BYTES = accel.ROWS_MIN_TABLE_BYTES = 0\n"
         "d = np.arange(20000, dtype=np.float32).reshape(1000, 20)\n"
         "i = np.arange(-1000, 1000)\n"
         "rows = np.stack([i % 1000, i % 20], axis=1)\n"
