@@ -1,0 +1,62 @@
+"""A wire dropped on empty canvas offers the ONNX ops as Tab does: typing ``MatMul`` lists it
+with the port the wire goes to, Enter adds the foreign node wired to it in one undo step; an
+op whose ONNX schema does not take the wire's dtype is not offered. What takes what is read
+from ``onnx.defs`` in the test."""
+from __future__ import annotations
+
+import onnx
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+from nodeeditor.graph import nodes as N
+
+from .helpers import drag, port_point, save_shot, scene_point
+
+Key = QtCore.Qt.Key
+
+
+def _takes(op: str, opset: int, onnx_type: str) -> bool:
+    """Whether some input of ``op`` at ``opset`` allows ``onnx_type`` (from ONNX's schema)."""
+    schema = onnx.defs.get_schema(op, opset)
+    allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
+    return any(onnx_type in allowed.get(p.type_str, {p.type_str}) for p in schema.inputs)
+
+
+def test_a_float_wire_dropped_on_canvas_adds_a_matmul_wired_to_its_first_input(small, qtbot):
+    w = small
+    before = set(w.graph.node_ids)
+    drag(w.view.viewport(), port_point(w, "data", "output", True), scene_point(w, 330, 330))   # float32[3, 4]
+    box = w.quick_add
+    assert box.isVisible() and not any(k.startswith("onnx:") for k in box.keys())   # empty text: own blocks
+    QTest.keyClicks(box.field, "MatMul")
+    keys = box.keys()
+    assert "onnx:MatMul" in keys
+    labels = [box.list.item(i).text() for i in range(box.list.count())]
+    first_input = onnx.defs.get_schema("MatMul", w.graph.opset).inputs[0].name          # A
+    assert labels[keys.index("onnx:MatMul")].endswith(first_input)
+    save_shot(w.view, "onnx/wire_drop_matmul")
+    box.list.setCurrentRow(keys.index("onnx:MatMul"))
+    QTest.keyClick(box.field, Key.Key_Return)
+    (new,) = set(w.graph.node_ids) - before
+    node = w.graph.node(new)
+    assert isinstance(node, N.ForeignNode) and node.op_type == "MatMul"
+    edge = w.graph.edge_into(new, first_input)
+    assert (edge.src, edge.src_port) == ("data", "output")
+    assert w.undo_action.text() == "Undo Add MatMul and Connect"
+    w.undo_stack.undo()
+    assert set(w.graph.node_ids) == before
+
+
+def test_an_op_whose_schema_does_not_take_the_wires_dtype_is_not_offered(small, qtbot):
+    w = small
+    opset = w.graph.opset
+    assert not _takes("BitShift", opset, "tensor(float)") and _takes("BitShift", opset, "tensor(uint8)")
+    assert _takes("Relu", opset, "tensor(float)")
+    drag(w.view.viewport(), port_point(w, "data", "output", True), scene_point(w, 330, 330))
+    QTest.keyClicks(w.quick_add.field, "BitShift")
+    assert "onnx:BitShift" not in w.quick_add.keys()
+    w.quick_add.field.clear()
+    QTest.keyClicks(w.quick_add.field, "Relu")
+    assert "onnx:Relu" in w.quick_add.keys()
+    QTest.keyClick(w.quick_add.field, Key.Key_Escape)
+    assert w.undo_stack.count() == 0
