@@ -13,7 +13,15 @@ region's nodes are removed, the edited graph's nodes added (the recorded inputs 
 become wires again: to the original producers, and to every node outside that read the
 original tensor), all in one :meth:`Graph.batch`. Inputs and outputs the edited graph added
 stay graph inputs and outputs. The edited nodes keep their places relative to one another,
-moved to where the region was.
+moved to where the region was. An extraction records the wires that entered the region
+(``Extraction.boundary``); a splice is refused, the graph unchanged, when those differ now (a
+wire into the region was removed, added or re-pointed in the original since).
+
+:func:`splice` does the same and returns a :class:`Splice`, what :func:`unsplice` needs to put
+the old region back exactly (an editor's undo), and the extraction as it now stands (the
+spliced nodes are the region), for the next splice of the same cut-out. :class:`RegionBody`
+is a frozen copy of an edited graph's nodes and wires, so a splice can be done again (redo)
+as it was first done while the edited graph changes on.
 
 Both work on any graph; with an imported model and its foreign nodes they are how a part of a
 model is inspected, changed and put back (an export then writes the spliced model).
@@ -26,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import nodes as N
-from .document import Graph
+from .document import Graph, RemovedNode
 from .engine import Engine
 from .status import NodeStatus
 
@@ -39,12 +47,42 @@ class Extraction:
     """A region cut out of ``source``: ``graph`` is the cut-out; ``nodes`` the original ids
     it copied (ids are kept in the cut-out); ``inputs`` maps each new graph-input node id to
     the original ``(node id, port)`` whose tensor it stands for; ``outputs`` maps each new
-    output node id to the original ``(node id, port)`` it gives out."""
+    output node id to the original ``(node id, port)`` it gives out; ``boundary`` the wires
+    that entered the region when it was cut (None: not checked by a splice)."""
 
     graph: Graph
     nodes: tuple[str, ...]
     inputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     outputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    boundary: frozenset[N.Edge] | None = None
+
+
+@dataclass(frozen=True)
+class RegionBody:
+    """A frozen copy of an edited graph's nodes (clones) and wires, as :func:`splice` reads
+    them."""
+
+    nodes: tuple[N.Node, ...]
+    edges: tuple[N.Edge, ...]
+
+    @classmethod
+    def of(cls, graph: Graph) -> RegionBody:
+        return cls(tuple(n.clone() for n in graph.nodes), tuple(graph.edges))
+
+    def has_node(self, node_id: str) -> bool:
+        return any(n.id == node_id for n in self.nodes)
+
+
+@dataclass(frozen=True)
+class Splice:
+    """What :func:`splice` did: ``ids`` edited node id -> its id in the graph; ``removed`` the
+    old region's nodes (in removal order); ``added_edges`` every wire it drew; ``region`` the
+    extraction as it now stands (its nodes the spliced ones)."""
+
+    ids: Mapping[str, str]
+    removed: tuple[RemovedNode, ...]
+    added_edges: tuple[N.Edge, ...]
+    region: Extraction
 
 
 def _tensor_label(graph: Graph, node_id: str, port: str) -> str:
@@ -125,7 +163,7 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
             nid = out.add_node(N.OutputNode(id=out.new_id("output"), name=name, position=position))
             out.connect(src, port, nid, N.OUTPUT_PORT, force=True)
             outputs[nid] = (src, port)
-    return Extraction(out, tuple(region), inputs, outputs)
+    return Extraction(out, tuple(region), inputs, outputs, frozenset(crossing_in))
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -137,12 +175,22 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = None) -> dict[str, str]:
+def splice_region(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> dict[str, str]:
     """Put ``edited`` (default: ``extraction.graph`` as it is now) in place of the region
     ``extraction`` was cut from ``graph`` (see the module docstring). Returns edited node id ->
     its id in ``graph``. ValueError, with ``graph`` unchanged, when a region node is gone from
-    ``graph``, a recorded input's producer is gone, or a recorded output that nodes outside read
-    is missing from ``edited``."""
+    ``graph``, a recorded input's producer is gone, the wires into the region changed, or a
+    recorded output that nodes outside read is missing from ``edited``."""
+    return dict(splice(graph, extraction, edited).ids)
+
+
+def _wire(edge: N.Edge) -> str:
+    return f"{edge.src}.{edge.src_port} → {edge.dst}.{edge.dst_port}"
+
+
+def splice(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> Splice:
+    """:func:`splice_region`, returning the :class:`Splice` (for :func:`unsplice` and the next
+    splice)."""
     edited = extraction.graph if edited is None else edited
     missing = [n for n in extraction.nodes if not graph.has_node(n)]
     if missing:
@@ -151,6 +199,13 @@ def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = N
     for nid, (src, _port) in extraction.inputs.items():
         if not graph.has_node(src) or src in chosen:
             raise ValueError(f"cannot splice: the producer {src!r} of input {nid!r} is no longer outside the region")
+    if extraction.boundary is not None:
+        now = frozenset(e for e in graph.edges if e.dst in chosen and e.src not in chosen)
+        if now != extraction.boundary:
+            changes = [f"{_wire(e)} is gone" for e in extraction.boundary - now]
+            changes += [f"{_wire(e)} is new" for e in now - extraction.boundary]
+            raise ValueError("cannot splice: the wires into the region changed since it was extracted ("
+                             + "; ".join(sorted(changes)) + ")")
     readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for e in graph.edges:
         if e.src in chosen and e.dst not in chosen:
@@ -170,9 +225,10 @@ def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = N
     dy = region_y - min((n.position[1] for n in body), default=region_y)
 
     ids: dict[str, str] = {}
+    added: list[N.Edge] = []
+    new_outputs: dict[str, tuple[str, str]] = {}
     with graph.batch():
-        for nid in extraction.nodes:
-            graph.remove_node(nid)
+        removed = tuple(graph.remove_node(nid) for nid in extraction.nodes)
         for node in body:
             copy = node.clone()
             copy.id = node.id if not graph.has_node(node.id) else graph.new_id(node.id_prefix)
@@ -187,8 +243,26 @@ def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = N
             else:
                 continue
             if edge.dst in kept_outputs:
+                new_outputs[edge.dst] = (src, src_port)
                 for dst, dst_port in readers.get(kept_outputs[edge.dst], []):
-                    graph.connect(src, src_port, dst, dst_port, force=True)
+                    added.append(graph.connect(src, src_port, dst, dst_port, force=True))
             elif edge.dst in ids:
-                graph.connect(src, src_port, ids[edge.dst], edge.dst_port, force=True)
-    return ids
+                added.append(graph.connect(src, src_port, ids[edge.dst], edge.dst_port, force=True))
+    spliced = set(ids.values())
+    now_in = frozenset(e for e in graph.edges if e.dst in spliced and e.src not in spliced)
+    region = Extraction(extraction.graph, tuple(ids.values()), mapped_inputs,
+                        {nid: t for nid, t in new_outputs.items() if t[0] in spliced}, now_in)
+    return Splice(ids, removed, tuple(added), region)
+
+
+def unsplice(graph: Graph, done: Splice) -> None:
+    """Undo :func:`splice` on ``graph`` as it was right after it: its wires and nodes go, the
+    old region's nodes come back with their wires, each at its old place."""
+    with graph.batch():
+        for edge in reversed(done.added_edges):
+            if graph.edge_into(edge.dst, edge.dst_port) == edge:
+                graph.disconnect(edge.dst, edge.dst_port)
+        for nid in reversed(list(done.ids.values())):
+            graph.remove_node(nid)
+        for removed in reversed(done.removed):
+            graph.restore_node(removed)
