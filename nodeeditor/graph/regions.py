@@ -40,6 +40,21 @@ from .status import NodeStatus
 
 #: How far left of the region its new inputs go, and right of it its new outputs.
 _MARGIN = 300.0
+#: The least vertical distance between the tops of two new inputs (or outputs): room for a
+#: one-port node and a gap, so two tensors read by the same node do not sit on each other.
+_SPACING = 100.0
+
+
+def _spread(wanted: list[float]) -> list[float]:
+    """``wanted`` heights moved down as little as needed to keep :data:`_SPACING` apart,
+    in the order of ``wanted``'s values (ties in list order)."""
+    out = list(wanted)
+    last = None
+    for i in sorted(range(len(wanted)), key=lambda k: (wanted[k], k)):
+        if last is not None and out[i] < last + _SPACING:
+            out[i] = last + _SPACING
+        last = out[i]
+    return out
 
 
 @dataclass(frozen=True)
@@ -138,7 +153,10 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
         for nid in region:
             out.add_node(graph.node(nid).clone())
         taken = {graph.node(n).name for n in region}
-        for src, port in tensors_in:
+        in_y = _spread([float(np.mean([graph.node(e.dst).position[1] for e in crossing_in
+                                       if (e.src, e.src_port) == t])) for t in tensors_in])
+        out_y = _spread([graph.node(src).position[1] for src, _port in tensors_out])
+        for (src, port), y in zip(tensors_in, in_y, strict=True):
             name = _unique(_tensor_label(graph, src, port), taken)
             value = values[(src, port)]
             declared = graph.output_type(src, port)
@@ -146,8 +164,7 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
             if declared is not None and any(not isinstance(d, int) for d in declared.shape) \
                     and len(declared.shape) == value.ndim:
                 shape = tuple(declared.shape)
-            readers = [graph.node(e.dst).position for e in crossing_in if (e.src, e.src_port) == (src, port)]
-            position = (left - _MARGIN, float(np.mean([p[1] for p in readers])))
+            position = (left - _MARGIN, y)
             nid = out.add_node(N.InputSource(id=out.new_id("input"), name=name, example=N.frozen_array(value),
                                              shape=shape, position=position))
             inputs[nid] = (src, port)
@@ -157,9 +174,9 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
         reverse = {v: k for k, v in inputs.items()}
         for edge in crossing_in:
             out.connect(reverse[(edge.src, edge.src_port)], N.SOURCE_PORT, edge.dst, edge.dst_port, force=True)
-        for src, port in tensors_out:
+        for (src, port), y in zip(tensors_out, out_y, strict=True):
             name = _unique(_tensor_label(graph, src, port), taken)
-            position = (right + _MARGIN, graph.node(src).position[1])
+            position = (right + _MARGIN, y)
             nid = out.add_node(N.OutputNode(id=out.new_id("output"), name=name, position=position))
             out.connect(src, port, nid, N.OUTPUT_PORT, force=True)
             outputs[nid] = (src, port)
@@ -188,10 +205,19 @@ def _wire(edge: N.Edge) -> str:
     return f"{edge.src}.{edge.src_port} → {edge.dst}.{edge.dst_port}"
 
 
-def splice(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> Splice:
-    """:func:`splice_region`, returning the :class:`Splice` (for :func:`unsplice` and the next
-    splice)."""
-    edited = extraction.graph if edited is None else edited
+def splice_refusal(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> str | None:
+    """Why :func:`splice` would refuse (the message of its ValueError), or None. Changes nothing."""
+    try:
+        _check(graph, extraction, extraction.graph if edited is None else edited)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _check(graph: Graph, extraction: Extraction, edited: Graph | RegionBody
+           ) -> tuple[dict[tuple[str, str], list[tuple[str, str]]], dict[str, tuple[str, str]]]:
+    """ValueError when the splice must be refused; else (region tensor -> its readers outside,
+    the recorded outputs ``edited`` still has)."""
     missing = [n for n in extraction.nodes if not graph.has_node(n)]
     if missing:
         raise ValueError(f"cannot splice: the region's node(s) {', '.join(missing)} are no longer in the graph")
@@ -216,6 +242,14 @@ def splice(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | No
         names = ", ".join(f"{src}.{port}" for src, port in lost)
         raise ValueError(f"cannot splice: nodes outside the region read {names}, and the edited region no longer "
                          "gives it out (keep its output node)")
+    return readers, kept_outputs
+
+
+def splice(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> Splice:
+    """:func:`splice_region`, returning the :class:`Splice` (for :func:`unsplice` and the next
+    splice)."""
+    edited = extraction.graph if edited is None else edited
+    readers, kept_outputs = _check(graph, extraction, edited)
     mapped_inputs = {nid: t for nid, t in extraction.inputs.items() if edited.has_node(nid)}
 
     region_x = min(graph.node(n).position[0] for n in extraction.nodes)

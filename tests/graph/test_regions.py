@@ -150,3 +150,9 @@ def test_unsplice_puts_the_old_region_back_exactly_and_the_splice_can_be_done_ag
     assert set(again.region.nodes) == set(again.ids.values())
     splice_region(g, again.region)
     np.testing.assert_array_equal(Engine(g).run().outputs["result"], want)
+
+
+def test_two_tensors_read_by_the_same_node_become_inputs_that_do_not_sit_on_each_other():
+    cut = extract_region(_graph(), ["pick"])
+    (a, b) = (cut.graph.node(n).position for n in cut.inputs)
+    assert a[0] == b[0] and abs(a[1] - b[1]) >= 80       # a one-port node is 68 units high on the canvas
