@@ -14,8 +14,10 @@ become wires again: to the original producers, and to every node outside that re
 original tensor), all in one :meth:`Graph.batch`. Inputs and outputs the edited graph added
 stay graph inputs and outputs. The edited nodes keep their places relative to one another,
 moved to where the region was. An extraction records the wires that entered the region
-(``Extraction.boundary``); a splice is refused, the graph unchanged, when those differ now (a
-wire into the region was removed, added or re-pointed in the original since).
+(``Extraction.boundary``) and the region's own state (``Extraction.inside``: each node's
+revision and the wires between them); a splice is refused, the graph unchanged, when either
+differs now (a wire into the region was removed, added or re-pointed in the original since,
+or a node of the region was edited there: the splice would silently drop that edit).
 
 :func:`splice` does the same and returns a :class:`Splice`, what :func:`unsplice` needs to put
 the old region back exactly (an editor's undo), and the extraction as it now stands (the
@@ -63,13 +65,21 @@ class Extraction:
     it copied (ids are kept in the cut-out); ``inputs`` maps each new graph-input node id to
     the original ``(node id, port)`` whose tensor it stands for; ``outputs`` maps each new
     output node id to the original ``(node id, port)`` it gives out; ``boundary`` the wires
-    that entered the region when it was cut (None: not checked by a splice)."""
+    that entered the region when it was cut, ``inside`` its nodes' revisions and the wires
+    between them then (None: not checked by a splice)."""
 
     graph: Graph
     nodes: tuple[str, ...]
     inputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     outputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     boundary: frozenset[N.Edge] | None = None
+    inside: tuple[frozenset[tuple[str, int]], frozenset[N.Edge]] | None = None
+
+
+def _inside(graph: Graph, node_ids: Iterable[str]) -> tuple[frozenset[tuple[str, int]], frozenset[N.Edge]]:
+    chosen = set(node_ids)
+    return (frozenset((n, graph.node(n).revision) for n in chosen),
+            frozenset(e for e in graph.edges if e.src in chosen and e.dst in chosen))
 
 
 @dataclass(frozen=True)
@@ -180,7 +190,7 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
             nid = out.add_node(N.OutputNode(id=out.new_id("output"), name=name, position=position))
             out.connect(src, port, nid, N.OUTPUT_PORT, force=True)
             outputs[nid] = (src, port)
-    return Extraction(out, tuple(region), inputs, outputs, frozenset(crossing_in))
+    return Extraction(out, tuple(region), inputs, outputs, frozenset(crossing_in), _inside(graph, region))
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -232,6 +242,14 @@ def _check(graph: Graph, extraction: Extraction, edited: Graph | RegionBody
             changes += [f"{_wire(e)} is new" for e in now - extraction.boundary]
             raise ValueError("cannot splice: the wires into the region changed since it was extracted ("
                              + "; ".join(sorted(changes)) + ")")
+    if extraction.inside is not None:
+        revisions, wires = _inside(graph, extraction.nodes)
+        edited_there = sorted({n for n, _r in revisions - extraction.inside[0]}
+                              | {n for e in wires ^ extraction.inside[1] for n in (e.src, e.dst)})
+        if edited_there:
+            raise ValueError("cannot splice: the region was edited in the original since it was extracted ("
+                             f"{', '.join(edited_there)}), and the splice would drop that edit: undo it there, "
+                             "or extract the region again")
     readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for e in graph.edges:
         if e.src in chosen and e.dst not in chosen:
@@ -285,7 +303,7 @@ def splice(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | No
     spliced = set(ids.values())
     now_in = frozenset(e for e in graph.edges if e.dst in spliced and e.src not in spliced)
     region = Extraction(extraction.graph, tuple(ids.values()), mapped_inputs,
-                        {nid: t for nid, t in new_outputs.items() if t[0] in spliced}, now_in)
+                        {nid: t for nid, t in new_outputs.items() if t[0] in spliced}, now_in, _inside(graph, spliced))
     return Splice(ids, removed, tuple(added), region)
 
 

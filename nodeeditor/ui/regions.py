@@ -15,10 +15,11 @@ Splice Back, in the extracted window: the cut-out as it is now replaces the old 
 the original document, as one undo command (:class:`SpliceCommand`, "Splice Region") pushed
 to the original window, so Ctrl+Z there restores the old region exactly and Ctrl+Shift+Z
 splices again. It is refused, with a warning naming the reason and nothing changed, when the
-original window was closed or shows another document, or when the region's boundary changed
-there since the cut (:func:`nodeeditor.graph.regions.splice_refusal`: a region node gone, a
-wire into the region removed, added or re-pointed, a tensor read outside no longer given
-out). A later Splice Back from the same window replaces the region the previous one wrote.
+original window was closed or shows another document, or when the region no longer matches
+there (:func:`nodeeditor.graph.regions.splice_refusal`: a region node gone or edited since the
+cut, a wire into the region removed, added or re-pointed, a tensor read outside no longer
+given out). A later Splice Back from the same window replaces the region the previous one
+wrote (or, once that splice is undone, the old region again).
 
 UI thread only. New windows are kept alive here until they are closed (they delete
 themselves on close).

@@ -156,3 +156,18 @@ def test_two_tensors_read_by_the_same_node_become_inputs_that_do_not_sit_on_each
     cut = extract_region(_graph(), ["pick"])
     (a, b) = (cut.graph.node(n).position for n in cut.inputs)
     assert a[0] == b[0] and abs(a[1] - b[1]) >= 80       # a one-port node is 68 units high on the canvas
+
+
+def test_a_splice_is_refused_unchanged_when_the_region_was_edited_in_the_original_since_the_cut():
+    g = _graph()
+    cut = extract_region(g, ["pick", "write"])
+    g.set_attribute("write", "reduction", "add")          # an edit the splice would silently drop
+    before = (g.node_ids, g.edges)
+    with pytest.raises(ValueError, match=r"region was edited in the original.*\(write\)"):
+        splice_region(g, cut)
+    assert (g.node_ids, g.edges) == before
+    g.set_attribute("write", "reduction", "none")         # the same value again is still a later edit
+    with pytest.raises(ValueError, match="region was edited"):
+        splice_region(g, cut)
+    cut = extract_region(g, ["pick", "write"])            # extracted again: fine
+    splice_region(g, cut)

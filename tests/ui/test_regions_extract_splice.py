@@ -3,8 +3,11 @@ model (Gather, then MatMul, then Relu, built with onnx.helper in the test). Expe
 from onnxruntime: the extracted window's inputs hold the tensors of the whole model's run and its
 output equals onnxruntime's intermediate; after an edit in the extracted window (the Gather's
 axis), Splice Back makes the original compute what onnxruntime computes on a model built with
-that axis, the re-export too; Ctrl+Z in the original restores the old region. A boundary changed
-in the original, or the original closed, refuses the splice with the reason and changes nothing."""
+that axis, the re-export too; Ctrl+Z in the original restores the old region, Ctrl+Shift+Z
+splices again. An empty selection, or a tensor entering the region that cannot be computed, is
+refused with the reason; asked before the run is current, Extract waits for it. A boundary
+changed in the original, or the original closed, refuses the splice with the reason and changes
+nothing."""
 from __future__ import annotations
 
 import numpy as np
@@ -153,6 +156,10 @@ def test_extract_opens_the_region_on_the_real_values_and_splice_back_after_an_ed
     w.runner.wait()
     np.testing.assert_allclose(w.runner.value(relu), run0["out"], rtol=1e-6)
     np.testing.assert_allclose(_ort(export_model(g), {"ids": IDS})["out"], run0["out"], rtol=1e-6)
+    keys(w.view, "Ctrl+Shift+Z")                                # redo: the same splice again
+    assert g.node(gather).attributes["axis"] == 1
+    w.runner.wait()
+    np.testing.assert_allclose(w.runner.value(relu), want, rtol=1e-6)
     _close(new)
 
 
