@@ -60,3 +60,31 @@ def test_an_op_whose_schema_does_not_take_the_wires_dtype_is_not_offered(small, 
     assert "onnx:Relu" in w.quick_add.keys()
     QTest.keyClick(w.quick_add.field, Key.Key_Escape)
     assert w.undo_stack.count() == 0
+
+
+def _gives_integers(op: str, opset: int) -> bool:
+    """Whether some output of ``op`` at ``opset`` can be an int64 tensor (from ONNX's schema)."""
+    schema = onnx.defs.get_schema(op, opset)
+    allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
+    return any("tensor(int64)" in allowed.get(p.type_str, {p.type_str}) for p in schema.outputs)
+
+
+def test_a_wire_drawn_back_from_an_indices_input_offers_ops_that_give_integers_and_wires_the_one_chosen(
+        small, qtbot):
+    w = small
+    opset = w.graph.opset
+    assert _gives_integers("ArgMax", opset) and not _gives_integers("Softmax", opset)
+    before = set(w.graph.node_ids)
+    drag(w.view.viewport(), port_point(w, "g", "indices", False), scene_point(w, 150, 330))
+    box = w.quick_add
+    QTest.keyClicks(box.field, "Softmax")
+    assert "onnx:Softmax" not in box.keys()
+    box.field.clear()
+    QTest.keyClicks(box.field, "ArgMax")
+    assert "onnx:ArgMax" in box.keys()
+    box.list.setCurrentRow(box.keys().index("onnx:ArgMax"))
+    QTest.keyClick(box.field, Key.Key_Return)
+    (new,) = set(w.graph.node_ids) - before
+    edge = w.graph.edge_into("g", "indices")
+    output = onnx.defs.get_schema("ArgMax", opset).outputs[0].name           # reduced
+    assert (edge.src, edge.src_port) == (new, output)
