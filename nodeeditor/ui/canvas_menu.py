@@ -65,7 +65,8 @@ class CanvasMenu:
         paste.triggered.connect(lambda: self._paste_here(scene_pos))
         if len(self.scene.selected_node_ids()) == 1:
             menu.addAction(self._connect_action)
-        # regions: Extract Selection (nodes selected), Splice Back (in an extracted window)
+        # regions (:mod:`.regions`): the first, Extract Selection, while nodes are selected; the
+        # others (Splice Back) while enabled, that is in a window showing an extracted region
         region = [a for i, a in enumerate(self._region_actions)
                   if a.isEnabled() and (i > 0 or self.scene.selected_node_ids())]
         if region:
