@@ -13,7 +13,17 @@ region's nodes are removed, the edited graph's nodes added (the recorded inputs 
 become wires again: to the original producers, and to every node outside that read the
 original tensor), all in one :meth:`Graph.batch`. Inputs and outputs the edited graph added
 stay graph inputs and outputs. The edited nodes keep their places relative to one another,
-moved to where the region was.
+moved to where the region was. An extraction records the wires that entered the region
+(``Extraction.boundary``) and the region's own state (``Extraction.inside``: each node's
+revision and the wires between them); a splice is refused, the graph unchanged, when either
+differs now (a wire into the region was removed, added or re-pointed in the original since,
+or a node of the region was edited there: the splice would silently drop that edit).
+
+:func:`splice` does the same and returns a :class:`Splice`, what :func:`unsplice` needs to put
+the old region back exactly (an editor's undo), and the extraction as it now stands (the
+spliced nodes are the region), for the next splice of the same cut-out. :class:`RegionBody`
+is a frozen copy of an edited graph's nodes and wires, so a splice can be done again (redo)
+as it was first done while the edited graph changes on.
 
 Both work on any graph; with an imported model and its foreign nodes they are how a part of a
 model is inspected, changed and put back (an export then writes the spliced model).
@@ -26,12 +36,27 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import nodes as N
-from .document import Graph
+from .document import Graph, RemovedNode
 from .engine import Engine
 from .status import NodeStatus
 
 #: How far left of the region its new inputs go, and right of it its new outputs.
 _MARGIN = 300.0
+#: The least vertical distance between the tops of two new inputs (or outputs): room for a
+#: one-port node and a gap, so two tensors read by the same node do not sit on each other.
+_SPACING = 100.0
+
+
+def _spread(wanted: list[float]) -> list[float]:
+    """``wanted`` heights moved down as little as needed to keep :data:`_SPACING` apart,
+    in the order of ``wanted``'s values (ties in list order)."""
+    out = list(wanted)
+    last = None
+    for i in sorted(range(len(wanted)), key=lambda k: (wanted[k], k)):
+        if last is not None and out[i] < last + _SPACING:
+            out[i] = last + _SPACING
+        last = out[i]
+    return out
 
 
 @dataclass(frozen=True)
@@ -39,12 +64,50 @@ class Extraction:
     """A region cut out of ``source``: ``graph`` is the cut-out; ``nodes`` the original ids
     it copied (ids are kept in the cut-out); ``inputs`` maps each new graph-input node id to
     the original ``(node id, port)`` whose tensor it stands for; ``outputs`` maps each new
-    output node id to the original ``(node id, port)`` it gives out."""
+    output node id to the original ``(node id, port)`` it gives out; ``boundary`` the wires
+    that entered the region when it was cut, ``inside`` its nodes' revisions and the wires
+    between them then (None: not checked by a splice)."""
 
     graph: Graph
     nodes: tuple[str, ...]
     inputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     outputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    boundary: frozenset[N.Edge] | None = None
+    inside: tuple[frozenset[tuple[str, int]], frozenset[N.Edge]] | None = None
+
+
+def _inside(graph: Graph, node_ids: Iterable[str]) -> tuple[frozenset[tuple[str, int]], frozenset[N.Edge]]:
+    chosen = set(node_ids)
+    return (frozenset((n, graph.node(n).revision) for n in chosen),
+            frozenset(e for e in graph.edges if e.src in chosen and e.dst in chosen))
+
+
+@dataclass(frozen=True)
+class RegionBody:
+    """A frozen copy of an edited graph's nodes (clones) and wires, as :func:`splice` reads
+    them."""
+
+    nodes: tuple[N.Node, ...]
+    edges: tuple[N.Edge, ...]
+
+    @classmethod
+    def of(cls, graph: Graph) -> RegionBody:
+        return cls(tuple(n.clone() for n in graph.nodes), tuple(graph.edges))
+
+    def has_node(self, node_id: str) -> bool:
+        return any(n.id == node_id for n in self.nodes)
+
+
+@dataclass(frozen=True)
+class Splice:
+    """What :func:`splice` did: ``ids`` edited node id -> its id in the graph; ``removed`` the
+    old region's nodes (in removal order); ``added_edges`` every wire it drew; ``region`` the
+    extraction as it now stands (its nodes the spliced ones)."""
+
+    ids: Mapping[str, str]
+    removed: tuple[RemovedNode, ...]
+    added_edges: tuple[N.Edge, ...]
+    region: Extraction
 
 
 def _tensor_label(graph: Graph, node_id: str, port: str) -> str:
@@ -100,7 +163,10 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
         for nid in region:
             out.add_node(graph.node(nid).clone())
         taken = {graph.node(n).name for n in region}
-        for src, port in tensors_in:
+        in_y = _spread([float(np.mean([graph.node(e.dst).position[1] for e in crossing_in
+                                       if (e.src, e.src_port) == t])) for t in tensors_in])
+        out_y = _spread([graph.node(src).position[1] for src, _port in tensors_out])
+        for (src, port), y in zip(tensors_in, in_y, strict=True):
             name = _unique(_tensor_label(graph, src, port), taken)
             value = values[(src, port)]
             declared = graph.output_type(src, port)
@@ -108,8 +174,7 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
             if declared is not None and any(not isinstance(d, int) for d in declared.shape) \
                     and len(declared.shape) == value.ndim:
                 shape = tuple(declared.shape)
-            readers = [graph.node(e.dst).position for e in crossing_in if (e.src, e.src_port) == (src, port)]
-            position = (left - _MARGIN, float(np.mean([p[1] for p in readers])))
+            position = (left - _MARGIN, y)
             nid = out.add_node(N.InputSource(id=out.new_id("input"), name=name, example=N.frozen_array(value),
                                              shape=shape, position=position))
             inputs[nid] = (src, port)
@@ -119,13 +184,13 @@ def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None 
         reverse = {v: k for k, v in inputs.items()}
         for edge in crossing_in:
             out.connect(reverse[(edge.src, edge.src_port)], N.SOURCE_PORT, edge.dst, edge.dst_port, force=True)
-        for src, port in tensors_out:
+        for (src, port), y in zip(tensors_out, out_y, strict=True):
             name = _unique(_tensor_label(graph, src, port), taken)
-            position = (right + _MARGIN, graph.node(src).position[1])
+            position = (right + _MARGIN, y)
             nid = out.add_node(N.OutputNode(id=out.new_id("output"), name=name, position=position))
             out.connect(src, port, nid, N.OUTPUT_PORT, force=True)
             outputs[nid] = (src, port)
-    return Extraction(out, tuple(region), inputs, outputs)
+    return Extraction(out, tuple(region), inputs, outputs, frozenset(crossing_in), _inside(graph, region))
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -137,13 +202,32 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = None) -> dict[str, str]:
+def splice_region(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> dict[str, str]:
     """Put ``edited`` (default: ``extraction.graph`` as it is now) in place of the region
     ``extraction`` was cut from ``graph`` (see the module docstring). Returns edited node id ->
     its id in ``graph``. ValueError, with ``graph`` unchanged, when a region node is gone from
-    ``graph``, a recorded input's producer is gone, or a recorded output that nodes outside read
-    is missing from ``edited``."""
-    edited = extraction.graph if edited is None else edited
+    ``graph``, a recorded input's producer is gone, the wires into the region changed, or a
+    recorded output that nodes outside read is missing from ``edited``."""
+    return dict(splice(graph, extraction, edited).ids)
+
+
+def _wire(edge: N.Edge) -> str:
+    return f"{edge.src}.{edge.src_port} → {edge.dst}.{edge.dst_port}"
+
+
+def splice_refusal(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> str | None:
+    """Why :func:`splice` would refuse (the message of its ValueError), or None. Changes nothing."""
+    try:
+        _check(graph, extraction, extraction.graph if edited is None else edited)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _check(graph: Graph, extraction: Extraction, edited: Graph | RegionBody
+           ) -> tuple[dict[tuple[str, str], list[tuple[str, str]]], dict[str, tuple[str, str]]]:
+    """ValueError when the splice must be refused; else (region tensor -> its readers outside,
+    the recorded outputs ``edited`` still has)."""
     missing = [n for n in extraction.nodes if not graph.has_node(n)]
     if missing:
         raise ValueError(f"cannot splice: the region's node(s) {', '.join(missing)} are no longer in the graph")
@@ -151,6 +235,21 @@ def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = N
     for nid, (src, _port) in extraction.inputs.items():
         if not graph.has_node(src) or src in chosen:
             raise ValueError(f"cannot splice: the producer {src!r} of input {nid!r} is no longer outside the region")
+    if extraction.boundary is not None:
+        now = frozenset(e for e in graph.edges if e.dst in chosen and e.src not in chosen)
+        if now != extraction.boundary:
+            changes = [f"{_wire(e)} is gone" for e in extraction.boundary - now]
+            changes += [f"{_wire(e)} is new" for e in now - extraction.boundary]
+            raise ValueError("cannot splice: the wires into the region changed since it was extracted ("
+                             + "; ".join(sorted(changes)) + ")")
+    if extraction.inside is not None:
+        revisions, wires = _inside(graph, extraction.nodes)
+        edited_there = sorted({n for n, _r in revisions - extraction.inside[0]}
+                              | {n for e in wires ^ extraction.inside[1] for n in (e.src, e.dst)})
+        if edited_there:
+            raise ValueError("cannot splice: the region was edited in the original since it was extracted ("
+                             f"{', '.join(edited_there)}), and the splice would drop that edit: undo it there, "
+                             "or extract the region again")
     readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for e in graph.edges:
         if e.src in chosen and e.dst not in chosen:
@@ -161,6 +260,14 @@ def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = N
         names = ", ".join(f"{src}.{port}" for src, port in lost)
         raise ValueError(f"cannot splice: nodes outside the region read {names}, and the edited region no longer "
                          "gives it out (keep its output node)")
+    return readers, kept_outputs
+
+
+def splice(graph: Graph, extraction: Extraction, edited: Graph | RegionBody | None = None) -> Splice:
+    """:func:`splice_region`, returning the :class:`Splice` (for :func:`unsplice` and the next
+    splice)."""
+    edited = extraction.graph if edited is None else edited
+    readers, kept_outputs = _check(graph, extraction, edited)
     mapped_inputs = {nid: t for nid, t in extraction.inputs.items() if edited.has_node(nid)}
 
     region_x = min(graph.node(n).position[0] for n in extraction.nodes)
@@ -170,9 +277,10 @@ def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = N
     dy = region_y - min((n.position[1] for n in body), default=region_y)
 
     ids: dict[str, str] = {}
+    added: list[N.Edge] = []
+    new_outputs: dict[str, tuple[str, str]] = {}
     with graph.batch():
-        for nid in extraction.nodes:
-            graph.remove_node(nid)
+        removed = tuple(graph.remove_node(nid) for nid in extraction.nodes)
         for node in body:
             copy = node.clone()
             copy.id = node.id if not graph.has_node(node.id) else graph.new_id(node.id_prefix)
@@ -187,8 +295,26 @@ def splice_region(graph: Graph, extraction: Extraction, edited: Graph | None = N
             else:
                 continue
             if edge.dst in kept_outputs:
+                new_outputs[edge.dst] = (src, src_port)
                 for dst, dst_port in readers.get(kept_outputs[edge.dst], []):
-                    graph.connect(src, src_port, dst, dst_port, force=True)
+                    added.append(graph.connect(src, src_port, dst, dst_port, force=True))
             elif edge.dst in ids:
-                graph.connect(src, src_port, ids[edge.dst], edge.dst_port, force=True)
-    return ids
+                added.append(graph.connect(src, src_port, ids[edge.dst], edge.dst_port, force=True))
+    spliced = set(ids.values())
+    now_in = frozenset(e for e in graph.edges if e.dst in spliced and e.src not in spliced)
+    region = Extraction(extraction.graph, tuple(ids.values()), mapped_inputs,
+                        {nid: t for nid, t in new_outputs.items() if t[0] in spliced}, now_in, _inside(graph, spliced))
+    return Splice(ids, removed, tuple(added), region)
+
+
+def unsplice(graph: Graph, done: Splice) -> None:
+    """Undo :func:`splice` on ``graph`` as it was right after it: its wires and nodes go, the
+    old region's nodes come back with their wires, each at its old place."""
+    with graph.batch():
+        for edge in reversed(done.added_edges):
+            if graph.edge_into(edge.dst, edge.dst_port) == edge:
+                graph.disconnect(edge.dst, edge.dst_port)
+        for nid in reversed(list(done.ids.values())):
+            graph.remove_node(nid)
+        for removed in reversed(done.removed):
+            graph.restore_node(removed)

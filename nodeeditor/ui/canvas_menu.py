@@ -7,7 +7,8 @@ its tooltip, where the op cannot be bypassed), Collapse and New Frame Around Sel
 Frame. Then everywhere: Add Block Here (the Tab box at that point); the window's Copy,
 Duplicate and Delete actions, enabled only while something is selected (and enabled again
 when the menu closes, so their shortcuts keep working); Paste Here, enabled while the
-clipboard holds IndexFlow nodes; Connect Ports when exactly one node is selected; Auto
+clipboard holds IndexFlow nodes; Connect Ports when exactly one node is selected; Extract
+Selection while nodes are selected and Splice Back where it is enabled (:mod:`.regions`); Auto
 Layout and Frame.
 The menu pops up without blocking; :attr:`CanvasMenu.menu` is the one shown last (for
 tests). It runs the given callables and actions and changes nothing itself.
@@ -29,13 +30,14 @@ class CanvasMenu:
     def __init__(self, view: GraphView, scene: GraphScene, *, add_here: Callable[[QtCore.QPointF], None],
                  paste_here: Callable[[QtCore.QPointF], object], selection_actions: Sequence[QtGui.QAction],
                  connect_action: QtGui.QAction, arrange_actions: Sequence[QtGui.QAction],
-                 node_actions: NodeActions | None = None) -> None:
+                 node_actions: NodeActions | None = None, region_actions: Sequence[QtGui.QAction] = ()) -> None:
         self.view, self.scene = view, scene
         self._node_actions = node_actions
         self._add_here, self._paste_here = add_here, paste_here
         self._selection_actions = tuple(selection_actions)
         self._connect_action = connect_action
         self._arrange_actions = tuple(arrange_actions)
+        self._region_actions = tuple(region_actions)
         self.menu: QtWidgets.QMenu | None = None
         view.contextMenuRequested.connect(self.popup)
 
@@ -63,6 +65,13 @@ class CanvasMenu:
         paste.triggered.connect(lambda: self._paste_here(scene_pos))
         if len(self.scene.selected_node_ids()) == 1:
             menu.addAction(self._connect_action)
+        # regions (:mod:`.regions`): the first, Extract Selection, while nodes are selected; the
+        # others (Splice Back) while enabled, that is in a window showing an extracted region
+        region = [a for i, a in enumerate(self._region_actions)
+                  if a.isEnabled() and (i > 0 or self.scene.selected_node_ids())]
+        if region:
+            menu.addSeparator()
+            menu.addActions(region)
         menu.addSeparator()
         menu.addActions(list(self._arrange_actions))
         menu.aboutToHide.connect(lambda: [a.setEnabled(True) for a in self._selection_actions])

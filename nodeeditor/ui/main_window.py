@@ -55,6 +55,7 @@ from .presentation import Presentation
 from .previews import PreviewSwitch
 from .properties import PropertyPanel
 from .quick_add import QuickAddBox
+from .regions import RegionActions
 from .run_status import RunStatus
 from .runner import EvaluationRunner
 from .status_line import StatusLine
@@ -108,6 +109,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.connect_ports = ConnectPorts(self.connect_box, graph_of, self.scene, self.push, status,
                                           self.edits.report_refusal)
         self.node_actions = NodeActions(self, graph_of, self.scene, self.view, self.push, status)
+        self.regions = RegionActions(self, self, MainWindow, status)   # Extract Selection, Splice Back
         self._build_actions()
         self._build_menus()
         self._connect()
@@ -285,6 +287,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu.addSeparator()
         na = self.node_actions
         self.edit_menu.addActions([na.rename_action, na.bypass_action, na.collapse_action, na.frame_action])
+        self.edit_menu.addSeparator()
+        self.edit_menu.addActions([self.regions.extract_action, self.regions.splice_action])
 
         view_menu = menu.addMenu("&View")
         view_menu.addActions([self.frame_action, self.frame_all_action])
@@ -351,7 +355,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.view, sc, add_here=self.edits.open_quick_add_at, paste_here=lambda at: self.clipboard.paste(at=at),
             selection_actions=(self.copy_action, self.duplicate_action, self.delete_action),
             connect_action=self.connect_action, arrange_actions=(self.layout_action, self.frame_action),
-            node_actions=self.node_actions)
+            node_actions=self.node_actions, region_actions=(self.regions.extract_action, self.regions.splice_action))
         self.training_dock.visibilityChanged.connect(self.scene.set_training_mode)
         self.training.runningChanged.connect(lambda _running: self._sync_undo_actions())
         # the stack enables Undo / Redo as it changes (a move pushed meanwhile): off again

@@ -10,6 +10,10 @@
   which are first-class blocks), read once per process on the thread that first asks (the
   Tab box's first search, on the UI thread: short enough, ``benchmarks/README.md``; no
   thread to stop at exit).
+- :func:`wire_ports` says, for a wire dropped on empty canvas, which catalog ops have a port
+  that takes it and which port: the first whose ONNX type constraint allows the wire's dtype
+  (read from the schemas once per opset). The schema is the only judge here: a foreign node
+  has no type rules of its own in the graph layer (``rules.type_refusal``).
 
 No Qt here.
 """
@@ -20,6 +24,7 @@ import functools
 import ops
 from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
+from ops.dtypes import INTEGER_NAMES
 
 from .blocks import Block
 
@@ -76,3 +81,68 @@ def catalog_blocks() -> tuple[Block, ...]:
     except Exception:  # noqa: BLE001 - no onnx, a broken install: only the editor's own blocks are offered
         return ()
     return tuple(onnx_block(onnx_key(e.op_type), e.summary) for e in entries)
+
+
+#: ONNX's names for the dtypes whose numpy name differs (``tensor(float)`` is float32).
+_ONNX_DTYPE = {"float32": "float", "float64": "double", "str": "string"}
+
+
+def _onnx_type(dtype: str) -> str:
+    return f"tensor({_ONNX_DTYPE.get(dtype, dtype)})"
+
+
+def _typed(ports, params: list, allowed: dict) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each port with the type strings its formal parameter allows (a variadic last parameter
+    stands for every port from its place on)."""
+    pairs = []
+    for i, port in enumerate(ports):
+        if params:
+            param = params[min(i, len(params) - 1)]
+            pairs.append((port, allowed.get(param.type_str, frozenset({param.type_str}))))
+    return tuple(pairs)
+
+
+@functools.lru_cache(maxsize=4)
+def _port_types(opset: int) -> tuple[tuple[str, tuple[tuple[str, frozenset[str]], ...],
+                                           tuple[tuple[str, frozenset[str]], ...]], ...]:
+    """For every catalog op ONNX has at ``opset``: (key, ((input port, allowed type strings),
+    ...), ((output port, allowed), ...)), ports named as the node the block makes names them."""
+    from nodeeditor.onnx_io.foreign_ops import new_foreign_node, schema
+
+    out = []
+    for b in catalog_blocks():
+        domain, op_type = _split(b.key)
+        s = schema(op_type, domain, opset)
+        if s is None:
+            continue
+        try:
+            node = new_foreign_node(op_type, domain, opset)
+        except ValueError:
+            continue
+        allowed = {c.type_param_str: frozenset(c.allowed_type_strs) for c in s.type_constraints}
+        inputs = _typed(node.input_ports(), list(s.inputs), allowed)
+        outputs = _typed(node.output_ports(), list(s.outputs), allowed)
+        out.append((b.key, inputs, outputs))
+    return tuple(out)
+
+
+def wire_ports(opset: int, dtype: str | None, to_input: bool, *, integer: bool = False) -> dict[str, str]:
+    """Catalog op key -> the port a dropped wire would take on a new node of that op at
+    ``opset``: with ``to_input`` (the wire comes from an output) the first input whose type
+    allows ``dtype`` (any tensor when ``dtype`` is None); else (the wire was drawn back from
+    an input) the first output giving a tensor, an integer one when ``integer``. Ops with no
+    such port are left out."""
+    wanted = _onnx_type(dtype) if dtype is not None else None
+    out: dict[str, str] = {}
+    for key, inputs, outputs in _port_types(int(opset)):
+        for port, allowed in (inputs if to_input else outputs):
+            if wanted is not None and to_input:
+                fits = wanted in allowed
+            elif integer and not to_input:
+                fits = any(_onnx_type(d) in allowed for d in INTEGER_NAMES)
+            else:
+                fits = any(t.startswith("tensor(") for t in allowed)
+            if fits:
+                out[key] = port
+                break
+    return out

@@ -8,14 +8,13 @@ of the canvas (see :func:`fit_in_view`).
 
 Typed text also finds every other ONNX op (:mod:`.onnx_blocks`: ``MatMul`` adds a foreign node
 with its schema's ports), listed after the blocks of the editor's own (the seven indexing ops
-first among those); they are read from ONNX's schemas on the first search. A box opened for a
-dropped wire lists only the editor's own blocks (:func:`wire_blocks` does not try ONNX ops'
-ports).
+first among those); they are read from ONNX's schemas on the first search.
 
 Opened for a wire dropped on empty canvas (``popup(..., wire=...)``), it lists only the
 blocks with a port that would take the wire (:func:`wire_blocks`), each with that port, and
 ``wire`` stays set until the box is opened again, so the receiver of ``chosen`` knows to
-connect the new block."""
+connect the new block. Typed text there too finds the ONNX ops, those with a port whose
+schema type takes the wire (:func:`.onnx_blocks.wire_ports`), after the editor's own."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -27,7 +26,7 @@ from nodeeditor.graph.rules import INTEGER_DTYPES, integer_only
 
 from .blocks import BLOCKS, Block, block, search
 from .canvas import style
-from .onnx_blocks import catalog_blocks
+from .onnx_blocks import catalog_blocks, wire_ports
 from .placement import TITLE_OFFSET
 from .search_popup import SearchPopup
 
@@ -61,7 +60,9 @@ def wire_blocks(graph: Graph, anchor: tuple[str, str], from_output: bool) -> dic
     ``from_output``, else an input) could be connected to, for every block that has one
     (``Graph.can_connect_new``: the document's own rules). Of a block's ports that would take
     it, an integer wire goes to one that takes only integers (indices) if there is one, any
-    other wire to the first, in port order."""
+    other wire to the first, in port order. ONNX ops (``onnx:MatMul``) are judged by their
+    schema's types (:func:`.onnx_blocks.wire_ports`): the wire's dtype for a wire from an
+    output, an integer output for one drawn back from an integer-only input."""
     out: dict[str, str] = {}
     node_id, port = anchor
     wire_type = graph.output_type(node_id, port) if from_output else None
@@ -75,6 +76,11 @@ def wire_blocks(graph: Graph, anchor: tuple[str, str], from_output: bool) -> dic
             ports = [p for p in node.output_ports() if graph.can_connect_new(node, node.id, p, node_id, port) is None]
         if ports:
             out[b.key] = ports[0]
+    if from_output:
+        out.update(wire_ports(graph.opset, wire_type.dtype if wire_type is not None else None, True))
+    else:
+        anchor_node = graph.node(node_id)
+        out.update(wire_ports(graph.opset, None, False, integer=integer_only(anchor_node, port, graph.opset)))
     return out
 
 
@@ -107,8 +113,9 @@ class QuickAddBox(SearchPopup):
 
     def _blocks(self, text: str) -> list[Block]:
         if self._ports is not None:
-            found = search(text) if text.strip() else list(BLOCKS)
-            return [b for b in found if b.key in self._ports]
+            if not text.strip():
+                return [b for b in BLOCKS if b.key in self._ports]
+            return [b for b in search(text) + search(text, catalog_blocks()) if b.key in self._ports]
         if not text.strip():
             return list(BLOCKS)
         return search(text) + search(text, catalog_blocks())

@@ -107,3 +107,67 @@ def test_an_unedited_splice_gives_the_same_results():
     assert set(got) == set(expected)
     for name in expected:
         np.testing.assert_array_equal(got[name], expected[name])
+
+
+def test_a_splice_is_refused_unchanged_when_the_wires_into_the_region_changed_since_the_cut():
+    g = _graph()
+    cut = extract_region(g, ["pick"])
+    g.add_input("other", np.array([1, 1]), node_id="idx2", position=(0, 200))
+    g.disconnect("pick", "indices")
+    g.connect("idx2", "output", "pick", "indices")
+    before = (g.node_ids, g.edges)
+    with pytest.raises(ValueError, match=r"wires into the region changed.*idx\.output → pick\.indices is gone"
+                                         r".*idx2\.output → pick\.indices is new"):
+        splice_region(g, cut)
+    assert (g.node_ids, g.edges) == before
+
+
+def test_unsplice_puts_the_old_region_back_exactly_and_the_splice_can_be_done_again():
+    from nodeeditor.graph.regions import RegionBody, splice, unsplice
+
+    g = _graph()
+    before = (g.node_ids, g.edges, [g.node(n) for n in g.node_ids])
+    cut = extract_region(g, ["pick", "write"])
+    cut.graph.set_attribute("pick", "axis", 0)
+    cut.graph.disconnect("write", "updates")          # the edit: the scatter writes the picked rows swapped
+    cut.graph.add_literal(np.array([1, 0]), node_id="swap")
+    cut.graph.add_operator("Gather", {"axis": 0}, node_id="pick2")
+    cut.graph.connect("pick", "output", "pick2", "data")
+    cut.graph.connect("swap", "output", "pick2", "indices")
+    cut.graph.connect("pick2", "output", "write", "updates")
+    body = RegionBody.of(cut.graph)
+    done = splice(g, cut, body)
+    want = BASE.copy()
+    want[[1, 3]] = DATA[[0, 2]]
+    np.testing.assert_array_equal(Engine(g).run().outputs["result"], want)
+    unsplice(g, done)
+    assert (g.node_ids, g.edges, [g.node(n) for n in g.node_ids]) == before   # the same node objects, in order
+    np.testing.assert_array_equal(Engine(g).run().outputs["result"], _expected([2, 0]))
+    again = splice(g, cut, body)                       # redo: the same edit, though the cut-out may change since
+    assert set(again.ids.values()) == set(done.ids.values())
+    np.testing.assert_array_equal(Engine(g).run().outputs["result"], want)
+    # the extraction as it now stands splices again (the region is now the spliced nodes)
+    assert set(again.region.nodes) == set(again.ids.values())
+    splice_region(g, again.region)
+    np.testing.assert_array_equal(Engine(g).run().outputs["result"], want)
+
+
+def test_two_tensors_read_by_the_same_node_become_inputs_that_do_not_sit_on_each_other():
+    cut = extract_region(_graph(), ["pick"])
+    (a, b) = (cut.graph.node(n).position for n in cut.inputs)
+    assert a[0] == b[0] and abs(a[1] - b[1]) >= 80       # a one-port node is 68 units high on the canvas
+
+
+def test_a_splice_is_refused_unchanged_when_the_region_was_edited_in_the_original_since_the_cut():
+    g = _graph()
+    cut = extract_region(g, ["pick", "write"])
+    g.set_attribute("write", "reduction", "add")          # an edit the splice would silently drop
+    before = (g.node_ids, g.edges)
+    with pytest.raises(ValueError, match=r"region was edited in the original.*\(write\)"):
+        splice_region(g, cut)
+    assert (g.node_ids, g.edges) == before
+    g.set_attribute("write", "reduction", "none")         # the same value again is still a later edit
+    with pytest.raises(ValueError, match="region was edited"):
+        splice_region(g, cut)
+    cut = extract_region(g, ["pick", "write"])            # extracted again: fine
+    splice_region(g, cut)
