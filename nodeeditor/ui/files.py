@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -68,6 +68,7 @@ class FileController(QtCore.QObject):
         self.recovery_timer.timeout.connect(lambda: self.write_recovery(wait=False))
         self._edits_pending_since: float | None = None
         self.recovery_writer = RecoveryWriter()
+        self.recovery_key = self._claim_recovery_key()
 
     # ------------------------------------------------------------------ menus
     def fill_examples_menu(self, menu: QtWidgets.QMenu) -> None:
@@ -272,12 +273,27 @@ class FileController(QtCore.QObject):
         dialog.open()
 
     # ------------------------------------------------------------------ recovery
-    @staticmethod
-    def recovery_paths(pid: int | None = None) -> tuple[Path, Path]:
-        pid = os.getpid() if pid is None else pid
+    #: The recovery keys of this process's open windows (each window has its own file).
+    _keys_in_use: ClassVar[set[str]] = set()
+
+    @classmethod
+    def _claim_recovery_key(cls) -> str:
+        """``"<pid>"`` for the process's first window, ``"<pid>-<n>"`` (the lowest free n) for
+        each other window open at the same time (an extracted region, a second document)."""
+        pid = os.getpid()
+        key, n = str(pid), 2
+        while key in cls._keys_in_use:
+            key, n = f"{pid}-{n}", n + 1
+        cls._keys_in_use.add(key)
+        return key
+
+    def recovery_paths(self, key: int | str | None = None) -> tuple[Path, Path]:
+        """(graph file, metadata file) of the recovery written under ``key``: this window's
+        by default, or a leftover's (its key, or the pid of a process's first window)."""
+        key = self.recovery_key if key is None else str(key)
         folder = S.state_dir() / "recovery"
         folder.mkdir(parents=True, exist_ok=True)
-        return folder / f"recovery-{pid}{EXTENSION}", folder / f"recovery-{pid}.json"
+        return folder / f"recovery-{key}{EXTENSION}", folder / f"recovery-{key}.json"
 
     #: While edits keep coming, the recovery file is still written at least this many delays apart.
     MAX_DELAYS = 5
@@ -294,7 +310,7 @@ class FileController(QtCore.QObject):
             self.recovery_timer.start()
 
     def write_recovery(self, wait: bool = True) -> Path | None:
-        """Write the graph to this process's recovery file when it has unsaved changes; returns
+        """Write the graph to this window's recovery file when it has unsaved changes; returns
         the file (None when nothing needed writing). The graph is snapshot now, on the UI
         thread; the files are written now, or with ``wait=False`` for a large graph on the
         background writer. The shown graph is never touched (no path is re-pointed or rebased:
@@ -318,16 +334,19 @@ class FileController(QtCore.QObject):
         return graph_path
 
     def stop_recovery(self) -> None:
-        """The window is closing: no more recovery writes, and this process's file goes."""
+        """The window is closing: no more recovery writes, and this window's file goes (its key
+        is free for another window)."""
         self.recovery_timer.stop()
         self.clear_recovery()
+        self._keys_in_use.discard(self.recovery_key)
 
-    def clear_recovery(self, pid: int | None = None) -> None:
-        if pid is None or pid == os.getpid():
+    def clear_recovery(self, key: int | str | None = None) -> None:
+        """Remove the recovery written under ``key`` (default: this window's)."""
+        if key is None or str(key) == self.recovery_key:
             self.recovery_timer.stop()
             self._edits_pending_since = None
             self.recovery_writer.wait()   # a write in flight must not bring the file back
-        graph_path, meta_path = self.recovery_paths(pid)
+        graph_path, meta_path = self.recovery_paths(key)
         for p in (graph_path, meta_path, sidecar_path(graph_path)):
             if p.exists():
                 p.unlink()
@@ -346,7 +365,8 @@ class FileController(QtCore.QObject):
                 continue
             if for_path is not None and not _same_file(meta.get("original"), for_path):
                 continue
-            meta["graph_path"] = str(self.recovery_paths(pid)[0])
+            meta["key"] = meta_path.stem.removeprefix("recovery-")
+            meta["graph_path"] = str(self.recovery_paths(meta["key"])[0])
             found.append(meta)
         found.sort(key=lambda m: m.get("time", ""), reverse=True)
         return found
@@ -390,7 +410,7 @@ class FileController(QtCore.QObject):
                 self.host.show_status(f"Restored the unsaved work from {meta.get('time')}{where}")
                 restored = True
         for m in pending:
-            self.clear_recovery(int(m["pid"]))
+            self.clear_recovery(m["key"])
         if restored:
             self.note_edit()   # the restored work is unsaved: it has a recovery file of its own again
         return restored

@@ -27,8 +27,6 @@ another graph, someone wants gradients again). UI thread only, but for the worke
 """
 from __future__ import annotations
 
-import threading
-
 from PySide6 import QtCore
 
 from nodeeditor.graph import events as E
@@ -37,29 +35,21 @@ from nodeeditor.graph.document import Graph
 from nodeeditor.graph.engine import Engine
 
 from . import lifecycle
+from .background import BackgroundWorker
 
 COMPUTING = "computing the gradient…"
-
-
-class _Bridge(QtCore.QObject):
-    done = QtCore.Signal(int, object)   # token, GradientResult or exception
-
 
 class GradientRunner(QtCore.QObject):
     changed = QtCore.Signal()
 
     def __init__(self, graph: Graph, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
-        self._bridge = _Bridge()
-        self._bridge.done.connect(self._on_done, QtCore.Qt.ConnectionType.QueuedConnection)
+        self._worker = BackgroundWorker("indexflow-gradient", self._on_done)
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._start)
         self._wanted: set[str] = set()
-        self._token = 0
-        self._thread: threading.Thread | None = None
-        self._cancel = threading.Event()
         self._again = False
         self.result: GradientResult | None = None
         self.problem: str | None = None
@@ -73,8 +63,7 @@ class GradientRunner(QtCore.QObject):
         """Follow another graph (a fresh engine; a pass of the old one is dropped)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self._cancel.set()
-        self._token += 1
+        self._worker.invalidate()
         self.graph = graph
         self.engine = Engine(graph)
         self.backward = Backward(self.engine)
@@ -88,7 +77,7 @@ class GradientRunner(QtCore.QObject):
         if self._wanted and not had and self.result is None:
             self._stale()
         elif had and not self._wanted:
-            self._cancel.set()
+            self._worker.cancel()
             self._timer.stop()
 
     @property
@@ -97,7 +86,7 @@ class GradientRunner(QtCore.QObject):
 
     @property
     def busy(self) -> bool:
-        return self._thread is not None or self._timer.isActive()
+        return self._worker.running or self._timer.isActive()
 
     def gradient(self, node_id: str):
         """d loss / d the node's output from :attr:`result` (None: no result, or the node is not
@@ -107,23 +96,13 @@ class GradientRunner(QtCore.QObject):
     def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel for good and wait for the worker (the window is closing)."""
         self._wanted.clear()
-        self._cancel.set()
+        self._worker.cancel()
         self._timer.stop()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        self._worker.join(timeout)
 
     def wait(self, timeout: float = 10.0) -> bool:
         """Process events until no pass is busy (for tests and scripts)."""
-        import time
-
-        deadline = time.monotonic() + timeout
-        app = QtCore.QCoreApplication.instance()
-        while self.busy and time.monotonic() < deadline:
-            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20)
-            if self._thread is not None:
-                self._thread.join(0.005)
-        return not self.busy
+        return self._worker.wait(lambda: self.busy, timeout)
 
     # ------------------------------------------------------------------ internals
     def _on_event(self, event: E.GraphEvent) -> None:
@@ -146,41 +125,23 @@ class GradientRunner(QtCore.QObject):
     def _start(self) -> None:
         if not self._wanted:
             return
-        if self._thread is not None:
+        if self._worker.running:
             self._again = True
-            self._cancel.set()
+            self._worker.cancel()
             return
         self._again = False
-        self._token += 1
-        token = self._token
-        self._cancel = cancel = threading.Event()
         try:
             plan = self.backward.plan()
         except BackwardSetupError as exc:
             self._finish(None, str(exc))
             return
-        backward, bridge = self.backward, self._bridge
-
-        def work() -> None:
-            try:
-                result = backward.execute(plan, cancel=cancel)
-            except BaseException as exc:  # noqa: BLE001 - reported on the UI thread
-                result = exc
-            try:
-                bridge.done.emit(token, result)
-            except RuntimeError:   # the runner is gone (the app is closing)
-                pass
-
-        self._thread = threading.Thread(target=work, name=f"indexflow-gradient-{token}", daemon=True)
-        self._thread.start()
+        backward = self.backward
+        self._worker.start(lambda cancel, _report: backward.execute(plan, cancel=cancel))
 
     def _on_done(self, token: int, result) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join()
         if not self._wanted:
             return
-        if token != self._token or self._again:       # a newer graph or a change while it ran
+        if token != self._worker.token or self._again:       # a newer graph or a change while it ran
             self._start()
             return
         if isinstance(result, BaseException):

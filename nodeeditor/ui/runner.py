@@ -11,7 +11,6 @@ when it returns. ``cancel()`` stops the current run for good.
 """
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
@@ -23,18 +22,7 @@ from nodeeditor.graph.engine import Engine, NodeResult, RunResult
 from nodeeditor.graph.status import NodeStatus
 
 from . import lifecycle
-
-
-def _emit(signal, *args) -> None:
-    try:
-        signal.emit(*args)
-    except RuntimeError:  # the bridge is gone (the app is closing)
-        pass
-
-
-class _Bridge(QtCore.QObject):
-    progress = QtCore.Signal(int, int, int, str)   # token, done, total, node id
-    done = QtCore.Signal(int, object)              # token, RunResult or exception
+from .background import BackgroundWorker
 
 
 class EvaluationRunner(QtCore.QObject):
@@ -55,16 +43,11 @@ class EvaluationRunner(QtCore.QObject):
 
     def __init__(self, graph: Graph, parent: QtCore.QObject | None = None, *, delay_ms: int = 0) -> None:
         super().__init__(parent)
-        self._bridge = _Bridge()
-        self._bridge.progress.connect(self._on_progress, QtCore.Qt.ConnectionType.QueuedConnection)
-        self._bridge.done.connect(self._on_done, QtCore.Qt.ConnectionType.QueuedConnection)
+        self._worker = BackgroundWorker("indexflow-run", self._on_done, self._on_progress)
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)
         self._timer.timeout.connect(self._start)
-        self._token = 0
-        self._thread: threading.Thread | None = None
-        self._cancel = threading.Event()
         self._again = False
         self._dirty: set[str] = set()          # nodes to recompute: changed, or downstream of a change
         self._last_result: RunResult | None = None
@@ -80,8 +63,7 @@ class EvaluationRunner(QtCore.QObject):
         """Follow another graph (a fresh engine; a busy run of the old one is dropped)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self._cancel.set()
-        self._token += 1
+        self._worker.invalidate()
         self.graph = graph
         self.engine = Engine(graph, keep_intermediates=True)
         self._last_result = None
@@ -91,7 +73,7 @@ class EvaluationRunner(QtCore.QObject):
 
     @property
     def busy(self) -> bool:
-        return self._thread is not None or self._timer.isActive()
+        return self._worker.running or self._timer.isActive()
 
     @property
     def last_result(self) -> RunResult | None:
@@ -120,17 +102,15 @@ class EvaluationRunner(QtCore.QObject):
         """Stop the current run (before its next node, or at once inside a large one); the
         nodes stay stale until the next edit."""
         self._again = False
-        self._cancel.set()
+        self._worker.cancel()
 
-    def shutdown(self, timeout: float = 5.0) -> None:
+    def shutdown(self, timeout: float = 5.0) -> bool:
         """Cancel for good and wait (without processing events) for the worker thread: the
         window is closing. A large node is abandoned at once (see the engine), so this is
-        quick."""
+        quick. Whether the worker thread has ended."""
         self.cancel()
         self._timer.stop()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        return self._worker.join(timeout)
 
     def value(self, node_id: str, port: str | None = None):
         """The node's cached tensor on ``port`` (default its first output), or None (also for a
@@ -150,13 +130,7 @@ class EvaluationRunner(QtCore.QObject):
 
     def wait(self, timeout: float = 10.0) -> bool:
         """Process events until no run is busy (for tests and scripts)."""
-        deadline = time.monotonic() + timeout
-        app = QtCore.QCoreApplication.instance()
-        while self.busy and time.monotonic() < deadline:
-            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20)
-            if self._thread is not None:
-                self._thread.join(0.005)
-        return not self.busy
+        return self._worker.wait(lambda: self.busy, timeout)
 
     # ------------------------------------------------------------------ internals
     def _on_event(self, event: E.GraphEvent) -> None:
@@ -181,51 +155,31 @@ class EvaluationRunner(QtCore.QObject):
         self.schedule()
 
     def _start(self) -> None:
-        if self._thread is not None:
+        if self._worker.running:
             self._again = True
-            self._cancel.set()
+            self._worker.cancel()
             return
         engine = self.engine
         self._again = False
-        self._token += 1
-        token = self._token
-        self._cancel = cancel = threading.Event()
         try:
             plan = engine.plan()
         except Exception as exc:  # noqa: BLE001 - a graph bug must not take the editor down
             self.failed.emit(f"cannot plan the evaluation: {type(exc).__name__}: {exc}")
             return
         self._started_at = time.perf_counter()
-        bridge = self._bridge
-
-        def work() -> None:
-            try:
-                result = engine.execute(plan, cancel=cancel, progress=lambda done, total, nid: _emit(
-                    bridge.progress, token, done, total, nid))
-            except BaseException as exc:  # noqa: BLE001 - reported on the UI thread
-                result = exc
-            try:
-                bridge.done.emit(token, result)
-            except RuntimeError:  # the runner was deleted meanwhile (the app is closing)
-                pass
-
-        self._thread = threading.Thread(target=work, name=f"indexflow-run-{token}", daemon=True)
+        self._worker.start(lambda cancel, report: engine.execute(plan, cancel=cancel, progress=report))
         self.runStarted.emit()
         self.busyChanged.emit(True)
-        self._thread.start()
 
     def _on_progress(self, token: int, done: int, total: int, node_id: str) -> None:
-        if token != self._token:
+        if token != self._worker.token:
             return
         self._dirty.discard(node_id)
         self.progressed.emit(done, total, node_id)
         self.nodeFinished.emit(node_id)
 
     def _on_done(self, token: int, result) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join()
-        current = token == self._token
+        current = token == self._worker.token
         if isinstance(result, BaseException):
             if current:
                 self.failed.emit(f"the engine failed: {type(result).__name__}: {result}")
@@ -236,7 +190,7 @@ class EvaluationRunner(QtCore.QObject):
             self.finished.emit(result)
         elif current and result.generation != self.graph.generation:
             self._again = True   # the graph changed while it ran: this result is stale
-        if self._again or (not current and not self._cancel.is_set()):
+        if self._again or (not current and not self._worker.cancel_event.is_set()):
             self._start()
         if not self.busy:
             self.busyChanged.emit(False)

@@ -43,6 +43,7 @@ from nodeeditor.graph.training import TrainingResult, TrainingRun, TrainingStep,
 
 from . import commands as C
 from . import lifecycle
+from .background import BackgroundWorker
 from .runner import EvaluationRunner
 from .status_line import ShowStatus
 from .training_dock import TrainingPanel
@@ -61,17 +62,17 @@ class StepQueue:
     calls ``wake`` only when the queue was empty, so at most one wake-up is pending;
     :meth:`take` (UI thread) empties it."""
 
-    def __init__(self, wake: Callable[[], None]) -> None:
+    def __init__(self, wake: Callable[[], None] = lambda: None) -> None:
         self._lock = threading.Lock()
         self._steps: list[TrainingStep] = []
-        self._wake = wake
+        self.wake = wake
 
     def put(self, step: TrainingStep) -> None:
         with self._lock:
             self._steps.append(step)
             first = len(self._steps) == 1
         if first:
-            self._wake()
+            self.wake()
         else:   # the UI has not taken the last steps yet: give it the GIL for a moment
             time.sleep(BEHIND_PAUSE)
 
@@ -79,11 +80,6 @@ class StepQueue:
         with self._lock:
             steps, self._steps = self._steps, []
         return steps
-
-
-class _Bridge(QtCore.QObject):
-    step = QtCore.Signal(int, object)   # token, StepQueue (steps are waiting in it)
-    done = QtCore.Signal(int, object)   # token, TrainingResult or exception
 
 
 class TrainingController(QtCore.QObject):
@@ -94,18 +90,14 @@ class TrainingController(QtCore.QObject):
                  parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.panel, self._graph_of, self.runner, self._push, self._status = panel, graph_of, runner, push, status
-        self._bridge = _Bridge()
-        self._bridge.step.connect(self._on_step, QtCore.Qt.ConnectionType.QueuedConnection)
-        self._bridge.done.connect(self._on_done, QtCore.Qt.ConnectionType.QueuedConnection)
-        self._token = 0
-        self._thread: threading.Thread | None = None
-        self._cancel = threading.Event()
+        # a step report carries the StepQueue its steps wait in
+        self._worker = BackgroundWorker("indexflow-train", self._on_done, self._on_step)
         self._graph: Graph | None = None         # the document the run works for
         self._steps = 0                          # steps asked of the run going
         self._first_step = 0                     # the curve's step number of its first step
         self._curve_generation: int | None = None   # graph generation right after the last run
         self._unsubscribe = None
-        self._queue = StepQueue(lambda: None)    # the steps of the run going
+        self._queue = StepQueue()                # the steps of the run going
         self.last_result: TrainingResult | None = None
         panel.stepRequested.connect(lambda: self.start(1))
         panel.trainRequested.connect(self.start)
@@ -116,7 +108,7 @@ class TrainingController(QtCore.QObject):
     # ------------------------------------------------------------------ public
     @property
     def running(self) -> bool:
-        return self._thread is not None
+        return self._worker.running
 
     def refuses(self, command: QtGui.QUndoCommand) -> bool:
         """Whether the window must refuse ``command`` now (a run is going and the command
@@ -143,32 +135,24 @@ class TrainingController(QtCore.QObject):
         if self._curve_generation != graph.generation:
             self.panel.clear_curve()
             self._first_step = 0
-        self._token += 1
-        token, bridge = self._token, self._bridge
-        self._cancel = cancel = threading.Event()
         self._graph, self._steps = graph, int(steps)
         self._unsubscribe = graph.events.subscribe(self._on_graph_event)
+        self._queue = queue = StepQueue()
 
-        self._queue = queue = StepQueue(lambda: _emit(bridge.step, token, queue))
+        def job(cancel, report) -> TrainingResult:
+            queue.wake = lambda: report(queue)   # before the first step: put runs on this thread
+            return run.execute(int(steps), cancel=cancel, on_step=queue.put)
 
-        def work() -> None:
-            try:
-                result = run.execute(int(steps), cancel=cancel, on_step=queue.put)
-            except BaseException as exc:  # noqa: BLE001 - reported on the UI thread
-                result = exc
-            _emit(bridge.done, token, result)
-
-        self._thread = threading.Thread(target=work, name=f"indexflow-train-{token}", daemon=True)
+        self._worker.start(job)
         self.panel.set_running(True, int(steps))
         self.panel.set_message("; ".join(run.warnings) if run.warnings else "training…")
-        self._thread.start()
         self.runningChanged.emit(True)
         return True
 
     def stop(self) -> None:
         """Stop the run after (or inside) the step under way; the steps done are applied."""
         if self.running:
-            self._cancel.set()
+            self._worker.cancel()
             self.panel.set_message("stopping…")
 
     def document_changed(self) -> None:
@@ -195,22 +179,12 @@ class TrainingController(QtCore.QObject):
 
     def shutdown(self, timeout: float = 5.0) -> None:
         """Cancel a run and wait for its thread (the window is closing)."""
-        self._cancel.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        self._worker.cancel()
+        self._worker.join(timeout)
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Process events until no run is going (tests and scripts)."""
-        import time
-
-        deadline = time.monotonic() + timeout
-        app = QtCore.QCoreApplication.instance()
-        while self.running and time.monotonic() < deadline:
-            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20)
-            if self._thread is not None:
-                self._thread.join(0.005)
-        return not self.running
+        return self._worker.wait(lambda: self.running, timeout)
 
     # ------------------------------------------------------------------ internals
     def _on_graph_event(self, event: E.GraphEvent) -> None:
@@ -218,9 +192,8 @@ class TrainingController(QtCore.QObject):
             self._drop("The graph changed while training: the run was stopped and nothing was applied")
 
     def _drop(self, message: str) -> None:
-        """Cancel the run and forget it (its result will be ignored)."""
-        self._cancel.set()
-        self._token += 1
+        """Cancel the run and forget it (its thread ends on its own; its result is ignored)."""
+        self._worker.abandon()
         self._finish_run()
         if message:
             self.panel.set_message(message, error=True)
@@ -230,13 +203,11 @@ class TrainingController(QtCore.QObject):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        thread, self._thread = self._thread, None
         self.panel.set_running(False)
-        if thread is not None:
-            self.runningChanged.emit(False)
+        self.runningChanged.emit(False)
 
     def _on_step(self, token: int, queue: StepQueue) -> None:
-        if token != self._token:
+        if token != self._worker.token:
             return
         self._show_steps(queue.take())
 
@@ -250,12 +221,9 @@ class TrainingController(QtCore.QObject):
         self.panel.set_loss(last.loss, f"(step {last.step} of {last.steps})")
 
     def _on_done(self, token: int, result) -> None:
-        if token != self._token:
-            return      # dropped: its thread ends on its own (cancelled)
-        thread = self._thread
+        if token != self._worker.token:
+            return      # dropped (cancelled)
         self._finish_run()
-        if thread is not None:
-            thread.join()
         self._show_steps(self._queue.take())   # steps finished after the last wake-up was handled
         if isinstance(result, BaseException):
             message = f"Training failed: {type(result).__name__}: {result}"
@@ -296,9 +264,3 @@ def _summary(result: TrainingResult, asked: int) -> tuple[str, bool]:
         return f"Trained {done} steps", False
     return f"Trained {done} step{'s' if done != 1 else ''}: loss {first:.6g} → {result.final_loss:.6g}", False
 
-
-def _emit(signal, *args) -> None:
-    try:
-        signal.emit(*args)
-    except RuntimeError:   # the bridge is gone (the app is closing)
-        pass

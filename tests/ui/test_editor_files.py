@@ -185,6 +185,27 @@ def test_recovery_file_written_and_offered_after_crash(small, dialogs, tmp_path)
     assert not dead_graph.exists() and w.files.pending_recoveries() == []
 
 
+def test_two_windows_keep_separate_recovery_files(small, qtbot, dialogs):
+    """An extracted region or a second document opens another window in the same process:
+    each writes its own recovery file, and closing one leaves the other's unsaved work."""
+    first = small
+    second = create_main_window()
+    qtbot.addWidget(second)
+    first.edits.add_block("op:GatherND", QtCore.QPointF(0, 0))
+    second.edits.add_block("output", QtCore.QPointF(0, 0))
+    first_file, second_file = first.files.write_recovery(), second.files.write_recovery()
+    assert first_file is not None and second_file is not None and first_file != second_file
+    assert any(n.kind == "op" and n.op == "GatherND" for n in load_graph(first_file).nodes)
+    assert not any(n.kind == "op" and n.op == "GatherND" for n in load_graph(second_file).nodes)
+    second.discard_changes()
+    second.close()
+    assert not second_file.exists() and first_file.is_file()
+    third = create_main_window()            # the closed window's file name is free again
+    qtbot.addWidget(third)
+    assert third.files.recovery_paths() == second.files.recovery_paths()
+    assert third.files.recovery_paths() != first.files.recovery_paths()
+
+
 def test_window_layout_persists(window, qtbot):
     window.previews.set(True)
     window.viewer_dock.hide()
@@ -241,8 +262,6 @@ def _crash_leaving_recovery(qtbot, path, drag_ports=None):
     """Open ``path`` (or, for None, the default example unsaved) in a window, connect
     data -> g.data with a real mouse drag when asked, write the recovery file, then make it
     look left behind by a process that died. Returns the recovered graph's edges."""
-    from nodeeditor.ui.files import FileController
-
     from .helpers import deliver_posted_events, drag, port_point
 
     w = create_main_window(path)
@@ -258,8 +277,8 @@ def _crash_leaving_recovery(qtbot, path, drag_ports=None):
     written = w.files.write_recovery()
     assert written is not None
     edges = sorted(str(e) for e in w.graph.edges)
-    graph_path, meta_path = FileController.recovery_paths()
-    dead_graph, dead_meta = FileController.recovery_paths(DEAD_PID if path else DEAD_PID + 1)
+    graph_path, meta_path = w.files.recovery_paths()
+    dead_graph, dead_meta = w.files.recovery_paths(DEAD_PID if path else DEAD_PID + 1)
     os.replace(graph_path, dead_graph)
     meta = json.loads(meta_path.read_text())
     meta["pid"] = DEAD_PID if path else DEAD_PID + 1

@@ -52,7 +52,7 @@ def test_stale_result_is_dropped_and_the_newest_wins(small, qtbot):
     w.runner.runStarted.connect(lambda: started.append(1))
     with qtbot.waitSignal(w.runner.runStarted, timeout=10000):
         w.graph.set_attribute("g", "axis", 1)
-    assert w.runner._thread is not None
+    assert w.runner.busy
     assert w.scene.node_state("g")[0] == NodeStatus.RUNNING
     w.graph.set_attribute("g", "axis", 0)          # while the first run is busy
     assert w.runner.wait(30)
