@@ -107,6 +107,8 @@ def test_a_title_frame_comes_first_and_renders_without_a_display(tmp_path):
                   "--title", "--size", "640x360", "--frame-ms", "500", env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
+    # only what was written: not Qt's offscreen "does not support propagateSizeHints()"
+    assert result.stderr.splitlines() == [f"wrote 3 frames to {gif}", f"wrote 3 PNG files to {frames}"]
     with Image.open(gif) as image:
         assert image.n_frames == 3 and image.info["duration"] == 500
     assert sorted(p.name for p in frames.iterdir()) == ["step_001.png", "step_002.png", "title.png"]

@@ -11,7 +11,9 @@ writes ``step_001.png``, ``step_002.png``... (``title.png`` first) into a folder
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,14 +72,47 @@ def slide_zoom(size: tuple[int, int]) -> float:
     return max(0.8, min(width / 640, height / 360))
 
 
+#: What Qt's offscreen platform says each time a hidden top-level widget's size hints change:
+#: nothing is wrong (a slide is never on a screen), so it is not printed.
+_OFFSCREEN_NOISE = "This plugin does not support propagateSizeHints()"
+
+
+@contextmanager
+def _offscreen_noise_dropped() -> Iterator[None]:
+    """Qt messages other than :data:`_OFFSCREEN_NOISE` go on as before (to the handler that
+    was installed, else to stderr as Qt prints them)."""
+    previous = None
+
+    def handler(mode, context, message) -> None:
+        if message == _OFFSCREEN_NOISE:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = QtCore.qInstallMessageHandler(handler)
+    try:
+        yield
+    finally:
+        QtCore.qInstallMessageHandler(previous)
+
+
 def render_frames(title: str, op: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None,
                   options: SlideOptions = SlideOptions()) -> list[QtGui.QImage]:
     """One picture per step of ``op`` on ``inputs`` (the title picture first when asked)."""
-    from .widget import ExplainerWidget, settle
+    from .widget import ExplainerWidget
 
     if QtWidgets.QApplication.instance() is None:
         raise SlideError("slides need a QApplication (QT_QPA_PLATFORM=offscreen works without a display)")
-    widget = ExplainerWidget()
+    with _offscreen_noise_dropped():
+        return _render(ExplainerWidget(), title, op, inputs, attrs, options)
+
+
+def _render(widget, title: str, op: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None,
+            options: SlideOptions) -> list[QtGui.QImage]:
+    from .widget import settle
+
     widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)
     widget.set_slide_mode(True)
     widget.setAutoFillBackground(True)
