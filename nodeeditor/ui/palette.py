@@ -1,10 +1,16 @@
 """The palette dock's widget: blocks by category with a search field. Dragging a block
-carries its key as ``blocks.MIME_TYPE``; double-click (or Enter) emits ``blockActivated``."""
+carries its key as ``blocks.MIME_TYPE``; double-click (or Enter) emits ``blockActivated``.
+
+Below the editor's own blocks, the "ONNX ops" category lists every other op of the default
+ONNX domain (:func:`.onnx_blocks.catalog_blocks`, added as foreign nodes). Reading the ONNX
+schemas takes a moment, so the category is filled the first time it is expanded or a search
+is typed, not when the window opens."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .blocks import BLOCKS, CATEGORIES, MIME_TYPE, search
+from .onnx_blocks import catalog_blocks
 
 KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole
 
@@ -71,6 +77,29 @@ class Palette(QtWidgets.QWidget):
             self._categories[b.category].addChild(item)
             self._items[b.key] = item
         self.tree.expandAll()
+        self._onnx_top = QtWidgets.QTreeWidgetItem(["ONNX ops"])
+        self._onnx_top.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled)
+        self._onnx_top.setFont(0, font)
+        self._onnx_top.setToolTip(0, "Every other ONNX op, added as a foreign node run by onnxruntime")
+        self._onnx_top.setChildIndicatorPolicy(QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+        self.tree.addTopLevelItem(self._onnx_top)
+        self._onnx_items: dict[str, QtWidgets.QTreeWidgetItem] | None = None   # filled on demand
+        self.tree.itemExpanded.connect(lambda item: item is self._onnx_top and self._fill_onnx())
+
+    def _fill_onnx(self) -> dict[str, QtWidgets.QTreeWidgetItem]:
+        """The ONNX ops' items, made the first time they are needed."""
+        if self._onnx_items is None:
+            self._onnx_items = {}
+            for b in catalog_blocks():
+                item = QtWidgets.QTreeWidgetItem([b.title])
+                item.setData(0, KEY_ROLE, b.key)
+                item.setToolTip(0, b.description)
+                item.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled | QtCore.Qt.ItemFlag.ItemIsSelectable
+                              | QtCore.Qt.ItemFlag.ItemIsDragEnabled)
+                self._onnx_top.addChild(item)
+                self._onnx_items[b.key] = item
+            self._onnx_top.setText(0, f"ONNX ops ({len(self._onnx_items)})")
+        return self._onnx_items
 
     def set_opset(self, opset: int) -> None:
         """Grey out operators that do not exist at ``opset`` (they can still be added: the
@@ -96,7 +125,12 @@ class Palette(QtWidgets.QWidget):
         return self._items[key]
 
     def visible_keys(self) -> list[str]:
+        """The editor's own blocks the search leaves shown."""
         return [k for k, i in self._items.items() if not i.isHidden()]
+
+    def visible_onnx_keys(self) -> list[str]:
+        """The ONNX ops the search leaves shown (none before the category is first filled)."""
+        return [k for k, i in (self._onnx_items or {}).items() if not i.isHidden()]
 
     def filter(self, text: str) -> None:
         matches = {b.key for b in search(text)} if text.strip() else set(self._items)
@@ -104,9 +138,22 @@ class Palette(QtWidgets.QWidget):
             item.setHidden(key not in matches)
         for top in self._categories.values():
             top.setHidden(all(top.child(i).isHidden() for i in range(top.childCount())))
+        if text.strip():
+            onnx_items = self._fill_onnx()
+            found = {b.key for b in search(text, catalog_blocks())}
+            for key, item in onnx_items.items():
+                item.setHidden(key not in found)
+            self._onnx_top.setHidden(not found)
+            self._onnx_top.setExpanded(bool(found))
+        elif self._onnx_items is not None:
+            for item in self._onnx_items.values():
+                item.setHidden(False)
+            self._onnx_top.setHidden(False)
+            self._onnx_top.setExpanded(False)
 
     def _activate_first(self) -> None:
-        keys = [b.key for b in search(self.search_field.text())]
+        text = self.search_field.text()
+        keys = [b.key for b in search(text)] or [b.key for b in search(text, catalog_blocks())]
         if keys:
             self.blockActivated.emit(keys[0])
 

@@ -96,3 +96,43 @@ def test_an_added_gemm_shows_its_schemas_attributes_at_their_defaults(small, qtb
     box_a = w.properties.widgets["attr:transA"]
     assert isinstance(box_a, QtWidgets.QSpinBox) and box_a.value() == trans_a and "default" in box_a.suffix()
 
+
+
+def test_the_palette_search_finds_onnx_ops_and_a_double_click_adds_one(small, qtbot):
+    """The palette's search lists the ONNX ops under "ONNX ops" (only those matching), below
+    the editor's own blocks; double-clicking MatMul adds a foreign MatMul. Expanding the
+    category shows every op of the default domain that is not one of the seven."""
+    w = small
+    w.show()
+    qtbot.waitExposed(w)
+    palette = w.palette
+    assert palette.visible_onnx_keys() == []                    # not read before it is wanted
+    QTest.keyClicks(palette.search_field, "MatMul")
+    assert "onnx:MatMul" in palette.visible_onnx_keys()
+    assert "onnx:Softmax" not in palette.visible_onnx_keys()
+    item = palette._onnx_items["onnx:MatMul"]
+    palette.tree.scrollToItem(item)
+    rect = palette.tree.visualItemRect(item)
+    assert rect.isValid() and palette.tree.viewport().rect().contains(rect.center())
+    save_shot(w, "onnx/palette_matmul")
+    before = len(w.graph.nodes)
+    left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
+    QTest.mouseClick(palette.tree.viewport(), left, none, rect.center())
+    QTest.mouseDClick(palette.tree.viewport(), left, none, rect.center())
+    qtbot.waitUntil(lambda: len(w.graph.nodes) == before + 1, timeout=10000)
+    node = w.graph.nodes[-1]
+    assert isinstance(node, N.ForeignNode) and (node.op_type, node.domain) == ("MatMul", "")
+    palette.search_field.clear()
+    palette.tree.expandItem(palette._onnx_top)
+    import ops
+
+    expected = set()
+    for name in {s.name for s in onnx.defs.get_all_schemas_with_history() if s.domain == ""}:
+        try:
+            schema = onnx.defs.get_schema(name, ops.MAX_OPSET, "")      # the op as of IndexFlow's newest opset
+        except onnx.defs.SchemaError:
+            continue                                                      # newer than that opset
+        if not schema.deprecated:
+            expected.add(name)
+    expected -= {k[3:] for k in SEVEN}
+    assert {k.removeprefix("onnx:") for k in palette.visible_onnx_keys()} == expected
