@@ -5,8 +5,10 @@ memory).
 The harness normally expands into a unittest class with a skipped test for every one of its
 ~4000 other cases; here only the included CPU items are turned into pytest cases, and each
 runs the harness's own test function (which prepares the model through our backend, runs it,
-and compares with ONNX's expected outputs).
+and compares with ONNX's expected outputs). The harness generates the cases when the first test
+runs, not at collection (one xdist group with the other node-test modules: one worker pays it).
 """
+import functools
 import re
 
 import onnx
@@ -15,22 +17,30 @@ import pytest
 
 from nodeeditor.onnx_io import backend as indexflow_backend
 
-_runner = onnx.backend.test.BackendTest(indexflow_backend, __name__)
-_INCLUDED = re.compile(r"^test_(gather|scatter|tensorscatter).*_cpu$")
-_runner.include(_INCLUDED.pattern)
-_ITEMS = {name: item for items in _runner._filtered_test_items.values() for name, item in items.items()
-          if _INCLUDED.match(name)}
+from .node_suite import INDEXING_CASES, cases
 
-EXPECTED_CASES = 29
+pytestmark = pytest.mark.xdist_group("onnx_node_cases")
+
+_INCLUDED = re.compile(r"^test_(gather|scatter|tensorscatter).*_cpu$")
+NAMES = tuple(f"{name}_cpu" for name in INDEXING_CASES)
+
+
+@functools.cache
+def _items() -> dict:
+    cases()                                       # generated once per process, shared
+    runner = onnx.backend.test.BackendTest(indexflow_backend, __name__)
+    runner.include(_INCLUDED.pattern)
+    return {name: item for items in runner._filtered_test_items.values() for name, item in items.items()
+            if _INCLUDED.match(name)}
 
 
 def test_the_harness_selects_all_29_indexing_cases():
-    assert len(_ITEMS) == EXPECTED_CASES, sorted(_ITEMS)
+    assert sorted(_items()) == sorted(NAMES)
 
 
-@pytest.mark.parametrize("name", sorted(_ITEMS))
+@pytest.mark.parametrize("name", NAMES)
 def test_onnx_backend_node_test(name):
-    item = _ITEMS[name]
+    item = _items()[name]
     item.func(None)  # the harness appends the device ("CPU") itself
 
 
