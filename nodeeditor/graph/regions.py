@@ -15,7 +15,7 @@ original tensor), all in one :meth:`Graph.batch`. Inputs and outputs the edited 
 stay graph inputs and outputs. The edited nodes keep their places relative to one another,
 moved to where the region was. An extraction records the wires that entered the region
 (``Extraction.boundary``) and the region's own state (``Extraction.inside``: each node's
-revision and the wires between them); a splice is refused, the graph unchanged, when either
+revision and name, and the wires between them); a splice is refused, the graph unchanged, when either
 differs now (a wire into the region was removed, added or re-pointed in the original since,
 or a node of the region was edited there: the splice would silently drop that edit).
 
@@ -65,20 +65,21 @@ class Extraction:
     it copied (ids are kept in the cut-out); ``inputs`` maps each new graph-input node id to
     the original ``(node id, port)`` whose tensor it stands for; ``outputs`` maps each new
     output node id to the original ``(node id, port)`` it gives out; ``boundary`` the wires
-    that entered the region when it was cut, ``inside`` its nodes' revisions and the wires
-    between them then (None: not checked by a splice)."""
+    that entered the region when it was cut, ``inside`` its nodes' (id, revision, name) and the
+    wires between them then (None: not checked by a splice)."""
 
     graph: Graph
     nodes: tuple[str, ...]
     inputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     outputs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     boundary: frozenset[N.Edge] | None = None
-    inside: tuple[frozenset[tuple[str, int]], frozenset[N.Edge]] | None = None
+    inside: tuple[frozenset[tuple[str, int, str]], frozenset[N.Edge]] | None = None
 
 
-def _inside(graph: Graph, node_ids: Iterable[str]) -> tuple[frozenset[tuple[str, int]], frozenset[N.Edge]]:
+def _inside(graph: Graph, node_ids: Iterable[str]) -> tuple[frozenset[tuple[str, int, str]], frozenset[N.Edge]]:
+    """A rename leaves a node's revision alone (the values stay), so the name is kept too."""
     chosen = set(node_ids)
-    return (frozenset((n, graph.node(n).revision) for n in chosen),
+    return (frozenset((n, graph.node(n).revision, graph.node(n).name) for n in chosen),
             frozenset(e for e in graph.edges if e.src in chosen and e.dst in chosen))
 
 
@@ -244,7 +245,7 @@ def _check(graph: Graph, extraction: Extraction, edited: Graph | RegionBody
                              + "; ".join(sorted(changes)) + ")")
     if extraction.inside is not None:
         revisions, wires = _inside(graph, extraction.nodes)
-        edited_there = sorted({n for n, _r in revisions - extraction.inside[0]}
+        edited_there = sorted({n for n, *_state in revisions - extraction.inside[0]}
                               | {n for e in wires ^ extraction.inside[1] for n in (e.src, e.dst)})
         if edited_there:
             raise ValueError("cannot splice: the region was edited in the original since it was extracted ("

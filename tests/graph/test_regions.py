@@ -171,3 +171,7 @@ def test_a_splice_is_refused_unchanged_when_the_region_was_edited_in_the_origina
         splice_region(g, cut)
     cut = extract_region(g, ["pick", "write"])            # extracted again: fine
     splice_region(g, cut)
+    cut = extract_region(g, ["pick", "write"])
+    g.rename_node("write", "renamed")                     # a rename keeps the revision, but is an edit too
+    with pytest.raises(ValueError, match=r"region was edited in the original.*\(write\)"):
+        splice_region(g, cut)
