@@ -18,8 +18,9 @@ Contract:
   change no forward value: they leave the node's ``revision`` alone, so the engine's
   forward cache stays valid; the backward pass reads them.
 - Besides nodes and edges the document holds view objects that never change a value:
-  frames (:class:`~nodeeditor.graph.nodes.Frame`, a titled box around member nodes; removing
-  a node takes it out of its frames, restoring it puts it back), reroute points on edges
+  frames (:class:`~nodeeditor.graph.nodes.Frame`, a titled box around member nodes, or when
+  ``collapsed`` one group block in their place; removing a node takes it out of its frames,
+  restoring it puts it back), reroute points on edges
   (``route``; they go with the edge and come back with ``restore_node``) and each node's
   ``collapsed`` flag.
 - Types are inferred eagerly after every change (static, no kernels run) and
@@ -881,8 +882,9 @@ class Graph:
 
     def add_frame(self, frame: N.Frame, *, index: int | None = None) -> str:
         """Insert ``frame`` (an empty id gets a fresh one; its colour must be ``#rrggbb``; its
-        member ids must be nodes of this graph). ``index``: its place in the drawing order
-        (default: last, on top). Emits ``FrameAdded``; returns the id."""
+        member ids must be nodes of this graph; when ``collapsed``, none of them may be in
+        another collapsed frame). ``index``: its place in the drawing order (default: last, on
+        top). Emits ``FrameAdded``; returns the id."""
         if not isinstance(frame, N.Frame):
             raise TypeError(f"not a frame: {frame!r}")
         if not frame.id:
@@ -892,6 +894,8 @@ class Graph:
         frame.colour = N.check_colour(frame.colour)
         frame.title = str(frame.title)
         frame.nodes = self._members(frame.nodes)
+        frame.collapsed = bool(frame.collapsed)
+        self._check_collapsed(frame.id, frame.nodes, frame.collapsed)
         self._frames[frame.id] = frame
         if index is not None and 0 <= index < len(self._frames) - 1:
             items = list(self._frames.items())
@@ -912,9 +916,10 @@ class Graph:
         return RemovedFrame(frame, index)
 
     def set_frame(self, frame_id: str, **fields: Any) -> dict[str, Any]:
-        """Change a frame's ``title``, ``colour`` and/or member ``nodes``; returns the old
-        values (``set_frame(frame_id, **old)`` restores them). Emits one ``FrameChanged`` per
-        field that changed."""
+        """Change a frame's ``title``, ``colour``, member ``nodes`` and/or ``collapsed`` flag;
+        returns the old values (``set_frame(frame_id, **old)`` restores them). Emits one
+        ``FrameChanged`` per field that changed. ValueError when a collapsed frame would share
+        a node with another collapsed one."""
         frame = self.frame(frame_id)
         unknown = set(fields) - set(N.FRAME_FIELDS)
         if unknown:
@@ -926,6 +931,9 @@ class Graph:
             new["title"] = str(new["title"])
         if "nodes" in new:
             new["nodes"] = self._members(new["nodes"])
+        if "collapsed" in new:
+            new["collapsed"] = bool(new["collapsed"])
+        self._check_collapsed(frame_id, new.get("nodes", frame.nodes), new.get("collapsed", frame.collapsed))
         old = {key: getattr(frame, key) for key in new}
         for key, value in new.items():
             setattr(frame, key, value)
@@ -934,6 +942,24 @@ class Graph:
             if old[key] != new[key]:
                 self.events.emit(E.FrameChanged(frame_id, key, old[key], new[key]))
         return old
+
+    def collapsed_frame_of(self, node_id: str) -> str | None:
+        """The collapsed frame (group) ``node_id`` belongs to, if any (there is at most one)."""
+        for frame in self._frames.values():
+            if frame.collapsed and node_id in frame.nodes:
+                return frame.id
+        return None
+
+    def _check_collapsed(self, frame_id: str, members: tuple[str, ...], collapsed: bool) -> None:
+        """ValueError when a collapsed frame would share a node with another collapsed frame."""
+        if not collapsed:
+            return
+        wanted = set(members)
+        for other in self._frames.values():
+            if other.id != frame_id and other.collapsed and wanted & set(other.nodes):
+                shared = next(n for n in members if n in other.nodes)
+                raise ValueError(f"node {shared!r} is already in the collapsed group {other.title!r} "
+                                 f"[{other.id}]; a node can be in one collapsed group only")
 
     def _members(self, node_ids: Iterable[str]) -> tuple[str, ...]:
         members = tuple(dict.fromkeys(node_ids))
