@@ -284,7 +284,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu.addActions([self.add_action, self.find_action, self.connect_action, self.layout_action])
         self.edit_menu.addSeparator()
         na = self.node_actions
-        self.edit_menu.addActions([na.rename_action, na.bypass_action, na.collapse_action, na.frame_action])
+        self.edit_menu.addActions([na.rename_action, na.bypass_action, na.collapse_action, na.frame_action,
+                                   na.groups.collapse_action, na.groups.expand_action, na.groups.chains_action])
 
         view_menu = menu.addMenu("&View")
         view_menu.addActions([self.frame_action, self.frame_all_action])

@@ -1,0 +1,398 @@
+"""Collapsed groups on the canvas: a collapsed :class:`~nodeeditor.graph.nodes.Frame` is drawn
+as one block (:class:`GroupItem`) in place of its members.
+
+:class:`GroupLayer` is the scene's part that keeps groups in step with the graph (the scene
+calls it from its event handler, ``GraphScene.groups``). For each collapsed frame it hides the
+member nodes and the wires between them, shows one block at the members' top-left corner, and
+draws each wire that crosses the boundary to the block's port for its tensor
+(``nodeeditor.graph.grouping.boundary``: one input per outside tensor read inside, one output
+per member tensor read outside). Expanding shows the members where they are (a group keeps no
+position of its own: the members' positions are the document's).
+
+The block's output ports are ordinary :class:`~.port_item.PortItem` of the member they stand
+for (node id and port), so a wire drawn from one connects that member's tensor and a click
+shows it in the viewer. Its input ports only draw where wires enter (several members may
+read one tensor: there is no single input to drop a wire on).
+
+Dragging the block moves the members (one ``nodesMoved``, one undo step). Double-clicking it
+asks for it to be expanded (:attr:`GroupLayer.expandRequested`). Selecting it selects its
+members as far as copy, delete and the property panel are concerned
+(``GraphScene.selected_node_ids``). UI thread only; nothing here changes the graph.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from nodeeditor.graph import events as E
+from nodeeditor.graph import nodes as N
+from nodeeditor.graph.grouping import Boundary, boundary, tensor_label
+
+from . import style
+from .node_item import legible_font, screen_scale
+from .port_item import PortItem
+
+STACK = 4.0   # scene units between the block and each of the two outlines drawn behind it
+
+
+def node_item_or_none(scene, node_id: str):
+    """The scene's item for ``node_id``, None when it has none (a lookup, not a list scan)."""
+    try:
+        return scene.node_item(node_id)
+    except KeyError:
+        return None
+
+
+class InputMark(QtWidgets.QGraphicsEllipseItem):
+    """Where one outside tensor enters a group: drawn like a connected port, takes no mouse."""
+
+    def __init__(self, parent: QtWidgets.QGraphicsItem, family: style.DtypeFamily) -> None:
+        r = style.PORT_RADIUS
+        super().__init__(-r, -r, 2 * r, 2 * r, parent)
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setZValue(2)
+        self.set_family(family)
+
+    def set_family(self, family: style.DtypeFamily) -> None:
+        colour = style.FAMILY_COLOURS[family][0] if family is not style.DtypeFamily.UNKNOWN \
+            else style.canvas_colours().port_ring
+        self.setBrush(QtGui.QBrush(colour))
+        self.setPen(QtGui.QPen(colour, 1.8))
+
+
+class GroupItem(QtWidgets.QGraphicsItem):
+    """The block drawn for the collapsed frame ``frame_id``."""
+
+    def __init__(self, frame_id: str) -> None:
+        super().__init__()
+        self.frame_id = frame_id
+        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(0.5)
+        self.boundary = Boundary((), ())
+        self.inputs: dict[tuple[str, str], InputMark] = {}     # (outside node, port) -> its mark
+        self.outputs: dict[tuple[str, str], PortItem] = {}     # (member, port) -> its port
+        self._height = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + 6
+        self._drag_from: QtCore.QPointF | None = None
+        self._starts: dict[str, QtCore.QPointF] = {}
+        self.dragging = False
+
+    def graph(self):
+        return self.scene().graph
+
+    def frame(self) -> N.Frame:
+        return self.graph().frame(self.frame_id)
+
+    # ------------------------------------------------------------------ ports and geometry
+    def set_ports(self, bound: Boundary) -> None:
+        """One row per boundary tensor: the inputs, then the outputs."""
+        graph = self.graph()
+        if bound != self.boundary:
+            for item in [*self.inputs.values(), *self.outputs.values()]:
+                item.setParentItem(None)
+                if item.scene() is not None:
+                    item.scene().removeItem(item)
+            self.boundary = bound
+            self.inputs = {key: InputMark(self, style.DtypeFamily.UNKNOWN) for key in bound.inputs}
+            self.outputs = {key: PortItem(self, key[0], key[1], True) for key in bound.outputs}
+            y = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + style.ROW_HEIGHT / 2
+            for mark in self.inputs.values():
+                mark.setPos(0.0, y)
+                y += style.ROW_HEIGHT
+            for port in self.outputs.values():
+                port.setPos(style.NODE_WIDTH, y)
+                y += style.ROW_HEIGHT
+            self.prepareGeometryChange()
+            self._height = y - style.ROW_HEIGHT / 2 + 6 if (self.inputs or self.outputs) \
+                else style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + 6
+        for key, mark in self.inputs.items():
+            mark.set_family(self._family(graph, *key))
+        for key, port in self.outputs.items():
+            port.set_connected(True, self._family(graph, *key))
+            port.setToolTip(f"output <b>{tensor_label(graph, *key)}</b> of {graph.node(key[0]).label}: "
+                            f"{self._type_text(graph, *key)}<br>drag to an input to connect; click to view")
+        members = self.frame().nodes
+        self.setToolTip(f"<b>{self.frame().title}</b> — a group of {len(members)} nodes: "
+                        + ", ".join(graph.node(n).label for n in members[:12] if graph.has_node(n))
+                        + (", …" if len(members) > 12 else "") + "<br>double-click (or Ctrl+Shift+G) to expand")
+        self.update()
+
+    @staticmethod
+    def _family(graph, node_id: str, port: str) -> style.DtypeFamily:
+        ttype = graph.node_info(node_id).outputs.get(port) if graph.has_node(node_id) else None
+        return style.dtype_family(ttype.dtype if ttype is not None else None)
+
+    @staticmethod
+    def _type_text(graph, node_id: str, port: str) -> str:
+        ttype = graph.node_info(node_id).outputs.get(port) if graph.has_node(node_id) else None
+        return str(ttype) if ttype is not None else "?"
+
+    def relayout(self) -> None:
+        """Put the block at the top-left corner of its members (hidden when it has none)."""
+        scene = self.scene()
+        members = [m for m in (node_item_or_none(scene, n) for n in self.frame().nodes) if m is not None]
+        self.setVisible(bool(members))
+        if members:
+            left = min(m.pos().x() for m in members)
+            top = min(m.pos().y() for m in members)
+            if (self.pos().x(), self.pos().y()) != (left, top):
+                self.setPos(left, top)
+
+    def input_pos(self, key: tuple[str, str]) -> QtCore.QPointF:
+        mark = self.inputs.get(key)
+        return mark.scenePos() if mark is not None else self.mapToScene(QtCore.QPointF(0, style.HEADER_HEIGHT / 2))
+
+    def output_pos(self, key: tuple[str, str]) -> QtCore.QPointF:
+        port = self.outputs.get(key)
+        return port.scenePos() if port is not None else self.mapToScene(
+            QtCore.QPointF(style.NODE_WIDTH, style.HEADER_HEIGHT / 2))
+
+    def title_rect(self) -> QtCore.QRectF:
+        """The title row, in scene coordinates (where a rename edits)."""
+        return self.mapRectToScene(QtCore.QRectF(0, 0, style.NODE_WIDTH, style.HEADER_HEIGHT))
+
+    def boundingRect(self) -> QtCore.QRectF:
+        return QtCore.QRectF(-4, -4, style.NODE_WIDTH + 8 + 2 * STACK, self._height + 8 + 2 * STACK)
+
+    def shape(self) -> QtGui.QPainterPath:
+        path = QtGui.QPainterPath()
+        path.addRoundedRect(QtCore.QRectF(0, 0, style.NODE_WIDTH, self._height), 6, 6)
+        return path
+
+    # ------------------------------------------------------------------ painting
+    def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
+        scene = self.scene()
+        if scene is None or not scene.graph.has_frame(self.frame_id):
+            return
+        graph, frame = scene.graph, self.frame()
+        colours = style.canvas_colours()
+        scale = screen_scale(painter)
+        w, h = style.NODE_WIDTH, self._height
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        body = QtCore.QRectF(0, 0, w, h)
+        # two outlines behind: a stack of nodes
+        painter.setBrush(colours.node_body)
+        painter.setPen(QtGui.QPen(colours.node_border, 1.0))
+        for step in (2, 1):
+            painter.drawRoundedRect(body.translated(step * STACK, step * STACK), 6, 6)
+        painter.setPen(QtGui.QPen(style.SELECTION, 2.6) if self.isSelected() else QtGui.QPen(colours.node_border, 1.2))
+        painter.drawRoundedRect(body, 6, 6)
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        painter.setBrush(QtGui.QColor(frame.colour))
+        painter.drawRoundedRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT), 5, 5)
+        painter.drawRect(QtCore.QRectF(1, style.HEADER_HEIGHT / 2, w - 2, style.HEADER_HEIGHT / 2 + 1))
+        font = legible_font(painter.font(), 9.5, scale, room=style.HEADER_HEIGHT * 0.72)
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QtGui.QColor("#ffffff"))
+        title = QtCore.QRectF(9, 1, w - 18, style.HEADER_HEIGHT)
+        painter.drawText(title, QtCore.Qt.AlignmentFlag.AlignVCenter,
+                         QtGui.QFontMetricsF(font).elidedText(frame.title, QtCore.Qt.TextElideMode.ElideRight,
+                                                              title.width()))
+        if scale < style.NAMES_ZOOM:
+            return
+        small = legible_font(painter.font(), 8.0, scale)
+        small.setBold(False)
+        painter.setFont(small)
+        painter.setPen(colours.node_muted)
+        count = len(frame.nodes)
+        sub = QtCore.QRectF(9, style.HEADER_HEIGHT, w - 18, style.SUBTITLE_HEIGHT)
+        painter.drawText(sub, QtCore.Qt.AlignmentFlag.AlignVCenter, f"group of {count} node{'s' if count != 1 else ''}")
+        type_font = QtGui.QFont("monospace")
+        type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
+        type_font = legible_font(type_font, 7.8, scale)
+        name_metrics, type_metrics = QtGui.QFontMetricsF(small), QtGui.QFontMetricsF(type_font)
+        align = QtCore.Qt.AlignmentFlag.AlignVCenter
+        rows = [(key, mark.pos().y(), False) for key, mark in self.inputs.items()]
+        rows += [(key, port.pos().y(), True) for key, port in self.outputs.items()]
+        for key, y, is_output in rows:
+            row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
+            side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
+            name = name_metrics.elidedText(tensor_label(graph, *key), QtCore.Qt.TextElideMode.ElideMiddle,
+                                           row.width() * 0.6)
+            painter.setFont(small)
+            painter.setPen(colours.node_text)
+            painter.drawText(row, align | side, name)
+            name_w = name_metrics.horizontalAdvance(name) + 8
+            room = row.width() - name_w
+            if room < 24:
+                continue
+            painter.setFont(type_font)
+            painter.setPen(colours.node_muted)
+            text = type_metrics.elidedText(self._type_text(graph, *key), QtCore.Qt.TextElideMode.ElideMiddle, room)
+            if is_output:
+                painter.drawText(row.adjusted(0, 0, -name_w, 0), align | QtCore.Qt.AlignmentFlag.AlignRight, text)
+            else:
+                painter.drawText(row.adjusted(name_w, 0, 0, 0), align | QtCore.Qt.AlignmentFlag.AlignLeft, text)
+
+    # ------------------------------------------------------------------ mouse
+    def mousePressEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        if event.button() != QtCore.Qt.MouseButton.LeftButton:
+            super().mousePressEvent(event)
+            return
+        scene = self.scene()
+        if not self.isSelected():
+            if not event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier:
+                scene.clearSelection()
+            self.setSelected(True)
+        self._drag_from = event.scenePos()
+        self._starts = {nid: item.pos() for nid in self.frame().nodes
+                        if (item := node_item_or_none(scene, nid)) is not None}
+        event.accept()
+
+    def mouseMoveEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        if self._drag_from is None:
+            return
+        delta = event.scenePos() - self._drag_from
+        scene = self.scene()
+        self.dragging = True
+        try:
+            for nid, start in self._starts.items():
+                scene.node_item(nid).setPos(start + delta)
+        finally:
+            self.dragging = False
+        scene.groups.refit(self.frame_id)
+        event.accept()
+
+    def mouseReleaseEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        if self._drag_from is None:
+            return
+        scene = self.scene()
+        moves = {}
+        for nid, start in self._starts.items():
+            now = scene.node_item(nid).pos()
+            if now != start:
+                moves[nid] = ((start.x(), start.y()), (now.x(), now.y()))
+        self._drag_from, self._starts = None, {}
+        if moves:
+            scene.nodesMoved.emit(moves)
+        event.accept()
+
+    def mouseDoubleClickEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        self.scene().groups.expandRequested.emit(self.frame_id)
+        event.accept()
+
+
+class GroupLayer(QtCore.QObject):
+    """The collapsed groups of one scene (see the module docstring). ``expandRequested(frame
+    id)``: the block was double-clicked."""
+
+    expandRequested = QtCore.Signal(str)
+
+    def __init__(self, scene) -> None:
+        super().__init__(scene)
+        self.scene = scene
+        self._items: dict[str, GroupItem] = {}
+        self._member_of: dict[str, str] = {}      # member node id -> its collapsed frame's id
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def forget(self) -> None:
+        """Forget every block (the scene is about to be cleared, which deletes them)."""
+        self._items.clear()
+        self._member_of.clear()
+
+    def rebuild(self) -> None:
+        """Draw the graph's collapsed frames (the scene has just mirrored a graph)."""
+        self.forget()
+        for frame in self.scene.graph.frames:
+            if frame.collapsed:
+                self.sync(frame.id)
+
+    def item(self, frame_id: str) -> GroupItem:
+        return self._items[frame_id]
+
+    def items(self) -> list[GroupItem]:
+        return list(self._items.values())
+
+    def group_of(self, node_id: str) -> str | None:
+        """The collapsed frame drawn in place of ``node_id`` (None: the node is drawn)."""
+        return self._member_of.get(node_id)
+
+    # ------------------------------------------------------------------ keeping in step
+    def on_event(self, event: E.GraphEvent) -> None:
+        match event:
+            case E.FrameAdded(frame_id=fid) | E.FrameChanged(frame_id=fid) | E.FrameRemoved(frame_id=fid):
+                self.sync(fid)
+            case E.EdgeAdded(edge=edge) | E.EdgeRemoved(edge=edge) if self._items:
+                for fid in {self._member_of.get(edge.src), self._member_of.get(edge.dst)} - {None}:
+                    self.sync(fid)
+            case E.NodeRemoved(node_id=nid) if self._items:
+                self._member_of.pop(nid, None)      # (its frame's FrameChanged follows)
+            case E.TypesChanged() | E.NodeRenamed() | E.SettingChanged() if self._items:
+                for item in self._items.values():
+                    item.set_ports(item.boundary)
+
+    def sync(self, frame_id: str) -> None:
+        """Draw ``frame_id`` as the graph has it now: a block if collapsed, its members otherwise."""
+        scene, graph = self.scene, self.scene.graph
+        frame = graph.frame(frame_id) if graph.has_frame(frame_id) else None
+        before = {n for n, f in self._member_of.items() if f == frame_id}
+        now = set(frame.nodes) if frame is not None and frame.collapsed else set()
+        for nid in before - now:
+            del self._member_of[nid]
+        for nid in now:
+            self._member_of[nid] = frame_id
+        item = self._items.get(frame_id)
+        if now:
+            if item is None:
+                item = self._items[frame_id] = GroupItem(frame_id)
+                scene.addItem(item)
+            item.set_ports(boundary(graph, frame.nodes))
+            item.relayout()
+        elif item is not None:
+            del self._items[frame_id]
+            if item.scene() is scene:
+                scene.removeItem(item)
+        for nid in before | now:
+            node_item = node_item_or_none(scene, nid)
+            if node_item is not None:
+                node_item.setVisible(nid not in self._member_of)
+        scene.refit_edges(before | now)
+
+    def refit(self, frame_id: str) -> None:
+        """The members moved: the block follows, and the wires to it."""
+        item = self._items.get(frame_id)
+        if item is not None:
+            item.relayout()
+            self.scene.refit_edges(self.scene.graph.frame(frame_id).nodes)
+
+    def member_moved(self, node_id: str) -> None:
+        fid = self._member_of.get(node_id)
+        if fid is not None and not self._items[fid].dragging:
+            self.refit(fid)
+
+    # ------------------------------------------------------------------ what the scene asks
+    def port_pos(self, node_id: str, port: str, is_output: bool) -> QtCore.QPointF | None:
+        """Where a wire at ``node_id``'s ``port`` is drawn to, when the node is in a group."""
+        fid = self._member_of.get(node_id)
+        if fid is None:
+            return None
+        item = self._items[fid]
+        if is_output:
+            return item.output_pos((node_id, port))
+        edge = self.scene.graph.edge_into(node_id, port)
+        return item.input_pos((edge.src, edge.src_port) if edge is not None else ("", ""))
+
+    def edge_hidden(self, edge: N.Edge) -> bool:
+        """Whether ``edge`` runs inside one group (not drawn)."""
+        fid = self._member_of.get(edge.src)
+        return fid is not None and fid == self._member_of.get(edge.dst)
+
+    def selected_frame_ids(self) -> list[str]:
+        return [fid for fid, item in self._items.items() if item.isSelected()]
+
+    def selected_members(self) -> set[str]:
+        """The members of the selected blocks."""
+        graph = self.scene.graph
+        return {n for fid in self.selected_frame_ids() for n in graph.frame(fid).nodes}
+
+    def select_whole(self, node_ids: Iterable[str]) -> None:
+        """Select the blocks all of whose members are in ``node_ids`` (no signal)."""
+        wanted = set(node_ids)
+        graph = self.scene.graph
+        for fid, item in self._items.items():
+            if set(graph.frame(fid).nodes) <= wanted:
+                item.setSelected(True)
