@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import nodes as N
@@ -59,6 +60,8 @@ class GroupActions:
 
     def update(self) -> None:
         """Enable the actions for the selection now."""
+        if not shiboken6.isValid(self.scene) or not shiboken6.isValid(self.collapse_action):
+            return   # the window is being destroyed (its scene clears the selection on the way)
         self.collapse_action.setEnabled(bool(self.scene.selected_node_ids()))
         self.expand_action.setEnabled(bool(self.scene.groups.selected_frame_ids()))
 

@@ -460,6 +460,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.status_line.show(message, error)
 
     def _on_selection_changed(self) -> None:
+        group = self.scene.groups.selected_alone()
+        if group is not None:     # one group block: what is inside it, and the tensor it gives out
+            self.properties.show_group(group)
+            outputs = self.scene.groups.item(group).boundary.outputs
+            if outputs:
+                self.viewer_target.show_node(outputs[-1][0])
+            return
         ids = self.scene.selected_node_ids()
         only = ids[0] if len(ids) == 1 else None
         self.properties.set_selection_count(len(ids))

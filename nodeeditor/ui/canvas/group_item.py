@@ -190,7 +190,13 @@ class GroupItem(QtWidgets.QGraphicsItem):
         painter.drawText(title, QtCore.Qt.AlignmentFlag.AlignVCenter,
                          QtGui.QFontMetricsF(font).elidedText(frame.title, QtCore.Qt.TextElideMode.ElideRight,
                                                               title.width()))
-        if scale < style.NAMES_ZOOM:
+        if scale < style.NAMES_ZOOM:     # rows too low for text: a faint bar per port, as a node draws
+            painter.setPen(QtCore.Qt.PenStyle.NoPen)
+            painter.setBrush(colours.grid_major)
+            bar = w * 0.35
+            for item in [*self.inputs.values(), *self.outputs.values()]:
+                left = w - 14 - bar if item.pos().x() > 0 else 14
+                painter.drawRoundedRect(QtCore.QRectF(left, item.pos().y() - 3, bar, 6), 3, 3)
             return
         small = legible_font(painter.font(), 8.0, scale)
         small.setBold(False)
@@ -350,6 +356,8 @@ class GroupLayer(QtCore.QObject):
             node_item = node_item_or_none(scene, nid)
             if node_item is not None:
                 node_item.setVisible(nid not in self._member_of)
+                if nid in self._member_of:
+                    scene.hide_card(nid)      # the pointer's card for a node no longer drawn
         scene.refit_edges(before | now)
 
     def refit(self, frame_id: str) -> None:
@@ -383,6 +391,13 @@ class GroupLayer(QtCore.QObject):
 
     def selected_frame_ids(self) -> list[str]:
         return [fid for fid, item in self._items.items() if item.isSelected()]
+
+    def selected_alone(self) -> str | None:
+        """The frame of the one group block selected when nothing else is, else None."""
+        if not self._items:
+            return None
+        chosen = self.scene.selectedItems()
+        return chosen[0].frame_id if len(chosen) == 1 and isinstance(chosen[0], GroupItem) else None
 
     def selected_members(self) -> set[str]:
         """The members of the selected blocks."""

@@ -62,7 +62,7 @@ from nodeeditor.graph.status import NodeStatus
 from . import style
 from .edge_item import DraftEdgeItem, EdgeItem, RerouteItem, WireTip, insertion_index
 from .frame_item import FrameItem
-from .group_item import GroupLayer
+from .group_item import GroupItem, GroupLayer
 from .node_item import NodeItem, PortCard, subtitle_of
 from .port_item import PortItem
 from .preview import preview as preview_content
@@ -682,7 +682,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
                     self.routeChanged.emit(item.edge, self._with_point(item, (pos.x(), pos.y())), "Add Reroute Point")
                     event.accept()
                     return
-                if isinstance(item, (NodeItem, PortItem)):
+                if isinstance(item, (NodeItem, PortItem, GroupItem)):
                     break
         super().mouseDoubleClickEvent(event)
 
