@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
-from nodeeditor.graph import load_graph, save_graph
+from nodeeditor.graph import Graph, load_graph, save_graph
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.status import NodeStatus
 from nodeeditor.onnx_io import import_model
+from nodeeditor.onnx_io.foreign_ops import new_foreign_node
 
 from ..onnx_io.realistic import embedding_model, kv_cache_model
 from .helpers import LEFT, NOMOD, deliver_posted_events, drag, keys, save_shot
@@ -249,3 +252,31 @@ def test_collapse_foreign_chains_groups_the_index_builders_and_the_groups_surviv
     assert len(w.graph.frames) == 3 and not w.scene.groups.items()
     assert all(w.scene.frame_item(f.id).isVisible() for f in w.graph.frames)
     assert all(item.isVisible() for item in w.scene.node_items())
+
+
+def test_a_problem_inside_a_collapsed_group_shows_on_the_blocks_border(window, qtbot):
+    w = window
+    g = Graph("bad shapes")
+    g.add_literal(np.ones((2, 3), np.float32), name="x", node_id="x", position=(0, 0))
+    g.add_literal(np.ones((4, 4), np.float32), name="w", node_id="w", position=(0, 160))
+    g.add_node(new_foreign_node("MatMul", node_id="mm", name="mm", position=(300, 40)))
+    g.add_node(new_foreign_node("Relu", node_id="relu", name="relu", position=(600, 40)))
+    g.add_output("out", node_id="out", position=(900, 40))
+    mm = g.node("mm")
+    g.connect("x", "output", "mm", mm.inputs[0])
+    g.connect("w", "output", "mm", mm.inputs[1])
+    g.connect("mm", mm.outputs[0], "relu", g.node("relu").inputs[0])
+    g.connect("relu", g.node("relu").outputs[0], "out", "value")
+    _open(w, g, zoom=0.8)
+    w.view.centerOn(QtCore.QPointF(450, 80))
+    # MatMul of [2, 3] by [4, 4]: the inner dimensions differ (ONNX MatMul, numpy matmul rules)
+    assert w.scene.node_state("mm")[0] == NodeStatus.ERROR
+    _select_by_clicks(w, ["mm", "relu"])
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+G")
+    (frame,) = w.graph.frames
+    assert frame.title == "MatMul → Relu"
+    block = w.scene.groups.item(frame.id)
+    assert block.state() == NodeStatus.ERROR and block.problem()[1].startswith("mm: ")
+    w.scene.clearSelection()          # the border in the error's colour, not the selection's
+    save_shot(w.view, "canvas/group_error")

@@ -28,6 +28,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.grouping import Boundary, boundary, tensor_label
+from nodeeditor.graph.status import NodeStatus
 
 from . import style
 from .node_item import legible_font, screen_scale
@@ -139,6 +140,21 @@ class GroupItem(QtWidgets.QGraphicsItem):
             if (self.pos().x(), self.pos().y()) != (left, top):
                 self.setPos(left, top)
 
+    def state(self) -> NodeStatus:
+        """The most pressing state among the members (error, then blocked, warning, running):
+        a problem inside a collapsed group shows on its border and in its subtitle."""
+        return self.problem()[0]
+
+    def problem(self) -> tuple[NodeStatus, str]:
+        """(state, "member: message") of the member with the most pressing state; (OK, "")."""
+        scene = self.scene()
+        states = {n: scene.node_state(n) for n in self.frame().nodes if scene.graph.has_node(n)}
+        for state in (style.ERROR, style.BLOCKED, style.WARNING, style.RUNNING):
+            for nid, (s, message) in states.items():
+                if s == state:
+                    return state, f"{scene.graph.node(nid).name}: {message}" if message else ""
+        return style.OK, ""
+
     def input_pos(self, key: tuple[str, str]) -> QtCore.QPointF:
         mark = self.inputs.get(key)
         return mark.scenePos() if mark is not None else self.mapToScene(QtCore.QPointF(0, style.HEADER_HEIGHT / 2))
@@ -176,7 +192,11 @@ class GroupItem(QtWidgets.QGraphicsItem):
         painter.setPen(QtGui.QPen(colours.node_border, 1.0))
         for step in (2, 1):
             painter.drawRoundedRect(body.translated(step * STACK, step * STACK), 6, 6)
-        painter.setPen(QtGui.QPen(style.SELECTION, 2.6) if self.isSelected() else QtGui.QPen(colours.node_border, 1.2))
+        state, message = self.problem()
+        border = QtGui.QPen(colours.node_border, 1.2)
+        if state in (style.ERROR, style.WARNING, style.RUNNING, style.BLOCKED):
+            border = QtGui.QPen(style.STATE_COLOURS[state], 2.2)
+        painter.setPen(QtGui.QPen(style.SELECTION, 2.6) if self.isSelected() else border)
         painter.drawRoundedRect(body, 6, 6)
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(QtGui.QColor(frame.colour))
@@ -186,10 +206,13 @@ class GroupItem(QtWidgets.QGraphicsItem):
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(QtGui.QColor("#ffffff"))
-        title = QtCore.QRectF(9, 1, w - 18, style.HEADER_HEIGHT)
+        title = QtCore.QRectF(9, 1, w - 34, style.HEADER_HEIGHT)
         painter.drawText(title, QtCore.Qt.AlignmentFlag.AlignVCenter,
                          QtGui.QFontMetricsF(font).elidedText(frame.title, QtCore.Qt.TextElideMode.ElideRight,
                                                               title.width()))
+        painter.setBrush(style.STATE_COLOURS[state])    # the state dot, as on a node
+        painter.setPen(QtGui.QPen(QtGui.QColor("#ffffff"), 1.5))
+        painter.drawEllipse(QtCore.QPointF(w - 13, style.HEADER_HEIGHT / 2 + 1), 5, 5)
         if scale < style.NAMES_ZOOM:     # rows too low for text: a faint bar per port, as a node draws
             painter.setPen(QtCore.Qt.PenStyle.NoPen)
             painter.setBrush(colours.grid_major)
@@ -201,10 +224,16 @@ class GroupItem(QtWidgets.QGraphicsItem):
         small = legible_font(painter.font(), 8.0, scale)
         small.setBold(False)
         painter.setFont(small)
-        painter.setPen(colours.node_muted)
         count = len(frame.nodes)
         sub = QtCore.QRectF(9, style.HEADER_HEIGHT, w - 18, style.SUBTITLE_HEIGHT)
-        painter.drawText(sub, QtCore.Qt.AlignmentFlag.AlignVCenter, f"group of {count} node{'s' if count != 1 else ''}")
+        subtitle = f"group of {count} node{'s' if count != 1 else ''}"
+        painter.setPen(colours.node_muted)
+        if state in (style.ERROR, style.WARNING, style.BLOCKED) and message:
+            subtitle = message.splitlines()[0]
+            painter.setPen(style.STATE_COLOURS[state].darker(115) if colours is style.LIGHT
+                           else style.STATE_COLOURS[state].lighter(125))
+        elided = QtGui.QFontMetricsF(small).elidedText(subtitle, QtCore.Qt.TextElideMode.ElideRight, sub.width())
+        painter.drawText(sub, QtCore.Qt.AlignmentFlag.AlignVCenter, elided)
         type_font = QtGui.QFont("monospace")
         type_font.setStyleHint(QtGui.QFont.StyleHint.Monospace)
         type_font = legible_font(type_font, 7.8, scale)
@@ -366,6 +395,12 @@ class GroupLayer(QtCore.QObject):
         if item is not None:
             item.relayout()
             self.scene.refit_edges(self.scene.graph.frame(frame_id).nodes)
+
+    def member_refreshed(self, node_id: str) -> None:
+        """A member's state may have changed (a run): redraw its block's border."""
+        fid = self._member_of.get(node_id)
+        if fid is not None:
+            self._items[fid].update()
 
     def member_moved(self, node_id: str) -> None:
         fid = self._member_of.get(node_id)

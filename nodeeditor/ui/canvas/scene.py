@@ -423,6 +423,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self.show_previews:
             item.set_preview(True, *self._preview_content(node_id))
         item.refresh()
+        if self.groups:
+            self.groups.member_refreshed(node_id)
         if self.card is not None and self.card.node_id == node_id:
             self.show_card(node_id)      # the card under the pointer says what the node says now
         state, _ = self.node_state(node_id)
