@@ -146,6 +146,8 @@ class Graph:
         self._settings.update(name=str(name), description=str(description), opset=check_opset(opset))
         self._infos: dict[str, NodeInfo] = {}
         self._frames: dict[str, N.Frame] = {}
+        self._grouped: dict[str, str] = {}   # node id -> the collapsed frame it is in (at most one)
+        self._frame_hint = 1                 # no frame<i> id below this is free (new_frame_id)
         self._routes: dict[N.Edge, tuple[N.Point, ...]] = {}   # edge -> its reroute points
         self._stamps = itertools.count(1)
         self._issued: dict[int, weakref.ref] = {}          # revision -> the node it was given to
@@ -875,8 +877,9 @@ class Graph:
     # ------------------------------------------------------------------ changing: frames and routes
     def new_frame_id(self) -> str:
         """A frame id not used in this graph: ``frame`` + the smallest free number from 1."""
-        for i in itertools.count(1):
+        for i in itertools.count(self._frame_hint):
             if f"frame{i}" not in self._frames:
+                self._frame_hint = i
                 return f"frame{i}"
         raise AssertionError  # pragma: no cover
 
@@ -897,6 +900,7 @@ class Graph:
         frame.collapsed = bool(frame.collapsed)
         self._check_collapsed(frame.id, frame.nodes, frame.collapsed)
         self._frames[frame.id] = frame
+        self._index_group(frame.id)
         if index is not None and 0 <= index < len(self._frames) - 1:
             items = list(self._frames.items())
             items.insert(index, items.pop())
@@ -911,6 +915,8 @@ class Graph:
         frame = self.frame(frame_id)
         index = list(self._frames).index(frame_id)
         del self._frames[frame_id]
+        self._index_group(frame_id, frame.nodes)
+        self._frame_hint = 1
         self._changed()
         self.events.emit(E.FrameRemoved(frame_id, frame))
         return RemovedFrame(frame, index)
@@ -937,6 +943,8 @@ class Graph:
         old = {key: getattr(frame, key) for key in new}
         for key, value in new.items():
             setattr(frame, key, value)
+        if "nodes" in new or "collapsed" in new:
+            self._index_group(frame_id, old.get("nodes", frame.nodes))
         self._changed()
         for key in new:
             if old[key] != new[key]:
@@ -945,21 +953,27 @@ class Graph:
 
     def collapsed_frame_of(self, node_id: str) -> str | None:
         """The collapsed frame (group) ``node_id`` belongs to, if any (there is at most one)."""
-        for frame in self._frames.values():
-            if frame.collapsed and node_id in frame.nodes:
-                return frame.id
-        return None
+        return self._grouped.get(node_id)
 
     def _check_collapsed(self, frame_id: str, members: tuple[str, ...], collapsed: bool) -> None:
         """ValueError when a collapsed frame would share a node with another collapsed frame."""
         if not collapsed:
             return
-        wanted = set(members)
-        for other in self._frames.values():
-            if other.id != frame_id and other.collapsed and wanted & set(other.nodes):
-                shared = next(n for n in members if n in other.nodes)
-                raise ValueError(f"node {shared!r} is already in the collapsed group {other.title!r} "
-                                 f"[{other.id}]; a node can be in one collapsed group only")
+        for node_id in members:
+            other = self._grouped.get(node_id)
+            if other is not None and other != frame_id:
+                raise ValueError(f"node {node_id!r} is already in the collapsed group "
+                                 f"{self._frames[other].title!r} [{other}]; a node can be in one collapsed group only")
+
+    def _index_group(self, frame_id: str, old_members: Iterable[str] = ()) -> None:
+        """Keep ``_grouped`` in step with frame ``frame_id`` (its members were ``old_members``)."""
+        for node_id in old_members:
+            if self._grouped.get(node_id) == frame_id:
+                del self._grouped[node_id]
+        frame = self._frames.get(frame_id)
+        if frame is not None and frame.collapsed:
+            for node_id in frame.nodes:
+                self._grouped[node_id] = frame_id
 
     def _members(self, node_ids: Iterable[str]) -> tuple[str, ...]:
         members = tuple(dict.fromkeys(node_ids))

@@ -40,8 +40,17 @@ class FrameItem(QtWidgets.QGraphicsItem):
         scene = self.scene()
         if scene is None or not scene.graph.has_frame(self.frame_id):
             return
-        rect = scene.nodes_rect(set(self._frame().nodes)) if self._frame().nodes else QtCore.QRectF()
-        self.setVisible(not rect.isNull() and not self._frame().collapsed)
+        frame = self._frame()
+        if frame.collapsed:            # its block is drawn instead (the box comes back on expanding)
+            self.setVisible(False)
+            return
+        rect = QtCore.QRectF()
+        for node_id in frame.nodes:    # the members' items only (not a walk over every node)
+            try:
+                rect = rect.united(scene.node_item(node_id).sceneBoundingRect())
+            except KeyError:
+                continue
+        self.setVisible(not rect.isNull())
         box = rect.adjusted(-MARGIN, -MARGIN - TITLE_HEIGHT, MARGIN, MARGIN) if not rect.isNull() else QtCore.QRectF()
         if box != self._box:
             self.prepareGeometryChange()

@@ -320,6 +320,7 @@ class GroupLayer(QtCore.QObject):
         self.scene = scene
         self._items: dict[str, GroupItem] = {}
         self._member_of: dict[str, str] = {}      # member node id -> its collapsed frame's id
+        self._members: dict[str, set[str]] = {}   # collapsed frame id -> its members drawn as its block
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -328,6 +329,7 @@ class GroupLayer(QtCore.QObject):
         """Forget every block (the scene is about to be cleared, which deletes them)."""
         self._items.clear()
         self._member_of.clear()
+        self._members.clear()
 
     def rebuild(self) -> None:
         """Draw the graph's collapsed frames (the scene has just mirrored a graph)."""
@@ -355,7 +357,9 @@ class GroupLayer(QtCore.QObject):
                 for fid in {self._member_of.get(edge.src), self._member_of.get(edge.dst)} - {None}:
                     self.sync(fid)
             case E.NodeRemoved(node_id=nid) if self._items:
-                self._member_of.pop(nid, None)      # (its frame's FrameChanged follows)
+                fid = self._member_of.pop(nid, None)      # (its frame's FrameChanged follows)
+                if fid is not None:
+                    self._members[fid].discard(nid)
             case E.TypesChanged() | E.NodeRenamed() | E.SettingChanged() if self._items:
                 for item in self._items.values():
                     item.set_ports(item.boundary)
@@ -364,12 +368,15 @@ class GroupLayer(QtCore.QObject):
         """Draw ``frame_id`` as the graph has it now: a block if collapsed, its members otherwise."""
         scene, graph = self.scene, self.scene.graph
         frame = graph.frame(frame_id) if graph.has_frame(frame_id) else None
-        before = {n for n, f in self._member_of.items() if f == frame_id}
+        before = self._members.pop(frame_id, set())
         now = set(frame.nodes) if frame is not None and frame.collapsed else set()
         for nid in before - now:
-            del self._member_of[nid]
+            if self._member_of.get(nid) == frame_id:
+                del self._member_of[nid]
         for nid in now:
             self._member_of[nid] = frame_id
+        if now:
+            self._members[frame_id] = now
         item = self._items.get(frame_id)
         if now:
             if item is None:

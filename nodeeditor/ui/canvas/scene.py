@@ -284,8 +284,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
         their ports, hidden when inside one group."""
         for nid in node_ids:
             for item in self._edges_of(nid):
-                item.setVisible(not self.groups.edge_hidden(item.edge))
-                self._place_edge(item)
+                hidden = self.groups.edge_hidden(item.edge)
+                item.setVisible(not hidden)
+                if not hidden:
+                    self._place_edge(item)
 
     def _edges_of(self, node_id: str) -> list[EdgeItem]:
         return [self._edges[key] for key in self._node_edges.get(node_id, ()) if key in self._edges]
