@@ -62,24 +62,35 @@ class GroupActions:
         """Enable the actions for the selection now."""
         if not shiboken6.isValid(self.scene) or not shiboken6.isValid(self.collapse_action):
             return   # the window is being destroyed (its scene clears the selection on the way)
-        self.collapse_action.setEnabled(bool(self.scene.selected_node_ids()))
+        self.collapse_action.setEnabled(bool(self.scene.selected_node_ids() or self._expanded_frames()))
         self.expand_action.setEnabled(bool(self.scene.groups.selected_frame_ids()))
+
+    def _expanded_frames(self) -> list[str]:
+        graph = self._graph_of()
+        return [f for f in self.scene.selected_frame_ids() if graph.has_frame(f) and not graph.frame(f).collapsed]
 
     # ------------------------------------------------------------------ collapse
     def collapse_selection(self) -> str | None:
-        """Ctrl+G: collapse the selected nodes into one group; returns its frame id."""
+        """Ctrl+G: collapse the selected nodes into one group (or the one selected frame, when
+        no node is selected); returns its frame id."""
         graph = self._graph_of()
         ids = [n for n in self.scene.selected_node_ids() if graph.has_node(n)]
+        frames = self._expanded_frames()
+        if not ids and len(frames) == 1 and graph.frame(frames[0]).nodes:
+            ids = list(graph.frame(frames[0]).nodes)
         if not ids:
-            self._status("Select the nodes to collapse into a group", error=True)
+            self._status("Select the nodes (or the frame) to collapse into a group", error=True)
             return None
         chosen = set(ids)
+        merged = [f.id for f in graph.frames if f.collapsed and set(f.nodes) & chosen]
         same = [f for f in graph.frames if not f.collapsed and set(f.nodes) == chosen]
-        if same:
+        if len(merged) == 1 and set(graph.frame(merged[0]).nodes) == chosen:
+            self._status(f"{graph.frame(merged[0]).title} is a group already")
+            return merged[0]
+        if same and not merged:
             self._push(C.FrameCommand(graph, same[0].id, f"Collapse {same[0].title}", collapsed=True))
             fid = same[0].id
         else:
-            merged = [f.id for f in graph.frames if f.collapsed and set(f.nodes) & chosen]
             order = tuple(member_order(graph, ids))
             add = C.AddFrameCommand(graph, N.Frame(graph.new_frame_id(), group_title(graph, order), GROUP_COLOUR,
                                                    order, collapsed=True))

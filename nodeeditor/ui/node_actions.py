@@ -217,6 +217,7 @@ class NodeActions:
         colours = menu.addMenu("Colour")
         colours.addActions(self.colour_actions)
         menu.addAction(self.remove_frame_action)
+        menu.addAction(self.groups.collapse_action)
 
     def group_section(self, menu: QtWidgets.QMenu) -> None:
         """The actions for the right-click menu on a group block: Expand, Rename, Colour, and

@@ -158,3 +158,22 @@ def test_copying_a_whole_group_pastes_a_collapsed_group_of_the_copies():
     mapping = paste_dict(g, graph_to_dict(g, ["mm", "add", "sm"]))
     (pasted,) = [f for f in g.frames if f.id != "grp"]
     assert pasted.collapsed and pasted.nodes == tuple(mapping[n] for n in ("mm", "add", "sm"))
+
+
+def test_which_group_holds_a_node_follows_every_frame_change_and_frame_ids_stay_the_smallest_free():
+    g = attention_graph()
+    a = g.add_frame(N.Frame("", "a", nodes=("mm", "add"), collapsed=True))
+    b = g.add_frame(N.Frame("", "b", nodes=("sm",), collapsed=True))
+    assert (a, b) == ("frame1", "frame2") and g.new_frame_id() == "frame3"
+    g.set_frame(a, nodes=("mm",))
+    assert [g.collapsed_frame_of(n) for n in ("mm", "add", "sm")] == [a, None, b]
+    g.set_frame(b, collapsed=False)
+    assert g.collapsed_frame_of("sm") is None
+    removed = g.remove_node("mm")
+    assert g.collapsed_frame_of("mm") is None and g.frame(a).nodes == ()
+    g.restore_node(removed)
+    assert g.collapsed_frame_of("mm") == a
+    gone = g.remove_frame(a)
+    assert g.collapsed_frame_of("mm") is None and g.new_frame_id() == "frame1"
+    g.add_frame(gone.frame, index=gone.index)
+    assert g.collapsed_frame_of("mm") == a and g.new_frame_id() == "frame3"

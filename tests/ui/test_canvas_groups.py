@@ -150,6 +150,12 @@ def test_ctrl_g_collapses_a_chain_into_a_block_wired_at_its_boundary_and_a_doubl
         {n: positions[n] for n in chain}
     assert set(w.scene.selected_node_ids()) == set(chain)
     assert w.scene.frame_item(frame.id).isVisible() and not w.scene.groups.items()
+    # the expanded group is a frame: its title's menu collapses it again
+    title = w.view.mapFromScene(w.scene.frame_item(frame.id).title_rect().center())
+    menu = _context_menu(w, title)
+    _action(menu, "Collapse into Group").trigger()
+    menu.close()
+    assert [f.id for f in w.graph.frames] == [frame.id] and w.graph.frame(frame.id).collapsed
 
 
 def test_the_menus_collapse_and_expand_and_the_block_moves_shows_copies_and_deletes_its_members(window, qtbot):
@@ -194,6 +200,16 @@ def test_the_menus_collapse_and_expand_and_the_block_moves_shows_copies_and_dele
     assert len(pasted) == 1 and pasted[0].collapsed and len(pasted[0].nodes) == 3
     assert not set(pasted[0].nodes) & set(chain)
     w.undo_stack.undo()
+    # F2 renames the group in place
+    w.scene.clearSelection()
+    QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, _header(w, block))
+    _focus(w, qtbot)
+    keys(w.view, "F2")
+    editor = w.node_actions.editor
+    assert editor.isVisible() and editor.text() == "MatMul → Add → Softmax"
+    QTest.keyClicks(editor, "classifier head")
+    QTest.keyClick(editor, QtCore.Qt.Key.Key_Return)
+    assert w.graph.frame(frame.id).title == "classifier head"
     # Delete with the block selected: its members and its frame go; undo brings them back collapsed
     w.scene.clearSelection()
     QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, _header(w, block))
