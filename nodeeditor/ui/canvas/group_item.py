@@ -1,33 +1,26 @@
-"""Collapsed groups on the canvas: a collapsed :class:`~nodeeditor.graph.nodes.Frame` is drawn
-as one block (:class:`GroupItem`) in place of its members.
+"""A collapsed group on the canvas: the block drawn in place of a collapsed
+:class:`~nodeeditor.graph.nodes.Frame`'s members (:class:`GroupItem`, one per frame, made and
+kept in step by :class:`~.group_layer.GroupLayer`).
 
-:class:`GroupLayer` is the scene's part that keeps groups in step with the graph (the scene
-calls it from its event handler, ``GraphScene.groups``). For each collapsed frame it hides the
-member nodes and the wires between them, shows one block at the members' top-left corner, and
-draws each wire that crosses the boundary to the block's port for its tensor
-(``nodeeditor.graph.grouping.boundary``: one input per outside tensor read inside, one output
-per member tensor read outside). Expanding shows the members where they are (a group keeps no
-position of its own: the members' positions are the document's).
+The block sits at its members' top-left corner (a group keeps no position of its own: the
+members' positions are the document's) and has one row per tensor crossing its boundary
+(``nodeeditor.graph.grouping.boundary``): inputs first, then outputs. Its output ports are
+ordinary :class:`~.port_item.PortItem` of the member they stand for (node id and port), so a
+wire drawn from one connects that member's tensor and a click shows it in the viewer. Its
+input marks only draw where wires enter (several members may read one tensor: there is no
+single input to drop a wire on). A problem inside (the members' most pressing state) shows on
+its border, state dot and subtitle.
 
-The block's output ports are ordinary :class:`~.port_item.PortItem` of the member they stand
-for (node id and port), so a wire drawn from one connects that member's tensor and a click
-shows it in the viewer. Its input ports only draw where wires enter (several members may
-read one tensor: there is no single input to drop a wire on).
-
-Dragging the block moves the members (one ``nodesMoved``, one undo step). Double-clicking it
-asks for it to be expanded (:attr:`GroupLayer.expandRequested`). Selecting it selects its
-members as far as copy, delete and the property panel are concerned
-(``GraphScene.selected_node_ids``). UI thread only; nothing here changes the graph.
+Dragging the block moves the members (one ``nodesMoved``, one undo step); double-clicking it
+asks for it to be expanded (``GroupLayer.expandRequested``). UI thread only; nothing here
+changes the graph.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
-from nodeeditor.graph.grouping import Boundary, boundary, tensor_label
+from nodeeditor.graph.grouping import Boundary, tensor_label
 from nodeeditor.graph.status import NodeStatus
 
 from . import style
@@ -307,149 +300,3 @@ class GroupItem(QtWidgets.QGraphicsItem):
     def mouseDoubleClickEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         self.scene().groups.expandRequested.emit(self.frame_id)
         event.accept()
-
-
-class GroupLayer(QtCore.QObject):
-    """The collapsed groups of one scene (see the module docstring). ``expandRequested(frame
-    id)``: the block was double-clicked."""
-
-    expandRequested = QtCore.Signal(str)
-
-    def __init__(self, scene) -> None:
-        super().__init__(scene)
-        self.scene = scene
-        self._items: dict[str, GroupItem] = {}
-        self._member_of: dict[str, str] = {}      # member node id -> its collapsed frame's id
-        self._members: dict[str, set[str]] = {}   # collapsed frame id -> its members drawn as its block
-
-    def __bool__(self) -> bool:
-        return bool(self._items)
-
-    def forget(self) -> None:
-        """Forget every block (the scene is about to be cleared, which deletes them)."""
-        self._items.clear()
-        self._member_of.clear()
-        self._members.clear()
-
-    def rebuild(self) -> None:
-        """Draw the graph's collapsed frames (the scene has just mirrored a graph)."""
-        self.forget()
-        for frame in self.scene.graph.frames:
-            if frame.collapsed:
-                self.sync(frame.id)
-
-    def item(self, frame_id: str) -> GroupItem:
-        return self._items[frame_id]
-
-    def items(self) -> list[GroupItem]:
-        return list(self._items.values())
-
-    def group_of(self, node_id: str) -> str | None:
-        """The collapsed frame drawn in place of ``node_id`` (None: the node is drawn)."""
-        return self._member_of.get(node_id)
-
-    # ------------------------------------------------------------------ keeping in step
-    def on_event(self, event: E.GraphEvent) -> None:
-        match event:
-            case E.FrameAdded(frame_id=fid) | E.FrameChanged(frame_id=fid) | E.FrameRemoved(frame_id=fid):
-                self.sync(fid)
-            case E.EdgeAdded(edge=edge) | E.EdgeRemoved(edge=edge) if self._items:
-                for fid in {self._member_of.get(edge.src), self._member_of.get(edge.dst)} - {None}:
-                    self.sync(fid)
-            case E.NodeRemoved(node_id=nid) if self._items:
-                fid = self._member_of.pop(nid, None)      # (its frame's FrameChanged follows)
-                if fid is not None:
-                    self._members[fid].discard(nid)
-            case E.TypesChanged() | E.NodeRenamed() | E.SettingChanged() if self._items:
-                for item in self._items.values():
-                    item.set_ports(item.boundary)
-
-    def sync(self, frame_id: str) -> None:
-        """Draw ``frame_id`` as the graph has it now: a block if collapsed, its members otherwise."""
-        scene, graph = self.scene, self.scene.graph
-        frame = graph.frame(frame_id) if graph.has_frame(frame_id) else None
-        before = self._members.pop(frame_id, set())
-        now = set(frame.nodes) if frame is not None and frame.collapsed else set()
-        for nid in before - now:
-            if self._member_of.get(nid) == frame_id:
-                del self._member_of[nid]
-        for nid in now:
-            self._member_of[nid] = frame_id
-        if now:
-            self._members[frame_id] = now
-        item = self._items.get(frame_id)
-        if now:
-            if item is None:
-                item = self._items[frame_id] = GroupItem(frame_id)
-                scene.addItem(item)
-            item.set_ports(boundary(graph, frame.nodes))
-            item.relayout()
-        elif item is not None:
-            del self._items[frame_id]
-            if item.scene() is scene:
-                scene.removeItem(item)
-        for nid in before | now:
-            node_item = node_item_or_none(scene, nid)
-            if node_item is not None:
-                node_item.setVisible(nid not in self._member_of)
-                if nid in self._member_of:
-                    scene.hide_card(nid)      # the pointer's card for a node no longer drawn
-        scene.refit_edges(before | now)
-
-    def refit(self, frame_id: str) -> None:
-        """The members moved: the block follows, and the wires to it."""
-        item = self._items.get(frame_id)
-        if item is not None:
-            item.relayout()
-            self.scene.refit_edges(self.scene.graph.frame(frame_id).nodes)
-
-    def member_refreshed(self, node_id: str) -> None:
-        """A member's state may have changed (a run): redraw its block's border."""
-        fid = self._member_of.get(node_id)
-        if fid is not None:
-            self._items[fid].update()
-
-    def member_moved(self, node_id: str) -> None:
-        fid = self._member_of.get(node_id)
-        if fid is not None and not self._items[fid].dragging:
-            self.refit(fid)
-
-    # ------------------------------------------------------------------ what the scene asks
-    def port_pos(self, node_id: str, port: str, is_output: bool) -> QtCore.QPointF | None:
-        """Where a wire at ``node_id``'s ``port`` is drawn to, when the node is in a group."""
-        fid = self._member_of.get(node_id)
-        if fid is None:
-            return None
-        item = self._items[fid]
-        if is_output:
-            return item.output_pos((node_id, port))
-        edge = self.scene.graph.edge_into(node_id, port)
-        return item.input_pos((edge.src, edge.src_port) if edge is not None else ("", ""))
-
-    def edge_hidden(self, edge: N.Edge) -> bool:
-        """Whether ``edge`` runs inside one group (not drawn)."""
-        fid = self._member_of.get(edge.src)
-        return fid is not None and fid == self._member_of.get(edge.dst)
-
-    def selected_frame_ids(self) -> list[str]:
-        return [fid for fid, item in self._items.items() if item.isSelected()]
-
-    def selected_alone(self) -> str | None:
-        """The frame of the one group block selected when nothing else is, else None."""
-        if not self._items:
-            return None
-        chosen = self.scene.selectedItems()
-        return chosen[0].frame_id if len(chosen) == 1 and isinstance(chosen[0], GroupItem) else None
-
-    def selected_members(self) -> set[str]:
-        """The members of the selected blocks."""
-        graph = self.scene.graph
-        return {n for fid in self.selected_frame_ids() for n in graph.frame(fid).nodes}
-
-    def select_whole(self, node_ids: Iterable[str]) -> None:
-        """Select the blocks all of whose members are in ``node_ids`` (no signal)."""
-        wanted = set(node_ids)
-        graph = self.scene.graph
-        for fid, item in self._items.items():
-            if set(graph.frame(fid).nodes) <= wanted:
-                item.setSelected(True)

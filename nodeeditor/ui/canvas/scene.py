@@ -31,7 +31,7 @@ signals for the main window to turn into undo commands:
 While a wire is drawn over a port that refuses it, the reason is shown beside the pointer
 (:class:`~.edge_item.WireTip`). Frames (:class:`~.frame_item.FrameItem`) are drawn behind
 everything and follow their members; each edge draws its reroute points. A collapsed frame is
-one block in place of its members (``groups``, :class:`~.group_item.GroupLayer`): wires that
+one block in place of its members (``groups``, :class:`~.group_layer.GroupLayer`): wires that
 cross it end at the block's ports (:meth:`GraphScene.port_scene_pos`), wires inside it are
 hidden, and selecting the block selects its members and frame.
 
@@ -62,7 +62,8 @@ from nodeeditor.graph.status import NodeStatus
 from . import style
 from .edge_item import DraftEdgeItem, EdgeItem, RerouteItem, WireTip, insertion_index
 from .frame_item import FrameItem
-from .group_item import GroupItem, GroupLayer
+from .group_item import GroupItem
+from .group_layer import GroupLayer
 from .node_item import NodeItem, PortCard, subtitle_of
 from .port_item import PortItem
 from .preview import preview as preview_content
@@ -152,7 +153,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._updating = False
         #: wires that carry a gradient get a halo (see the module docstring)
         self.training_mode = False
-        #: collapsed frames drawn as one block each (see ``group_item``)
+        #: collapsed frames drawn as one block each (see ``group_layer``)
         self.groups = GroupLayer(self)
         self.set_graph(graph)
 
