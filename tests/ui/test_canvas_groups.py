@@ -175,6 +175,7 @@ def test_the_menus_collapse_and_expand_and_the_block_moves_shows_copies_and_dele
     assert "ONNX op MatMul" in inside and "ONNX op Softmax" in inside
     assert "head weight" in w.properties.widgets["group_inputs"].text()
     assert "class probabilities" in w.properties.widgets["group_outputs"].text()
+    assert w.viewer_target.target.node_id == ids["softmax"]     # the tensor the group gives out
     members = w.properties.widgets["group_members"]
     qtbot.waitUntil(lambda: members.height() >= members.sizeHint().height(), timeout=10000)   # laid out
     assert w.scene.card is None                       # no card left for the softmax the pointer was on
@@ -252,6 +253,10 @@ def test_collapse_foreign_chains_groups_the_index_builders_and_the_groups_surviv
     assert w.undo_action.text() == "Undo Collapse 3 Foreign Chains"
     write = next(n.id for n in w.graph.nodes if n.name == "write keys")
     assert w.scene.node_item(write).isVisible()
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+A")                      # select all: the blocks too
+    assert all(block.isSelected() for block in w.scene.groups.items())
+    assert set(w.scene.selected_node_ids()) == set(w.graph.node_ids)
     w.view.frame(False, readable=False)
     save_shot(w.view, "canvas/group_foreign_chains")
     # saved and opened again: still three blocks, the members hidden
