@@ -114,7 +114,7 @@ def test_ctrl_g_collapses_a_chain_into_a_block_wired_at_its_boundary_and_a_doubl
     assert not w.scene.edge_item(ids["add"], "A").isVisible()
     out = w.scene.edge_item(ids["out"], "value")
     assert _close(out.path().pointAtPercent(0), block.outputs[(ids["softmax"], softmax_out)].scenePos())
-    # the block starts at its members' top-left corner
+    # the block starts at its members' top-left corner (no other node is there)
     assert (block.pos().x(), block.pos().y()) == (min(positions[n][0] for n in chain),
                                                  min(positions[n][1] for n in chain))
     save_shot(w.view, "canvas/group_after")
@@ -251,6 +251,15 @@ def test_collapse_foreign_chains_groups_the_index_builders_and_the_groups_surviv
     }
     assert all(f.collapsed for f in w.graph.frames)
     assert w.undo_action.text() == "Undo Collapse 3 Foreign Chains"
+    # each block is drawn where it covers no node still drawn and no other block
+    def outline(item):
+        return item.mapRectToScene(item.shape().boundingRect())
+
+    blocks = w.scene.groups.items()
+    drawn = [outline(i) for i in w.scene.node_items() if i.isVisible()]
+    for block in blocks:
+        others = drawn + [outline(b) for b in blocks if b is not block]
+        assert not any(outline(block).intersects(r) for r in others), block.frame().title
     write = next(n.id for n in w.graph.nodes if n.name == "write keys")
     assert w.scene.node_item(write).isVisible()
     _focus(w, qtbot)

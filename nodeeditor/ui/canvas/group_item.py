@@ -2,7 +2,8 @@
 :class:`~nodeeditor.graph.nodes.Frame`'s members (:class:`GroupItem`, one per frame, made and
 kept in step by :class:`~.group_layer.GroupLayer`).
 
-The block sits at its members' top-left corner (a group keeps no position of its own: the
+The block sits at its members' top-left corner, or where a member is when the corner would
+cover other nodes (:meth:`GroupItem.relayout`), and moves with that member (a group keeps no position of its own: the
 members' positions are the document's) and has one row per tensor crossing its boundary
 (``nodeeditor.graph.grouping.boundary``): inputs first, then outputs. Its output ports are
 ordinary :class:`~.port_item.PortItem` of the member they stand for (node id and port), so a
@@ -24,7 +25,7 @@ from nodeeditor.graph.grouping import Boundary, tensor_label
 from nodeeditor.graph.status import NodeStatus
 
 from . import style
-from .node_item import legible_font, screen_scale
+from .node_item import NodeItem, legible_font, screen_scale
 from .port_item import PortItem
 
 STACK = 4.0   # scene units between the block and each of the two outlines drawn behind it
@@ -71,6 +72,7 @@ class GroupItem(QtWidgets.QGraphicsItem):
         self._drag_from: QtCore.QPointF | None = None
         self._starts: dict[str, QtCore.QPointF] = {}
         self.dragging = False
+        self._anchor: tuple[str, float, float] | None = None   # (member, dx, dy): see relayout
 
     def graph(self):
         return self.scene().graph
@@ -123,15 +125,50 @@ class GroupItem(QtWidgets.QGraphicsItem):
         return str(ttype) if ttype is not None else "?"
 
     def relayout(self) -> None:
-        """Put the block at the top-left corner of its members (hidden when it has none)."""
+        """Put the block where it was anchored (see :meth:`_anchor_to`), following that member;
+        hidden when the group has no member on the canvas."""
         scene = self.scene()
         members = [m for m in (node_item_or_none(scene, n) for n in self.frame().nodes) if m is not None]
         self.setVisible(bool(members))
-        if members:
-            left = min(m.pos().x() for m in members)
-            top = min(m.pos().y() for m in members)
-            if (self.pos().x(), self.pos().y()) != (left, top):
-                self.setPos(left, top)
+        if not members:
+            return
+        if self._anchor is None or self._anchor[0] not in self.frame().nodes \
+                or node_item_or_none(scene, self._anchor[0]) is None:
+            self._anchor = self._anchor_to(members)
+        node_id, dx, dy = self._anchor
+        at = scene.node_item(node_id).pos()
+        if (self.pos().x(), self.pos().y()) != (at.x() + dx, at.y() + dy):
+            self.setPos(at.x() + dx, at.y() + dy)
+
+    def _anchor_to(self, members) -> tuple[str, float, float]:
+        """Where the block goes, as (member, offset from it): of the members' top-left corner
+        and each member's place (in member order), the first where the block covers no other
+        node or block, else the one where it covers the least. Chosen once (when the group is
+        drawn), then the block moves with that member: a drag never makes it jump."""
+        left = min(m.pos().x() for m in members)
+        top = min(m.pos().y() for m in members)
+        first = members[0]
+        candidates = [(first.node_id, left - first.pos().x(), top - first.pos().y())]
+        candidates += [(m.node_id, 0.0, 0.0) for m in members]
+        size = self.shape().boundingRect().size()
+        best, least = candidates[0], None
+        for node_id, dx, dy in candidates:
+            at = self.scene().node_item(node_id).pos()
+            covered = self._covered_area(QtCore.QRectF(QtCore.QPointF(at.x() + dx, at.y() + dy), size))
+            if covered == 0.0:
+                return node_id, dx, dy
+            if least is None or covered < least:
+                best, least = (node_id, dx, dy), covered
+        return best
+
+    def _covered_area(self, rect: QtCore.QRectF) -> float:
+        """How much of other drawn nodes and blocks ``rect`` covers (scene units squared)."""
+        area = 0.0
+        for item in self.scene().items(rect):
+            if item is not self and item.isVisible() and isinstance(item, (NodeItem, GroupItem)):
+                common = rect.intersected(item.sceneBoundingRect())
+                area += common.width() * common.height()
+        return area
 
     def state(self) -> NodeStatus:
         """The most pressing state among the members (error, then blocked, warning, running):

@@ -91,6 +91,12 @@ class GroupLayer(QtCore.QObject):
             self._member_of[nid] = frame_id
         if now:
             self._members[frame_id] = now
+        for nid in before | now:     # first: the block is placed where no drawn node is
+            node_item = node_item_or_none(scene, nid)
+            if node_item is not None:
+                node_item.setVisible(nid not in self._member_of)
+                if nid in self._member_of:
+                    scene.hide_card(nid)      # the pointer's card for a node no longer drawn
         item = self._items.get(frame_id)
         if now:
             if item is None:
@@ -102,12 +108,6 @@ class GroupLayer(QtCore.QObject):
             del self._items[frame_id]
             if item.scene() is scene:
                 scene.removeItem(item)
-        for nid in before | now:
-            node_item = node_item_or_none(scene, nid)
-            if node_item is not None:
-                node_item.setVisible(nid not in self._member_of)
-                if nid in self._member_of:
-                    scene.hide_card(nid)      # the pointer's card for a node no longer drawn
         scene.refit_edges(before | now)
 
     def refit(self, frame_id: str) -> None:
