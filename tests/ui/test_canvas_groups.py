@@ -266,6 +266,12 @@ def test_collapse_foreign_chains_groups_the_index_builders_and_the_groups_surviv
     keys(w.view, "Ctrl+A")                      # select all: the blocks too
     assert all(block.isSelected() for block in w.scene.groups.items())
     assert set(w.scene.selected_node_ids()) == set(w.graph.node_ids)
+    keys(w.view, "Ctrl+Shift+G")                # expand every selected group, one undo step
+    assert not any(f.collapsed for f in w.graph.frames) and not w.scene.groups.items()
+    assert all(item.isVisible() for item in w.scene.node_items())
+    assert w.undo_action.text() == "Undo Expand 3 Groups"
+    keys(w.view, "Ctrl+Z")
+    assert all(f.collapsed for f in w.graph.frames) and len(w.scene.groups.items()) == 3
     w.view.frame(False, readable=False)
     save_shot(w.view, "canvas/group_foreign_chains")
     # saved and opened again: still three blocks, the members hidden
