@@ -74,9 +74,21 @@ class GroupLayer(QtCore.QObject):
                 fid = self._member_of.pop(nid, None)      # (its frame's FrameChanged follows)
                 if fid is not None:
                     self._members[fid].discard(nid)
-            case E.TypesChanged() | E.NodeRenamed() | E.SettingChanged() if self._items:
+            case E.TypesChanged(node_ids=nids) if self._items:
+                self._restyle(set(nids))
+            case E.NodeRenamed(node_id=nid) if self._items:
+                self._restyle({nid})
+            case E.SettingChanged() if self._items:
                 for item in self._items.values():
                     item.set_ports(item.boundary)
+
+    def _restyle(self, node_ids: set[str]) -> None:
+        """Redraw the ports of the blocks that show a tensor of ``node_ids`` (their type or
+        name changed): the blocks of those members, and those the nodes feed."""
+        hit = {self._member_of[n] for n in node_ids if n in self._member_of}
+        for fid, item in self._items.items():
+            if fid in hit or any(n in node_ids for n, _ in item.boundary.inputs):
+                item.set_ports(item.boundary)
 
     def sync(self, frame_id: str) -> None:
         """Draw ``frame_id`` as the graph has it now: a block if collapsed, its members otherwise."""
