@@ -470,7 +470,7 @@ class MainWindow(QtWidgets.QMainWindow):
         ids = self.scene.selected_node_ids()
         only = ids[0] if len(ids) == 1 else None
         self.properties.set_selection_count(len(ids))
-        if only != self.properties.node_id:
+        if only != self.properties.node_id or self.properties.group_id is not None:
             self.properties.show_node(only)
         if only is not None:
             self.viewer_target.show_node(only)

@@ -180,6 +180,12 @@ def test_the_menus_collapse_and_expand_and_the_block_moves_shows_copies_and_dele
     qtbot.waitUntil(lambda: members.height() >= members.sizeHint().height(), timeout=10000)   # laid out
     assert w.scene.card is None                       # no card left for the softmax the pointer was on
     save_shot(w, "canvas/group_properties")
+    # a click on empty canvas: the panel shows the graph again
+    empty = QtCore.QPoint(5, 5)
+    assert not w.scene.items(w.view.mapToScene(empty))
+    QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, empty)
+    assert w.properties.group_id is None and w.properties.node_id is None
+    assert "graph_name" in w.properties.widgets
     # drag the block: its members move with it, one undo step
     before = {n: w.graph.node(n).position for n in chain}
     start = _header(w, block)
