@@ -25,7 +25,7 @@ from nodeeditor.graph.grouping import Boundary, tensor_label
 from nodeeditor.graph.status import NodeStatus
 
 from . import style
-from .node_item import NodeItem, legible_font, screen_scale
+from .node_item import legible_font, screen_scale
 from .port_item import PortItem
 
 STACK = 4.0   # scene units between the block and each of the two outlines drawn behind it
@@ -154,21 +154,13 @@ class GroupItem(QtWidgets.QGraphicsItem):
         best, least = candidates[0], None
         for node_id, dx, dy in candidates:
             at = self.scene().node_item(node_id).pos()
-            covered = self._covered_area(QtCore.QRectF(QtCore.QPointF(at.x() + dx, at.y() + dy), size))
+            covered = self.scene().groups.covered(QtCore.QRectF(QtCore.QPointF(at.x() + dx, at.y() + dy), size),
+                                                  self.frame_id)
             if covered == 0.0:
                 return node_id, dx, dy
             if least is None or covered < least:
                 best, least = (node_id, dx, dy), covered
         return best
-
-    def _covered_area(self, rect: QtCore.QRectF) -> float:
-        """How much of other drawn nodes and blocks ``rect`` covers (scene units squared)."""
-        area = 0.0
-        for item in self.scene().items(rect):
-            if item is not self and item.isVisible() and isinstance(item, (NodeItem, GroupItem)):
-                common = rect.intersected(item.sceneBoundingRect())
-                area += common.width() * common.height()
-        return area
 
     def state(self) -> NodeStatus:
         """The most pressing state among the members (error, then blocked, warning, running):

@@ -20,6 +20,7 @@ from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.grouping import boundary
 
+from .free_space import FreeSpace
 from .group_item import GroupItem, node_item_or_none
 
 
@@ -35,6 +36,7 @@ class GroupLayer(QtCore.QObject):
         self._items: dict[str, GroupItem] = {}
         self._member_of: dict[str, str] = {}      # member node id -> its collapsed frame's id
         self._members: dict[str, set[str]] = {}   # collapsed frame id -> its members drawn as its block
+        self._space: FreeSpace | None = None       # drawn nodes and blocks, for placing a block (lazy)
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -44,6 +46,7 @@ class GroupLayer(QtCore.QObject):
         self._items.clear()
         self._member_of.clear()
         self._members.clear()
+        self._space = None
 
     def rebuild(self) -> None:
         """Draw the graph's collapsed frames (the scene has just mirrored a graph)."""
@@ -64,6 +67,8 @@ class GroupLayer(QtCore.QObject):
 
     # ------------------------------------------------------------------ keeping in step
     def on_event(self, event: E.GraphEvent) -> None:
+        if isinstance(event, (E.PositionChanged, E.NodeAdded, E.NodeRemoved, E.CollapsedChanged, E.SettingChanged)):
+            self._space = None      # nodes moved, came, went or changed size: measured again when needed
         match event:
             case E.FrameAdded(frame_id=fid) | E.FrameChanged(frame_id=fid) | E.FrameRemoved(frame_id=fid):
                 self.sync(fid)
@@ -103,12 +108,17 @@ class GroupLayer(QtCore.QObject):
             self._member_of[nid] = frame_id
         if now:
             self._members[frame_id] = now
+        space = self._space
         for nid in before | now:     # first: the block is placed where no drawn node is
             node_item = node_item_or_none(scene, nid)
             if node_item is not None:
                 node_item.setVisible(nid not in self._member_of)
                 if nid in self._member_of:
                     scene.hide_card(nid)      # the pointer's card for a node no longer drawn
+                    if space is not None:
+                        space.drop(nid)
+                elif space is not None:
+                    space.put(nid, node_item.sceneBoundingRect())
         item = self._items.get(frame_id)
         if now:
             if item is None:
@@ -116,14 +126,32 @@ class GroupLayer(QtCore.QObject):
                 scene.addItem(item)
             item.set_ports(boundary(graph, frame.nodes))
             item.relayout()
+            if self._space is not None:
+                self._space.put(("block", frame_id), item.sceneBoundingRect())
         elif item is not None:
             del self._items[frame_id]
             if item.scene() is scene:
                 scene.removeItem(item)
+            if self._space is not None:
+                self._space.drop(("block", frame_id))
         scene.refit_edges(before | now)
+
+    def covered(self, rect: QtCore.QRectF, frame_id: str) -> float:
+        """How much of the drawn nodes and of the other blocks than ``frame_id``'s ``rect``
+        would cover (for placing that block)."""
+        if self._space is None:
+            self._space = FreeSpace()
+            for node_item in self.scene.node_items():
+                if node_item.isVisible():
+                    self._space.put(node_item.node_id, node_item.sceneBoundingRect())
+            for fid, block in self._items.items():
+                if block.isVisible() and fid != frame_id:
+                    self._space.put(("block", fid), block.sceneBoundingRect())
+        return self._space.covered(rect, ("block", frame_id))
 
     def refit(self, frame_id: str) -> None:
         """The members moved: the block follows, and the wires to it."""
+        self._space = None
         item = self._items.get(frame_id)
         if item is not None:
             item.relayout()
