@@ -18,8 +18,9 @@ Contract:
   change no forward value: they leave the node's ``revision`` alone, so the engine's
   forward cache stays valid; the backward pass reads them.
 - Besides nodes and edges the document holds view objects that never change a value:
-  frames (:class:`~nodeeditor.graph.nodes.Frame`, a titled box around member nodes; removing
-  a node takes it out of its frames, restoring it puts it back), reroute points on edges
+  frames (:class:`~nodeeditor.graph.nodes.Frame`, a titled box around member nodes, or when
+  ``collapsed`` one group block in their place; removing a node takes it out of its frames,
+  restoring it puts it back), reroute points on edges
   (``route``; they go with the edge and come back with ``restore_node``) and each node's
   ``collapsed`` flag.
 - Types are inferred eagerly after every change (static, no kernels run) and
@@ -145,6 +146,8 @@ class Graph:
         self._settings.update(name=str(name), description=str(description), opset=check_opset(opset))
         self._infos: dict[str, NodeInfo] = {}
         self._frames: dict[str, N.Frame] = {}
+        self._grouped: dict[str, str] = {}   # node id -> the collapsed frame it is in (at most one)
+        self._frame_hint = 1                 # no frame<i> id below this is free (new_frame_id)
         self._routes: dict[N.Edge, tuple[N.Point, ...]] = {}   # edge -> its reroute points
         self._stamps = itertools.count(1)
         self._issued: dict[int, weakref.ref] = {}          # revision -> the node it was given to
@@ -874,15 +877,17 @@ class Graph:
     # ------------------------------------------------------------------ changing: frames and routes
     def new_frame_id(self) -> str:
         """A frame id not used in this graph: ``frame`` + the smallest free number from 1."""
-        for i in itertools.count(1):
+        for i in itertools.count(self._frame_hint):
             if f"frame{i}" not in self._frames:
+                self._frame_hint = i
                 return f"frame{i}"
         raise AssertionError  # pragma: no cover
 
     def add_frame(self, frame: N.Frame, *, index: int | None = None) -> str:
         """Insert ``frame`` (an empty id gets a fresh one; its colour must be ``#rrggbb``; its
-        member ids must be nodes of this graph). ``index``: its place in the drawing order
-        (default: last, on top). Emits ``FrameAdded``; returns the id."""
+        member ids must be nodes of this graph; when ``collapsed``, none of them may be in
+        another collapsed frame). ``index``: its place in the drawing order (default: last, on
+        top). Emits ``FrameAdded``; returns the id."""
         if not isinstance(frame, N.Frame):
             raise TypeError(f"not a frame: {frame!r}")
         if not frame.id:
@@ -892,7 +897,10 @@ class Graph:
         frame.colour = N.check_colour(frame.colour)
         frame.title = str(frame.title)
         frame.nodes = self._members(frame.nodes)
+        frame.collapsed = bool(frame.collapsed)
+        self._check_collapsed(frame.id, frame.nodes, frame.collapsed)
         self._frames[frame.id] = frame
+        self._index_group(frame.id)
         if index is not None and 0 <= index < len(self._frames) - 1:
             items = list(self._frames.items())
             items.insert(index, items.pop())
@@ -907,14 +915,17 @@ class Graph:
         frame = self.frame(frame_id)
         index = list(self._frames).index(frame_id)
         del self._frames[frame_id]
+        self._index_group(frame_id, frame.nodes)
+        self._frame_hint = 1
         self._changed()
         self.events.emit(E.FrameRemoved(frame_id, frame))
         return RemovedFrame(frame, index)
 
     def set_frame(self, frame_id: str, **fields: Any) -> dict[str, Any]:
-        """Change a frame's ``title``, ``colour`` and/or member ``nodes``; returns the old
-        values (``set_frame(frame_id, **old)`` restores them). Emits one ``FrameChanged`` per
-        field that changed."""
+        """Change a frame's ``title``, ``colour``, member ``nodes`` and/or ``collapsed`` flag;
+        returns the old values (``set_frame(frame_id, **old)`` restores them). Emits one
+        ``FrameChanged`` per field that changed. ValueError when a collapsed frame would share
+        a node with another collapsed one."""
         frame = self.frame(frame_id)
         unknown = set(fields) - set(N.FRAME_FIELDS)
         if unknown:
@@ -926,14 +937,43 @@ class Graph:
             new["title"] = str(new["title"])
         if "nodes" in new:
             new["nodes"] = self._members(new["nodes"])
+        if "collapsed" in new:
+            new["collapsed"] = bool(new["collapsed"])
+        self._check_collapsed(frame_id, new.get("nodes", frame.nodes), new.get("collapsed", frame.collapsed))
         old = {key: getattr(frame, key) for key in new}
         for key, value in new.items():
             setattr(frame, key, value)
+        if "nodes" in new or "collapsed" in new:
+            self._index_group(frame_id, old.get("nodes", frame.nodes))
         self._changed()
         for key in new:
             if old[key] != new[key]:
                 self.events.emit(E.FrameChanged(frame_id, key, old[key], new[key]))
         return old
+
+    def collapsed_frame_of(self, node_id: str) -> str | None:
+        """The collapsed frame (group) ``node_id`` belongs to, if any (there is at most one)."""
+        return self._grouped.get(node_id)
+
+    def _check_collapsed(self, frame_id: str, members: tuple[str, ...], collapsed: bool) -> None:
+        """ValueError when a collapsed frame would share a node with another collapsed frame."""
+        if not collapsed:
+            return
+        for node_id in members:
+            other = self._grouped.get(node_id)
+            if other is not None and other != frame_id:
+                raise ValueError(f"node {node_id!r} is already in the collapsed group "
+                                 f"{self._frames[other].title!r} [{other}]; a node can be in one collapsed group only")
+
+    def _index_group(self, frame_id: str, old_members: Iterable[str] = ()) -> None:
+        """Keep ``_grouped`` in step with frame ``frame_id`` (its members were ``old_members``)."""
+        for node_id in old_members:
+            if self._grouped.get(node_id) == frame_id:
+                del self._grouped[node_id]
+        frame = self._frames.get(frame_id)
+        if frame is not None and frame.collapsed:
+            for node_id in frame.nodes:
+                self._grouped[node_id] = frame_id
 
     def _members(self, node_ids: Iterable[str]) -> tuple[str, ...]:
         members = tuple(dict.fromkeys(node_ids))

@@ -561,19 +561,23 @@ SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
 @dataclass(eq=False)
 class Frame:
     """A titled, coloured box drawn around a group of nodes (``nodes``: their ids); moving
-    it moves them. ``colour`` is ``#rrggbb``. A view object: no effect on values."""
+    it moves them. ``colour`` is ``#rrggbb``. ``collapsed``: the canvas draws the members as
+    one group block (its ports are the tensors crossing the frame's boundary) instead of the
+    box; a node is in at most one collapsed frame. A view object: no effect on values (the
+    graph stays flat: running, inference and export never look at frames)."""
 
     id: str
     title: str = "Frame"
     colour: str = "#5a7bb5"
     nodes: tuple[str, ...] = ()
+    collapsed: bool = False
 
     def clone(self) -> Frame:
         return copy.copy(self)
 
 
 #: The fields of a Frame that ``Graph.set_frame`` may change.
-FRAME_FIELDS = ("title", "colour", "nodes")
+FRAME_FIELDS = ("title", "colour", "nodes", "collapsed")
 
 
 def check_colour(value: Any) -> str:

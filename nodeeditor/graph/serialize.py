@@ -11,7 +11,7 @@ migration. Structure::
      "model": {...ModelInfo, only when the graph came from a model},
      "nodes": [{"id", "kind", "name", "position": [x, y], ...kind fields}],
      "edges": [{"from": [node_id, port], "to": [node_id, port]}],
-     "frames": [{"id", "title", "colour": "#rrggbb", "nodes": [node_id, ...]}]}
+     "frames": [{"id", "title", "colour": "#rrggbb", "nodes": [node_id, ...], "collapsed": true}]}
 
 Kind fields: literal ``value`` (tensor); generator ``generator``, ``params``;
 file ``path`` (+ ``key``, ``dtype`` when set); input ``example`` (tensor);
@@ -34,7 +34,10 @@ field reads as its default.
 
 View fields (version 3): op ``"bypassed": true`` when set; any node may have
 ``"collapsed": true``; an edge with reroute points has ``"via": [[x, y], ...]``; ``frames``
-may be left out (no frames).
+may be left out (no frames). A frame drawn as one group block has ``"collapsed": true``
+(written only when set; a missing field reads as false). An optional field of version 3, not a
+new version: a reader that does not know it ignores it and shows the frame expanded, and a
+file without it loads as before.
 
 A tensor is ``{"dtype", "shape", ...}`` plus one of: ``"data"`` (nested lists, readable:
 floats in their shortest round-trip form, ``"nan"``/``"-nan"``/``"inf"``/``"-inf"`` as
@@ -633,7 +636,10 @@ def route_from_dict(d: Mapping[str, Any]) -> tuple[N.Point, ...]:
 def frame_to_dict(frame: N.Frame, node_ids: Iterable[str] | None = None) -> dict[str, Any]:
     """A frame as plain data (only the members among ``node_ids`` when given)."""
     members = [n for n in frame.nodes if node_ids is None or n in node_ids]
-    return {"id": frame.id, "title": frame.title, "colour": frame.colour, "nodes": members}
+    out = {"id": frame.id, "title": frame.title, "colour": frame.colour, "nodes": members}
+    if frame.collapsed:
+        out["collapsed"] = True
+    return out
 
 
 def frame_from_dict(d: Any) -> N.Frame:
@@ -648,11 +654,14 @@ def frame_from_dict(d: Any) -> N.Frame:
         raise ValueError(f"{what}: 'title' must be a string")
     if not isinstance(members, list) or not all(isinstance(n, str) for n in members):
         raise ValueError(f"{what}: 'nodes' must be a list of node ids")
+    collapsed = d.get("collapsed", False)
+    if not isinstance(collapsed, bool):
+        raise ValueError(f"{what}: 'collapsed' must be true or false")
     try:
         colour = N.check_colour(d.get("colour", N.Frame.colour))
     except ValueError as exc:
         raise ValueError(f"{what}: {exc}") from None
-    return N.Frame(frame_id, title, colour, tuple(members))
+    return N.Frame(frame_id, title, colour, tuple(members), collapsed)
 
 
 def graph_to_dict(graph: Graph, node_ids: Iterable[str] | None = None,
@@ -792,7 +801,7 @@ def paste_dict(graph: Graph, data: Mapping[str, Any], offset: tuple[float, float
         for frame in frames:
             members = [mapping[n] for n in frame.nodes if n in mapping]
             if members:
-                graph.add_frame(N.Frame("", frame.title, frame.colour, tuple(members)))
+                graph.add_frame(N.Frame("", frame.title, frame.colour, tuple(members), frame.collapsed))
     return mapping
 
 

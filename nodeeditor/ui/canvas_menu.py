@@ -2,14 +2,15 @@
 under the pointer first).
 
 It offers, on a node: Rename, Help for the operator, Bypass (disabled, with the reason as
-its tooltip, where the op cannot be bypassed), Collapse and New Frame Around Selection
-(:class:`.node_actions.NodeActions`); on a frame's title: Rename Frame, Colour, Remove
-Frame. Then everywhere: Add Block Here (the Tab box at that point); the window's Copy,
-Duplicate and Delete actions, enabled only while something is selected (and enabled again
-when the menu closes, so their shortcuts keep working); Paste Here, enabled while the
-clipboard holds IndexFlow nodes; Connect Ports when exactly one node is selected; Extract
-Selection while nodes are selected and Splice Back where it is enabled (:mod:`.regions`); Auto
-Layout and Frame.
+its tooltip, where the op cannot be bypassed), Collapse, New Frame Around Selection and
+Collapse into Group (:class:`.node_actions.NodeActions`); on a frame's title: Rename Frame,
+Colour, Remove Frame; on a group block: Expand Group, Rename Group, Colour, Remove Group.
+Then everywhere: Add Block Here (the Tab box at that point); the window's Copy, Duplicate
+and Delete actions, enabled only while something is selected (and enabled again when the
+menu closes, so their shortcuts keep working); Paste Here, enabled while the clipboard holds
+IndexFlow nodes; Connect Ports when exactly one node is selected; Extract Selection while
+nodes are selected and Splice Back where it is enabled (:mod:`.regions`); Auto Layout and
+Frame; Collapse Foreign Chains.
 The menu pops up without blocking; :attr:`CanvasMenu.menu` is the one shown last (for
 tests). It runs the given callables and actions and changes nothing itself.
 """
@@ -22,6 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from . import clipboard
 from .canvas import GraphScene, GraphView
 from .canvas.frame_item import FrameItem
+from .canvas.group_item import GroupItem
 from .canvas.node_item import NodeItem
 from .node_actions import NodeActions
 
@@ -53,6 +55,9 @@ class CanvasMenu:
         elif self._node_actions is not None and isinstance(under, FrameItem):
             self._node_actions.frame_section(menu)
             menu.addSeparator()
+        elif self._node_actions is not None and isinstance(under, GroupItem):
+            self._node_actions.group_section(menu)
+            menu.addSeparator()
         add = menu.addAction("Add Block Here…\tTab")
         add.triggered.connect(lambda: self._add_here(scene_pos))
         menu.addSeparator()
@@ -74,16 +79,18 @@ class CanvasMenu:
             menu.addActions(region)
         menu.addSeparator()
         menu.addActions(list(self._arrange_actions))
+        if self._node_actions is not None:
+            menu.addAction(self._node_actions.groups.chains_action)
         menu.aboutToHide.connect(lambda: [a.setEnabled(True) for a in self._selection_actions])
         self.menu = menu
         menu.popup(global_pos)
         return menu
 
     def _item_at(self, scene_pos: QtCore.QPointF) -> QtWidgets.QGraphicsItem | None:
-        """The node or frame under the click (its top-level item), if any."""
+        """The node, frame or group block under the click (its top-level item), if any."""
         for item in self.scene.items(scene_pos):
             while item.parentItem() is not None:
                 item = item.parentItem()
-            if isinstance(item, (NodeItem, FrameItem)):
+            if isinstance(item, (NodeItem, FrameItem, GroupItem)):
                 return item
         return None

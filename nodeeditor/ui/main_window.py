@@ -286,7 +286,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu.addActions([self.add_action, self.find_action, self.connect_action, self.layout_action])
         self.edit_menu.addSeparator()
         na = self.node_actions
-        self.edit_menu.addActions([na.rename_action, na.bypass_action, na.collapse_action, na.frame_action])
+        self.edit_menu.addActions([na.rename_action, na.bypass_action, na.collapse_action, na.frame_action,
+                                   na.groups.collapse_action, na.groups.expand_action, na.groups.chains_action])
         self.edit_menu.addSeparator()
         self.edit_menu.addActions([self.regions.extract_action, self.regions.splice_action])
 
@@ -463,10 +464,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.status_line.show(message, error)
 
     def _on_selection_changed(self) -> None:
+        group = self.scene.groups.selected_alone()
+        if group is not None:     # one group block: what is inside it, and the tensor it gives out
+            self.properties.show_group(group)
+            outputs = self.scene.groups.item(group).boundary.outputs
+            if outputs:
+                self.viewer_target.show_node(outputs[-1][0])
+            return
         ids = self.scene.selected_node_ids()
         only = ids[0] if len(ids) == 1 else None
         self.properties.set_selection_count(len(ids))
-        if only != self.properties.node_id:
+        if only != self.properties.node_id or self.properties.group_id is not None:
             self.properties.show_node(only)
         if only is not None:
             self.viewer_target.show_node(only)

@@ -1,6 +1,8 @@
 """What a node's right-click menu (and the Edit menu) does to the selected nodes and frames:
 Rename (F2, in place), Help for This Operator, Bypass (Ctrl+B), Collapse (H), New Frame
-Around Selection (Ctrl+J), and for a frame Rename Frame, its Colour and Remove Frame.
+Around Selection (Ctrl+J), and for a frame Rename Frame, its Colour and Remove Frame; the
+group actions (Collapse into Group, Expand Group, Collapse Foreign Chains) are
+:class:`.grouping.GroupActions`, held as ``groups``.
 
 Each change is one undo command pushed through ``push``; nothing here calls a Graph mutator.
 :meth:`NodeActions.update` enables the actions for the current selection and says why one is
@@ -21,6 +23,7 @@ from . import commands as C
 from .canvas import GraphScene, GraphView
 from .canvas.frame_item import TITLE_HEIGHT
 from .canvas.title_editor import RenameTarget, TitleEditor, TitleOf
+from .grouping import GroupActions
 from .op_help import OperatorHelp
 from .status_line import ShowStatus
 
@@ -58,6 +61,7 @@ class NodeActions:
         self.remove_frame_action = action("Remove Frame (Keep Its Nodes)", self.remove_frames)
         self.colour_actions = [action(name, lambda _=False, c=colour: self.set_frame_colour(c))
                                for name, colour in FRAME_COLOURS]
+        self.groups = GroupActions(parent, graph_of, scene, view, push, status)
         self.update()
         scene.selectionChanged.connect(self.update)
 
@@ -125,9 +129,11 @@ class NodeActions:
     def rename_frame(self, frame_id: str | None) -> None:
         if frame_id is None:
             return
-        item = self.scene.frame_item(frame_id)
-        box = item.box()
-        rect = QtCore.QRectF(box.left(), box.top(), box.width(), TITLE_HEIGHT)
+        if self._graph_of().frame(frame_id).collapsed:   # a group: its block's title row
+            rect = self.scene.groups.item(frame_id).title_rect()
+        else:
+            box = self.scene.frame_item(frame_id).box()
+            rect = QtCore.QRectF(box.left(), box.top(), box.width(), TITLE_HEIGHT)
         self.editor.edit(RenameTarget(TitleOf.FRAME, frame_id), self._graph_of().frame(frame_id).title, rect)
 
     def _renamed(self, target: RenameTarget, text: str) -> None:
@@ -202,7 +208,7 @@ class NodeActions:
         self.update()
         menu.addActions([self.rename_action, self.help_action])
         menu.addSeparator()
-        menu.addActions([self.bypass_action, self.collapse_action, self.frame_action])
+        menu.addActions([self.bypass_action, self.collapse_action, self.frame_action, self.groups.collapse_action])
 
     def frame_section(self, menu: QtWidgets.QMenu) -> None:
         """The frame actions, for the right-click menu on a frame's title."""
@@ -211,3 +217,21 @@ class NodeActions:
         colours = menu.addMenu("Colour")
         colours.addActions(self.colour_actions)
         menu.addAction(self.remove_frame_action)
+        menu.addAction(self.groups.collapse_action)
+
+    def group_section(self, menu: QtWidgets.QMenu) -> None:
+        """The actions for the right-click menu on a group block: Expand, Rename, Colour, and
+        Remove (the group goes, its nodes are drawn again)."""
+        self.update()
+        self.groups.section(menu)
+        self.rename_frame_action.setText("Rename Group…")
+        self.remove_frame_action.setText("Remove Group (Keep Its Nodes)")
+        menu.addAction(self.rename_frame_action)
+        colours = menu.addMenu("Colour")
+        colours.addActions(self.colour_actions)
+        menu.addAction(self.remove_frame_action)
+        menu.aboutToHide.connect(self._frame_texts)
+
+    def _frame_texts(self) -> None:
+        self.rename_frame_action.setText("Rename Frame…")
+        self.remove_frame_action.setText("Remove Frame (Keep Its Nodes)")

@@ -134,8 +134,8 @@ class EvaluationRunner(QtCore.QObject):
 
     # ------------------------------------------------------------------ internals
     def _on_event(self, event: E.GraphEvent) -> None:
-        if isinstance(event, (E.PositionChanged, E.TypesChanged)):
-            return
+        if isinstance(event, (E.TypesChanged, *E.VIEW_EVENTS)):
+            return          # no value depends on a view object (positions, frames, routes, collapsed flags)
         graph = self.graph
         touched: list[str] = []
         match event:

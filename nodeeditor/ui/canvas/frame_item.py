@@ -5,7 +5,8 @@ box is the members' box plus a margin and a title bar, recomputed whenever a mem
 Only the title bar takes the mouse (the inside stays canvas: rubber-band selection works
 there). Dragging the title bar moves the members with it; the scene reports the move like a
 node drag (``nodesMoved``), so it is one undo step. Double-clicking the title asks the scene
-to rename the frame (``GraphScene.frameRenameRequested``).
+to rename the frame (``GraphScene.frameRenameRequested``). A collapsed frame is not drawn
+here but as a group block (:mod:`.group_item`).
 """
 from __future__ import annotations
 
@@ -34,11 +35,21 @@ class FrameItem(QtWidgets.QGraphicsItem):
         return self.scene().graph.frame(self.frame_id)
 
     def relayout(self) -> None:
-        """Fit the box around the members as they are drawn now (hidden when none is on the canvas)."""
+        """Fit the box around the members as they are drawn now (hidden when none is on the
+        canvas, or while the frame is collapsed: its group block, ``group_item``, is drawn)."""
         scene = self.scene()
         if scene is None or not scene.graph.has_frame(self.frame_id):
             return
-        rect = scene.nodes_rect(set(self._frame().nodes)) if self._frame().nodes else QtCore.QRectF()
+        frame = self._frame()
+        if frame.collapsed:            # its block is drawn instead (the box comes back on expanding)
+            self.setVisible(False)
+            return
+        rect = QtCore.QRectF()
+        for node_id in frame.nodes:    # the members' items only (not a walk over every node)
+            try:
+                rect = rect.united(scene.node_item(node_id).sceneBoundingRect())
+            except KeyError:
+                continue
         self.setVisible(not rect.isNull())
         box = rect.adjusted(-MARGIN, -MARGIN - TITLE_HEIGHT, MARGIN, MARGIN) if not rect.isNull() else QtCore.QRectF()
         if box != self._box:

@@ -93,7 +93,14 @@ class Minimap(QtWidgets.QWidget):
                 p.setPen(QtCore.Qt.PenStyle.NoPen)
                 p.setBrush(colour)
                 p.drawRect(t.mapRect(item.box()))
+        for block in scene.groups.items():        # a collapsed group: its block, not its members
+            p.setPen(QtCore.Qt.PenStyle.NoPen)
+            colour = QtGui.QColor(scene.graph.frame(block.frame_id).colour)
+            p.setBrush(style.SELECTION if block.isSelected() else colour)
+            p.drawRect(t.mapRect(block.sceneBoundingRect()).adjusted(0, 0, 1, 1))
         for item in scene.node_items():
+            if not item.isVisible():
+                continue
             node = scene.graph.node(item.node_id)
             p.setPen(QtCore.Qt.PenStyle.NoPen)
             p.setBrush(style.SELECTION if item.isSelected() else style.CATEGORY_COLOURS[category_of(node)])

@@ -30,7 +30,10 @@ signals for the main window to turn into undo commands:
 
 While a wire is drawn over a port that refuses it, the reason is shown beside the pointer
 (:class:`~.edge_item.WireTip`). Frames (:class:`~.frame_item.FrameItem`) are drawn behind
-everything and follow their members; each edge draws its reroute points.
+everything and follow their members; each edge draws its reroute points. A collapsed frame is
+one block in place of its members (``groups``, :class:`~.group_layer.GroupLayer`): wires that
+cross it end at the block's ports (:meth:`GraphScene.port_scene_pos`), wires inside it are
+hidden, and selecting the block selects its members and frame.
 
 Node states come from the graph's static info and the runner's results (see ``node_state``).
 In training mode (:meth:`GraphScene.set_training_mode`: the Training dock is open) the wires a
@@ -59,6 +62,8 @@ from nodeeditor.graph.status import NodeStatus
 from . import style
 from .edge_item import DraftEdgeItem, EdgeItem, RerouteItem, WireTip, insertion_index
 from .frame_item import FrameItem
+from .group_item import GroupItem
+from .group_layer import GroupLayer
 from .node_item import NodeItem, PortCard, subtitle_of
 from .port_item import PortItem
 from .preview import preview as preview_content
@@ -148,6 +153,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._updating = False
         #: wires that carry a gradient get a halo (see the module docstring)
         self.training_mode = False
+        #: collapsed frames drawn as one block each (see ``group_layer``)
+        self.groups = GroupLayer(self)
         self.set_graph(graph)
 
     # ------------------------------------------------------------------ mirror
@@ -156,6 +163,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self._unsubscribe is not None:
             self._unsubscribe()
         self._drag = None
+        self.groups.forget()      # before clear(): its selectionChanged must not reach deleted blocks
         self.clear()
         self._nodes.clear()
         self._edges.clear()
@@ -170,6 +178,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self._add_edge_item(edge)
         for frame in graph.frames:
             self._add_frame_item(frame.id)
+        self.groups.rebuild()
         self.refresh_all()
         self._update_gradient_wires()
         self._unsubscribe = graph.events.subscribe(self._on_event)
@@ -192,7 +201,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         return list(self._frames.values())
 
     def selected_frame_ids(self) -> list[str]:
-        return [i.frame_id for i in self.selectedItems() if isinstance(i, FrameItem)]
+        """Selected frames, and the collapsed ones whose block is selected."""
+        return [i.frame_id for i in self.selectedItems() if isinstance(i, FrameItem)] + self.groups.selected_frame_ids()
 
     def _add_frame_item(self, frame_id: str) -> FrameItem:
         item = FrameItem(frame_id)
@@ -215,7 +225,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def selected_node_ids(self) -> list[str]:
         """Selected nodes in graph order."""
-        chosen = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)}
+        chosen = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)} | self.groups.selected_members()
         return [nid for nid in self.graph.node_ids if nid in chosen]
 
     def selected_edges(self) -> list[N.Edge]:
@@ -230,6 +240,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
             for nid in wanted:
                 if nid in self._nodes:
                     self._nodes[nid].setSelected(True)
+            self.groups.select_whole(wanted)
         finally:
             self.blockSignals(blocked)
         self.selectionChanged.emit()
@@ -259,9 +270,25 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def _place_edge(self, item: EdgeItem) -> None:
         e = item.edge
-        a = self._nodes[e.src].port_scene_pos(e.src_port, True)
-        b = self._nodes[e.dst].port_scene_pos(e.dst_port, False)
-        item.set_ends(a, b)
+        item.set_ends(self.port_scene_pos(e.src, e.src_port, True), self.port_scene_pos(e.dst, e.dst_port, False))
+
+    def port_scene_pos(self, node_id: str, port: str, is_output: bool) -> QtCore.QPointF:
+        """Where a wire at that port is drawn to: the port, or its group block's port."""
+        if self.groups:
+            at = self.groups.port_pos(node_id, port, is_output)
+            if at is not None:
+                return at
+        return self._nodes[node_id].port_scene_pos(port, is_output)
+
+    def refit_edges(self, node_ids) -> None:
+        """Draw the edges of these nodes again (a group collapsed, expanded or moved): to
+        their ports, hidden when inside one group."""
+        for nid in node_ids:
+            for item in self._edges_of(nid):
+                hidden = self.groups.edge_hidden(item.edge)
+                item.setVisible(not hidden)
+                if not hidden:
+                    self._place_edge(item)
 
     def _edges_of(self, node_id: str) -> list[EdgeItem]:
         return [self._edges[key] for key in self._node_edges.get(node_id, ()) if key in self._edges]
@@ -272,6 +299,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self._place_edge(item)
         if self._frames:
             self._relayout_frames(node_id)
+            if self.groups:
+                self.groups.member_moved(node_id)
 
     def set_training_mode(self, on: bool) -> None:
         """Draw the gradient halo on the wires that carry one (True), or on none."""
@@ -289,6 +318,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def _on_event(self, event: E.GraphEvent) -> None:
         self._on_event_items(event)
+        self.groups.on_event(event)
         if self.training_mode and not isinstance(event, E.VIEW_EVENTS):
             self._update_gradient_wires()
 
@@ -396,6 +426,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self.show_previews:
             item.set_preview(True, *self._preview_content(node_id))
         item.refresh()
+        if self.groups:
+            self.groups.member_refreshed(node_id)
         if self.card is not None and self.card.node_id == node_id:
             self.show_card(node_id)      # the card under the pointer says what the node says now
         state, _ = self.node_state(node_id)
@@ -512,7 +544,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def _update_draft(self, pos: QtCore.QPointF) -> None:
         d = self._drag
         nid, port = d.anchor
-        anchor = self._nodes[nid].port_scene_pos(port, d.from_output)
+        anchor = self.port_scene_pos(nid, port, d.from_output)
         if d.from_output:
             d.draft.set_ends(anchor, pos)
         else:
@@ -655,15 +687,15 @@ class GraphScene(QtWidgets.QGraphicsScene):
                     self.routeChanged.emit(item.edge, self._with_point(item, (pos.x(), pos.y())), "Add Reroute Point")
                     event.accept()
                     return
-                if isinstance(item, (NodeItem, PortItem)):
+                if isinstance(item, (NodeItem, PortItem, GroupItem)):
                     break
         super().mouseDoubleClickEvent(event)
 
     def _with_point(self, item: EdgeItem, at: tuple[float, float]) -> list[tuple[float, float]]:
         """The edge's points with ``at`` put where it splits the wire."""
         e = item.edge
-        a = self._nodes[e.src].port_scene_pos(e.src_port, True)
-        b = self._nodes[e.dst].port_scene_pos(e.dst_port, False)
+        a = self.port_scene_pos(e.src, e.src_port, True)
+        b = self.port_scene_pos(e.dst, e.dst_port, False)
         points = item.route_points()
         index = insertion_index([(a.x(), a.y())] + points + [(b.x(), b.y())], at)
         points.insert(index - 1, at)

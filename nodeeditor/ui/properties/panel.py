@@ -24,6 +24,7 @@ from ..status_line import ShowStatus
 from .file_form import FileForm
 from .foreign_form import ForeignForm
 from .generator_form import GeneratorForm
+from .group_form import GroupForm
 from .operator_form import OperatorForm
 from .training_form import TrainingForm
 from .value_form import ValueForm
@@ -69,7 +70,8 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
         super().keyPressEvent(event)
 
 
-class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileForm, TrainingForm, QtWidgets.QWidget):
+class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileForm, TrainingForm, GroupForm,
+                    QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
     ``status(message, error=False)`` receives what the user should read (a value that does
     not parse, what a paste did)."""
@@ -98,6 +100,7 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
         outer.addWidget(self._scroll)
         self.title = QtWidgets.QLabel()
         self._selection_count = 0
+        self.group_id: str | None = None     # the group block shown (a collapsed frame), if any
 
     # ------------------------------------------------------------------ public
     def set_graph(self, graph: Graph) -> None:
@@ -123,6 +126,13 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
 
     def show_node(self, node_id: str | None) -> None:
         self.node_id = node_id if node_id and self.graph is not None and self.graph.has_node(node_id) else None
+        self.group_id = None
+        self._rebuild()
+
+    def show_group(self, frame_id: str) -> None:
+        """Show a group block's page (``frame_id``: its collapsed frame): what is inside it."""
+        self.node_id = None
+        self.group_id = frame_id if self.graph is not None and self.graph.has_frame(frame_id) else None
         self._rebuild()
 
     def on_event(self, event: E.GraphEvent) -> None:
@@ -133,9 +143,15 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
         if nid is not None and not self.graph.has_node(nid):
             self.show_node(None)
             return
+        if self.group_id is not None and not (self.graph.has_frame(self.group_id)
+                                              and self.graph.frame(self.group_id).collapsed):
+            self.show_node(None)      # the group was expanded or removed
+            return
         match event:
             case E.SettingChanged(name="opset"):
                 self._rebuild()
+            case E.FrameChanged(frame_id=fid) if fid == self.group_id:
+                self.refresh()
             case E.SourceChanged(field="generator") if event.node_id == nid:
                 self._rebuild()
             case E.TypesChanged() | E.SettingChanged():
@@ -168,7 +184,9 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
         # rows from the top, whatever the style's default: the heading stays put between nodes
         self._form.setFormAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
         if self.graph is not None:
-            if self.node_id is None:
+            if self.node_id is None and self.group_id is not None:
+                self._build_group(self.group_id)
+            elif self.node_id is None:
                 self._build_graph()
             else:
                 node = self.graph.node(self.node_id)
