@@ -15,6 +15,25 @@ from . import style
 
 REROUTE_RADIUS = 5.0
 HIT_WIDTH = 12.0   # scene units around the curve that a click or hover hits (wider than the drawn pen)
+_SELECTABLE = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+_UNKNOWN = style.DtypeFamily.UNKNOWN
+#: (state, family) -> the wire's pen: wires drawn alike share one
+_PENS: dict[tuple, QtGui.QPen] = {}
+
+
+def wire_pen(state: str, family: style.DtypeFamily) -> QtGui.QPen:
+    """The pen of a wire from a node in ``state`` carrying an element type of ``family``."""
+    pen = _PENS.get((state, family))
+    if pen is None:
+        if state in (style.ERROR, style.BLOCKED) or family is _UNKNOWN:
+            colour = style.EDGE_COLOURS.get(state, style.EDGE_COLOURS[style.OK])
+        else:
+            colour = style.FAMILY_COLOURS[family][0]
+        pen = QtGui.QPen(colour, 2.2)
+        if state in (style.BLOCKED, style.STALE):
+            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+        _PENS[(state, family)] = pen
+    return pen
 
 
 def curve(a: QtCore.QPointF, b: QtCore.QPointF) -> QtGui.QPainterPath:
@@ -76,9 +95,9 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         super().__init__()
         self.edge = edge
         self.state = style.OK
-        self.family = style.DtypeFamily.UNKNOWN
+        self.family = _UNKNOWN
         self.setZValue(-1)
-        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setFlag(_SELECTABLE)
         self.setAcceptHoverEvents(True)
         self._hover = False
         #: carries a gradient back towards a trainable source (drawn only in training mode)
@@ -130,14 +149,7 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         if self._style_key == (state, self.family):
             return
         self._style_key = (state, self.family)
-        if state in (style.ERROR, style.BLOCKED) or self.family is style.DtypeFamily.UNKNOWN:
-            colour = style.EDGE_COLOURS.get(state, style.EDGE_COLOURS[style.OK])
-        else:
-            colour = style.FAMILY_COLOURS[self.family][0]
-        pen = QtGui.QPen(colour, 2.2)
-        if state in (style.BLOCKED, style.STALE):
-            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
-        self.setPen(pen)
+        self.setPen(wire_pen(state, self.family))
         for item in self.reroutes:
             item.update()
 

@@ -10,7 +10,10 @@ Text is never drawn smaller than ``style.MIN_LABEL_PX`` screen pixels while it f
 lower zoom it is drawn larger in scene units; below ``style.LABEL_ZOOM`` the port type
 labels step aside, below ``style.NAMES_ZOOM`` the port names and the subtitle too, and the
 title shrinks no further than its row allows. At those zooms, the pointer over a node shows
-a :class:`PortCard`: the node's title, its ports and their types at screen size."""
+a :class:`PortCard`: the node's title, its ports and their types at screen size.
+
+The tooltip is written when asked (:meth:`NodeItem.toolTip`, by the scene's ``helpEvent``),
+not on every refresh."""
 from __future__ import annotations
 
 import html
@@ -25,6 +28,8 @@ from .port_item import PortItem
 from .preview import PreviewText, draw_text
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
+_FLAGS = Flag.ItemIsMovable | Flag.ItemIsSelectable | Flag.ItemSendsGeometryChanges
+_CACHE = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
 _MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
 _SELECTED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged
 
@@ -124,9 +129,9 @@ class NodeItem(QtWidgets.QGraphicsItem):
     def __init__(self, node_id: str, node: N.Node) -> None:
         super().__init__()
         self.node_id = node_id
-        self.setFlags(Flag.ItemIsMovable | Flag.ItemIsSelectable | Flag.ItemSendsGeometryChanges)
+        self.setFlags(_FLAGS)
         self.setAcceptHoverEvents(True)
-        self.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setCacheMode(_CACHE)
         self.ports: dict[tuple[str, bool], PortItem] = {}
         self._height = 0.0
         self._preview: QtGui.QImage | None = None
@@ -197,10 +202,14 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.update()
 
     def refresh(self) -> None:
-        """Re-read the tooltip and redraw (after the graph or the run state changed)."""
+        """Redraw (after the graph or the run state changed); the tooltip is read when asked."""
+        self.update()
+
+    def toolTip(self) -> str:
+        """The node's label, op, attributes, training badges and state (written now, from the scene)."""
         scene = self.scene()
-        if scene is None:
-            return
+        if scene is None or not scene.graph.has_node(self.node_id):
+            return ""
         state, message = scene.node_state(self.node_id)
         node = scene.graph.node(self.node_id)
         tip = f"<b>{node.label}</b> — {subtitle_of(node, scene.graph.opset)}<br>{style.STATE_LABELS[state]}"
@@ -212,10 +221,16 @@ class NodeItem(QtWidgets.QGraphicsItem):
             tip += "<br>" + MARK_TIPS[mark].format(getattr(node, "loss_coefficient", ""))
         if message:
             tip += "<br>" + message.replace("&", "&amp;").replace("<", "&lt;").replace("\n", "<br>")
-        self.setToolTip(tip)
-        self.update()
+        return tip
 
-    def itemChange(self, change, value):
+    def follow_changes(self) -> None:
+        """From now on, a move tells the scene (which keeps the wires attached) and selection
+        raises the node. Called once the item is built, placed and on the scene: while Qt finds
+        no Python ``itemChange``, building it (its flags, its port children, its position, the
+        scene) calls none, which is most of the cost of building thousands of nodes."""
+        self.itemChange = self._item_change
+
+    def _item_change(self, change, value):
         if change is not _MOVED and change is not _SELECTED:
             return value                 # QGraphicsItem.itemChange's own answer, without the call
         if change is _MOVED:
@@ -224,7 +239,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 scene.node_item_moved(self.node_id)
         else:
             self.setZValue(1 if value else 0)
-        return super().itemChange(change, value)
+        return QtWidgets.QGraphicsItem.itemChange(self, change, value)
 
     def port_label(self, port: str, is_output: bool) -> tuple[str, bool]:
         """The type text drawn beside a port (``dtype[shape]``, ``?`` when unknown, or why an

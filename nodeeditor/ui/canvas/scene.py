@@ -241,6 +241,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         item.setPos(*node.position)
         self._updating = False
         self.addItem(item)
+        item.follow_changes()
         self._nodes[node_id] = item
         if self.show_previews:
             item.set_preview(True, *self._preview_content(node_id))
@@ -248,13 +249,13 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def _add_edge_item(self, edge: N.Edge) -> EdgeItem:
         item = EdgeItem(edge)
-        self.addItem(item)
         key = (edge.dst, edge.dst_port)
         self._edges[key] = item
         self._node_edges.setdefault(edge.src, set()).add(key)
         self._node_edges.setdefault(edge.dst, set()).add(key)
         item.set_route(self.graph.route(edge))
         self._place_edge(item)
+        self.addItem(item)               # placed first: the scene's index takes its bounds once
         return item
 
     def _place_edge(self, item: EdgeItem) -> None:
@@ -409,17 +410,41 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 used.add((e.src_port, True))
             if e.dst == node_id:
                 used.add((e.dst_port, False))
-        wrong = self.problem_port(node_id)
         for key, port_item in item.ports.items():
             port_item.set_connected(key in used, item.port_family(*key))
-            text, _known = item.port_label(*key)
-            tip = (f"{'output' if key[1] else 'input'} <b>{key[0]}</b>: {text}<br>"
-                   + ("drag to an input to connect; click to view" if key[1] else
-                      "drag from an output here; drag the wire end away to disconnect"))
-            if key == (wrong, False):
-                message = html.escape(self.node_state(node_id)[1])
-                tip += f"<br><span style='color:#d43c3c'>{message}</span>"
-            port_item.setToolTip(tip)
+
+    def port_tooltip(self, node_id: str, port: str, is_output: bool) -> str:
+        """A port's tooltip: its type (or why it has none), how to use it, and the node's
+        problem when it is about this input."""
+        item = self._nodes.get(node_id)
+        if item is None or not self.graph.has_node(node_id):
+            return ""
+        text, _known = item.port_label(port, is_output)
+        tip = (f"{'output' if is_output else 'input'} <b>{port}</b>: {text}<br>"
+               + ("drag to an input to connect; click to view" if is_output else
+                  "drag from an output here; drag the wire end away to disconnect"))
+        if not is_output and port == self.problem_port(node_id):
+            message = html.escape(self.node_state(node_id)[1])
+            tip += f"<br><span style='color:#d43c3c'>{message}</span>"
+        return tip
+
+    def helpEvent(self, event: QtWidgets.QGraphicsSceneHelpEvent) -> None:
+        """Show the tooltip of the topmost item under the pointer, as QGraphicsScene does, but
+        asking nodes and ports for theirs now (they write it when asked, see ``toolTip``)."""
+        widget = event.widget()
+        view = widget.parentWidget() if widget is not None else None
+        if not isinstance(view, QtWidgets.QGraphicsView):
+            super().helpEvent(event)
+            return
+        for under in view.items(widget.mapFromGlobal(event.screenPos())):
+            if isinstance(under, (NodeItem, PortItem)):
+                text = under.toolTip()
+                QtWidgets.QToolTip.showText(event.screenPos(), text, widget)
+                event.setAccepted(bool(text))
+                return
+            if isinstance(under, QtWidgets.QGraphicsProxyWidget) or under.toolTip():
+                break
+        super().helpEvent(event)
 
     # ------------------------------------------------------------------ the hover card
     def view_zoom(self) -> float:
