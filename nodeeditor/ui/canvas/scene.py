@@ -137,6 +137,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.graph: Graph = graph
         self.show_previews = False
         self._nodes: dict[str, NodeItem] = {}
+        self._bare_nodes: set[str] = set()   # ids of nodes whose port items are not made yet
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
@@ -162,6 +163,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._node_edges.clear()
         self._frames.clear()
         self._previews.clear()
+        self._bare_nodes.clear()
         self.card: PortCard | None = None     # on the scene only while shown
         self.graph = graph
         for node in graph.nodes:
@@ -243,6 +245,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.addItem(item)
         item.follow_changes()
         self._nodes[node_id] = item
+        self._bare_nodes.add(node_id)
         if self.show_previews:
             item.set_preview(True, *self._preview_content(node_id))
         return item
@@ -301,6 +304,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
                     self.emptyChanged.emit(False)
             case E.NodeRemoved(node_id=nid):
                 item = self._nodes.pop(nid, None)
+                self._bare_nodes.discard(nid)
                 self._previews.pop(nid, None)
                 self._node_edges.pop(nid, None)
                 if item is not None:
@@ -400,18 +404,40 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self.card is not None and self.card.node_id == node_id:
             self.show_card(node_id)      # the card under the pointer says what the node says now
         state, _ = self.node_state(node_id)
-        used: set[tuple[str, bool]] = set()
         for edge_item in self._edges_of(node_id):
             e = edge_item.edge
             if e.src == node_id:
                 ttype = self.graph.node_info(node_id).outputs.get(e.src_port)
                 edge_item.set_state(state if state != style.WARNING else style.OK,
                                     style.dtype_family(ttype.dtype if ttype is not None else None))
+        if item.has_port_items:
+            self.style_ports(node_id)
+
+    def style_ports(self, node_id: str) -> None:
+        """Colour the node's port items: filled where a wire is attached, ringed in the element
+        type's family colour."""
+        item = self._nodes.get(node_id)
+        if item is None:
+            return
+        used: set[tuple[str, bool]] = set()
+        for edge_item in self._edges_of(node_id):
+            e = edge_item.edge
+            if e.src == node_id:
                 used.add((e.src_port, True))
             if e.dst == node_id:
                 used.add((e.dst_port, False))
         for key, port_item in item.ports.items():
             port_item.set_connected(key in used, item.port_family(*key))
+
+    def make_ports(self, rect: QtCore.QRectF) -> None:
+        """Make the port items of the nodes in ``rect`` that have none yet (see
+        :attr:`NodeItem.ports`): the view calls this for what it is about to draw."""
+        if not self._bare_nodes:
+            return
+        for item in self.items(rect):
+            if isinstance(item, NodeItem) and item.node_id in self._bare_nodes:
+                self._bare_nodes.discard(item.node_id)
+                item.ports                  # noqa: B018 - made now, unless made already
 
     def port_tooltip(self, node_id: str, port: str, is_output: bool) -> str:
         """A port's tooltip: its type (or why it has none), how to use it, and the node's
@@ -436,6 +462,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if not isinstance(view, QtWidgets.QGraphicsView):
             super().helpEvent(event)
             return
+        self.port_at(event.scenePos())   # make the port items there first
         for under in view.items(widget.mapFromGlobal(event.screenPos())):
             if isinstance(under, (NodeItem, PortItem)):
                 text = under.toolTip()
@@ -499,6 +526,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     # ------------------------------------------------------------------ mouse: wires and moves
     def port_at(self, pos: QtCore.QPointF) -> PortItem | None:
+        """The port under ``pos`` (the port items of nodes near it are made first)."""
+        reach = style.PORT_RADIUS + 6
+        self.make_ports(QtCore.QRectF(pos.x() - reach, pos.y() - reach, 2 * reach, 2 * reach))
         for item in self.items(pos):
             if isinstance(item, PortItem):
                 return item
