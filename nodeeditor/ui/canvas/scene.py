@@ -64,6 +64,10 @@ from .port_item import PortItem
 from .preview import preview as preview_content
 
 PREVIEW_SIZE = (212, 72)
+#: Nodes without port items are filed by the square of this side their position falls in, so
+#: the view finds the ones it is about to draw without asking the scene index (whose answer
+#: asks every long wire crossing the area for its bounds, in Python).
+BARE_CELL = 1024.0
 
 
 @dataclass
@@ -137,7 +141,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.graph: Graph = graph
         self.show_previews = False
         self._nodes: dict[str, NodeItem] = {}
-        self._bare_nodes: set[str] = set()   # ids of nodes whose port items are not made yet
+        self._bare_nodes: dict[str, tuple[int, int]] = {}   # node without port items -> its cell
+        self._bare_cells: dict[tuple[int, int], set[str]] = {}
+        self._bare_reach = 0.0      # the tallest node filed: how far above a rect to look
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
@@ -164,6 +170,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._frames.clear()
         self._previews.clear()
         self._bare_nodes.clear()
+        self._bare_cells.clear()
+        self._bare_reach = 0.0
         self.card: PortCard | None = None     # on the scene only while shown
         self.graph = graph
         for node in graph.nodes:
@@ -245,7 +253,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.addItem(item)
         item.follow_changes()
         self._nodes[node_id] = item
-        self._bare_nodes.add(node_id)
+        self._file_bare(node_id, item)
         if self.show_previews:
             item.set_preview(True, *self._preview_content(node_id))
         return item
@@ -272,6 +280,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def node_item_moved(self, node_id: str) -> None:
         """Called by a NodeItem whose position changed: keep its edges attached."""
+        if node_id in self._bare_nodes:
+            self._unfile_bare(node_id)
+            self._file_bare(node_id, self._nodes[node_id])
         for item in self._edges_of(node_id):
             self._place_edge(item)
         if self._frames:
@@ -304,7 +315,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
                     self.emptyChanged.emit(False)
             case E.NodeRemoved(node_id=nid):
                 item = self._nodes.pop(nid, None)
-                self._bare_nodes.discard(nid)
+                self._unfile_bare(nid)
                 self._previews.pop(nid, None)
                 self._node_edges.pop(nid, None)
                 if item is not None:
@@ -419,6 +430,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         item = self._nodes.get(node_id)
         if item is None:
             return
+        self._unfile_bare(node_id)            # it has port items now
         used: set[tuple[str, bool]] = set()
         for edge_item in self._edges_of(node_id):
             e = edge_item.edge
@@ -434,10 +446,33 @@ class GraphScene(QtWidgets.QGraphicsScene):
         :attr:`NodeItem.ports`): the view calls this for what it is about to draw."""
         if not self._bare_nodes:
             return
-        for item in self.items(rect):
-            if isinstance(item, NodeItem) and item.node_id in self._bare_nodes:
-                self._bare_nodes.discard(item.node_id)
-                item.ports                  # noqa: B018 - made now, unless made already
+        x0, x1 = int((rect.left() - style.NODE_WIDTH - 8) // BARE_CELL), int(rect.right() // BARE_CELL)
+        y0, y1 = int((rect.top() - self._bare_reach) // BARE_CELL), int(rect.bottom() // BARE_CELL)
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > len(self._bare_cells):
+            cells = [c for c in self._bare_cells if x0 <= c[0] <= x1 and y0 <= c[1] <= y1]
+        else:
+            cells = [c for c in ((x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)) if c in self._bare_cells]
+        for cell in cells:
+            for nid in list(self._bare_cells.get(cell, ())):
+                item = self._nodes[nid]
+                if item.sceneBoundingRect().intersects(rect):
+                    item.ports              # noqa: B018 - made now (which unfiles it)
+                    self._unfile_bare(nid)
+
+    def _file_bare(self, node_id: str, item: NodeItem) -> None:
+        pos = item.scenePos()
+        cell = (int(pos.x() // BARE_CELL), int(pos.y() // BARE_CELL))
+        self._bare_nodes[node_id] = cell
+        self._bare_cells.setdefault(cell, set()).add(node_id)
+        self._bare_reach = max(self._bare_reach, item.boundingRect().height())
+
+    def _unfile_bare(self, node_id: str) -> None:
+        cell = self._bare_nodes.pop(node_id, None)
+        if cell is not None:
+            ids = self._bare_cells[cell]
+            ids.discard(node_id)
+            if not ids:
+                del self._bare_cells[cell]
 
     def port_tooltip(self, node_id: str, port: str, is_output: bool) -> str:
         """A port's tooltip: its type (or why it has none), how to use it, and the node's
