@@ -4,7 +4,12 @@ points when it has any (``Graph.route``), coloured by the element type it carrie
 the canvas's training mode a wire that carries a gradient has a halo (``style.GRADIENT_COLOUR``). It
 holds the Edge record it mirrors (its identity); each reroute point is a
 :class:`RerouteItem` child, dragged like a node (the scene turns the drag into an undoable
-route change)."""
+route change).
+
+A wire drawn plainly (not selected, hovered or haloed) is painted by Qt's own
+``QGraphicsPathItem.paint`` (its pen, no brush): a Python ``paint`` costs a call into Python
+per wire per frame, most of a pan over thousands of wires. :meth:`EdgeItem.mark` gives the
+others :meth:`EdgeItem.paint_marked`; the scene calls it when the selection changes."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -158,7 +163,7 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         if on != self.gradient:
             self.prepareGeometryChange()
             self.gradient = on
-            self.update()
+            self.mark()
 
     def boundingRect(self) -> QtCore.QRectF:
         margin = style.GRADIENT_WIDTH / 2 + 1 if self.gradient else 0.0
@@ -171,13 +176,28 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
 
     def hoverEnterEvent(self, event) -> None:
         self._hover = True
-        self.update()
+        self.mark()
 
     def hoverLeaveEvent(self, event) -> None:
         self._hover = False
+        self.mark()
+
+    @property
+    def marked(self) -> bool:
+        """Whether the wire is drawn by :meth:`paint_marked` (selected, hovered or haloed)."""
+        return "paint" in self.__dict__
+
+    def mark(self) -> None:
+        """Draw the wire with :meth:`paint_marked` while it is selected, hovered or haloed,
+        else with Qt's own paint (see the module docstring); and redraw it."""
+        wanted = self.isSelected() or self._hover or self.gradient
+        if wanted and not self.marked:
+            self.paint = self.paint_marked
+        elif not wanted and self.marked:
+            del self.paint
         self.update()
 
-    def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
+    def paint_marked(self, painter: QtGui.QPainter, option, widget=None) -> None:
         pen = QtGui.QPen(self.pen())
         if self.isSelected():
             pen.setColor(style.SELECTION)

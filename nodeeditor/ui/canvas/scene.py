@@ -144,6 +144,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._bare_nodes: dict[str, tuple[int, int]] = {}   # node without port items -> its cell
         self._bare_cells: dict[tuple[int, int], set[str]] = {}
         self._bare_reach = 0.0      # the tallest node filed: how far above a rect to look
+        self._selected_edges: list[EdgeItem] = []   # drawn marked for being selected
+        self.selectionChanged.connect(self._mark_selected_edges)
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
@@ -163,6 +165,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self._unsubscribe is not None:
             self._unsubscribe()
         self._drag = None
+        self._selected_edges = []
         self.clear()
         self._nodes.clear()
         self._edges.clear()
@@ -227,6 +230,17 @@ class GraphScene(QtWidgets.QGraphicsScene):
         """Selected nodes in graph order."""
         chosen = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)}
         return [nid for nid in self.graph.node_ids if nid in chosen]
+
+    def _mark_selected_edges(self) -> None:
+        """Edges that became selected or unselected change how they are drawn (``EdgeItem.mark``)."""
+        selected = [i for i in self.selectedItems() if isinstance(i, EdgeItem)]
+        for item in self._selected_edges + selected:
+            try:
+                if item.scene() is self:
+                    item.mark()
+            except RuntimeError:         # deleted with the scene's items (clear)
+                pass
+        self._selected_edges = selected
 
     def selected_edges(self) -> list[N.Edge]:
         return [i.edge for i in self.selectedItems() if isinstance(i, EdgeItem)]
