@@ -37,6 +37,7 @@ from .preview import PreviewText, draw_text
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
 _FLAGS = Flag.ItemIsMovable | Flag.ItemIsSelectable | Flag.ItemSendsGeometryChanges
 _CACHE = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+_BASE_ITEM_CHANGE = QtWidgets.QGraphicsItem.itemChange
 _MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
 _SELECTED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged
 
@@ -253,19 +254,21 @@ class NodeItem(QtWidgets.QGraphicsItem):
         """From now on, a move tells the scene (which keeps the wires attached) and selection
         raises the node. Called once the item is built, placed and on the scene: while Qt finds
         no Python ``itemChange``, building it (its flags, its port children, its position, the
-        scene) calls none, which is most of the cost of building thousands of nodes."""
+        scene) calls none, which is most of the cost of building thousands of nodes. A subclass's
+        own ``itemChange`` still sees every change, after this one."""
+        self._class_item_change = type(self).itemChange   # QGraphicsItem's, or a subclass's
         self.itemChange = self._item_change
 
     def _item_change(self, change, value):
-        if change is not _MOVED and change is not _SELECTED:
-            return value                 # QGraphicsItem.itemChange's own answer, without the call
         if change is _MOVED:
             scene = self.scene()
             if scene is not None:
                 scene.node_item_moved(self.node_id)
-        else:
+        elif change is _SELECTED:
             self.setZValue(1 if value else 0)
-        return QtWidgets.QGraphicsItem.itemChange(self, change, value)
+        elif self._class_item_change is _BASE_ITEM_CHANGE:
+            return value                 # QGraphicsItem.itemChange's own answer, without the call
+        return self._class_item_change(self, change, value)
 
     def port_label(self, port: str, is_output: bool) -> tuple[str, bool]:
         """The type text drawn beside a port (``dtype[shape]``, ``?`` when unknown, or why an
