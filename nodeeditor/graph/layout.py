@@ -9,7 +9,9 @@ Used for graphs that arrive without positions (ONNX import) and by the editor's 
   are ``max node width + COLUMN_GAP`` apart.
 - Rows: a few barycentre sweeps (right to left: a node moves towards the mean height of its
   consumers; left to right: towards the mean of its inputs), comparing node centres; after
-  each, a column is spread top-down so nodes keep ``ROW_GAP`` between them.
+  each, a column is spread so nodes keep ``ROW_GAP`` between them, each run of nodes that
+  would overlap centred on where its nodes want to be (so fifty nodes fed by one input stack
+  around it, not below it).
 - Separate pieces (weakly connected components: fifteen independent examples, say) are laid
   out each on its own and packed in rows, left to right, each row about ``ASPECT`` times as
   wide as the whole is tall, pieces ``PIECE_GAP`` apart, so Frame All shows them at a
@@ -120,14 +122,26 @@ def _layered(graph: GraphView, order: list[str], preds: Mapping[str, list[str]],
     centre: dict[str, float] = {}
 
     def spread(column: list[str], wanted: Mapping[str, float]) -> None:
+        # Nodes in order of their wanted centres, ROW_GAP apart, each run of nodes that would
+        # overlap centred on its wanted centres (pooling adjacent violators): a column of fifty
+        # nodes that all want the centre of one input is stacked around it, not hung below it.
         column.sort(key=lambda n: (wanted[n], rank[n]))
-        floor = None
-        for n in column:
-            top = wanted[n] - height[n] / 2
-            if floor is not None:
-                top = max(top, floor)
-            centre[n] = top + height[n] / 2
-            floor = top + height[n] + ROW_GAP
+        blocks: list[list] = []   # [first index, count, sum of wanted tops minus offsets, height]
+        for i, n in enumerate(column):
+            block = [i, 1, wanted[n] - height[n] / 2, height[n]]
+            while blocks:
+                prev = blocks[-1]
+                if prev[2] / prev[1] + prev[3] + ROW_GAP <= block[2] / block[1]:
+                    break
+                shift = prev[3] + ROW_GAP     # the block's nodes sit this far below prev's top
+                block = [prev[0], prev[1] + block[1], prev[2] + block[2] - block[1] * shift, shift + block[3]]
+                blocks.pop()
+            blocks.append(block)
+        for first, count, total, _ in blocks:
+            top = total / count
+            for n in column[first:first + count]:
+                centre[n] = top + height[n] / 2
+                top += height[n] + ROW_GAP
 
     for column in columns.values():
         stacked, y = {}, 0.0

@@ -18,8 +18,10 @@ calls it.
   inference refuses the node, a lenient pass gives the types and the refusal becomes a
   warning: ONNX's own inference refuses some valid nodes (MeanVarianceNormalization at opset
   13), and a real mistake still fails when the node runs. Results are cached per node
-  revision, input types and constants. Non-tensor types (sequences, maps, optionals) and
-  unknown ranks come back as None (typed after a run).
+  content (op, attributes, arity, opsets, captures, functions, which outputs are named), input
+  types and constants, so identical nodes (a model's repeated layers) are inferred once.
+  Non-tensor types (sequences, maps, optionals) and unknown ranks come back as None (typed
+  after a run).
 - :func:`load_tensor` reads one initializer of a model file; data stored outside the model
   (external data) is read only from the model's own folder (:func:`external_path`).
 
@@ -198,16 +200,35 @@ def _constants_key(constants: Mapping[int, np.ndarray]) -> tuple:
     return tuple(out)
 
 
+def _value_key(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_value_key(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return _constants_key({0: value})
+    if isinstance(value, foreign.Opaque):
+        return ("opaque", value.data)
+    return (type(value).__name__, repr(value) if isinstance(value, float) else value)   # -0.0 is not 0.0
+
+
+def _content_key(call: ForeignCall) -> tuple:
+    """What the one-node model of ``call`` is made of (:func:`node_model`): two nodes with the
+    same op, attributes, arity, opsets, captures, functions and named outputs get the same types
+    for the same inputs, so a model's repeated layers are inferred once."""
+    attributes = tuple((name, attr.kind, _value_key(attr.value), attr.tensor_names)
+                       for name, attr in sorted(call.attributes.items()))
+    return (call.op_type, call.domain, call.n_inputs, call.n_outputs, tuple(sorted(call.opsets.items())),
+            call.captures, call.functions, tuple(n == "" for n in call.output_names), attributes)
+
+
 def infer(call: ForeignCall, input_types: Sequence[TensorType | None],
           constants: Mapping[int, np.ndarray]) -> foreign.InferredTypes:
     """Output types of a foreign node by ONNX shape inference (see the module docstring)."""
-    key = (call.key, tuple(input_types), _constants_key(constants)) if call.key else None
-    cached = _types.get(key) if key is not None else None
+    key = (_content_key(call), tuple(input_types), _constants_key(constants))
+    cached = _types.get(key)
     if cached is not None:
         return cached
     result = _infer(call, input_types, constants)
-    if key is not None:
-        _types.put(key, result)
+    _types.put(key, result)
     return result
 
 

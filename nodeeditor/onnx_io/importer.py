@@ -58,7 +58,7 @@ from ops.limits import SizeLimitError, check_size
 from .attributes import from_onnx, outer_names
 from .errors import OnnxImportError
 from .examples_meta import PREFIX, decode_example
-from .foreign_ops import ports_for, schema
+from .foreign_ops import Ports, ports_for, schema
 from .foreign_runtime import read_tensor
 from .names import DISPLAY_NAMES_KEY, decode_display_names
 from .types import dtype_name_of_elem, shape_of
@@ -225,6 +225,9 @@ class _Importer:
         self.carried = {k[len(PREFIX):]: v for k, v in props.items() if k.startswith(PREFIX)}
         self.shown = decode_display_names(props.get(DISPLAY_NAMES_KEY))
         self.functions = list(model.functions)
+        # per (op type, domain, opset[, arity]): a model repeats a few kinds of node thousands of times
+        self._schemas: dict[tuple, onnx.defs.OpSchema | None] = {}
+        self._ports: dict[tuple, Ports] = {}
 
     # -------------------------------------------------------------- the whole model
     def graph(self, name: str | None) -> Graph:
@@ -400,7 +403,10 @@ class _Importer:
         where = self.where
         domain = "" if node.domain in DEFAULT_DOMAINS else node.domain
         opset = self.opsets.get(domain, 1)
-        s = schema(node.op_type, domain, opset)
+        kind = (node.op_type, domain, opset)
+        if kind not in self._schemas:
+            self._schemas[kind] = schema(*kind)
+        s = self._schemas[kind]
         if s is not None:
             need_in = sum(1 for p in s.inputs if p.option == onnx.defs.OpSchema.FormalParameterOption.Single)
             given = sum(1 for t in node.input[:need_in] if t)
@@ -435,7 +441,10 @@ class _Importer:
                     if outer not in captures:
                         captures.append(outer)
         self._reads(node, f"{label} (in a graph attribute)", captures)
-        ports = ports_for(node.op_type, domain, opset, len(node.input), len(node.output), self.functions)
+        shape = (*kind, len(node.input), len(node.output))
+        ports = self._ports.get(shape)
+        if ports is None:
+            ports = self._ports[shape] = ports_for(*shape, self.functions)
         inputs = ports.inputs
         optional = set(ports.optional) | {p for p, t in zip(inputs, node.input, strict=False) if not t}
         optional |= set(inputs[len(node.input):])

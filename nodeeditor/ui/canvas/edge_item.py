@@ -4,7 +4,12 @@ points when it has any (``Graph.route``), coloured by the element type it carrie
 the canvas's training mode a wire that carries a gradient has a halo (``style.GRADIENT_COLOUR``). It
 holds the Edge record it mirrors (its identity); each reroute point is a
 :class:`RerouteItem` child, dragged like a node (the scene turns the drag into an undoable
-route change)."""
+route change).
+
+A wire drawn plainly (not selected, hovered or haloed) is painted by Qt's own
+``QGraphicsPathItem.paint`` (its pen, no brush): a Python ``paint`` costs a call into Python
+per wire per frame, most of a pan over thousands of wires. :meth:`EdgeItem.mark` gives the
+others :meth:`EdgeItem.paint_marked`; the scene calls it when the selection changes."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -15,6 +20,25 @@ from . import style
 
 REROUTE_RADIUS = 5.0
 HIT_WIDTH = 12.0   # scene units around the curve that a click or hover hits (wider than the drawn pen)
+_SELECTABLE = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+_UNKNOWN = style.DtypeFamily.UNKNOWN
+#: (state, family) -> the wire's pen: wires drawn alike share one
+_PENS: dict[tuple, QtGui.QPen] = {}
+
+
+def wire_pen(state: str, family: style.DtypeFamily) -> QtGui.QPen:
+    """The pen of a wire from a node in ``state`` carrying an element type of ``family``."""
+    pen = _PENS.get((state, family))
+    if pen is None:
+        if state in (style.ERROR, style.BLOCKED) or family is _UNKNOWN:
+            colour = style.EDGE_COLOURS.get(state, style.EDGE_COLOURS[style.OK])
+        else:
+            colour = style.FAMILY_COLOURS[family][0]
+        pen = QtGui.QPen(colour, 2.2)
+        if state in (style.BLOCKED, style.STALE):
+            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+        _PENS[(state, family)] = pen
+    return pen
 
 
 def curve(a: QtCore.QPointF, b: QtCore.QPointF) -> QtGui.QPainterPath:
@@ -76,9 +100,9 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         super().__init__()
         self.edge = edge
         self.state = style.OK
-        self.family = style.DtypeFamily.UNKNOWN
+        self.family = _UNKNOWN
         self.setZValue(-1)
-        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setFlag(_SELECTABLE)
         self.setAcceptHoverEvents(True)
         self._hover = False
         #: carries a gradient back towards a trainable source (drawn only in training mode)
@@ -130,14 +154,7 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         if self._style_key == (state, self.family):
             return
         self._style_key = (state, self.family)
-        if state in (style.ERROR, style.BLOCKED) or self.family is style.DtypeFamily.UNKNOWN:
-            colour = style.EDGE_COLOURS.get(state, style.EDGE_COLOURS[style.OK])
-        else:
-            colour = style.FAMILY_COLOURS[self.family][0]
-        pen = QtGui.QPen(colour, 2.2)
-        if state in (style.BLOCKED, style.STALE):
-            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
-        self.setPen(pen)
+        self.setPen(wire_pen(state, self.family))
         for item in self.reroutes:
             item.update()
 
@@ -146,7 +163,7 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         if on != self.gradient:
             self.prepareGeometryChange()
             self.gradient = on
-            self.update()
+            self.mark()
 
     def boundingRect(self) -> QtCore.QRectF:
         margin = style.GRADIENT_WIDTH / 2 + 1 if self.gradient else 0.0
@@ -159,13 +176,28 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
 
     def hoverEnterEvent(self, event) -> None:
         self._hover = True
-        self.update()
+        self.mark()
 
     def hoverLeaveEvent(self, event) -> None:
         self._hover = False
+        self.mark()
+
+    @property
+    def marked(self) -> bool:
+        """Whether the wire is drawn by :meth:`paint_marked` (selected, hovered or haloed)."""
+        return "paint" in self.__dict__
+
+    def mark(self) -> None:
+        """Draw the wire with :meth:`paint_marked` while it is selected, hovered or haloed,
+        else with Qt's own paint (see the module docstring); and redraw it."""
+        wanted = self.isSelected() or self._hover or self.gradient
+        if wanted and not self.marked:
+            self.paint = self.paint_marked
+        elif not wanted and self.marked:
+            del self.paint
         self.update()
 
-    def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
+    def paint_marked(self, painter: QtGui.QPainter, option, widget=None) -> None:
         pen = QtGui.QPen(self.pen())
         if self.isSelected():
             pen.setColor(style.SELECTION)

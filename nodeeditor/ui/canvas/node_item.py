@@ -10,7 +10,17 @@ Text is never drawn smaller than ``style.MIN_LABEL_PX`` screen pixels while it f
 lower zoom it is drawn larger in scene units; below ``style.LABEL_ZOOM`` the port type
 labels step aside, below ``style.NAMES_ZOOM`` the port names and the subtitle too, and the
 title shrinks no further than its row allows. At those zooms, the pointer over a node shows
-a :class:`PortCard`: the node's title, its ports and their types at screen size."""
+a :class:`PortCard`: the node's title, its ports and their types at screen size.
+
+The tooltip is written when asked (:meth:`NodeItem.toolTip`, by the scene's ``helpEvent``),
+not on every refresh.
+
+Port items are made on first use (:attr:`NodeItem.ports`): when the node is drawn at a zoom
+where ports can be seen (the view asks, :meth:`GraphScene.make_ports`), when the pointer
+enters it or looks for a port near it (:meth:`GraphScene.port_at`), or when code asks for
+them. Until then the node draws its rows and its wires meet it from the same geometry
+(:meth:`NodeItem.port_offset`): a model of thousands of nodes opens without making the port
+items of the nodes nobody looks at closely."""
 from __future__ import annotations
 
 import html
@@ -25,6 +35,9 @@ from .port_item import PortItem
 from .preview import PreviewText, draw_text
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
+_FLAGS = Flag.ItemIsMovable | Flag.ItemIsSelectable | Flag.ItemSendsGeometryChanges
+_CACHE = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+_BASE_ITEM_CHANGE = QtWidgets.QGraphicsItem.itemChange
 _MOVED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged
 _SELECTED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged
 
@@ -124,10 +137,10 @@ class NodeItem(QtWidgets.QGraphicsItem):
     def __init__(self, node_id: str, node: N.Node) -> None:
         super().__init__()
         self.node_id = node_id
-        self.setFlags(Flag.ItemIsMovable | Flag.ItemIsSelectable | Flag.ItemSendsGeometryChanges)
+        self.setFlags(_FLAGS)
         self.setAcceptHoverEvents(True)
-        self.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.ports: dict[tuple[str, bool], PortItem] = {}
+        self.setCacheMode(_CACHE)
+        self._ports: dict[tuple[str, bool], PortItem] | None = None   # made on first use
         self._height = 0.0
         self._preview: QtGui.QImage | None = None
         self._preview_labels: PreviewText | None = None   # drawn as vector text over the image
@@ -138,28 +151,47 @@ class NodeItem(QtWidgets.QGraphicsItem):
 
     # ------------------------------------------------------------------ geometry
     def _build_ports(self, node: N.Node) -> None:
-        """One port item per port (placed by :meth:`set_collapsed`, which the constructor calls)."""
-        rows = 0
-        for name in node.input_ports():
-            self.ports[(name, False)] = PortItem(self, self.node_id, name, False)
-            rows += 1
-        for name in node.output_ports():
-            self.ports[(name, True)] = PortItem(self, self.node_id, name, True)
-            rows += 1
-        self._rows_bottom = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + rows * style.ROW_HEIGHT
+        """The port rows: inputs, then outputs (their items are made by :attr:`ports`)."""
+        keys = [(name, False) for name in node.input_ports()] + [(name, True) for name in node.output_ports()]
+        #: (port, is_output) -> row, in drawing order
+        self.port_rows: dict[tuple[str, bool], int] = {key: row for row, key in enumerate(keys)}
+        self._rows_bottom = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + len(keys) * style.ROW_HEIGHT
+
+    @property
+    def ports(self) -> dict[tuple[str, bool], PortItem]:
+        """(port, is_output) -> its PortItem, made now if not yet (see the module docstring)."""
+        if self._ports is None:
+            self._ports = {key: PortItem(self, self.node_id, *key) for key in self.port_rows}
+            self._place_ports()
+            scene = self.scene()
+            if scene is not None and hasattr(scene, "style_ports"):
+                scene.style_ports(self.node_id)
+        return self._ports
+
+    @property
+    def has_port_items(self) -> bool:
+        """Whether :attr:`ports` has made the port items already."""
+        return self._ports is not None
+
+    def port_offset(self, name: str, is_output: bool) -> QtCore.QPointF:
+        """Where the port's centre is, in item coordinates (at the ends of the title row when collapsed)."""
+        x = style.NODE_WIDTH if is_output else 0.0
+        if self.collapsed:
+            return QtCore.QPointF(x, style.HEADER_HEIGHT / 2)
+        row = self.port_rows[(name, is_output)]
+        return QtCore.QPointF(x, style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + (row + 0.5) * style.ROW_HEIGHT)
+
+    def _place_ports(self) -> None:
+        for (name, is_output), port in self._ports.items():
+            port.setPos(self.port_offset(name, is_output))
+            if port.isVisible() == self.collapsed:
+                port.setVisible(not self.collapsed)
 
     def set_collapsed(self, collapsed: bool) -> None:
         """Draw the title row only (ports hidden at the row's ends), or the whole node."""
         self.collapsed = collapsed
-        y = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + style.ROW_HEIGHT / 2
-        for (_name, is_output), port in self.ports.items():
-            if collapsed:
-                port.setPos(style.NODE_WIDTH if is_output else 0.0, style.HEADER_HEIGHT / 2)
-            else:
-                port.setPos(style.NODE_WIDTH if is_output else 0.0, y)
-                y += style.ROW_HEIGHT
-            if port.isVisible() == collapsed:
-                port.setVisible(not collapsed)
+        if self._ports is not None:
+            self._place_ports()
         self._update_height()
         self.update()
 
@@ -186,7 +218,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
         return self.ports[(name, is_output)]
 
     def port_scene_pos(self, name: str, is_output: bool) -> QtCore.QPointF:
-        return self.ports[(name, is_output)].scenePos()
+        return self.mapToScene(self.port_offset(name, is_output))
 
     # ------------------------------------------------------------------ content
     def set_preview(self, show: bool, image: QtGui.QImage | None, labels: PreviewText | None = None) -> None:
@@ -197,10 +229,14 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.update()
 
     def refresh(self) -> None:
-        """Re-read the tooltip and redraw (after the graph or the run state changed)."""
+        """Redraw (after the graph or the run state changed); the tooltip is read when asked."""
+        self.update()
+
+    def toolTip(self) -> str:
+        """The node's label, op, attributes, training badges and state (written now, from the scene)."""
         scene = self.scene()
-        if scene is None:
-            return
+        if scene is None or not scene.graph.has_node(self.node_id):
+            return ""
         state, message = scene.node_state(self.node_id)
         node = scene.graph.node(self.node_id)
         tip = f"<b>{node.label}</b> — {subtitle_of(node, scene.graph.opset)}<br>{style.STATE_LABELS[state]}"
@@ -212,19 +248,27 @@ class NodeItem(QtWidgets.QGraphicsItem):
             tip += "<br>" + MARK_TIPS[mark].format(getattr(node, "loss_coefficient", ""))
         if message:
             tip += "<br>" + message.replace("&", "&amp;").replace("<", "&lt;").replace("\n", "<br>")
-        self.setToolTip(tip)
-        self.update()
+        return tip
 
-    def itemChange(self, change, value):
-        if change is not _MOVED and change is not _SELECTED:
-            return value                 # QGraphicsItem.itemChange's own answer, without the call
+    def follow_changes(self) -> None:
+        """From now on, a move tells the scene (which keeps the wires attached) and selection
+        raises the node. Called once the item is built, placed and on the scene: while Qt finds
+        no Python ``itemChange``, building it (its flags, its port children, its position, the
+        scene) calls none, which is most of the cost of building thousands of nodes. A subclass's
+        own ``itemChange`` still sees every change, after this one."""
+        self._class_item_change = type(self).itemChange   # QGraphicsItem's, or a subclass's
+        self.itemChange = self._item_change
+
+    def _item_change(self, change, value):
         if change is _MOVED:
             scene = self.scene()
             if scene is not None:
                 scene.node_item_moved(self.node_id)
-        else:
+        elif change is _SELECTED:
             self.setZValue(1 if value else 0)
-        return super().itemChange(change, value)
+        elif self._class_item_change is _BASE_ITEM_CHANGE:
+            return value                 # QGraphicsItem.itemChange's own answer, without the call
+        return self._class_item_change(self, change, value)
 
     def port_label(self, port: str, is_output: bool) -> tuple[str, bool]:
         """The type text drawn beside a port (``dtype[shape]``, ``?`` when unknown, or why an
@@ -399,13 +443,14 @@ class NodeItem(QtWidgets.QGraphicsItem):
         """At a small zoom, instead of text: a faint bar per port row."""
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(colours.grid_major)
-        for (_port, is_output), item in self.ports.items():
-            y = item.pos().y()
+        for port, is_output in self.port_rows:
+            y = self.port_offset(port, is_output).y()
             width = style.NODE_WIDTH * 0.35
             x = style.NODE_WIDTH - 14 - width if is_output else 14
             painter.drawRoundedRect(QtCore.QRectF(x, y - 3, width, 6), 3, 3)
 
     def hoverEnterEvent(self, event) -> None:
+        self.ports                       # noqa: B018 - made now: the pointer may go for one
         scene = self.scene()
         if scene is not None and hasattr(scene, "show_card"):
             scene.show_card(self.node_id)
@@ -420,7 +465,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
     def card_lines(self) -> list[tuple[str, str]]:
         """(port text, type text) for each port: what :class:`PortCard` lists."""
         rows = []
-        for (port, is_output), _item in self.ports.items():
+        for port, is_output in self.port_rows:
             text, _known = self.port_label(port, is_output)
             rows.append((("out " if is_output else "in  ") + port, text))
         return rows
@@ -442,7 +487,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
         names, types = QtGui.QFontMetricsF(name_font), QtGui.QFontMetricsF(type_font)
         room = style.NODE_WIDTH - 24
         return all(names.horizontalAdvance(port) + 8 + types.horizontalAdvance(self.port_label(port, out)[0]) <= room
-                   for port, out in self.ports)
+                   for port, out in self.port_rows)
 
     def _paint_ports(self, painter: QtGui.QPainter, scale: float, colours: style.CanvasColours) -> None:
         w = style.NODE_WIDTH
@@ -454,15 +499,16 @@ class NodeItem(QtWidgets.QGraphicsItem):
         scene = self.scene()
         wrong = scene.problem_port(self.node_id) if scene is not None else None  # ringed, in red
         error_colour = style.STATE_COLOURS[style.ERROR]
-        for (port, is_output), item in self.ports.items():
-            y = item.pos().y()
+        for port, is_output in self.port_rows:
+            centre = self.port_offset(port, is_output)
+            y = centre.y()
             row = QtCore.QRectF(12, y - style.ROW_HEIGHT / 2, w - 24, style.ROW_HEIGHT)
             side = QtCore.Qt.AlignmentFlag.AlignRight if is_output else QtCore.Qt.AlignmentFlag.AlignLeft
             is_wrong = not is_output and port == wrong
             if is_wrong:
                 painter.setPen(QtGui.QPen(error_colour, 2.5))
                 painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
-                painter.drawEllipse(item.pos(), style.PORT_RADIUS + 4, style.PORT_RADIUS + 4)
+                painter.drawEllipse(centre, style.PORT_RADIUS + 4, style.PORT_RADIUS + 4)
             painter.setFont(name_font)
             painter.setPen(error_colour if is_wrong else colours.node_text)
             painter.drawText(row, align | side, port)
@@ -482,8 +528,8 @@ class NodeItem(QtWidgets.QGraphicsItem):
     def _paint_bypass_line(self, painter: QtGui.QPainter, node: N.Node) -> None:
         """A line from the data input to the output: where the data goes while bypassed."""
         through = N.bypassed_port(node)
-        a = self.ports[(through, False)].pos()
-        b = self.ports[(node.output_ports()[0], True)].pos()
+        a = self.port_offset(through, False)
+        b = self.port_offset(node.output_ports()[0], True)
         path = QtGui.QPainterPath(a)
         mid = (a.x() + b.x()) / 2
         path.cubicTo(QtCore.QPointF(mid, a.y()), QtCore.QPointF(mid, b.y()), b)

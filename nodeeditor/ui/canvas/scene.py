@@ -69,6 +69,10 @@ from .port_item import PortItem
 from .preview import preview as preview_content
 
 PREVIEW_SIZE = (212, 72)
+#: Nodes without port items are filed by the square of this side their position falls in, so
+#: the view finds the ones it is about to draw without asking the scene index (whose answer
+#: asks every long wire crossing the area for its bounds, in Python).
+BARE_CELL = 1024.0
 
 
 @dataclass
@@ -142,6 +146,11 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.graph: Graph = graph
         self.show_previews = False
         self._nodes: dict[str, NodeItem] = {}
+        self._bare_nodes: dict[str, tuple[int, int]] = {}   # node without port items -> its cell
+        self._bare_cells: dict[tuple[int, int], set[str]] = {}
+        self._bare_reach = 0.0      # the tallest node filed: how far above a rect to look
+        self._selected_edges: list[EdgeItem] = []   # drawn marked for being selected
+        self.selectionChanged.connect(self._mark_selected_edges)
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
@@ -164,12 +173,16 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self._unsubscribe()
         self._drag = None
         self.groups.forget()      # before clear(): its selectionChanged must not reach deleted blocks
+        self._selected_edges = []
         self.clear()
         self._nodes.clear()
         self._edges.clear()
         self._node_edges.clear()
         self._frames.clear()
         self._previews.clear()
+        self._bare_nodes.clear()
+        self._bare_cells.clear()
+        self._bare_reach = 0.0
         self.card: PortCard | None = None     # on the scene only while shown
         self.graph = graph
         for node in graph.nodes:
@@ -228,6 +241,17 @@ class GraphScene(QtWidgets.QGraphicsScene):
         chosen = {i.node_id for i in self.selectedItems() if isinstance(i, NodeItem)} | self.groups.selected_members()
         return [nid for nid in self.graph.node_ids if nid in chosen]
 
+    def _mark_selected_edges(self) -> None:
+        """Edges that became selected or unselected change how they are drawn (``EdgeItem.mark``)."""
+        selected = [i for i in self.selectedItems() if isinstance(i, EdgeItem)]
+        for item in self._selected_edges + selected:
+            try:
+                if item.scene() is self:
+                    item.mark()
+            except RuntimeError:         # deleted with the scene's items (clear)
+                pass
+        self._selected_edges = selected
+
     def selected_edges(self) -> list[N.Edge]:
         return [i.edge for i in self.selectedItems() if isinstance(i, EdgeItem)]
 
@@ -252,20 +276,22 @@ class GraphScene(QtWidgets.QGraphicsScene):
         item.setPos(*node.position)
         self._updating = False
         self.addItem(item)
+        item.follow_changes()
         self._nodes[node_id] = item
+        self._file_bare(node_id, item)
         if self.show_previews:
             item.set_preview(True, *self._preview_content(node_id))
         return item
 
     def _add_edge_item(self, edge: N.Edge) -> EdgeItem:
         item = EdgeItem(edge)
-        self.addItem(item)
         key = (edge.dst, edge.dst_port)
         self._edges[key] = item
         self._node_edges.setdefault(edge.src, set()).add(key)
         self._node_edges.setdefault(edge.dst, set()).add(key)
         item.set_route(self.graph.route(edge))
         self._place_edge(item)
+        self.addItem(item)               # placed first: the scene's index takes its bounds once
         return item
 
     def _place_edge(self, item: EdgeItem) -> None:
@@ -295,6 +321,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def node_item_moved(self, node_id: str) -> None:
         """Called by a NodeItem whose position changed: keep its edges attached."""
+        if node_id in self._bare_nodes:
+            self._unfile_bare(node_id)
+            self._file_bare(node_id, self._nodes[node_id])
         for item in self._edges_of(node_id):
             self._place_edge(item)
         if self._frames:
@@ -330,6 +359,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
                     self.emptyChanged.emit(False)
             case E.NodeRemoved(node_id=nid):
                 item = self._nodes.pop(nid, None)
+                self._unfile_bare(nid)
                 self._previews.pop(nid, None)
                 self._node_edges.pop(nid, None)
                 if item is not None:
@@ -431,27 +461,98 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if self.card is not None and self.card.node_id == node_id:
             self.show_card(node_id)      # the card under the pointer says what the node says now
         state, _ = self.node_state(node_id)
-        used: set[tuple[str, bool]] = set()
         for edge_item in self._edges_of(node_id):
             e = edge_item.edge
             if e.src == node_id:
                 ttype = self.graph.node_info(node_id).outputs.get(e.src_port)
                 edge_item.set_state(state if state != style.WARNING else style.OK,
                                     style.dtype_family(ttype.dtype if ttype is not None else None))
+        if item.has_port_items:
+            self.style_ports(node_id)
+
+    def style_ports(self, node_id: str) -> None:
+        """Colour the node's port items: filled where a wire is attached, ringed in the element
+        type's family colour."""
+        item = self._nodes.get(node_id)
+        if item is None:
+            return
+        self._unfile_bare(node_id)            # it has port items now
+        used: set[tuple[str, bool]] = set()
+        for edge_item in self._edges_of(node_id):
+            e = edge_item.edge
+            if e.src == node_id:
                 used.add((e.src_port, True))
             if e.dst == node_id:
                 used.add((e.dst_port, False))
-        wrong = self.problem_port(node_id)
         for key, port_item in item.ports.items():
             port_item.set_connected(key in used, item.port_family(*key))
-            text, _known = item.port_label(*key)
-            tip = (f"{'output' if key[1] else 'input'} <b>{key[0]}</b>: {text}<br>"
-                   + ("drag to an input to connect; click to view" if key[1] else
-                      "drag from an output here; drag the wire end away to disconnect"))
-            if key == (wrong, False):
-                message = html.escape(self.node_state(node_id)[1])
-                tip += f"<br><span style='color:#d43c3c'>{message}</span>"
-            port_item.setToolTip(tip)
+
+    def make_ports(self, rect: QtCore.QRectF) -> None:
+        """Make the port items of the nodes in ``rect`` that have none yet (see
+        :attr:`NodeItem.ports`): the view calls this for what it is about to draw."""
+        if not self._bare_nodes:
+            return
+        x0, x1 = int((rect.left() - style.NODE_WIDTH - 8) // BARE_CELL), int(rect.right() // BARE_CELL)
+        y0, y1 = int((rect.top() - self._bare_reach) // BARE_CELL), int(rect.bottom() // BARE_CELL)
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > len(self._bare_cells):
+            cells = [c for c in self._bare_cells if x0 <= c[0] <= x1 and y0 <= c[1] <= y1]
+        else:
+            cells = [c for c in ((x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)) if c in self._bare_cells]
+        for cell in cells:
+            for nid in list(self._bare_cells.get(cell, ())):
+                item = self._nodes[nid]
+                if item.sceneBoundingRect().intersects(rect):
+                    item.ports              # noqa: B018 - made now (which unfiles it)
+                    self._unfile_bare(nid)
+
+    def _file_bare(self, node_id: str, item: NodeItem) -> None:
+        pos = item.scenePos()
+        cell = (int(pos.x() // BARE_CELL), int(pos.y() // BARE_CELL))
+        self._bare_nodes[node_id] = cell
+        self._bare_cells.setdefault(cell, set()).add(node_id)
+        self._bare_reach = max(self._bare_reach, item.boundingRect().height())
+
+    def _unfile_bare(self, node_id: str) -> None:
+        cell = self._bare_nodes.pop(node_id, None)
+        if cell is not None:
+            ids = self._bare_cells[cell]
+            ids.discard(node_id)
+            if not ids:
+                del self._bare_cells[cell]
+
+    def port_tooltip(self, node_id: str, port: str, is_output: bool) -> str:
+        """A port's tooltip: its type (or why it has none), how to use it, and the node's
+        problem when it is about this input."""
+        item = self._nodes.get(node_id)
+        if item is None or not self.graph.has_node(node_id):
+            return ""
+        text, _known = item.port_label(port, is_output)
+        tip = (f"{'output' if is_output else 'input'} <b>{port}</b>: {text}<br>"
+               + ("drag to an input to connect; click to view" if is_output else
+                  "drag from an output here; drag the wire end away to disconnect"))
+        if not is_output and port == self.problem_port(node_id):
+            message = html.escape(self.node_state(node_id)[1])
+            tip += f"<br><span style='color:#d43c3c'>{message}</span>"
+        return tip
+
+    def helpEvent(self, event: QtWidgets.QGraphicsSceneHelpEvent) -> None:
+        """Show the tooltip of the topmost item under the pointer, as QGraphicsScene does, but
+        asking nodes and ports for theirs now (they write it when asked, see ``toolTip``)."""
+        widget = event.widget()
+        view = widget.parentWidget() if widget is not None else None
+        if not isinstance(view, QtWidgets.QGraphicsView):
+            super().helpEvent(event)
+            return
+        self.port_at(event.scenePos())   # make the port items there first
+        for under in view.items(widget.mapFromGlobal(event.screenPos())):
+            if isinstance(under, (NodeItem, PortItem)):
+                text = under.toolTip()
+                QtWidgets.QToolTip.showText(event.screenPos(), text, widget)
+                event.setAccepted(bool(text))
+                return
+            if isinstance(under, QtWidgets.QGraphicsProxyWidget) or under.toolTip():
+                break
+        super().helpEvent(event)
 
     # ------------------------------------------------------------------ the hover card
     def view_zoom(self) -> float:
@@ -506,6 +607,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     # ------------------------------------------------------------------ mouse: wires and moves
     def port_at(self, pos: QtCore.QPointF) -> PortItem | None:
+        """The port under ``pos`` (the port items of nodes near it are made first)."""
+        reach = style.PORT_RADIUS + 6
+        self.make_ports(QtCore.QRectF(pos.x() - reach, pos.y() - reach, 2 * reach, 2 * reach))
         for item in self.items(pos):
             if isinstance(item, PortItem):
                 return item

@@ -30,6 +30,7 @@ from nodeeditor.ui.blocks import MIME_TYPE
 
 from . import style
 from .minimap import Minimap
+from .node_item import NodeItem
 
 MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
 # Frame All (an overview of the graph's shape) may zoom out further than the wheel: on a
@@ -38,6 +39,10 @@ MIN_ZOOM, MAX_ZOOM = 0.15, 3.0
 FRAME_ALL_MIN_ZOOM = 0.06
 READABLE_ZOOM = 0.55   # framing never zooms out further: below it the 9.5 pt node titles are under 7 px
 FRAME_MARGIN = 40.0    # scene units kept around framed nodes
+#: From this zoom on, the nodes a paint shows get their port items (below it a port is under
+#: 1.5 screen pixels across: its node's rows show where ports are, and the pointer entering a
+#: node makes them); see ``NodeItem.ports``.
+PORTS_ZOOM = 0.14
 NUDGE_STEP, NUDGE_BIG_STEP = 10.0, 50.0   # scene units per arrow-key press (Shift: big)
 NUDGE_BURST_MS = 1000  # arrow presses closer together than this are one undo step
 
@@ -169,9 +174,11 @@ class GraphView(QtWidgets.QGraphicsView):
 
         With ``readable`` (opening a file, F), when fitting would need a zoom below
         :data:`READABLE_ZOOM` (a tall or wide graph), the view zooms to :data:`READABLE_ZOOM`
-        instead and puts the top-left corner of the framed nodes' bounding box at the view's
-        top-left (a :data:`FRAME_MARGIN` inside), so nodes stay readable, reading starts where
-        the graph starts, and the rest is a pan (middle button, Space+drag) away. Without it
+        instead and puts the left edge of the framed nodes' bounding box, and the top of the
+        nodes in its leftmost view-width, at the view's top-left (a :data:`FRAME_MARGIN`
+        inside), so nodes stay readable, reading starts where the graph starts (not in the
+        empty corner of a layered graph whose first columns start lower down), and the rest is
+        a pan (middle button, Space+drag) away. Without it
         (View > Frame All, Ctrl+0: an overview) everything fits, down to
         :data:`FRAME_ALL_MIN_ZOOM`; what does not fit even then is named by the hint, which
         then does not offer Ctrl+0 again.
@@ -192,7 +199,13 @@ class GraphView(QtWidgets.QGraphicsView):
             self.show_overflow_hint(set(ids) if ids else None, overview=not readable)
         else:
             x = rect.left() + view.width() / s / 2
-            y = rect.top() + view.height() / s / 2
+            # the top of the nodes in the leftmost view-width of the box (the box's own top
+            # when a node is there): a layered graph's first columns may start lower down
+            strip = QtCore.QRectF(rect.left(), rect.top(), view.width() / s, rect.height())
+            tops = [item.sceneBoundingRect().top() for item in scene.items(strip)
+                    if isinstance(item, NodeItem) and (not ids or item.node_id in ids)]
+            top = max(rect.top(), min(tops) - FRAME_MARGIN) if tops else rect.top()
+            y = top + view.height() / s / 2
             self.centerOn(QtCore.QPointF(x, y))
             self.show_overflow_hint(set(ids) if ids else None)
         self.minimap.refresh()
@@ -404,6 +417,9 @@ class GraphView(QtWidgets.QGraphicsView):
 
     # ------------------------------------------------------------------ background
     def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
+        scene = self.scene()
+        if self.zoom >= PORTS_ZOOM and hasattr(scene, "make_ports"):
+            scene.make_ports(rect)       # the nodes about to be drawn get their port items
         colours = style.canvas_colours()
         painter.fillRect(rect, colours.background)
         step = style.GRID_STEP
