@@ -117,12 +117,27 @@ def buffer_pool_bytes() -> int:
 
 def max_source_bytes() -> int:
     """``INDEXFLOW_MAX_SOURCE_MB`` in bytes (default 2048 MiB; a value that is not a number
-    counts as the default)."""
+    counts as the default).
+
+    Read on every call (a test or the user may change the variable at any time), but parsed
+    only when its text differs from the previous call's: every operator call reads it
+    (:mod:`ops.limits`), so the common case is one environment look-up and one comparison."""
+    global _max_source_memo
+    raw = os.environ.get(MAX_SOURCE_MB.name)
+    last = _max_source_memo
+    if last[0] == raw and last[1] >= 0:
+        return last[1]
     try:
         mib = number(MAX_SOURCE_MB, 2048.0, float, "a number of MiB")
     except ConfigError:
         mib = 2048.0
-    return int(mib * (1 << 20))
+    value = int(mib * (1 << 20))
+    _max_source_memo = (raw, value)
+    return value
+
+
+#: ``(raw text, bytes)`` of the last :func:`max_source_bytes` parse (bytes -1: none yet).
+_max_source_memo: tuple[str | None, int] = (None, -1)
 
 
 def state_dir() -> Path | None:

@@ -3,6 +3,7 @@ index map, or infer its output types from its schema and shape rule."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -54,15 +55,15 @@ def _check_output_size(opdef: OpDef, inputs: list, attrs: Mapping[str, Any]) -> 
     data = inputs[opdef.input_index(opdef.data_port)]
     limit = limit_bytes()
     if opdef.writes:
-        shape = np.shape(data)
-        bound = _WIDEST_ITEM
-        for d in shape:
-            bound *= d
+        bound = _WIDEST_ITEM * (data.size if type(data) is np.ndarray else prod(np.shape(data)))
         if bound <= limit:
             return
     else:
         bound = _WIDEST_ITEM
         for v in (data, *(inputs[opdef.input_index(p)] for p in opdef.index_ports)):
+            if type(v) is np.ndarray and v.size:  # no dimension is 0: the product is the size
+                bound *= v.size
+                continue
             for d in np.shape(v) if v is not None else ():
                 bound *= d if d > 1 else 1
         if bound <= limit:
