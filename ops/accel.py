@@ -92,6 +92,10 @@ BAND = 64
 #: Below this many elements the numpy path is as fast; small calls (the editor's) also never
 #: import numba (callers test ``supports_*`` before :func:`enabled`).
 MIN_SIZE = 1 << 12
+#: Calls moving fewer elements than this take the numpy small routes of the kernels first (one
+#: checking pass and one take or put) when their indices allow (:func:`small`): a compiled
+#: kernel's call costs more there (numba's dispatch, the thread hand-out; benchmarks/README.md).
+SMALL_WORK = 1 << 15
 
 _state = {"enabled": config.accel()}
 _kernels: dict | None = None
@@ -183,6 +187,11 @@ def _load() -> dict | None:
                 "scatter_rows": jit(K.scatter_rows),
             }
     return _kernels
+
+
+def small(work: int) -> bool:
+    """True below :data:`SMALL_WORK` elements: the numpy small routes go first."""
+    return work < SMALL_WORK
 
 
 def available() -> bool:

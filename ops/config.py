@@ -123,7 +123,7 @@ def max_source_bytes() -> int:
     only when its text differs from the previous call's: every operator call reads it
     (:mod:`ops.limits`), so the common case is one environment look-up and one comparison."""
     global _max_source_memo
-    raw = os.environ.get(MAX_SOURCE_MB.name)
+    raw = _ENV_DATA.get(_MAX_SOURCE_KEY) if _ENV_DATA is not None else os.environ.get(MAX_SOURCE_MB.name)
     last = _max_source_memo
     if last[0] == raw and last[1] >= 0:
         return last[1]
@@ -136,8 +136,18 @@ def max_source_bytes() -> int:
     return value
 
 
-#: ``(raw text, bytes)`` of the last :func:`max_source_bytes` parse (bytes -1: none yet).
-_max_source_memo: tuple[str | None, int] = (None, -1)
+#: ``(raw value, bytes)`` of the last :func:`max_source_bytes` parse (bytes -1: none yet).
+_max_source_memo: tuple[object, int] = (None, -1)
+#: The dict behind ``os.environ`` (CPython keeps every change made through ``os.environ``,
+#: ``monkeypatch.setenv`` included, there): one dict look-up instead of ``os.environ.get``'s
+#: encode and decode, a few microseconds per operator call. None where it is missing.
+_ENV_DATA: dict | None = getattr(os.environ, "_data", None)
+try:
+    _MAX_SOURCE_KEY = os.environ.encodekey(MAX_SOURCE_MB.name)  # type: ignore[attr-defined]
+except AttributeError:
+    _ENV_DATA = _MAX_SOURCE_KEY = None
+if not isinstance(_ENV_DATA, dict):
+    _ENV_DATA = None
 
 
 def state_dir() -> Path | None:

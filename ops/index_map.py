@@ -164,3 +164,20 @@ def tuple_rows(idx: np.ndarray, indexed_shape: tuple) -> np.ndarray:
         else:
             np.add(rows, np.multiply(idx[..., c], strides[c], dtype=np.int64, casting="unsafe"), out=rows)
     return rows
+
+
+def checked_tuple_rows(indices: np.ndarray, indexed_shape: tuple) -> np.ndarray | None:
+    """:func:`tuple_rows` of raw ``indices`` in one C pass that also checks them
+    (``np.ravel_multi_index``): the same row numbers when every index in the last dimension of
+    ``indices`` is in ``[0, indexed_shape[c])``, else None (a negative or out-of-range index,
+    no tuple, an index type a cast could wrap such as uint64): the caller then normalises the
+    indices the long way, which names the first bad one. intp, shape ``indices.shape[:-1]``."""
+    dt = indices.dtype
+    k = indices.shape[-1] if indices.ndim else 0
+    if not 0 < k == len(indexed_shape) or dt.kind not in "iu" or (dt.kind == "u" and dt.itemsize >= 8):
+        return None
+    try:
+        rows = np.ravel_multi_index(tuple(indices[..., c] for c in range(k)), indexed_shape)
+    except (ValueError, TypeError):
+        return None
+    return rows.astype(np.int64, copy=False)

@@ -155,7 +155,8 @@ class OpSchema:
         not remembered (they raise again, with the same message).
         """
         try:
-            key = (id(self), opset, tuple((k, type(v), v) for k, v in attrs.items()) if attrs else ())
+            key = (id(self), opset, tuple(attrs.items()), tuple(map(type, attrs.values()))) if attrs \
+                else (id(self), opset)
             known = _CHECKED.get(key)
         except TypeError:  # an unhashable value: check it the long way (it is refused or coerced)
             key, known = None, None
