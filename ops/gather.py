@@ -77,7 +77,8 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     elif accel.supports_last_axis(data, indices, a) and accel.enabled():
         return accel.gather_last(data, normalize_indices(OP, "indices", indices, data.shape[a], a))
     kind = indices.dtype.kind
-    if 0 < moved < SMALL_TAKE and (kind == "i" or kind == "u" and indices.dtype.itemsize < 8):
+    if 0 < moved < SMALL_TAKE and (kind == "i" or kind == "u" and indices.dtype.itemsize < 8) \
+            and (indices.ndim or data.ndim > 1):  # a 0-d result of np.take is a scalar, not an array
         try:  # np.take's own mode="raise": negatives count from the end, anything else out of range raises
             return data.take(indices, axis=a)
         except IndexError:

@@ -22,6 +22,7 @@ from math import prod
 import numpy as np
 
 from . import buffers, parallel
+from .checks import all_in_range
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,9 @@ def checked_tuple_rows(indices: np.ndarray, indexed_shape: tuple) -> np.ndarray 
     k = indices.shape[-1] if indices.ndim else 0
     if not 0 < k == len(indexed_shape) or dt.kind not in "iu" or (dt.kind == "u" and dt.itemsize >= 8):
         return None
+    if k == 1:  # one pass of all_in_range (an unsigned max) costs less than ravel_multi_index
+        rows = indices[..., 0]
+        return rows.astype(np.int64, copy=False) if all_in_range(rows, int(indexed_shape[0])) else None
     try:
         rows = np.ravel_multi_index(tuple(indices[..., c] for c in range(k)), indexed_shape)
     except (ValueError, TypeError):

@@ -77,6 +77,15 @@ def test_a_bad_index_gets_the_long_paths_error_every_time(op, inputs, attrs, mes
         assert message in str(err.value)
 
 
+@pytest.mark.parametrize("data", [np.array([7, 8], np.int16), np.array(["a", "b"], dtype=object)],
+                         ids=["int16", "string"])
+def test_a_zero_d_gather_is_an_array(data, small_routes):
+    """Gather of a 0-d index from a 1-D tensor is a 0-d array of data's dtype (np.take alone
+    would give a scalar, or a Python str for strings)."""
+    got = ops.run_op("Gather", [data, np.array(-1)], {"axis": 0})
+    assert isinstance(got, np.ndarray) and got.shape == () and got.dtype == data.dtype and got[()] == data[-1]
+
+
 def test_remembered_shape_checks_still_refuse_a_bad_axis_and_a_bool_axis():
     """checked_once keys hold the attribute's type: axis True is refused even after axis 1
     passed on the same shapes, and an axis out of range is refused on every call."""
