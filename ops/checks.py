@@ -47,6 +47,8 @@ def checked_once(key: tuple, check: Callable[[], _T]) -> _T:
         return _PASSED[key]  # type: ignore[return-value]
     except KeyError:
         pass
+    except TypeError:  # an unhashable attribute (a list for an axis): the check says what is wrong
+        return check()
     value = check()
     if len(_PASSED) >= _PASSED_MAX:
         _PASSED.clear()

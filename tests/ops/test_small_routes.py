@@ -96,5 +96,9 @@ def test_remembered_shape_checks_still_refuse_a_bad_axis_and_a_bool_axis():
             ops.gather(data, idx, True)
         with pytest.raises(ops.OpError, match="axis=2 is out of range"):
             ops.gather(data, idx, 2)
+        with pytest.raises(ops.OpError, match="axis must be an integer"):
+            ops.gather(data, idx, [1])  # unhashable: not remembered, refused by the check itself
+        with pytest.raises(ops.OpError, match="batch_dims must be an integer"):
+            ops.gather_nd(data, np.array([[0]]), [0])
         with pytest.raises(ops.OpError, match="updates shape"):
             ops.scatter_nd(data, np.array([[0]]), np.zeros((2, 4), np.float32))
