@@ -64,6 +64,10 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
         checked_once((OP, data.shape, indices.shape, updates.shape),
                      lambda: scatter_nd_output_shape(data.shape, indices.shape, updates.shape))
         rows = checked_tuple_rows(indices, data.shape[:k])
+        if rows is not None and reduction == "none" and k == data.ndim:
+            out = copy_of(data)  # elements (block 1): put_rows' fancy assignment, without the map object
+            out.reshape(-1)[rows.reshape(-1)] = updates.reshape(-1)
+            return out
         if rows is not None:  # all in range: the index map's rows, without normalising them first
             imap = IndexMap("scatter", rows, tuple(data.shape[k:]), tuple(updates.shape), tuple(data.shape))
             return put_rows(OP, data, imap, updates, reduction)
