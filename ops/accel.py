@@ -92,6 +92,10 @@ BAND = 64
 #: Below this many elements the numpy path is as fast; small calls (the editor's) also never
 #: import numba (callers test ``supports_*`` before :func:`enabled`).
 MIN_SIZE = 1 << 12
+#: Calls moving fewer elements than this take the numpy small routes of the kernels first (one
+#: checking pass and one take or put) when their indices allow (:func:`small`): a compiled
+#: kernel's call costs more there (numba's dispatch, the thread hand-out; benchmarks/README.md).
+SMALL_WORK = 1 << 15
 
 _state = {"enabled": config.accel()}
 _kernels: dict | None = None
@@ -133,6 +137,12 @@ def _run_chunks(fn, n: int, work: int, chunks_per_thread: int = CHUNKS_PER_THREA
 
     parallel.run_parts(worker, threads, work=work)
     return results
+
+
+def _one_part(work: int) -> bool:
+    """True when :func:`_run_chunks` would make one part of ``work`` elements (below two
+    threads' worth, :data:`ops.parallel.MIN_PART` each): callers then call the kernel directly."""
+    return work < 2 * parallel.MIN_PART
 
 
 def _all_valid(results: list) -> bool:
@@ -185,6 +195,11 @@ def _load() -> dict | None:
     return _kernels
 
 
+def small(work: int) -> bool:
+    """True below :data:`SMALL_WORK` elements: the numpy small routes go first."""
+    return work < SMALL_WORK
+
+
 def available() -> bool:
     """numba imports (whether or not the accelerator is switched on)."""
     return _load() is not None
@@ -227,6 +242,8 @@ def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray 
     out2 = out.reshape(idx2.shape).view(copy_as)
     size = int(data.shape[axis])
     stream = out.nbytes >= STREAM_MIN_BYTES
+    if _one_part(idx.size):  # the common small call: no closure, no result list
+        return out if k(flat, idx2, out2, bases, sa, last, size, stream, 0, idx2.shape[0]) < 0 else None
     results = _run_chunks(lambda a, b: k(flat, idx2, out2, bases, sa, last, size, stream, a, b),
                           idx2.shape[0], idx.size)
     return out if _all_valid(results) else None
@@ -448,8 +465,8 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     v2 = values.reshape(idx2.shape)
     size = int(out.shape[axis])
     n, m = idx2.shape
-    if n == 1:
-        results = [kernel(flat, idx2, v2, bases, sa, last, size, code, 0, 1, 0, m, m)]
+    if n == 1 or _one_part(indices.size):  # one thread: the whole array in one call, in order
+        return kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
     elif last:
         results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, a, b, 0, m, m),
                               n, indices.size)

@@ -159,6 +159,8 @@ def check_reduction(op: str, reduction: str, data: np.ndarray) -> None:
 def copy_of(data: np.ndarray) -> np.ndarray:
     """A C-ordered copy of ``data`` (the scatter output); numeric copies split across threads and
     large ones reuse a pooled buffer (:mod:`ops.buffers`)."""
+    if data.nbytes < buffers.MIN_POOLED_BYTES:  # never pooled, one thread: numpy's own copy
+        return data.copy(order="C")
     out = buffers.empty(data.shape, data.dtype)
     if data.dtype.hasobject or out.ndim == 0 or out.shape[0] < 2 or out.size < 2 * COPY_MIN_PART:
         np.copyto(out, data)

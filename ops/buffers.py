@@ -56,8 +56,10 @@ def _aligned(raw: np.ndarray, nbytes: int) -> np.ndarray:
 
 def empty(shape, dtype) -> np.ndarray:
     """Like ``np.empty(shape, dtype)`` (C order), possibly backed by a reused buffer."""
-    dtype = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if type(dtype) is not np.dtype:
+        dtype = np.dtype(dtype)
+    if type(shape) is not tuple:
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     nbytes = prod(shape) * dtype.itemsize
     if nbytes < MIN_POOLED_BYTES or dtype.hasobject or nbytes > _cap_bytes:
         return np.empty(shape, dtype)

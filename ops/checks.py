@@ -2,7 +2,9 @@
 names the op, the input and the shapes involved."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from typing import TypeVar
 
 import numpy as np
 
@@ -11,6 +13,8 @@ from .dtypes import dtype_name
 from .errors import IndexOutOfRangeError, OpError
 from .schemas import get_schema
 from .tensor_type import is_known
+
+_T = TypeVar("_T")
 
 
 def fmt_shape(shape) -> str:
@@ -27,6 +31,29 @@ def normalize_axis(op: str, axis: int, rank: int, what: str = "data") -> int:
     if not -rank <= axis <= rank - 1:
         raise OpError(f"{op}: axis={axis} is out of range for {what} of rank {rank} (valid {-rank}..{rank - 1})")
     return axis % rank if rank else axis
+
+
+#: Shape and axis checks that passed, by ``(op, shapes..., attribute values and types)``: a node
+#: re-run on inputs of the same shapes (the editor re-runs them on every edit) skips them.
+_PASSED: dict[tuple, object] = {}
+_PASSED_MAX = 4096
+
+
+def checked_once(key: tuple, check: Callable[[], _T]) -> _T:
+    """``check()``'s result, remembered under ``key`` once it has returned (a check that raises
+    is not remembered: it raises again next time). ``key`` must hold everything the check
+    reads, each attribute with its type (``True`` and ``1`` are equal keys otherwise)."""
+    try:
+        return _PASSED[key]  # type: ignore[return-value]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable attribute (a list for an axis): the check says what is wrong
+        return check()
+    value = check()
+    if len(_PASSED) >= _PASSED_MAX:
+        _PASSED.clear()
+    _PASSED[key] = value
+    return value
 
 
 def require_rank_at_least(op: str, name: str, shape, minimum: int) -> None:

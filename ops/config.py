@@ -117,12 +117,37 @@ def buffer_pool_bytes() -> int:
 
 def max_source_bytes() -> int:
     """``INDEXFLOW_MAX_SOURCE_MB`` in bytes (default 2048 MiB; a value that is not a number
-    counts as the default)."""
+    counts as the default).
+
+    Read on every call (a test or the user may change the variable at any time), but parsed
+    only when its text differs from the previous call's: every operator call reads it
+    (:mod:`ops.limits`), so the common case is one environment look-up and one comparison."""
+    global _max_source_memo
+    raw = _ENV_DATA.get(_MAX_SOURCE_KEY) if _ENV_DATA is not None else os.environ.get(MAX_SOURCE_MB.name)
+    last = _max_source_memo
+    if last[0] == raw and last[1] >= 0:
+        return last[1]
     try:
         mib = number(MAX_SOURCE_MB, 2048.0, float, "a number of MiB")
     except ConfigError:
         mib = 2048.0
-    return int(mib * (1 << 20))
+    value = int(mib * (1 << 20))
+    _max_source_memo = (raw, value)
+    return value
+
+
+#: ``(raw value, bytes)`` of the last :func:`max_source_bytes` parse (bytes -1: none yet).
+_max_source_memo: tuple[object, int] = (None, -1)
+#: The dict behind ``os.environ`` (CPython keeps every change made through ``os.environ``,
+#: ``monkeypatch.setenv`` included, there): one dict look-up instead of ``os.environ.get``'s
+#: encode and decode, a few microseconds per operator call. None where it is missing.
+_ENV_DATA: dict | None = getattr(os.environ, "_data", None)
+try:
+    _MAX_SOURCE_KEY = os.environ.encodekey(MAX_SOURCE_MB.name)  # type: ignore[attr-defined]
+except AttributeError:
+    _ENV_DATA = _MAX_SOURCE_KEY = None
+if not isinstance(_ENV_DATA, dict):
+    _ENV_DATA = None
 
 
 def state_dir() -> Path | None:

@@ -10,13 +10,17 @@ from math import prod
 
 import numpy as np
 
-from . import accel
+from . import accel, parallel
 from .apply import take_axis
-from .checks import normalize_axis, normalize_indices, require_data_dtype, require_rank_at_least
+from .checks import checked_once, normalize_axis, normalize_indices, require_data_dtype, require_rank_at_least
 from .dtypes import as_tensor
 from .index_map import IndexMap
 
 OP = "Gather"
+#: Below this many output elements (where :func:`ops.apply.take_axis` runs in one thread
+#: anyway) Gather is one ``np.take`` with numpy's own range check (``mode="raise"``, which
+#: reads negative indices as ONNX does): no separate pass over the indices, no pooled buffer.
+SMALL_TAKE = 2 * parallel.MIN_PART
 
 
 def gather_output_shape(data_shape: tuple, indices_shape: tuple, axis: int = 0) -> tuple:
@@ -24,6 +28,11 @@ def gather_output_shape(data_shape: tuple, indices_shape: tuple, axis: int = 0) 
     require_rank_at_least(OP, "data", data_shape, 1)
     a = normalize_axis(OP, axis, len(data_shape))
     return tuple(data_shape[:a]) + tuple(indices_shape) + tuple(data_shape[a + 1:])
+
+
+def _checked_axis(data_shape: tuple, indices_shape: tuple, axis: int) -> int:
+    gather_output_shape(data_shape, indices_shape, axis)
+    return normalize_axis(OP, axis, len(data_shape))
 
 
 def gather_index_map(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> IndexMap:
@@ -52,17 +61,27 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     (:func:`ops.accel.supports_rows`) runs its compiled row gather
     (:func:`ops.accel.gather_tuples`, the same rows, checked as it copies; on a bad index the
     numpy path below raises the error). The last axis (not the first) runs its compiled
-    element gather (:func:`ops.accel.gather_last`) on the indices the numpy path normalised."""
+    element gather (:func:`ops.accel.gather_last`) on the indices the numpy path normalised.
+    Outputs below :data:`SMALL_TAKE` elements with indices of at most 64 bits (not uint64,
+    whose top values a cast would wrap) take the same cells with one checked ``np.take``."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
-    gather_output_shape(data.shape, indices.shape, axis)
-    a = normalize_axis(OP, axis, data.ndim)
-    if a == 0 and accel.supports_rows(data, indices, indices.size * (data.size // max(data.shape[0], 1))) \
-            and accel.enabled():
-        out = accel.gather_tuples(data, indices[..., None], 1)
-        if out is not None:
-            return out
+    a = checked_once((OP, data.shape, indices.shape, axis, type(axis)),
+                     lambda: _checked_axis(data.shape, indices.shape, axis))
+    moved = indices.size * (data.size // max(data.shape[a], 1))
+    if a == 0:
+        if accel.supports_rows(data, indices, moved) and accel.enabled():
+            out = accel.gather_tuples(data, indices[..., None], 1)
+            if out is not None:
+                return out
+    elif accel.supports_last_axis(data, indices, a) and accel.enabled():
+        return accel.gather_last(data, normalize_indices(OP, "indices", indices, data.shape[a], a))
+    kind = indices.dtype.kind
+    if 0 < moved < SMALL_TAKE and (kind == "i" or kind == "u" and indices.dtype.itemsize < 8) \
+            and (indices.ndim or data.ndim > 1):  # a 0-d result of np.take is a scalar, not an array
+        try:  # np.take's own mode="raise": negatives count from the end, anything else out of range raises
+            return data.take(indices, axis=a)
+        except IndexError:
+            pass  # normalize_indices below names the first bad index
     idx = normalize_indices(OP, "indices", indices, data.shape[a], a)
-    if a and accel.supports_last_axis(data, indices, a) and accel.enabled():
-        return accel.gather_last(data, idx)
     return take_axis(data, idx, a)

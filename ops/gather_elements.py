@@ -10,7 +10,14 @@ import numpy as np
 
 from . import accel
 from .apply import take_elements, take_rows
-from .checks import fmt_shape, normalize_axis, normalize_indices, require_data_dtype, require_rank_at_least
+from .checks import (
+    checked_once,
+    fmt_shape,
+    normalize_axis,
+    normalize_indices,
+    require_data_dtype,
+    require_rank_at_least,
+)
 from .dtypes import as_tensor
 from .errors import OpError
 from .index_map import IndexMap, elementwise_offsets
@@ -45,6 +52,11 @@ def elementwise_rows(op: str, data_shape: tuple, indices: np.ndarray, axis: int)
     return elementwise_offsets(idx, tuple(data_shape), a)
 
 
+def _checked_axis(data_shape: tuple, indices_shape: tuple, axis: int) -> int:
+    elementwise_output_shape(OP, data_shape, indices_shape, axis)
+    return normalize_axis(OP, axis, len(data_shape))
+
+
 def gather_elements_index_map(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> IndexMap:
     data, indices = np.asarray(data), np.asarray(indices)
     shape = elementwise_output_shape(OP, data.shape, indices.shape, axis)
@@ -63,8 +75,8 @@ def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
     """
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
-    elementwise_output_shape(OP, data.shape, indices.shape, axis)
-    a = normalize_axis(OP, axis, data.ndim)
+    a = checked_once((OP, data.shape, indices.shape, axis, type(axis)),
+                     lambda: _checked_axis(data.shape, indices.shape, axis))
     if accel.supports_gather_elements(data, indices, a) and accel.enabled():
         out = accel.gather_elements(data, indices, a)
         if out is not None:

@@ -17,10 +17,17 @@ import numpy as np
 
 from . import accel
 from .apply import take_rows
-from .checks import dims_equal, fmt_shape, normalize_index_tuples, require_data_dtype, require_rank_at_least
+from .checks import (
+    checked_once,
+    dims_equal,
+    fmt_shape,
+    normalize_index_tuples,
+    require_data_dtype,
+    require_rank_at_least,
+)
 from .dtypes import as_tensor
 from .errors import OpError, ShapeUnknownError
-from .index_map import IndexMap, tuple_rows
+from .index_map import IndexMap, checked_tuple_rows, tuple_rows
 from .tensor_type import is_known
 
 OP = "GatherND"
@@ -92,13 +99,22 @@ def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
 
     Applies the index map with ``take_rows``; with the accelerator on and ``batch_dims`` 0, its
     compiled row gather (:func:`ops.accel.gather_tuples`: the same rows, checked as it copies;
-    on a bad index the index map raises the error)."""
+    on a bad index the index map raises the error). Below :data:`ops.accel.SMALL_WORK` moved
+    elements (batch_dims 0) the rows come from :func:`ops.index_map.checked_tuple_rows` (one checking
+    pass; any negative or bad index goes the index map's way) and one ``take``."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
     if batch_dims == 0 and indices.ndim >= 1 and data.ndim >= 1:
         k = indices.shape[-1]
         moved = indices.size // max(k, 1) * prod(data.shape[k:])
-        if k <= data.ndim and accel.supports_tuples(data, indices, k, moved) and accel.enabled():
+        if accel.small(moved) and 0 < k <= data.ndim and data.size:
+            shape = checked_once((OP, data.shape, indices.shape, batch_dims, type(batch_dims)),
+                                 lambda: gather_nd_output_shape(data.shape, indices.shape, batch_dims))
+            rows = checked_tuple_rows(indices, data.shape[:k])
+            if rows is not None:  # all in range: the index map's rows, without normalising
+                table = np.ascontiguousarray(data).reshape(-1, prod(data.shape[k:]))
+                return table.take(rows.reshape(-1), axis=0, mode="clip").reshape(shape)
+        elif k <= data.ndim and accel.supports_tuples(data, indices, k, moved) and accel.enabled():
             gather_nd_output_shape(data.shape, indices.shape, 0)
             out = accel.gather_tuples(data, indices, k)
             if out is not None:

@@ -22,6 +22,7 @@ from math import prod
 import numpy as np
 
 from . import buffers, parallel
+from .checks import all_in_range
 
 
 @dataclass(frozen=True)
@@ -164,3 +165,23 @@ def tuple_rows(idx: np.ndarray, indexed_shape: tuple) -> np.ndarray:
         else:
             np.add(rows, np.multiply(idx[..., c], strides[c], dtype=np.int64, casting="unsafe"), out=rows)
     return rows
+
+
+def checked_tuple_rows(indices: np.ndarray, indexed_shape: tuple) -> np.ndarray | None:
+    """:func:`tuple_rows` of raw ``indices`` in one C pass that also checks them
+    (``np.ravel_multi_index``): the same row numbers when every index in the last dimension of
+    ``indices`` is in ``[0, indexed_shape[c])``, else None (a negative or out-of-range index,
+    no tuple, an index type a cast could wrap such as uint64): the caller then normalises the
+    indices the long way, which names the first bad one. intp, shape ``indices.shape[:-1]``."""
+    dt = indices.dtype
+    k = indices.shape[-1] if indices.ndim else 0
+    if not 0 < k == len(indexed_shape) or dt.kind not in "iu" or (dt.kind == "u" and dt.itemsize >= 8):
+        return None
+    if k == 1:  # one pass of all_in_range (an unsigned max) costs less than ravel_multi_index
+        rows = indices[..., 0]
+        return rows.astype(np.int64, copy=False) if all_in_range(rows, int(indexed_shape[0])) else None
+    try:
+        rows = np.ravel_multi_index(tuple(indices[..., c] for c in range(k)), indexed_shape)
+    except (ValueError, TypeError):
+        return None
+    return rows.astype(np.int64, copy=False)

@@ -3,6 +3,8 @@ index map, or infer its output types from its schema and shape rule."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -12,33 +14,57 @@ from .errors import OpError
 from .index_map import IndexMap
 from .limits import check_size, limit_bytes
 from .opdef import OpDef
-from .opdefs import get_opdef
+from .opdefs import OPDEFS, get_opdef
 from .schema import OpSchema
 from .tensor_type import TensorType, is_known
 
-_REQUIRED: dict[str, int] = {}
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every call of one op needs from its OpDef, worked out once: the schema's input
+    count, the positions of the required inputs, of data and of the index inputs."""
+
+    opdef: OpDef
+    n_inputs: int
+    n_required: int
+    required: tuple[int, ...]
+    data: int
+    indices: tuple[int, ...]
 
 
-def _required_count(schema: OpSchema) -> int:
-    """How many inputs of ``schema`` are not optional (schemas are constant: counted once)."""
-    n = _REQUIRED.get(schema.name)
-    if n is None:
-        n = _REQUIRED[schema.name] = sum(not p.optional for p in schema.inputs)
-    return n
+_PLANS: dict[str, _Plan] = {}
+
+
+def _plan(opdef: OpDef) -> _Plan:
+    """The :class:`_Plan` of ``opdef`` (OpDefs are constant: made once per op)."""
+    plan = _PLANS.get(opdef.name)
+    if plan is None or plan.opdef is not opdef:
+        ports = opdef.schema.inputs
+        plan = _PLANS[opdef.name] = _Plan(
+            opdef, len(ports), sum(not p.optional for p in ports),
+            tuple(i for i, p in enumerate(ports) if not p.optional), opdef.input_index(opdef.data_port),
+            tuple(opdef.input_index(p) for p in opdef.index_ports))
+    return plan
 
 
 def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
-               opset: int | None) -> tuple[list, dict]:
+               opset: int | None, plan: _Plan | None = None) -> tuple[list, dict]:
+    """``inputs`` padded with None to the schema's length, and the checked attributes
+    (:meth:`OpSchema.check_attributes`); OpError for a wrong input count or a missing required
+    input."""
     op_name = schema.name
     inputs = list(inputs)
-    n_required = _required_count(schema)
-    if not n_required <= len(inputs) <= len(schema.inputs):
+    n_all = len(schema.inputs) if plan is None else plan.n_inputs
+    n_required = sum(not p.optional for p in schema.inputs) if plan is None else plan.n_required
+    if not n_required <= len(inputs) <= n_all:
         names = ", ".join(p.name + ("?" if p.optional else "") for p in schema.inputs)
         raise OpError(f"{op_name}: expected inputs ({names}), got {len(inputs)}")
-    inputs += [None] * (len(schema.inputs) - len(inputs))
-    for port, value in zip(schema.inputs, inputs, strict=True):
-        if value is None and not port.optional:
-            raise OpError(f"{op_name}: input {port.name} is missing", port=port.name)
+    if len(inputs) < n_all:
+        inputs += [None] * (n_all - len(inputs))
+    required = range(n_all) if plan is None else plan.required
+    for i in required:
+        if inputs[i] is None and not schema.inputs[i].optional:
+            raise OpError(f"{op_name}: input {schema.inputs[i].name} is missing", port=schema.inputs[i].name)
     return inputs, schema.check_attributes(attrs, opset)
 
 
@@ -51,18 +77,19 @@ def _check_output_size(opdef: OpDef, inputs: list, attrs: Mapping[str, Any]) -> 
     dimensions of data and indices, so when the product of those (each at least 1) times the
     widest item (16 bytes) fits the cap, so does the output, and its shape is not worked out
     here (a small call's overhead; the kernel checks the shapes anyway)."""
-    data = inputs[opdef.input_index(opdef.data_port)]
+    plan = _plan(opdef)
+    data = inputs[plan.data]
     limit = limit_bytes()
     if opdef.writes:
-        shape = np.shape(data)
-        bound = _WIDEST_ITEM
-        for d in shape:
-            bound *= d
+        bound = _WIDEST_ITEM * (data.size if type(data) is np.ndarray else prod(np.shape(data)))
         if bound <= limit:
             return
     else:
         bound = _WIDEST_ITEM
-        for v in (data, *(inputs[opdef.input_index(p)] for p in opdef.index_ports)):
+        for v in (data, *(inputs[i] for i in plan.indices)):
+            if type(v) is np.ndarray and v.size:  # no dimension is 0: the product is the size
+                bound *= v.size
+                continue
             for d in np.shape(v) if v is not None else ():
                 bound *= d if d > 1 else 1
         if bound <= limit:
@@ -87,9 +114,26 @@ def run_op(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str
     """Run ``op_name`` on ``inputs`` (schema order; None for an omitted optional input).
     Attributes not given take the schema default. An output larger than the size cap
     (:mod:`ops.limits`) is refused with SizeLimitError before anything is allocated."""
-    opdef = get_opdef(op_name)
-    inputs, attrs = _arguments(opdef.schema, inputs, attrs, None)
-    _check_output_size(opdef, inputs, attrs)
+    plan = _PLANS.get(op_name)
+    if plan is None or plan.opdef is not OPDEFS.get(op_name):
+        plan = _plan(get_opdef(op_name))  # get_opdef raises the "unknown op" error
+    opdef = plan.opdef
+    inputs = list(inputs)
+    if len(inputs) == plan.n_inputs and all(inputs[i] is not None for i in plan.required):
+        attrs = opdef.schema.check_attributes(attrs, None)  # the common case: every input given
+    else:
+        inputs, attrs = _arguments(opdef.schema, inputs, attrs, None, plan)
+    data = inputs[plan.data]
+    if type(data) is np.ndarray:  # the size cap, quickly: the bound of _check_output_size from sizes
+        bound = _WIDEST_ITEM * data.size
+        if not opdef.writes:
+            for i in plan.indices:
+                v = inputs[i]
+                bound = bound * v.size if type(v) is np.ndarray and v.size and data.size else -1
+        if not 0 <= bound <= limit_bytes():
+            _check_output_size(opdef, inputs, attrs)
+    else:
+        _check_output_size(opdef, inputs, attrs)
     return opdef.kernel(*inputs, **attrs)
 
 

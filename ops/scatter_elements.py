@@ -13,7 +13,7 @@ import numpy as np
 
 from . import accel
 from .apply import check_reduction, copy_of, put_rows
-from .checks import check_same_dtype, dims_equal, fmt_shape, normalize_axis, require_data_dtype
+from .checks import check_same_dtype, checked_once, dims_equal, fmt_shape, normalize_axis, require_data_dtype
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_elements import elementwise_output_shape, elementwise_rows
@@ -47,6 +47,11 @@ def scatter_elements_index_map(data: np.ndarray, indices: np.ndarray, updates_sh
     return IndexMap("scatter", rows, (), tuple(indices.shape), tuple(data.shape))
 
 
+def _checked_axis(op: str, data_shape: tuple, indices_shape: tuple, updates_shape: tuple, axis: int) -> int:
+    scatter_elements_output_shape(data_shape, indices_shape, updates_shape, axis, op)
+    return normalize_axis(op, axis, len(data_shape))
+
+
 def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "none") -> np.ndarray:
     """ONNX ScatterElements: a copy of ``data`` with ``updates`` written along ``axis``."""
     return _scatter_elements(OP, data, indices, updates, axis, reduction)
@@ -66,9 +71,9 @@ def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray
     require_data_dtype(op, "data", data)
     require_data_dtype(op, "updates", updates)
     check_same_dtype(op, data, updates)
-    scatter_elements_output_shape(data.shape, indices.shape, updates.shape, axis, op)
+    a = checked_once((op, data.shape, indices.shape, updates.shape, axis, type(axis)),
+                     lambda: _checked_axis(op, data.shape, indices.shape, updates.shape, axis))
     check_reduction(op, reduction, data)
-    a = normalize_axis(op, axis, data.ndim)
     if accel.supports_scatter_elements(data.dtype, indices, reduction) and accel.enabled():
         out = copy_of(data)
         if accel.scatter_elements(out, indices, updates, a, reduction):

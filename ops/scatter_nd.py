@@ -14,11 +14,11 @@ import numpy as np
 
 from . import accel
 from .apply import copy_of, put_rows
-from .checks import check_same_dtype, fmt_shape, require_data_dtype, shapes_equal
+from .checks import check_same_dtype, checked_once, fmt_shape, require_data_dtype, shapes_equal
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_nd import nd_check, nd_rows
-from .index_map import IndexMap
+from .index_map import IndexMap, checked_tuple_rows
 
 OP = "ScatterND"
 
@@ -52,13 +52,26 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
 
     Applies the index map with ``put_rows``; with the accelerator on and reduction none, its
     compiled row scatter (:func:`ops.accel.scatter_tuples`: the same rows in the same order,
-    checked as it writes; on a bad index the index map raises the error)."""
+    checked as it writes; on a bad index the index map raises the error). Below
+    :data:`ops.accel.SMALL_WORK` updates, in-range non-negative indices make the index map's
+    rows in one checking pass (:func:`ops.index_map.checked_tuple_rows`) instead."""
     data, updates, indices = as_tensor(data, f"{OP}: data"), as_tensor(updates, f"{OP}: updates"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
     require_data_dtype(OP, "updates", updates)
     check_same_dtype(OP, data, updates)
-    if reduction == "none" and accel.supports_tuples(data, indices, indices.shape[-1] if indices.ndim else 0,
-                                                     updates.size) and accel.enabled():
+    k = indices.shape[-1] if indices.ndim else 0
+    if accel.small(updates.size) and 0 < k <= data.ndim and data.size:
+        checked_once((OP, data.shape, indices.shape, updates.shape),
+                     lambda: scatter_nd_output_shape(data.shape, indices.shape, updates.shape))
+        rows = checked_tuple_rows(indices, data.shape[:k])
+        if rows is not None and reduction == "none" and k == data.ndim:
+            out = copy_of(data)  # elements (block 1): put_rows' fancy assignment, without the map object
+            out.reshape(-1)[rows.reshape(-1)] = updates.reshape(-1)
+            return out
+        if rows is not None:  # all in range: the index map's rows, without normalising them first
+            imap = IndexMap("scatter", rows, tuple(data.shape[k:]), tuple(updates.shape), tuple(data.shape))
+            return put_rows(OP, data, imap, updates, reduction)
+    elif reduction == "none" and accel.supports_tuples(data, indices, k, updates.size) and accel.enabled():
         scatter_nd_output_shape(data.shape, indices.shape, updates.shape)
         out = copy_of(data)
         if accel.scatter_tuples(out, indices, updates):

@@ -148,7 +148,28 @@ class OpSchema:
         Raises OpError for an unknown attribute, a value of the wrong kind, and (when ``opset`` is
         given) an attribute the opset lacks set to a non-default value, or a value the opset does
         not allow.
+
+        Every operator call passes through here, so an accepted set of attributes (keyed by the
+        schema, the opset and each name, value and value type) is remembered and the next call
+        with the same ones gets a copy of the same answer without re-checking; refusals are
+        not remembered (they raise again, with the same message).
         """
+        try:
+            key = (id(self), opset, tuple(attrs.items()), tuple(map(type, attrs.values()))) if attrs \
+                else (id(self), opset)
+            known = _CHECKED.get(key)
+        except TypeError:  # an unhashable value: check it the long way (it is refused or coerced)
+            key, known = None, None
+        if known is not None and known[0] is self:
+            return dict(known[1])
+        out = self._check_attributes(attrs, opset)
+        if key is not None:
+            if len(_CHECKED) >= _CHECKED_MAX:
+                _CHECKED.clear()
+            _CHECKED[key] = (self, dict(out))
+        return out
+
+    def _check_attributes(self, attrs: Mapping[str, Any] | None, opset: int | None) -> dict[str, Any]:
         attrs = dict(attrs or {})
         out = self.defaults() if opset is None else {a.name: a.default for a in self.attributes_at(opset)}
         for name, value in attrs.items():
@@ -178,6 +199,12 @@ class OpSchema:
             if opset is None or spec.since <= opset:
                 out[name] = value
         return out
+
+
+#: :meth:`OpSchema.check_attributes`' accepted answers: ``(id(schema), opset, attributes)`` ->
+#: ``(schema, result)`` (the schema is kept so an id reused after a schema is freed never matches).
+_CHECKED: dict[tuple, tuple[OpSchema, dict[str, Any]]] = {}
+_CHECKED_MAX = 4096
 
 
 def _coerce(op: str, spec: AttrSpec, value: Any) -> Any:

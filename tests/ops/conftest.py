@@ -9,11 +9,14 @@ from ops import accel
 @pytest.fixture(params=[False, True], ids=["numpy", "accel"])
 def both_paths(request, monkeypatch):
     """Run the test once on the numpy path and once with the accelerator (if installed);
-    with it on, the size threshold is lowered so small cases reach the compiled kernels too."""
+    with it on, the size thresholds are lowered so small cases reach the compiled kernels too
+    (and skip the numpy small routes that would run ahead of them)."""
     if request.param and not accel.available():
         pytest.skip("numba is not installed")
     previous = accel.set_enabled(request.param)
     monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    if request.param:
+        monkeypatch.setattr(accel, "SMALL_WORK", 0)
     monkeypatch.setattr(accel, "ROWS_MIN_ROW_BYTES", 0)
     monkeypatch.setattr(accel, "ROWS_MIN_TABLE_BYTES", 0)
     yield request.param

@@ -35,6 +35,7 @@ def accel_state(monkeypatch):
     """Restore the switch after each test; let small cases reach the kernels."""
     previous = accel.set_enabled(True)
     monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    monkeypatch.setattr(accel, "SMALL_WORK", 0)
     monkeypatch.setattr(accel, "ROWS_MIN_ROW_BYTES", 0)
     monkeypatch.setattr(accel, "ROWS_MIN_TABLE_BYTES", 0)
     yield
@@ -520,7 +521,7 @@ def test_without_intrinsics_the_kernels_still_run(tmp_path, how):
         + "import numpy as np, ops\n"
         "from ops import accel\n"
         "accel.STREAM_MIN_BYTES = 0\n"
-        "accel.MIN_SIZE = accel.ROWS_MIN_ROW_BYTES = accel.ROWS_MIN_TABLE_BYTES = 0\n"
+        "accel.MIN_SIZE = accel.SMALL_WORK = accel.ROWS_MIN_ROW_BYTES = accel.ROWS_MIN_TABLE_BYTES = 0\n"
         "d = np.arange(20000, dtype=np.float32).reshape(1000, 20)\n"
         "i = np.arange(-1000, 1000)\n"
         "rows = np.stack([i % 1000, i % 20], axis=1)\n"

@@ -68,6 +68,15 @@ def test_max_source_bytes_is_mebibytes_and_a_bad_value_falls_back_to_2048(monkey
     assert config.max_source_bytes() == expected
 
 
+def test_max_source_bytes_follows_every_change_of_the_variable(monkeypatch):
+    """The parsed value is remembered only while the variable's text stays the same."""
+    for value, expected in (("1", 1 << 20), ("2", 2 << 20), ("2", 2 << 20), ("big", 2048 << 20), ("0.5", 1 << 19)):
+        monkeypatch.setenv("INDEXFLOW_MAX_SOURCE_MB", value)
+        assert config.max_source_bytes() == expected
+    monkeypatch.delenv("INDEXFLOW_MAX_SOURCE_MB")
+    assert config.max_source_bytes() == 2048 << 20
+
+
 def test_state_dir_is_the_path_given_or_none(monkeypatch, tmp_path):
     assert config.state_dir() is None
     monkeypatch.setenv("INDEXFLOW_STATE_DIR", "")

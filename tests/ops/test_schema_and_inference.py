@@ -180,6 +180,24 @@ def test_allowed_dtypes_key_facts():
     assert set(ts.allowed_dtypes("T", 24)) >= set(CORE_DTYPES) | set(SMALL_DTYPES)
 
 
+def test_check_attributes_repeated_gives_fresh_equal_answers_and_refuses_again():
+    """Accepted attributes are remembered: the same call again gives an equal dict that the
+    caller may change without changing later answers; a refusal raises every time; a value of
+    another type that compares equal (True and 1) is judged on its own."""
+    se = ops.get_schema("ScatterElements")
+    first = se.check_attributes({"axis": 1, "reduction": "add"}, 18)
+    first["axis"] = 7
+    assert se.check_attributes({"axis": 1, "reduction": "add"}, 18) == {"axis": 1, "reduction": "add"}
+    assert se.check_attributes({"axis": np.int64(1)}, None) == {"axis": 1, "reduction": "none"}
+    for _ in range(2):
+        with pytest.raises(ops.OpError, match="needs opset 18"):
+            se.check_attributes({"reduction": "max"}, 16)
+        with pytest.raises(ops.OpError, match="must be an integer"):
+            se.check_attributes({"axis": True}, 18)
+    with pytest.raises(ops.OpError, match="must be an integer"):
+        se.check_attributes({"axis": [1]}, 18)  # unhashable: checked the long way
+
+
 def test_check_attributes():
     se = ops.get_schema("ScatterElements")
     assert se.check_attributes({}, 18) == {"axis": 0, "reduction": "none"}
