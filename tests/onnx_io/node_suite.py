@@ -9,8 +9,7 @@ own comparison (``onnx.backend.test.runner.Runner.assert_similar_outputs``, the 
 atol).
 
 Loading all cases runs every generator once per process (about 20-30 s of CPU): the test
-modules ask :func:`cases` when a test runs, never at collection, and share one xdist group so
-that one worker of a parallel run pays it.
+modules ask :func:`cases` when a test runs, never at collection.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ The harness normally expands into a unittest class with a skipped test for every
 ~4000 other cases; here only the included CPU items are turned into pytest cases, and each
 runs the harness's own test function (which prepares the model through our backend, runs it,
 and compares with ONNX's expected outputs). The harness generates the cases when the first test
-runs, not at collection (one xdist group with the other node-test modules: one worker pays it).
+needs them, not at collection.
 """
 import functools
 import re
@@ -18,8 +18,6 @@ import pytest
 from nodeeditor.onnx_io import backend as indexflow_backend
 
 from .node_suite import INDEXING_CASES, cases
-
-pytestmark = pytest.mark.xdist_group("onnx_node_cases")
 
 _INCLUDED = re.compile(r"^test_(gather|scatter|tensorscatter).*_cpu$")
 NAMES = tuple(f"{name}_cpu" for name in INDEXING_CASES)

@@ -9,8 +9,7 @@ figures). For each case (:func:`node_suite.judge_case`):
   where onnxruntime passes the original, else in ``onnx.reference`` where that passes it, else
   the re-export passes the ONNX checker (no case is skipped).
 
-The cases are generated when the first test runs (not at collection), and every test of the
-cases shares one xdist group, so one worker of a parallel run generates them.
+The cases are generated when the first test of a process needs them, not at collection.
 """
 from __future__ import annotations
 
@@ -19,8 +18,6 @@ import pytest
 from onnx.backend.test.runner import _normalize_tensor
 
 from . import node_suite
-
-pytestmark = pytest.mark.xdist_group("onnx_node_cases")
 
 #: Cases per test: every CHUNKS-th case, so that the slow ones spread over the tests.
 CHUNKS = 32

@@ -3,8 +3,8 @@
 onnx 1.23 no longer ships the data files; ``load_model_tests(kind="node")`` generates every case
 in memory (``case.model`` is the one-node model, ``case.data_sets`` a list of
 ``(inputs, expected_outputs)`` with inputs in graph-input order). The cases are generated when
-the first test runs (``tests/onnx_io/node_suite.cases``, shared with the whole node suite in
-the same xdist group), not at collection: the tests are named from the list below, which
+the first test runs (``tests/onnx_io/node_suite.cases``, shared with the whole node suite), not
+at collection: the tests are named from the list below, which
 :func:`test_all_29_cases_are_found` checks against the generated cases.
 """
 from __future__ import annotations
@@ -17,8 +17,6 @@ import pytest
 
 import ops
 from tests.onnx_io import node_suite
-
-pytestmark = pytest.mark.xdist_group("onnx_node_cases")
 
 PREFIXES = ("test_gather", "test_scatter", "test_tensorscatter")
 NAMES = node_suite.INDEXING_CASES
