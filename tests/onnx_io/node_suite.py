@@ -1,19 +1,18 @@
 """ONNX's node-test suite (1,884 models in onnx 1.23, generated in memory) run four ways: through
 IndexFlow's backend, through onnxruntime (one thread), through ``onnx.reference``, and as an
-unedited import-then-export run in onnxruntime. Shared by ``tests/onnx_io/test_node_suite.py``,
-``tests/ops/test_onnx_node_tests.py`` and ``benchmarks/bench_node_tests.py``.
+unedited import-then-export run in onnxruntime. Shared by ``tests/onnx_io/test_node_suite.py``
+(a deterministic subset) and ``benchmarks/bench_node_tests.py`` (all of them).
 
 Each runner returns None when the case passes and the first line of the failure otherwise.
 A case passes when every data set's outputs match ONNX's expected outputs under the harness's
 own comparison (``onnx.backend.test.runner.Runner.assert_similar_outputs``, the case's rtol and
 atol).
 
-Loading all cases runs every generator once per process (about 20-30 s of CPU): the test
-modules ask :func:`cases` when a test runs, never at collection.
+Loading all cases runs every generator once per process (about 20 s of CPU); the other
+node-test modules of the suite load them too, so the subset costs nothing more to load.
 """
 from __future__ import annotations
 
-import functools
 import random
 import warnings
 from collections.abc import Callable
@@ -25,19 +24,6 @@ from onnx.backend.test.runner import Runner, _normalize_tensor
 INDEXING_OPS = frozenset({"Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements", "ScatterND",
                           "TensorScatter"})
 
-#: ONNX's node-test cases of the seven ops (onnx 1.23), for naming tests before the cases are generated.
-INDEXING_CASES = (
-    "test_gather_0", "test_gather_1", "test_gather_2d_indices", "test_gather_elements_0", "test_gather_elements_1",
-    "test_gather_elements_negative_indices", "test_gather_negative_indices", "test_gathernd_example_float32",
-    "test_gathernd_example_int32", "test_gathernd_example_int32_batch_dim1", "test_scatter_elements_with_axis",
-    "test_scatter_elements_with_duplicate_indices", "test_scatter_elements_with_negative_indices",
-    "test_scatter_elements_with_reduction_max", "test_scatter_elements_with_reduction_min",
-    "test_scatter_elements_with_reduction_mul", "test_scatter_elements_without_axis", "test_scatter_with_axis",
-    "test_scatter_without_axis", "test_scatternd", "test_scatternd_add", "test_scatternd_max",
-    "test_scatternd_max_with_element_indices", "test_scatternd_min", "test_scatternd_min_with_element_indices",
-    "test_scatternd_multiply", "test_tensorscatter", "test_tensorscatter_3d", "test_tensorscatter_circular",
-)
-
 
 def load_cases() -> list:
     """Every node-test case, in ONNX's order of generation (the generators of unrelated ops
@@ -47,12 +33,6 @@ def load_cases() -> list:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return list(load_model_tests(kind="node"))
-
-
-@functools.cache
-def cases() -> tuple:
-    """:func:`load_cases`, once per process."""
-    return tuple(load_cases())
 
 
 def has_indexing_op(case) -> bool:
@@ -87,22 +67,15 @@ def _check(case, run: Callable[[list], list]) -> str | None:
     return None
 
 
-def run_indexflow(case, graph=None) -> str | None:
-    """The case through ``nodeeditor.onnx_io.backend`` (import, then the engine); ``graph``:
-    the case's model imported already (it gets the data sets' inputs)."""
+def run_indexflow(case) -> str | None:
+    """The case through ``nodeeditor.onnx_io.backend`` (import, then the engine)."""
     from nodeeditor.onnx_io import backend
 
     try:
-        rep = backend.prepare(case.model) if graph is None else backend.IndexFlowRep(
-            graph, _input_names(case.model), [o.name for o in case.model.graph.output])
+        rep = backend.prepare(case.model)
     except Exception as exc:  # noqa: BLE001 - an import refusal is a failure of the case
         return _first_line(exc)
     return _check(case, rep.run)
-
-
-def _input_names(model: onnx.ModelProto) -> list[str]:
-    initializers = {t.name for t in model.graph.initializer}
-    return [i.name for i in model.graph.input if i.name not in initializers]
 
 
 def ort_session(model: onnx.ModelProto):
@@ -141,20 +114,20 @@ def run_reference(case) -> str | None:
     return _check(case, lambda inputs: ref.run(None, dict(zip(ref.input_names, inputs, strict=True))))
 
 
-def run_roundtrip(case, judge: str = "onnxruntime", exported: onnx.ModelProto | None = None) -> str | None:
+def run_roundtrip(case, judge: str = "onnxruntime") -> str | None:
     """``import_model``, ``export_model`` with no edit, then ``judge`` (onnxruntime or
-    ``onnx.reference``) on the re-export (its inputs matched to the original's by name);
-    ``exported``: that re-export, made already."""
+    ``onnx.reference``) on the re-export (its inputs matched to the original's by name)."""
     from onnx.reference import ReferenceEvaluator
 
     from nodeeditor.onnx_io import export_model, import_model
 
     try:
-        model = export_model(import_model(case.model)) if exported is None else exported
+        model = export_model(import_model(case.model))
         session = ort_session(model) if judge == "onnxruntime" else ReferenceEvaluator(model)
     except Exception as exc:  # noqa: BLE001
         return _first_line(exc)
-    names = _input_names(case.model)
+    initializers = {t.name for t in case.model.graph.initializer}
+    names = [i.name for i in case.model.graph.input if i.name not in initializers]
     wanted = [o.name for o in case.model.graph.output]
 
     def run(inputs: list) -> list:
@@ -163,47 +136,6 @@ def run_roundtrip(case, judge: str = "onnxruntime", exported: onnx.ModelProto | 
         return session.run(wanted, {n: feeds[n] for n in inputs_of})
 
     return _check(case, run)
-
-
-def judge_case(case) -> list[str]:
-    """What the case shows wrong in IndexFlow (empty when nothing), judged as
-    ``tests/onnx_io/test_node_suite.py`` states: the backend passes it unless neither
-    onnxruntime nor ``onnx.reference`` does, and the unedited re-export runs like the original
-    (in onnxruntime where it runs the original, else in ``onnx.reference`` where that does, else
-    the ONNX checker accepts it). The model is imported once for both."""
-    from nodeeditor.onnx_io import export_model, import_model
-
-    try:
-        graph = import_model(case.model)
-        exported = export_model(graph)        # before the backend run gives the inputs values
-    except Exception as exc:  # noqa: BLE001 - a refusal is judged like a failing run
-        graph = exported = None
-        refused = _first_line(exc)
-    ort_problem = run_onnxruntime(case)
-    reference_problem = None if ort_problem is None else run_reference(case)
-    others_pass = [way for way, p in (("onnxruntime", ort_problem), ("reference", reference_problem))
-                   if p is None]
-    problems = []
-    own = refused if graph is None else run_indexflow(case, graph)
-    if own is not None and others_pass:
-        problems.append(f"the backend fails where {' and '.join(others_pass)} pass: {own}")
-    if graph is None:
-        if others_pass:
-            problems.append(f"the import refuses a model {others_pass[0]} runs: {refused}")
-        return problems
-    if ort_problem is None:
-        trip = run_roundtrip(case, exported=exported)
-    elif reference_problem is None:
-        trip = run_roundtrip(case, judge="reference", exported=exported)
-    else:
-        try:
-            onnx.checker.check_model(exported)
-            trip = None
-        except Exception as exc:  # noqa: BLE001
-            trip = _first_line(exc)
-    if trip is not None:
-        problems.append(f"the unedited re-export does not run like the original: {trip}")
-    return problems
 
 
 RUNNERS = {"indexflow": run_indexflow, "onnxruntime": run_onnxruntime, "reference": run_reference,
