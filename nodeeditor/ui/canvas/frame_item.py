@@ -19,6 +19,18 @@ MARGIN = 18.0        # scene units between the members and the frame
 TITLE_HEIGHT = 28.0  # the title bar above the members
 
 
+def report_member_moves(scene, starts: dict[str, QtCore.QPointF]) -> None:
+    """A box dragged its members from ``starts``: the scene reports those that moved (from, to)
+    as one ``nodesMoved``, like a node drag, so the drag is one undo step."""
+    moves = {}
+    for nid, start in starts.items():
+        now = scene.node_item(nid).pos()
+        if now != start:
+            moves[nid] = ((start.x(), start.y()), (now.x(), now.y()))
+    if moves:
+        scene.nodesMoved.emit(moves)
+
+
 class FrameItem(QtWidgets.QGraphicsItem):
     def __init__(self, frame_id: str) -> None:
         super().__init__()
@@ -126,15 +138,8 @@ class FrameItem(QtWidgets.QGraphicsItem):
     def mouseReleaseEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         if self._drag_from is None:
             return
-        scene = self.scene()
-        moves = {}
-        for nid, start in self._starts.items():
-            now = scene.node_item(nid).pos()
-            if now != start:
-                moves[nid] = ((start.x(), start.y()), (now.x(), now.y()))
-        self._drag_from, self._starts = None, {}
-        if moves:
-            scene.nodesMoved.emit(moves)
+        starts, self._drag_from, self._starts = self._starts, None, {}
+        report_member_moves(self.scene(), starts)
         event.accept()
 
     def mouseDoubleClickEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:

@@ -25,6 +25,7 @@ from nodeeditor.graph.grouping import Boundary, tensor_label
 from nodeeditor.graph.status import NodeStatus
 
 from . import style
+from .frame_item import report_member_moves
 from .node_item import legible_font, screen_scale
 from .port_item import PortItem
 
@@ -315,15 +316,8 @@ class GroupItem(QtWidgets.QGraphicsItem):
     def mouseReleaseEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         if self._drag_from is None:
             return
-        scene = self.scene()
-        moves = {}
-        for nid, start in self._starts.items():
-            now = scene.node_item(nid).pos()
-            if now != start:
-                moves[nid] = ((start.x(), start.y()), (now.x(), now.y()))
-        self._drag_from, self._starts = None, {}
-        if moves:
-            scene.nodesMoved.emit(moves)
+        starts, self._drag_from, self._starts = self._starts, None, {}
+        report_member_moves(self.scene(), starts)
         event.accept()
 
     def mouseDoubleClickEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
