@@ -192,16 +192,23 @@ def npz_target(output: str) -> Path | None:
     return target if target.name.endswith(".npz") else target.with_name(target.name + ".npz")
 
 
+def refuse_folder_output(output: str | None, example: str) -> bool:
+    """Whether ``--output OUTPUT`` names a folder (:func:`npz_target` gives None); then says so,
+    suggesting ``example`` as a file name in it."""
+    if not output or npz_target(output) is not None:
+        return False
+    print(f"error: --output {output} names a folder; give a file name, e.g. {Path(output) / example}")
+    return True
+
+
 # ---------------------------------------------------------------------- subcommands
 def _cmd_run(args: argparse.Namespace) -> int:
     from nodeeditor.graph import Engine
     from ops import dtype_name
 
-    target = npz_target(args.output) if args.output else None
-    if args.output and target is None:
-        print(f"error: --output {args.output} names a folder; give a file name, e.g. "
-              f"{Path(args.output) / 'outputs.npz'}")
+    if refuse_folder_output(args.output, "outputs.npz"):
         return EXIT_GRAPH_ERROR
+    target = npz_target(args.output) if args.output else None
     graph = open_graph_argument(args)
     notes = feed_inputs(graph, args.inputs) if args.inputs else []
     print(describe_graph(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))

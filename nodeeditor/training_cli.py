@@ -30,6 +30,7 @@ from .cli import (
     describe_graph,
     npz_target,
     open_graph_argument,
+    refuse_folder_output,
     savable,
 )
 
@@ -60,11 +61,9 @@ def _show(name: str, value: np.ndarray) -> None:
 def _cmd_grad(args: argparse.Namespace) -> int:
     from nodeeditor.graph import Backward, Engine
 
-    target = npz_target(args.output) if args.output else None
-    if args.output and target is None:
-        print(f"error: --output {args.output} names a folder; give a file name, e.g. "
-              f"{Path(args.output) / 'gradients.npz'}")
+    if refuse_folder_output(args.output, "gradients.npz"):
         return EXIT_GRAPH_ERROR
+    target = npz_target(args.output) if args.output else None
     graph = open_graph_argument(args)
     print(describe_graph(graph))
     refused = _training_setup(graph)

@@ -118,3 +118,14 @@ def test_trainable_sources_sharing_a_name_are_refused_by_name(tmp_path, capsys):
     assert cli.main(["grad", str(path)]) == 1
     assert "error: 2 trainable sources are called 'my weights' (w, t); gradients are named after their source" \
         in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("verb", "example"), [("run", "outputs.npz"), ("grad", "gradients.npz")])
+def test_an_output_that_names_a_folder_is_refused_with_a_file_name_to_use(tmp_path, capsys, verb, example):
+    path = line_graph(tmp_path)
+    folder = tmp_path / "results"
+    folder.mkdir()
+    assert cli.main([verb, str(path), "-o", str(folder)]) == cli.EXIT_GRAPH_ERROR
+    out = capsys.readouterr().out
+    assert f"error: --output {folder} names a folder; give a file name, e.g. {folder / example}" in out
+    assert list(folder.iterdir()) == []
