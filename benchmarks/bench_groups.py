@@ -18,7 +18,7 @@ from PySide6 import QtWidgets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ui import big_model, repaint_cost, wait_finished
+from bench_ui import big_model, pan_and_zoom_steps, repaint_cost, wait_finished
 
 from nodeeditor.ui.app import create_main_window
 
@@ -48,17 +48,7 @@ def main() -> int:
         view = window.view
         view.frame(False, readable=False)
         groups = window.node_actions.groups
-        bar = view.horizontalScrollBar()
-        sign = [1]
-
-        def pan() -> None:
-            sign[0] = -sign[0]
-            bar.setValue(bar.value() + sign[0] * 120)
-
-        def zoom() -> None:
-            factor = 1.15 if sign[0] > 0 else 1 / 1.15
-            sign[0] = -sign[0]
-            view.scale(factor, factor)
+        pan, zoom = pan_and_zoom_steps(view)
 
         for _ in range(args.repeat):
             rows.setdefault("overview pan, expanded", []).append(repaint_cost(window, pan))

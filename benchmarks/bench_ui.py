@@ -177,6 +177,24 @@ def big_model(nodes: int = 5000, chains: int = 50, size: int = 16) -> onnx.Model
     return model
 
 
+def pan_and_zoom_steps(view):
+    """(pan, zoom): one step each, alternating direction so that repeats stay where they started
+    (pan 120 pixels sideways, zoom by 1.15)."""
+    bar = view.horizontalScrollBar()
+    sign = [1]
+
+    def pan() -> None:
+        sign[0] = -sign[0]
+        bar.setValue(bar.value() + sign[0] * 120)
+
+    def zoom() -> None:
+        factor = 1.15 if sign[0] > 0 else 1 / 1.15
+        sign[0] = -sign[0]
+        view.scale(factor, factor)
+
+    return pan, zoom
+
+
 def repaint_cost(window, change, repeat: int = 10) -> float:
     """Median seconds of ``change()`` plus a synchronous repaint of the canvas."""
     viewport = window.view.viewport()
@@ -214,17 +232,7 @@ def bench_onnx_model(window, folder: Path, profile: bool = False) -> dict[str, f
     out["evaluated"] = time.perf_counter() - t0
     assert window.runner.last_result is not None and window.runner.last_result.ok
     view = window.view
-    bar = view.horizontalScrollBar()
-    sign = [1]
-
-    def pan() -> None:
-        sign[0] = -sign[0]
-        bar.setValue(bar.value() + sign[0] * 120)
-
-    def zoom() -> None:
-        factor = 1.15 if sign[0] > 0 else 1 / 1.15
-        sign[0] = -sign[0]
-        view.scale(factor, factor)
+    pan, zoom = pan_and_zoom_steps(view)
 
     out["zoom level"] = view.zoom
     out["pan"] = repaint_cost(window, pan)
