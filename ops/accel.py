@@ -260,6 +260,9 @@ def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
         strides = np.array(row_major_strides(data_shape), dtype=np.int64)
         lead = tuple(idx.shape[:-1])
         bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:-1], axis), lead), dtype=np.int64)
+        # read-only whether or not the broadcast needed a copy: numba compiles one kernel per
+        # array type, and a writable and a read-only ``bases`` would be two
+        bases.setflags(write=False)
         known = bases.reshape(-1), int(strides[axis])
         if bases.size <= ROW_BASES_MAX_SIZE:  # shared by later calls: the kernels only read it
             if len(_ROW_BASES) >= ROW_BASES_ENTRIES:

@@ -8,8 +8,9 @@ A case passes when every data set's outputs match ONNX's expected outputs under 
 own comparison (``onnx.backend.test.runner.Runner.assert_similar_outputs``, the case's rtol and
 atol).
 
-Loading all cases runs every generator once per process (about 20 s of CPU); the other
-node-test modules of the suite load them too, so the subset costs nothing more to load.
+Cases are generated through ``tests/node_cases.py``, once per process; the suite leaves out the
+three generator modules that take four fifths of the generation time (AveragePool, LpPool,
+MaxPool, whose cases hold no indexing op), the benchmark loads every module.
 """
 from __future__ import annotations
 
@@ -21,18 +22,16 @@ import numpy as np
 import onnx
 from onnx.backend.test.runner import Runner, _normalize_tensor
 
+from tests import node_cases
+
 INDEXING_OPS = frozenset({"Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements", "ScatterND",
                           "TensorScatter"})
 
 
-def load_cases() -> list:
-    """Every node-test case, in ONNX's order of generation (the generators of unrelated ops
-    warn about overflow; the warnings are silenced)."""
-    from onnx.backend.test.loader import load_model_tests
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return list(load_model_tests(kind="node"))
+def load_cases(skip=node_cases.SLOW_MODULES) -> list:
+    """The node-test cases of every generator module but those in ``skip``, in ONNX's order of
+    generation."""
+    return node_cases.cases(skip=skip)
 
 
 def has_indexing_op(case) -> bool:

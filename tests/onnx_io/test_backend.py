@@ -2,20 +2,30 @@
 backend for the gather, scatter and tensorscatter node tests (29 in onnx 1.23, generated in
 memory).
 
-The harness normally expands into a unittest class with a skipped test for every one of its
-~4000 other cases; here only the included CPU items are turned into pytest cases, and each
-runs the harness's own test function (which prepares the model through our backend, runs it,
-and compares with ONNX's expected outputs).
+The harness normally loads every node-test case (generating all of them) and expands into a
+unittest class with a skipped test for every one of its ~4000 other cases; here it is handed
+the indexing ops' cases only (``tests/node_cases.py``), only the included CPU items are turned
+into pytest cases, and each runs the harness's own test function (which prepares the model
+through our backend, runs it, and compares with ONNX's expected outputs).
 """
 import re
+from unittest import mock
 
 import onnx
 import onnx.backend.test
+import onnx.backend.test.runner
 import pytest
 
 from nodeeditor.onnx_io import backend as indexflow_backend
+from tests import node_cases
 
-_runner = onnx.backend.test.BackendTest(indexflow_backend, __name__)
+
+def _indexing_cases_only(data_dir=None, kind=None):
+    return node_cases.cases(node_cases.INDEXING_MODULES) if kind == "node" else []
+
+
+with mock.patch.object(onnx.backend.test.runner, "load_model_tests", _indexing_cases_only):
+    _runner = onnx.backend.test.BackendTest(indexflow_backend, __name__)
 _INCLUDED = re.compile(r"^test_(gather|scatter|tensorscatter).*_cpu$")
 _runner.include(_INCLUDED.pattern)
 _ITEMS = {name: item for items in _runner._filtered_test_items.values() for name, item in items.items()

@@ -3,7 +3,6 @@ node); round trips both ways; invalid models are refused with a clear message.""
 
 import numpy as np
 import onnx
-import onnx.backend.test.loader as loader
 import pytest
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
@@ -12,10 +11,11 @@ from nodeeditor import cli
 from nodeeditor.graph import Engine, list_examples, load_example
 from nodeeditor.onnx_io import OnnxImportError, export_model, import_model
 from nodeeditor.onnx_io.export import export_with_feeds
+from tests import node_cases
 
 from .conftest import assert_same, ort_run
 
-NODE_CASES = {c.name: c for c in loader.load_model_tests(kind="node")
+NODE_CASES = {c.name: c for c in node_cases.cases(node_cases.INDEXING_MODULES)
               if c.name.startswith(("test_gather", "test_scatter", "test_tensorscatter"))}
 
 

@@ -1,32 +1,23 @@
 """ONNX's own backend node tests for the indexing ops, run through ``ops.run_op``.
 
-onnx 1.23 no longer ships the data files; ``load_model_tests(kind="node")`` generates every case
-in memory (``case.model`` is the one-node model, ``case.data_sets`` a list of
+onnx 1.23 no longer ships the data files; ``tests/node_cases.py`` generates the indexing ops'
+cases in memory (``case.model`` is the one-node model, ``case.data_sets`` a list of
 ``(inputs, expected_outputs)`` with inputs in graph-input order).
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import onnx
 import pytest
-from onnx.backend.test.loader import load_model_tests
 
 import ops
+from tests import node_cases
 
 PREFIXES = ("test_gather", "test_scatter", "test_tensorscatter")
 EXPECTED_COUNT = 29
 
 
-def _load_cases():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the generators of unrelated ops warn about overflow
-        cases = load_model_tests(kind="node")
-    return {c.name: c for c in cases if c.name.startswith(PREFIXES)}
-
-
-CASES = _load_cases()
+CASES = {c.name: c for c in node_cases.cases(node_cases.INDEXING_MODULES) if c.name.startswith(PREFIXES)}
 
 
 def test_all_29_cases_are_found():
