@@ -322,3 +322,59 @@ def test_a_problem_inside_a_collapsed_group_shows_on_the_blocks_border(window, q
     assert block.state() == NodeStatus.ERROR and block.problem()[1].startswith("mm: ")
     w.scene.clearSelection()          # the border in the error's colour, not the selection's
     save_shot(w.view, "canvas/group_error")
+
+
+def _scatter_chain(window):
+    """x -> s1 -> s2 -> s3 -> out, three ScatterElements (operators that can be bypassed), each
+    writing upd at idx; s1 and s2 collapsed into a group (Ctrl+G); returns the block."""
+    g = Graph("scatters")
+    g.add_literal(np.zeros(4, np.float32), name="x", node_id="x", position=(0, 0))
+    g.add_literal(np.array([1], np.int64), name="idx", node_id="idx", position=(0, 160))
+    g.add_literal(np.ones(1, np.float32), name="upd", node_id="upd", position=(0, 320))
+    previous = "x"
+    for i, nid in enumerate(("s1", "s2", "s3")):
+        g.add_operator("ScatterElements", node_id=nid, position=(300 + 300 * i, 40))
+        g.connect(previous, "output", nid, "data")
+        g.connect("idx", "output", nid, "indices")
+        g.connect("upd", "output", nid, "updates")
+        previous = nid
+    g.add_output("out", node_id="out", position=(1200, 40))
+    g.connect("s3", "output", "out", "value")
+    _open(window, g, zoom=0.5)
+    window.view.centerOn(QtCore.QPointF(600, 150))
+    _select_by_clicks(window, ["s1", "s2"])
+    return window.node_actions.groups, g
+
+
+def test_node_actions_with_a_group_block_selected_are_refused_with_a_reason_and_change_nothing(window, qtbot):
+    w = window
+    groups, _ = _scatter_chain(w)
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+G")
+    (frame,) = w.graph.frames
+    block = w.scene.groups.item(frame.id)
+    w.scene.clearSelection()
+    QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, _header(w, block))
+    assert block.isSelected()
+    steps = w.undo_stack.count()
+    # Ctrl+B, H, Ctrl+J: nothing happens to the hidden members, the status line says why
+    _focus(w, qtbot)
+    for key, what in (("Ctrl+B", "Bypass"), ("H", "Collapse"), ("Ctrl+J", "New Frame Around Selection")):
+        w.statusBar().clearMessage()
+        keys(w.view, key)
+        assert w.statusBar().currentMessage().startswith(f"{what} works on nodes, and a group block is not one")
+    assert w.undo_stack.count() == steps
+    assert not any(w.graph.node(n).bypassed or w.graph.node(n).collapsed for n in ("s1", "s2"))
+    assert [f.id for f in w.graph.frames] == [frame.id]
+    # the Edit menu shows them disabled, each with the reason as its tooltip
+    na = w.node_actions
+    for action in (na.bypass_action, na.collapse_action, na.frame_action):
+        assert not action.isEnabled() and "expand the group (Ctrl+Shift+G)" in action.toolTip()
+    assert na.rename_action.isEnabled() and na.groups.expand_action.isEnabled()
+    # the block and a node drawn beside it: Ctrl+B bypasses the drawn node only, one undo step
+    QTest.mouseClick(w.view.viewport(), LEFT, CTRL, _header(w, w.scene.node_item("s3")))
+    assert block.isSelected() and w.scene.node_item("s3").isSelected()
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+B")
+    assert w.graph.node("s3").bypassed and not w.graph.node("s1").bypassed and not w.graph.node("s2").bypassed
+    assert w.undo_action.text() == "Undo Bypass s3"
