@@ -134,7 +134,7 @@ class CanvasEdits:
         """Edit > Auto Layout (room for inline previews when they are shown), then frame all."""
         graph = self._graph_of()
         extra = (style.PREVIEW_HEIGHT + 4) if self._previews_shown() else 0.0
-        positions = layered_layout(graph, extra_height=extra)
+        positions = layered_layout(graph, extra_height=extra, blocks=self.scene.groups.blocks())
         if positions:
             self._push(C.LayoutCommand(graph, positions))
             self.view.frame(False)

@@ -378,3 +378,31 @@ def test_node_actions_with_a_group_block_selected_are_refused_with_a_reason_and_
     keys(w.view, "Ctrl+B")
     assert w.graph.node("s3").bypassed and not w.graph.node("s1").bypassed and not w.graph.node("s2").bypassed
     assert w.undo_action.text() == "Undo Bypass s3"
+
+
+def test_auto_layout_places_each_block_whole_and_no_node_on_a_block(window, qtbot):
+    w = window
+    _open(w, import_model(kv_cache_model()), zoom=0.4)
+    menu = _context_menu(w, QtCore.QPoint(5, 5))
+    _action(menu, "Collapse Foreign Chains").trigger()
+    menu.close()
+    assert len(w.scene.groups.items()) == 3
+    before = {n.id: n.position for n in w.graph.nodes}
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+L")                       # Edit > Auto Layout
+    assert w.undo_action.text() == "Undo Auto Layout"
+    blocks = w.scene.groups.items()
+    for block in blocks:                          # every member moved by the same step
+        members = block.frame().nodes
+        steps = {(round(w.graph.node(n).position[0] - before[n][0], 6), round(w.graph.node(n).position[1]
+                                                                               - before[n][1], 6)) for n in members}
+        assert len(steps) == 1, block.frame().title
+    drawn = [(i.node_id, i.sceneBoundingRect()) for i in w.scene.node_items() if i.isVisible()]
+    for block in blocks:
+        outline = block.drawn_rect()
+        assert not [nid for nid, rect in drawn if rect.intersects(outline)], block.frame().title
+        assert not any(outline.intersects(b.drawn_rect()) for b in blocks if b is not block)
+    w.view.frame(False, readable=False)
+    save_shot(w.view, "canvas/group_auto_layout")
+    keys(w.view, "Ctrl+Z")
+    assert {n.id: n.position for n in w.graph.nodes} == before

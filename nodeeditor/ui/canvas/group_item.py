@@ -191,6 +191,10 @@ class GroupItem(QtWidgets.QGraphicsItem):
         """The title row, in scene coordinates (where a rename edits)."""
         return self.mapRectToScene(QtCore.QRectF(0, 0, style.NODE_WIDTH, style.HEADER_HEIGHT))
 
+    def drawn_rect(self) -> QtCore.QRectF:
+        """The block with the two outlines behind it, in scene coordinates."""
+        return self.mapRectToScene(QtCore.QRectF(0, 0, style.NODE_WIDTH + 2 * STACK, self._height + 2 * STACK))
+
     def boundingRect(self) -> QtCore.QRectF:
         return QtCore.QRectF(-4, -4, style.NODE_WIDTH + 8 + 2 * STACK, self._height + 8 + 2 * STACK)
 

@@ -19,6 +19,7 @@ from PySide6 import QtCore
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.grouping import boundary
+from nodeeditor.graph.layout import Block
 
 from .free_space import FreeSpace
 from .group_item import GroupItem, node_item_or_none
@@ -184,6 +185,16 @@ class GroupLayer(QtCore.QObject):
         """Whether ``edge`` runs inside one group (not drawn)."""
         fid = self._member_of.get(edge.src)
         return fid is not None and fid == self._member_of.get(edge.dst)
+
+    def blocks(self) -> list[Block]:
+        """The blocks drawn now, for a layout: members, drawn size and top-left corner."""
+        graph = self.scene.graph
+        out = []
+        for fid, item in self._items.items():
+            if item.isVisible():
+                rect = item.drawn_rect()
+                out.append(Block(tuple(graph.frame(fid).nodes), (rect.width(), rect.height()), (rect.x(), rect.y())))
+        return out
 
     def selected_frame_ids(self) -> list[str]:
         return [fid for fid, item in self._items.items() if item.isSelected()]
