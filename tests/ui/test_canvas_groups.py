@@ -406,3 +406,51 @@ def test_auto_layout_places_each_block_whole_and_no_node_on_a_block(window, qtbo
     save_shot(w.view, "canvas/group_auto_layout")
     keys(w.view, "Ctrl+Z")
     assert {n.id: n.position for n in w.graph.nodes} == before
+
+
+def test_a_wire_dropped_on_a_blocks_input_feeds_every_member_reading_it_and_one_picked_up_leaves_them(
+        window, qtbot):
+    w = window
+    _, g = _scatter_chain(w)
+    w.graph.add_literal(np.array([3], np.int64), name="idx2", node_id="idx2", position=(0, 480))
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+G")                       # s1 and s2 each read idx (indices) and upd (updates)
+    (frame,) = w.graph.frames
+    block = w.scene.groups.item(frame.id)
+    w.view.centerOn(QtCore.QPointF(500, 300))
+    vp = w.view.viewport()
+
+    def at(item):
+        return w.view.mapFromScene(item.scenePos())
+
+    def fed(port):
+        return {n: (e.src if (e := w.graph.edge_into(n, port)) else None) for n in ("s1", "s2", "s3")}
+
+    # a new wire from idx2 dropped on the block's "idx" input: both members read idx2 now
+    steps = w.undo_stack.count()
+    drag(vp, w.view.mapFromScene(w.scene.node_item("idx2").port_scene_pos("output", True)),
+         at(block.inputs[("idx", "output")]))
+    assert fed("indices") == {"s1": "idx2", "s2": "idx2", "s3": "idx"}
+    assert w.undo_stack.count() == steps + 1 and w.undo_action.text() == "Undo Replace Connection (2 Inputs)"
+    assert ("idx2", "output") in block.inputs and ("idx", "output") not in block.inputs
+    # picked up from that input and dropped on s3's indices: s3 reads idx2, the members nothing
+    drag(vp, at(block.inputs[("idx2", "output")]),
+         w.view.mapFromScene(w.scene.node_item("s3").port_scene_pos("indices", False)))
+    assert fed("indices") == {"s1": None, "s2": None, "s3": "idx2"}
+    assert w.undo_stack.count() == steps + 2
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+Z")
+    assert fed("indices") == {"s1": "idx2", "s2": "idx2", "s3": "idx"}
+    # the "upd" input dragged off to empty canvas: both members let go of it, one undo step
+    mark = at(block.inputs[("upd", "output")])
+    empty = mark + QtCore.QPoint(-60, 150)
+    assert not [i for i in w.scene.items(w.view.mapToScene(empty)) if i.isVisible() and i.parentItem() is None
+                and not isinstance(i, QtWidgets.QGraphicsPathItem)]
+    drag(vp, mark, empty)
+    assert fed("updates") == {"s1": None, "s2": None, "s3": "upd"}
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+Z")
+    assert fed("updates") == {"s1": "upd", "s2": "upd", "s3": "upd"}
+    keys(w.view, "Ctrl+Z")
+    assert fed("indices") == {"s1": "idx", "s2": "idx", "s3": "idx"}
+    save_shot(w.view, "canvas/group_input_marks")

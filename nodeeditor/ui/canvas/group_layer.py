@@ -18,7 +18,7 @@ from PySide6 import QtCore
 
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
-from nodeeditor.graph.grouping import boundary
+from nodeeditor.graph.grouping import boundary, readers
 from nodeeditor.graph.layout import Block
 
 from .free_space import FreeSpace
@@ -180,6 +180,16 @@ class GroupLayer(QtCore.QObject):
             return item.output_pos((node_id, port))
         edge = self.scene.graph.edge_into(node_id, port)
         return item.input_pos((edge.src, edge.src_port) if edge is not None else ("", ""))
+
+    def readers(self, node_id: str, port: str) -> list[tuple[str, str]]:
+        """The inputs a wire at ``node_id``'s input ``port`` stands for: when the node is drawn as
+        a block, every member input reading the same tensor (the block's input mark for it);
+        else that input alone."""
+        fid = self._member_of.get(node_id)
+        edge = self.scene.graph.edge_into(node_id, port) if fid is not None else None
+        if edge is None:
+            return [(node_id, port)]
+        return readers(self.scene.graph, self.scene.graph.frame(fid).nodes, (edge.src, edge.src_port))
 
     def edge_hidden(self, edge: N.Edge) -> bool:
         """Whether ``edge`` runs inside one group (not drawn)."""
