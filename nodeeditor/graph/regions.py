@@ -166,12 +166,12 @@ def plan_region(graph: Graph, node_ids: Iterable[str]) -> RegionPlan:
                                    if (e.src, e.src_port) == t])) for t in tensors_in])
     out_y = _spread([graph.node(src).position[1] for src, _port in tensors_out])
     nodes = {n: graph.node(n) for n in region}
-    inside = (frozenset((n, nodes[n].revision, nodes[n].name) for n in region), frozenset(inner))
     return RegionPlan(
         (graph.name, graph.opset, graph.settings["description"], graph.model_info, graph.file_path),
         tuple(region), tuple(nodes[n].clone() for n in region), inner, tuple(crossing_in), tensors_in,
         tensors_out, {t: _tensor_label(graph, *t) for t in (*tensors_in, *tensors_out)},
-        {t: graph.output_type(*t) for t in tensors_in}, tuple(in_y), tuple(out_y), min(xs), max(xs), inside)
+        {t: graph.output_type(*t) for t in tensors_in}, tuple(in_y), tuple(out_y), min(xs), max(xs),
+        _inside(graph, region))
 
 
 def cached_values(plan: RegionPlan, engine: Engine) -> tuple[dict[tuple[str, str], np.ndarray], list[str]]:
