@@ -6,6 +6,8 @@ export never call this module.
 
 - :func:`boundary`: the tensors that cross a set's boundary, one input per outside tensor
   that enters (however many members read it) and one output per member tensor read outside.
+- :func:`readers`: the member inputs that read one entering tensor (what a wire dropped on
+  that input of the block feeds).
 - :func:`member_order`: the members so that each comes after the members it reads.
 - :func:`group_title`: ``MatMul → Add → Softmax`` for a short chain, else ``5 nodes → Concat``.
 - :func:`foreign_chains`: the sets "Collapse Foreign Chains" makes: each maximal tree of
@@ -88,6 +90,18 @@ def boundary(graph: Graph, node_ids: Iterable[str]) -> Boundary:
             if port in read_outside:
                 outputs[(nid, port)] = None
     return Boundary(tuple(inputs), tuple(outputs))
+
+
+def readers(graph: Graph, node_ids: Iterable[str], tensor: tuple[str, str]) -> list[tuple[str, str]]:
+    """The (member, input port) pairs of ``node_ids`` fed by ``tensor`` (node, output port),
+    in the given member order, then port order."""
+    out = []
+    for nid in node_ids:
+        if graph.has_node(nid):
+            fed = graph.inputs_of(nid)
+            out += [(nid, port) for port in graph.node(nid).input_ports()
+                    if (edge := fed.get(port)) is not None and (edge.src, edge.src_port) == tensor]
+    return out
 
 
 def op_name(node: N.Node) -> str:

@@ -18,10 +18,17 @@ Used for graphs that arrive without positions (ONNX import) and by the editor's 
   readable size instead of one tall column. A piece's order is that of its first node in
   the topological order.
 - The top-left of the result is ``origin``. Deterministic: ties keep the topological order.
+- :class:`Block`: nodes drawn as one block (a collapsed group) are laid out as one node of
+  the block's size, placed where the block's first member in topological order would be; the
+  members all move by how far the block moves, so they keep their places relative to one
+  another and to the block. A wire that would point back (a group that reads a tensor made
+  from its own output) is left out of the ordering, so the blocks still make an order.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import heapq
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from . import nodes as N
 from .view import GraphView
@@ -38,20 +45,85 @@ PIECE_GAP = 120.0
 Size = tuple[float, float]
 
 
+@dataclass(frozen=True)
+class Block:
+    """Nodes drawn as one block: its ``members`` (node ids), its drawn ``size`` (width,
+    height) and where its top-left corner is now (``at``)."""
+
+    members: tuple[str, ...]
+    size: Size
+    at: tuple[float, float]
+
+
 def layered_positions(graph: GraphView, sizes: Mapping[str, Size] | None = None,
-                      origin: tuple[float, float] = (0.0, 0.0)) -> dict[str, tuple[float, float]]:
+                      origin: tuple[float, float] = (0.0, 0.0),
+                      blocks: Sequence[Block] = ()) -> dict[str, tuple[float, float]]:
     """node id -> (x, y) of its top-left corner, for every node of ``graph`` (see the module
-    docstring). ``sizes``: node id -> (width, height); missing nodes get ``DEFAULT_NODE_SIZE``."""
-    sizes = sizes or {}
-    order = graph.topological_order()
+    docstring). ``sizes``: node id -> (width, height); missing nodes get ``DEFAULT_NODE_SIZE``.
+    ``blocks``: each laid out as one node of its size, its members moved with it (a node in
+    several blocks counts in the first)."""
+    sizes = dict(sizes or {})
+    unit: dict[str, str] = {}          # node id -> the id it is laid out as (its block's, or its own)
+    moved_with: dict[str, tuple[Block, list[str]]] = {}  # a block's id -> the block, its members
+    for i, block in enumerate(blocks):
+        members = [n for n in block.members if graph.has_node(n) and n not in unit]
+        if members:
+            key = f"block {i}"
+            while graph.has_node(key):
+                key += "'"
+            moved_with[key] = (block, members)
+            sizes[key] = block.size
+            unit.update(dict.fromkeys(members, key))
+    links = list(dict.fromkeys((unit.get(e.src, e.src), unit.get(e.dst, e.dst)) for e in graph.edges))
+    order = _unit_order(list(dict.fromkeys(unit.get(n, n) for n in graph.topological_order())), links)
+    rank = {n: i for i, n in enumerate(order)}
     preds: dict[str, list[str]] = {n: [] for n in order}
     succs: dict[str, list[str]] = {n: [] for n in order}
-    for e in graph.edges:
-        if e.src != e.dst and e.src not in preds[e.dst]:
-            preds[e.dst].append(e.src)
-            succs[e.src].append(e.dst)
-    pieces = [_layered(graph, piece, preds, succs, sizes) for piece in _pieces(order, preds, succs)]
-    return _packed(pieces, sizes, origin)
+    for src, dst in links:
+        if rank[src] < rank[dst]:
+            preds[dst].append(src)
+            succs[src].append(dst)
+    outputs = {n for n in order if n not in moved_with and isinstance(graph.node(n), N.OutputNode)}
+    pieces = [_layered(piece, preds, succs, sizes, outputs) for piece in _pieces(order, preds, succs)]
+    placed = _packed(pieces, sizes, origin)
+    for key, (block, members) in moved_with.items():
+        x, y = placed.pop(key)
+        dx, dy = x - block.at[0], y - block.at[1]
+        for member in members:
+            px, py = graph.node(member).position
+            placed[member] = (px + dx, py + dy)
+    return placed
+
+
+def _unit_order(units: list[str], links: list[tuple[str, str]]) -> list[str]:
+    """``units`` (in the graph's topological order of their first node) so that each comes
+    after those linked into it, ties kept in the given order; where blocks make a cycle, the
+    first unit still waiting goes next (its links from the units after it point back)."""
+    place = {u: i for i, u in enumerate(units)}
+    waiting = dict.fromkeys(units, 0)
+    after: dict[str, list[str]] = {u: [] for u in units}
+    for src, dst in links:
+        if src != dst:
+            waiting[dst] += 1
+            after[src].append(dst)
+    ready = [place[u] for u in units if waiting[u] == 0]
+    heapq.heapify(ready)
+    done: dict[str, None] = {}
+    pending = 0                          # every unit before this index is done
+    while len(done) < len(units):
+        if not ready:                    # a cycle through a block: take the first unit waiting
+            while units[pending] in done:
+                pending += 1
+            ready.append(pending)
+        unit = units[heapq.heappop(ready)]
+        if unit in done:
+            continue
+        done[unit] = None
+        for dst in after[unit]:
+            waiting[dst] -= 1
+            if waiting[dst] == 0 and dst not in done:
+                heapq.heappush(ready, place[dst])
+    return list(done)
 
 
 def _pieces(order: list[str], preds: Mapping[str, list[str]], succs: Mapping[str, list[str]]) -> list[list[str]]:
@@ -100,9 +172,10 @@ def _packed(pieces: list[dict[str, tuple[float, float]]], sizes: Mapping[str, Si
     return out
 
 
-def _layered(graph: GraphView, order: list[str], preds: Mapping[str, list[str]], succs: Mapping[str, list[str]],
-             sizes: Mapping[str, Size]) -> dict[str, tuple[float, float]]:
-    """The layered layout of one piece (nodes ``order``, in topological order) from (0, 0)."""
+def _layered(order: list[str], preds: Mapping[str, list[str]], succs: Mapping[str, list[str]],
+             sizes: Mapping[str, Size], outputs: set[str]) -> dict[str, tuple[float, float]]:
+    """The layered layout of one piece (nodes ``order``, in topological order) from (0, 0);
+    ``outputs`` go to its last column."""
     rank = {n: i for i, n in enumerate(order)}
 
     depth: dict[str, int] = {}
@@ -110,7 +183,7 @@ def _layered(graph: GraphView, order: list[str], preds: Mapping[str, list[str]],
         depth[n] = 1 + max((depth[p] for p in preds[n]), default=-1)
     last = max(depth.values(), default=0)
     for n in reversed(order):  # consumers before their inputs
-        if isinstance(graph.node(n), N.OutputNode):
+        if n in outputs:
             depth[n] = last
         elif not preds[n] and succs[n]:
             depth[n] = max(0, min(depth[s] for s in succs[n]) - 1)

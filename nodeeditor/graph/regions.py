@@ -30,7 +30,7 @@ model is inspected, changed and put back (an export then writes the spliced mode
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -120,78 +120,151 @@ def _tensor_label(graph: Graph, node_id: str, port: str) -> str:
     return node.name if len(node.output_ports()) == 1 else f"{node.name}.{port}"
 
 
-def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None = None) -> Extraction:
-    """The region ``node_ids`` as a graph of its own (see the module docstring). ``engine``:
-    the graph's engine, whose cached values are reused (default: a new one). ValueError for an
-    empty region, or when a tensor crossing into it cannot be computed (naming the node)."""
+@dataclass(frozen=True)
+class RegionPlan:
+    """What extracting a region reads from its graph, taken on the graph's thread by
+    :func:`plan_region` (cost in the region's size and the graph's edges, never a run), so that
+    :func:`build_region` can make the cut-out on a worker while the graph changes on.
+    ``nodes`` are clones of the region's nodes; ``tensors_in`` the tensors entering it (in the
+    order the graph's edges first cross) and ``tensors_out`` those read outside; ``labels``,
+    ``declared`` (each entering tensor's port type) and the heights ``in_y``/``out_y`` are what
+    the new inputs and outputs are named, typed and placed by."""
+
+    settings: tuple[str, int, str, object, object]   # name, opset, description, model info, file path
+    region: tuple[str, ...]
+    nodes: tuple[N.Node, ...]
+    inner_edges: tuple[N.Edge, ...]
+    crossing_in: tuple[N.Edge, ...]
+    tensors_in: tuple[tuple[str, str], ...]
+    tensors_out: tuple[tuple[str, str], ...]
+    labels: Mapping[tuple[str, str], str]
+    declared: Mapping[tuple[str, str], object]
+    in_y: tuple[float, ...]
+    out_y: tuple[float, ...]
+    left: float
+    right: float
+    inside: tuple[frozenset[tuple[str, int, str]], frozenset[N.Edge]]
+
+
+def plan_region(graph: Graph, node_ids: Iterable[str]) -> RegionPlan:
+    """Read what cutting ``node_ids`` out of ``graph`` needs (see :class:`RegionPlan`).
+    ValueError for an empty region, KeyError for a node not in the graph."""
     region = list(dict.fromkeys(node_ids))
     if not region:
         raise ValueError("select at least one node to extract")
     for nid in region:
         graph.node(nid)
     chosen = set(region)
-    crossing_in = [e for e in graph.edges if e.dst in chosen and e.src not in chosen]
-    crossing_out = [e for e in graph.edges if e.src in chosen and e.dst not in chosen]
-    tensors_in = list(dict.fromkeys((e.src, e.src_port) for e in crossing_in))
-    tensors_out = list(dict.fromkeys((e.src, e.src_port) for e in crossing_out))
+    edges = graph.edges
+    crossing_in = [e for e in edges if e.dst in chosen and e.src not in chosen]
+    crossing_out = [e for e in edges if e.src in chosen and e.dst not in chosen]
+    inner = tuple(e for e in edges if e.src in chosen and e.dst in chosen)
+    tensors_in = tuple(dict.fromkeys((e.src, e.src_port) for e in crossing_in))
+    tensors_out = tuple(dict.fromkeys((e.src, e.src_port) for e in crossing_out))
+    xs = [graph.node(n).position[0] for n in region]
+    in_y = _spread([float(np.mean([graph.node(e.dst).position[1] for e in crossing_in
+                                   if (e.src, e.src_port) == t])) for t in tensors_in])
+    out_y = _spread([graph.node(src).position[1] for src, _port in tensors_out])
+    nodes = {n: graph.node(n) for n in region}
+    return RegionPlan(
+        (graph.name, graph.opset, graph.settings["description"], graph.model_info, graph.file_path),
+        tuple(region), tuple(nodes[n].clone() for n in region), inner, tuple(crossing_in), tensors_in,
+        tensors_out, {t: _tensor_label(graph, *t) for t in (*tensors_in, *tensors_out)},
+        {t: graph.output_type(*t) for t in tensors_in}, tuple(in_y), tuple(out_y), min(xs), max(xs),
+        _inside(graph, region))
 
+
+def cached_values(plan: RegionPlan, engine: Engine) -> tuple[dict[tuple[str, str], np.ndarray], list[str]]:
+    """The entering tensors' values that ``engine`` holds now (no run, no planning), and the
+    producers of those it lacks. ValueError when a producer's result is an error, or a value is
+    not a tensor (naming it)."""
     values: dict[tuple[str, str], np.ndarray] = {}
-    if tensors_in:
-        engine = engine or Engine(graph)
-        producers = list(dict.fromkeys(src for src, _ in tensors_in))
-        result = engine.run(producers, keep=producers)
-        for src, port in tensors_in:
-            outcome = result.nodes.get(src)
-            value = engine.value(src, port)
-            if outcome is None or outcome.status != NodeStatus.OK or value is None:
-                why = outcome.error if outcome is not None and outcome.error else "it has no value"
-                raise ValueError(f"cannot extract: the tensor {_tensor_label(graph, src, port)!r} that enters the "
-                                 f"region cannot be computed ({why})")
-            if not isinstance(value, np.ndarray):
-                raise ValueError(f"cannot extract: the value {_tensor_label(graph, src, port)!r} that enters the "
-                                 "region is not a tensor (a sequence or map), and graph inputs are tensors")
-            values[(src, port)] = value
+    missing: list[str] = []
+    for src, port in plan.tensors_in:
+        outcome = engine.result(src)
+        value = engine.value(src, port) if outcome is not None else None
+        if outcome is not None and outcome.status != NodeStatus.OK:
+            why = outcome.error or "it has no value"
+            raise ValueError(f"cannot extract: the tensor {plan.labels[(src, port)]!r} that enters the "
+                             f"region cannot be computed ({why})")
+        if value is None:
+            missing.append(src)
+            continue
+        if not isinstance(value, np.ndarray):
+            raise ValueError(f"cannot extract: the value {plan.labels[(src, port)]!r} that enters the "
+                             "region is not a tensor (a sequence or map), and graph inputs are tensors")
+        values[(src, port)] = value
+    return values, list(dict.fromkeys(missing))
 
-    out = Graph(name=f"{graph.name} (extract)", opset=graph.opset, description=graph.settings["description"])
+
+def build_region(plan: RegionPlan, values: Mapping[tuple[str, str], np.ndarray],
+                 cancel: Callable[[], bool] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> Extraction | None:
+    """The cut-out of ``plan`` with ``values`` as its inputs' examples (one per entering tensor).
+    Touches only the new graph, so it may run on a worker thread. ``progress(done, total)``
+    after each node added; ``cancel()`` true: stops and returns None."""
+    name, opset, description, model_info, file_path = plan.settings
+    out = Graph(name=f"{name} (extract)", opset=opset, description=description)
     inputs: dict[str, tuple[str, str]] = {}
     outputs: dict[str, tuple[str, str]] = {}
-    xs = [graph.node(n).position[0] for n in region]
-    left, right = min(xs), max(xs)
+    total = len(plan.nodes) + len(plan.tensors_in) + len(plan.tensors_out)
     with out.batch():
-        out.set_model_info(graph.model_info)
-        if graph.file_path is not None:
-            out.file_path = graph.file_path   # relative file paths keep naming the same files
-        for nid in region:
-            out.add_node(graph.node(nid).clone())
-        taken = {graph.node(n).name for n in region}
-        in_y = _spread([float(np.mean([graph.node(e.dst).position[1] for e in crossing_in
-                                       if (e.src, e.src_port) == t])) for t in tensors_in])
-        out_y = _spread([graph.node(src).position[1] for src, _port in tensors_out])
-        for (src, port), y in zip(tensors_in, in_y, strict=True):
-            name = _unique(_tensor_label(graph, src, port), taken)
+        out.set_model_info(model_info)
+        if file_path is not None:
+            out.file_path = file_path   # relative file paths keep naming the same files
+        for done, node in enumerate(plan.nodes, 1):
+            if cancel is not None and cancel():
+                return None
+            out.add_node(node.clone())
+            if progress is not None:
+                progress(done, total)
+        taken = {n.name for n in plan.nodes}
+        for (src, port), y in zip(plan.tensors_in, plan.in_y, strict=True):
+            label = _unique(plan.labels[(src, port)], taken)
             value = values[(src, port)]
-            declared = graph.output_type(src, port)
+            declared = plan.declared[(src, port)]
             shape = None
             if declared is not None and any(not isinstance(d, int) for d in declared.shape) \
                     and len(declared.shape) == value.ndim:
                 shape = tuple(declared.shape)
-            position = (left - _MARGIN, y)
-            nid = out.add_node(N.InputSource(id=out.new_id("input"), name=name, example=N.frozen_array(value),
-                                             shape=shape, position=position))
+            nid = out.add_node(N.InputSource(id=out.new_id("input"), name=label, example=N.frozen_array(value),
+                                             shape=shape, position=(plan.left - _MARGIN, y)))
             inputs[nid] = (src, port)
-        for edge in graph.edges:
-            if edge.src in chosen and edge.dst in chosen:
-                out.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True)
+        for edge in plan.inner_edges:
+            out.connect(edge.src, edge.src_port, edge.dst, edge.dst_port, force=True)
         reverse = {v: k for k, v in inputs.items()}
-        for edge in crossing_in:
+        for edge in plan.crossing_in:
             out.connect(reverse[(edge.src, edge.src_port)], N.SOURCE_PORT, edge.dst, edge.dst_port, force=True)
-        for (src, port), y in zip(tensors_out, out_y, strict=True):
-            name = _unique(_tensor_label(graph, src, port), taken)
-            position = (right + _MARGIN, y)
-            nid = out.add_node(N.OutputNode(id=out.new_id("output"), name=name, position=position))
+        for (src, port), y in zip(plan.tensors_out, plan.out_y, strict=True):
+            label = _unique(plan.labels[(src, port)], taken)
+            nid = out.add_node(N.OutputNode(id=out.new_id("output"), name=label, position=(plan.right + _MARGIN, y)))
             out.connect(src, port, nid, N.OUTPUT_PORT, force=True)
             outputs[nid] = (src, port)
-    return Extraction(out, tuple(region), inputs, outputs, frozenset(crossing_in), _inside(graph, region))
+    if progress is not None:
+        progress(total, total)
+    return Extraction(out, plan.region, inputs, outputs, frozenset(plan.crossing_in), plan.inside)
+
+
+def extract_region(graph: Graph, node_ids: Iterable[str], engine: Engine | None = None) -> Extraction:
+    """The region ``node_ids`` as a graph of its own (see the module docstring). ``engine``:
+    the graph's engine, whose cached values are reused (default: a new one). ValueError for an
+    empty region, or when a tensor crossing into it cannot be computed (naming the node).
+    (:func:`plan_region`, then the values, run where the engine lacks them, then
+    :func:`build_region`.)"""
+    plan = plan_region(graph, node_ids)
+    values: dict[tuple[str, str], np.ndarray] = {}
+    if plan.tensors_in:
+        engine = engine or Engine(graph)
+        producers = list(dict.fromkeys(src for src, _ in plan.tensors_in))
+        result = engine.run(producers, keep=producers)
+        for src, port in plan.tensors_in:
+            outcome = result.nodes.get(src)
+            if outcome is None or outcome.status != NodeStatus.OK or engine.value(src, port) is None:
+                why = outcome.error if outcome is not None and outcome.error else "it has no value"
+                raise ValueError(f"cannot extract: the tensor {plan.labels[(src, port)]!r} that enters the "
+                                 f"region cannot be computed ({why})")
+        values, _missing = cached_values(plan, engine)
+    return build_region(plan, values)
 
 
 def _unique(name: str, taken: set[str]) -> str:

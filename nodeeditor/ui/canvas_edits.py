@@ -37,8 +37,8 @@ class CanvasEdits:
         self._graph_of, self.scene, self.view, self.quick_add = graph_of, scene, view, quick_add
         self._push, self._status, self._previews_shown = push, status, previews_shown
         self.last_refusal = ""   # the document's reason for the last wire it refused
-        scene.connectRequested.connect(lambda *wire: push(C.ConnectCommand(graph_of(), *wire)))
-        scene.disconnectRequested.connect(lambda dst, port: push(C.DisconnectCommand(graph_of(), dst, port)))
+        scene.connectRequested.connect(self.connect_wire)
+        scene.disconnectRequested.connect(self.disconnect_wire)
         scene.connectionRefused.connect(self.report_refusal)
         scene.nodesMoved.connect(lambda moves: push(C.MoveCommand(graph_of(), moves)))
         scene.wireDropped.connect(self.offer_blocks_for_wire)
@@ -47,6 +47,35 @@ class CanvasEdits:
         view.quickAddRequested.connect(self.open_quick_add_at)
         palette.blockActivated.connect(lambda key: self.add_block(key, view.centre_scene_pos(), avoid_overlap=True))
         quick_add.chosen.connect(self._quick_add_chosen)
+
+    def connect_wire(self, src: str, src_port: str, dst: str, dst_port: str, replaced, displaced) -> None:
+        """A wire drawn to an input (see ``GraphScene.connectRequested``). At a group block's
+        input mark, the wire feeds every member input that mark stands for; picked up from a
+        mark, it leaves every one of them (``GroupLayer.readers``). One undo step either way."""
+        graph = self._graph_of()
+        targets = self.scene.groups.readers(dst, dst_port)
+        picked = self.scene.groups.readers(replaced.dst, replaced.dst_port) if replaced is not None else []
+        if len(targets) == 1 and len(picked) <= 1:
+            self._push(C.ConnectCommand(graph, src, src_port, dst, dst_port, replaced, displaced))
+            return
+        for node_id, port in targets[1:]:
+            reason = graph.can_replace(src, src_port, node_id, port)
+            if reason is not None:
+                self.report_refusal(reason)
+                return
+        steps: list[QtGui.QUndoCommand] = [C.DisconnectCommand(graph, *key) for key in picked[1:]]
+        steps += [C.ConnectCommand(graph, src, src_port, node_id, port, replaced if i == 0 else None,
+                                   displaced if i == 0 else graph.edge_into(node_id, port))
+                  for i, (node_id, port) in enumerate(targets)]
+        text = steps[-1].text() + (f" ({len(targets)} Inputs)" if len(targets) > 1 else "")
+        self._push(C.CompositeCommand(text, steps))
+
+    def disconnect_wire(self, dst: str, dst_port: str) -> None:
+        """A wire end dragged off its input (at a group's input mark: off every reader)."""
+        graph = self._graph_of()
+        targets = self.scene.groups.readers(dst, dst_port)
+        steps = [C.DisconnectCommand(graph, *key) for key in targets]
+        self._push(steps[0] if len(steps) == 1 else C.CompositeCommand(f"Disconnect ({len(steps)} Inputs)", steps))
 
     def _quick_add_chosen(self, key: str, scene_pos: QtCore.QPointF) -> None:
         wire = self.quick_add.wire
@@ -134,7 +163,7 @@ class CanvasEdits:
         """Edit > Auto Layout (room for inline previews when they are shown), then frame all."""
         graph = self._graph_of()
         extra = (style.PREVIEW_HEIGHT + 4) if self._previews_shown() else 0.0
-        positions = layered_layout(graph, extra_height=extra)
+        positions = layered_layout(graph, extra_height=extra, blocks=self.scene.groups.blocks())
         if positions:
             self._push(C.LayoutCommand(graph, positions))
             self.view.frame(False)

@@ -2,14 +2,17 @@
 
 ``layered_layout(graph)`` is the editor's Auto Layout: the graph's layered layout
 (:func:`nodeeditor.graph.layout.layered_positions`, which an ONNX import uses too) fed with
-the size of each node as the canvas draws it. Apply the result with an undo command.
+the size of each node as the canvas draws it, and each collapsed group as one block of its
+drawn size (``blocks``: its members move with it). Apply the result with an undo command.
 ``make_room`` and ``free_offset`` keep nodes from overlapping when previews open or blocks
 are added.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from nodeeditor.graph.document import Graph
-from nodeeditor.graph.layout import layered_positions
+from nodeeditor.graph.layout import Block, layered_positions
 
 from .canvas.style import NODE_WIDTH
 
@@ -21,11 +24,12 @@ def node_height(graph: Graph, node_id: str, extra: float = 0.0) -> float:
 
 
 def layered_layout(graph: Graph, origin: tuple[float, float] = (0.0, 0.0),
-                   extra_height: float = 0.0) -> dict[str, tuple[float, float]]:
+                   extra_height: float = 0.0, blocks: Sequence[Block] = ()) -> dict[str, tuple[float, float]]:
     """node id -> position for the whole graph (``extra_height``: room added to every node,
-    e.g. for inline previews)."""
-    sizes = {nid: (NODE_WIDTH, node_height(graph, nid, extra_height)) for nid in graph.node_ids}
-    return layered_positions(graph, sizes, origin)
+    e.g. for inline previews; ``blocks``: the collapsed groups as drawn)."""
+    hidden = {n for b in blocks for n in b.members}
+    sizes = {nid: (NODE_WIDTH, node_height(graph, nid, extra_height)) for nid in graph.node_ids if nid not in hidden}
+    return layered_positions(graph, sizes, origin, blocks)
 
 
 def make_room(boxes: dict[str, tuple[float, float, float, float]], gap: float = 16.0) -> dict[str, tuple[float, float]]:

@@ -111,6 +111,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.node_actions = NodeActions(self, graph_of, self.scene, self.view, self.push, status)
         self.regions = RegionActions(self, self, MainWindow, status)   # Extract Selection, Splice Back
         self._build_actions()
+        self.cancel_action.triggered.connect(self.regions.cancel_extract)   # Esc stops an Extract too
         self._build_menus()
         self._connect()
         self.explainer_controller = ExplainerController(self, graph_of, self.scene, self.runner, self.explainer,

@@ -7,6 +7,13 @@ group actions (Collapse into Group, Expand Group, Collapse Foreign Chains) are
 Each change is one undo command pushed through ``push``; nothing here calls a Graph mutator.
 :meth:`NodeActions.update` enables the actions for the current selection and says why one is
 not available in its tooltip (a gather cannot be bypassed: ``nodes.bypass_refusal``).
+
+The node actions (Rename, Help, Bypass, Collapse, New Frame Around Selection) act on the nodes
+drawn on the canvas that are selected, never on the hidden members of a selected group block
+(:meth:`NodeActions.drawn_nodes`): a block is not a node, and a change to nodes nobody sees
+would show nowhere. With only blocks selected they are disabled, their tooltip says why
+(:data:`ON_A_GROUP`), and their shortcuts (Ctrl+B, H, Ctrl+J) put that on the status line;
+F2 renames the group. Copy, Delete, Extract and the group actions take the block whole.
 UI thread only.
 """
 from __future__ import annotations
@@ -30,6 +37,23 @@ from .status_line import ShowStatus
 #: The colours a frame can take (menu text, #rrggbb); the first is a new frame's.
 FRAME_COLOURS = (("Blue", "#5a7bb5"), ("Green", "#4e9a6e"), ("Orange", "#c8823a"), ("Purple", "#8a66bf"),
                  ("Red", "#c45454"), ("Grey", "#7d8597"))
+
+#: Why a node action is not available with only group blocks selected ({what}: the action).
+ON_A_GROUP = "{what} works on nodes, and a group block is not one: expand the group (Ctrl+Shift+G) first"
+
+
+class _RefusedKeys(QtCore.QObject):
+    """The canvas's key presses that are the shortcut of a disabled node action (Qt sends
+    those to the canvas as plain keys): :meth:`NodeActions.refused_key` says why."""
+
+    def __init__(self, actions: NodeActions) -> None:
+        super().__init__(actions.view)
+        self._actions = actions
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QtCore.QEvent.Type.KeyPress and not event.isAutoRepeat():
+            return self._actions.refused_key(event)
+        return False
 
 
 class NodeActions:
@@ -62,13 +86,27 @@ class NodeActions:
         self.colour_actions = [action(name, lambda _=False, c=colour: self.set_frame_colour(c))
                                for name, colour in FRAME_COLOURS]
         self.groups = GroupActions(parent, graph_of, scene, view, push, status)
+        self._refusals: dict[QtGui.QAction, str] = {}    # disabled action -> why (see update)
+        self._keys = _RefusedKeys(self)
+        view.installEventFilter(self._keys)
         self.update()
         scene.selectionChanged.connect(self.update)
 
     # ------------------------------------------------------------------ state
     def _nodes(self) -> list[N.Node]:
         graph = self._graph_of()   # (while a new document replaces the scene's items, the old ones go)
-        return [graph.node(nid) for nid in self.scene.selected_node_ids() if graph.has_node(nid)]
+        return [graph.node(nid) for nid in self.drawn_nodes() if graph.has_node(nid)]
+
+    def drawn_nodes(self) -> list[str]:
+        """The selected nodes drawn on the canvas (not the members of a selected group block)."""
+        groups = self.scene.groups
+        return [nid for nid in self.scene.selected_node_ids() if groups.group_of(nid) is None]
+
+    def _only_groups(self, what: str) -> str | None:
+        """:data:`ON_A_GROUP` for ``what`` when group blocks and no drawn node are selected."""
+        if not self.drawn_nodes() and self.scene.groups.selected_frame_ids():
+            return ON_A_GROUP.format(what=what)
+        return None
 
     def _one_frame(self) -> str | None:
         ids = [fid for fid in self.scene.selected_frame_ids() if self._graph_of().has_frame(fid)]
@@ -78,7 +116,7 @@ class NodeActions:
         """Why the selection cannot be bypassed (None: it can)."""
         nodes = self._nodes()
         if not nodes:
-            return "Select an operator to bypass it"
+            return self._only_groups("Bypass") or "Select an operator to bypass it"
         for node in nodes:
             if not isinstance(node, N.OperatorNode):
                 return f"{node.label} is not an operator: only operators can be bypassed"
@@ -104,11 +142,28 @@ class NodeActions:
         self.bypass_action.setChecked(bool(nodes) and all(getattr(n, "bypassed", False) for n in nodes))
         self.collapse_action.setEnabled(bool(nodes))
         self.collapse_action.setChecked(bool(nodes) and all(n.collapsed for n in nodes))
+        self.collapse_action.setToolTip(self._only_groups("Collapse") or "Draw the node as its title only (H)")
         self.frame_action.setEnabled(bool(nodes))
+        self.frame_action.setToolTip(self._only_groups("New Frame Around Selection")
+                                     or "Put the selected nodes in a new frame (Ctrl+J)")
         frame = self._one_frame() is not None
         for a in (self.rename_frame_action, *self.colour_actions):
             a.setEnabled(frame)
         self.remove_frame_action.setEnabled(bool(self.scene.selected_frame_ids()))
+        chosen = bool(self.scene.selectedItems())
+        reasons = ((self.bypass_action, refusal), (self.collapse_action, self._only_groups("Collapse")),
+                   (self.frame_action, self._only_groups("New Frame Around Selection")))
+        self._refusals = {a: why for a, why in reasons if chosen and why and not a.isEnabled()}
+
+    def refused_key(self, event: QtGui.QKeyEvent) -> bool:
+        """A key of a disabled node action pressed on the canvas while something is selected:
+        its reason goes on the status line (True: the key was that)."""
+        pressed = QtGui.QKeySequence(event.keyCombination())
+        for action, why in self._refusals.items():
+            if action.shortcut() == pressed:
+                self._status(why, error=True)
+                return True
+        return False
 
     # ------------------------------------------------------------------ node actions
     def rename(self) -> None:
@@ -170,6 +225,9 @@ class NodeActions:
     def toggle_collapse(self) -> None:
         nodes = self._nodes()
         if not nodes:
+            refusal = self._only_groups("Collapse")
+            if refusal:
+                self._status(refusal, error=True)
             return
         on = not all(n.collapsed for n in nodes)
         what = "Collapse" if on else "Expand"
@@ -180,9 +238,10 @@ class NodeActions:
     # ------------------------------------------------------------------ frames
     def frame_selection(self) -> str | None:
         """Put the selected nodes in a new frame and start renaming it; returns its id."""
-        ids = self.scene.selected_node_ids()
+        ids = self.drawn_nodes()
         if not ids:
-            self._status("Select the nodes to put in a frame", error=True)
+            self._status(self._only_groups("New Frame Around Selection") or "Select the nodes to put in a frame",
+                         error=True)
             return None
         graph = self._graph_of()
         command = C.AddFrameCommand(graph, N.Frame(graph.new_frame_id(), "Frame", FRAME_COLOURS[0][1], tuple(ids)))

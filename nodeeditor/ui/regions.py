@@ -2,14 +2,20 @@
 window, work on it alone on real data, and write it back.
 
 Extract Selection (Ctrl+Shift+X, also on the canvas's right-click menu): the selected nodes
-are cut out with :func:`nodeeditor.graph.regions.extract_region`, the tensors entering the
-region taken from the whole graph's run. That run is the window's own evaluation runner, off
-the UI thread: when its values are current they are used at once (the runner's engine keeps
-every intermediate, so nothing is computed again); while it is still running, or stale, the
-extraction waits for it to end. The cut-out opens as a new untitled document (marked
-modified) in a new window, which remembers where it came from (:class:`RegionLink`). No
-selection, a run that failed or was cancelled, a crossing tensor that cannot be computed:
-the status line says why (a warning box too for the last two) and nothing changes.
+are cut out (:mod:`nodeeditor.graph.regions`), the tensors entering the region taken from the
+whole graph's run. That run is the window's own evaluation runner, off the UI thread: when its
+values are current they are used at once (the runner's engine keeps every intermediate, so
+nothing is computed again); while it is still running, or stale, the extraction waits for it
+to end. On the UI thread only what the cut reads from the document is taken
+(``plan_region``: the region's nodes and the wires crossing it, no run and no evaluation
+plan) with the entering values from the engine's cache (``cached_values``); the cut-out is
+built on a background worker (``build_region``), its progress on the status line; Run > Cancel
+Run (Esc), another Extract or another document cancels it. A value the engine lacks (never
+kept) is computed there too, from a plan of its producers. The cut-out opens as a new
+untitled document (marked modified) in a new window, which remembers where it came from
+(:class:`RegionLink`). No selection, a run that failed or was cancelled, a crossing tensor
+that cannot be computed: the status line says why (a warning box too for the last two) and
+nothing changes.
 
 Splice Back, in the extracted window: the cut-out as it is now replaces the old region in
 the original document, as one undo command (:class:`SpliceCommand`, "Splice Region") pushed
@@ -35,13 +41,27 @@ from typing import Protocol
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph.document import Graph
-from nodeeditor.graph.regions import Extraction, RegionBody, Splice, extract_region, splice, splice_refusal, unsplice
+from nodeeditor.graph.regions import (
+    Extraction,
+    RegionBody,
+    Splice,
+    build_region,
+    cached_values,
+    plan_region,
+    splice,
+    splice_refusal,
+    unsplice,
+)
 
+from . import lifecycle
+from .background import BackgroundWorker
 from .canvas import GraphScene
 from .runner import EvaluationRunner
 from .status_line import ShowStatus
 
 MB = QtWidgets.QMessageBox
+#: How many progress reports building a cut-out sends at most.
+PROGRESS_STEPS = 40
 
 
 class RegionHost(Protocol):
@@ -118,6 +138,28 @@ class RegionActions(QtCore.QObject):
         dialog_parent.addAction(self.splice_action)
         host.runner.busyChanged.connect(self._on_busy_changed)
         host.documentChanged.connect(self._on_document_changed)
+        self._worker = BackgroundWorker("indexflow-extract", self._built, self._build_progress)
+        self._building: Graph | None = None     # the document a cut-out is being built from
+        lifecycle.register(self)
+
+    @property
+    def building(self) -> bool:
+        """A cut-out is being built on the worker."""
+        return self._building is not None
+
+    def cancel_extract(self) -> bool:
+        """Stop building a cut-out (True if one was being built)."""
+        if self._building is None:
+            return False
+        self._building = None
+        self._worker.abandon()
+        self._status("Extract cancelled")
+        return True
+
+    def shutdown(self) -> None:
+        self._building = None
+        self._worker.abandon()
+        self._worker.join(5.0)
 
     # ------------------------------------------------------------------ extract
     def extract(self) -> None:
@@ -149,11 +191,62 @@ class RegionActions(QtCore.QObject):
                                  "Run > Evaluate Now (Ctrl+R), then extract again")
             return
         ids = [nid for nid in ids if graph.has_node(nid)]
+        engine = self.host.runner.engine
         try:
-            cut = extract_region(graph, ids, self.host.runner.engine)
+            plan = plan_region(graph, ids)
+            values, missing = cached_values(plan, engine)
         except ValueError as exc:
             self._refuse_extract(str(exc))
             return
+        run = engine.plan(missing) if missing else None   # (kept values make this rare)
+
+        def job(cancel, report) -> Extraction | None:
+            found = values
+            if run is not None:
+                engine.execute(run, cancel=cancel, keep=missing)
+                found = cached_values(plan, engine)[0]
+                if len(found) < len(plan.tensors_in):
+                    gone = next(t for t in plan.tensors_in if t not in found)
+                    raise ValueError(f"cannot extract: the tensor {plan.labels[gone]!r} that enters the region "
+                                     "cannot be computed (it has no value)")
+            shown = [-1]
+
+            def every_step(done: int, total: int) -> None:    # a few dozen reports, not one per node
+                if done * PROGRESS_STEPS // total != shown[0]:
+                    shown[0] = done * PROGRESS_STEPS // total
+                    report(done, total)
+
+            return build_region(plan, found, cancel.is_set, every_step)
+
+        if self._building is not None:
+            self._worker.abandon()        # another Extract: the newer request wins
+        self._building = graph
+        self._worker.start(job)
+        self._status(f"Extract: building the cut-out of {len(plan.region)} nodes…")
+
+    def _build_progress(self, token: int, done: int, total: int) -> None:
+        if token == self._worker.token and self._building is not None:
+            self._status(f"Extract: building the cut-out… {done}/{total}")
+
+    def _built(self, token: int, outcome: object) -> None:
+        graph = self._building
+        if token != self._worker.token or graph is None:
+            return       # cancelled, or a newer request
+        self._building = None
+        if outcome is None:
+            self._status("Extract cancelled")
+            return
+        if isinstance(outcome, ValueError):
+            self._refuse_extract(str(outcome))
+            return
+        if isinstance(outcome, BaseException):
+            self._refuse_extract(f"{type(outcome).__name__}: {outcome}")
+            return
+        if graph is not self.host.graph:
+            return       # another document is shown now: the request went with the old one
+        self._open_cut(graph, outcome)
+
+    def _open_cut(self, graph: Graph, cut: Extraction) -> None:
         window = self._new_window()
         window.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         _windows.add(window)
@@ -179,6 +272,8 @@ class RegionActions(QtCore.QObject):
         self.splice_action.setEnabled(link is not None)
 
     def _on_document_changed(self) -> None:
+        if self._building is not None and self._building is not self.host.graph:
+            self.cancel_extract()
         if self.link is not None and self.host.graph is not self.link.cut_graph:
             self.set_link(None)   # File > New / Open here: no longer the cut-out
 

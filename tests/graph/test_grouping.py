@@ -9,7 +9,15 @@ import pytest
 from nodeeditor.graph import Graph, graph_from_dict, graph_to_dict, load_graph, paste_dict, save_graph
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
-from nodeeditor.graph.grouping import Boundary, boundary, foreign_chains, group_title, member_order, tensor_label
+from nodeeditor.graph.grouping import (
+    Boundary,
+    boundary,
+    foreign_chains,
+    group_title,
+    member_order,
+    readers,
+    tensor_label,
+)
 
 
 def foreign(node_id, op_type, inputs=("A",), outputs=("Y",), names=()):
@@ -177,3 +185,18 @@ def test_which_group_holds_a_node_follows_every_frame_change_and_frame_ids_stay_
     assert g.collapsed_frame_of("mm") is None and g.new_frame_id() == "frame1"
     g.add_frame(gone.frame, index=gone.index)
     assert g.collapsed_frame_of("mm") == a and g.new_frame_id() == "frame3"
+
+
+def test_readers_are_the_member_inputs_fed_by_one_tensor_in_member_then_port_order():
+    g = Graph()
+    g.add_literal(np.zeros(4, np.float32), node_id="x")
+    g.add_literal(np.array([1], np.int64), node_id="i")
+    g.add_operator("Gather", node_id="a")
+    g.add_operator("Gather", node_id="b")
+    g.connect("x", "output", "a", "data")
+    g.connect("i", "output", "a", "indices")
+    g.connect("a", "output", "b", "data")
+    g.connect("i", "output", "b", "indices")
+    assert readers(g, ["b", "a"], ("i", "output")) == [("b", "indices"), ("a", "indices")]
+    assert readers(g, ["a", "b"], ("x", "output")) == [("a", "data")]
+    assert readers(g, ["a", "gone"], ("a", "output")) == []

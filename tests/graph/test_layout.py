@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from nodeeditor.graph import Graph, layered_positions, list_examples, load_example
+from nodeeditor.graph.layout import Block
 
 
 @pytest.mark.parametrize("name", [info.name for info in list_examples()])
@@ -102,3 +103,43 @@ def test_separate_pieces_are_packed_in_rows_near_a_screens_shape_not_one_tall_co
     for e in g.edges:
         assert pos[e.src][0] < pos[e.dst][0]
     assert pos["d0"] == (0.0, 0.0)                            # the first piece first, top left
+
+
+def _chain(n=4):
+    """a -> b -> c -> d (Gathers after a literal), at made-up places."""
+    g = Graph()
+    g.add_literal(np.zeros((4, 3), np.float32), node_id="a", position=(0.0, 0.0))
+    g.add_literal(np.array([0], np.int64), node_id="i", position=(0.0, 300.0))
+    for k, nid in enumerate("bcd"[:n - 1]):
+        g.add_operator("Gather", node_id=nid, position=(500.0 + 40 * k, 900.0 - 100 * k))
+        g.connect("abc"[k], "output", nid, "data")
+        g.connect("i", "output", nid, "indices")
+    return g
+
+
+def test_a_block_is_laid_out_as_one_node_of_its_size_and_its_members_move_with_it():
+    g = _chain()
+    sizes = {n: (100.0, 50.0) for n in g.node_ids}
+    block = Block(("b", "c"), (300.0, 80.0), (490.0, 790.0))     # drawn at c's place less 10
+    pos = layered_positions(g, sizes, blocks=[block])
+    assert set(pos) == set(g.node_ids)
+    # columns: a and i, then the block (300 wide: the pitch is 300 + 70), then d
+    assert pos["a"][0] == 0.0 and pos["d"][0] == 2 * 370.0
+    # the members keep their offsets from one another and from the block (b was at (500, 900),
+    # c at (540, 800)); the block lands in column 1, 370 from the left
+    dx = pos["b"][0] - 500.0
+    dy = pos["b"][1] - 900.0
+    assert pos["c"] == (540.0 + dx, 800.0 + dy)
+    assert 490.0 + dx == 370.0
+    # and no other node overlaps the block where it lands
+    bx, by = 490.0 + dx, 790.0 + dy
+    for nid in ("a", "i", "d"):
+        x, y = pos[nid]
+        assert x + 100 <= bx or bx + 300 <= x or y + 50 <= by or by + 80 <= y, nid
+
+
+def test_a_block_that_reads_its_own_output_through_an_outside_node_still_gets_a_layout():
+    g = _chain()          # block {b, d} with c between them: b -> c -> d
+    pos = layered_positions(g, blocks=[Block(("b", "d"), (230.0, 110.0), (500.0, 700.0))])
+    assert set(pos) == set(g.node_ids)
+    assert pos["d"][0] - pos["b"][0] == 580.0 - 500.0 and pos["d"][1] - pos["b"][1] == 700.0 - 900.0

@@ -322,3 +322,136 @@ def test_a_problem_inside_a_collapsed_group_shows_on_the_blocks_border(window, q
     assert block.state() == NodeStatus.ERROR and block.problem()[1].startswith("mm: ")
     w.scene.clearSelection()          # the border in the error's colour, not the selection's
     save_shot(w.view, "canvas/group_error")
+
+
+def _scatter_chain(window):
+    """x -> s1 -> s2 -> s3 -> out, three ScatterElements (operators that can be bypassed), each
+    writing upd at idx; s1 and s2 collapsed into a group (Ctrl+G); returns the block."""
+    g = Graph("scatters")
+    g.add_literal(np.zeros(4, np.float32), name="x", node_id="x", position=(0, 0))
+    g.add_literal(np.array([1], np.int64), name="idx", node_id="idx", position=(0, 160))
+    g.add_literal(np.ones(1, np.float32), name="upd", node_id="upd", position=(0, 320))
+    previous = "x"
+    for i, nid in enumerate(("s1", "s2", "s3")):
+        g.add_operator("ScatterElements", node_id=nid, position=(300 + 300 * i, 40))
+        g.connect(previous, "output", nid, "data")
+        g.connect("idx", "output", nid, "indices")
+        g.connect("upd", "output", nid, "updates")
+        previous = nid
+    g.add_output("out", node_id="out", position=(1200, 40))
+    g.connect("s3", "output", "out", "value")
+    _open(window, g, zoom=0.5)
+    window.view.centerOn(QtCore.QPointF(600, 150))
+    _select_by_clicks(window, ["s1", "s2"])
+    return window.node_actions.groups, g
+
+
+def test_node_actions_with_a_group_block_selected_are_refused_with_a_reason_and_change_nothing(window, qtbot):
+    w = window
+    groups, _ = _scatter_chain(w)
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+G")
+    (frame,) = w.graph.frames
+    block = w.scene.groups.item(frame.id)
+    w.scene.clearSelection()
+    QTest.mouseClick(w.view.viewport(), LEFT, NOMOD, _header(w, block))
+    assert block.isSelected()
+    steps = w.undo_stack.count()
+    # Ctrl+B, H, Ctrl+J: nothing happens to the hidden members, the status line says why
+    _focus(w, qtbot)
+    for key, what in (("Ctrl+B", "Bypass"), ("H", "Collapse"), ("Ctrl+J", "New Frame Around Selection")):
+        w.statusBar().clearMessage()
+        keys(w.view, key)
+        assert w.statusBar().currentMessage().startswith(f"{what} works on nodes, and a group block is not one")
+    save_shot(w, "canvas/group_refused_action")
+    assert w.undo_stack.count() == steps
+    assert not any(w.graph.node(n).bypassed or w.graph.node(n).collapsed for n in ("s1", "s2"))
+    assert [f.id for f in w.graph.frames] == [frame.id]
+    # the Edit menu shows them disabled, each with the reason as its tooltip
+    na = w.node_actions
+    for action in (na.bypass_action, na.collapse_action, na.frame_action):
+        assert not action.isEnabled() and "expand the group (Ctrl+Shift+G)" in action.toolTip()
+    assert na.rename_action.isEnabled() and na.groups.expand_action.isEnabled()
+    # the block and a node drawn beside it: Ctrl+B bypasses the drawn node only, one undo step
+    QTest.mouseClick(w.view.viewport(), LEFT, CTRL, _header(w, w.scene.node_item("s3")))
+    assert block.isSelected() and w.scene.node_item("s3").isSelected()
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+B")
+    assert w.graph.node("s3").bypassed and not w.graph.node("s1").bypassed and not w.graph.node("s2").bypassed
+    assert w.undo_action.text() == "Undo Bypass s3"
+
+
+def test_auto_layout_places_each_block_whole_and_no_node_on_a_block(window, qtbot):
+    w = window
+    _open(w, import_model(kv_cache_model()), zoom=0.4)
+    menu = _context_menu(w, QtCore.QPoint(5, 5))
+    _action(menu, "Collapse Foreign Chains").trigger()
+    menu.close()
+    assert len(w.scene.groups.items()) == 3
+    before = {n.id: n.position for n in w.graph.nodes}
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+L")                       # Edit > Auto Layout
+    assert w.undo_action.text() == "Undo Auto Layout"
+    blocks = w.scene.groups.items()
+    for block in blocks:                          # every member moved by the same step
+        members = block.frame().nodes
+        steps = {(round(w.graph.node(n).position[0] - before[n][0], 6), round(w.graph.node(n).position[1]
+                                                                               - before[n][1], 6)) for n in members}
+        assert len(steps) == 1, block.frame().title
+    drawn = [(i.node_id, i.sceneBoundingRect()) for i in w.scene.node_items() if i.isVisible()]
+    for block in blocks:
+        outline = block.drawn_rect()
+        assert not [nid for nid, rect in drawn if rect.intersects(outline)], block.frame().title
+        assert not any(outline.intersects(b.drawn_rect()) for b in blocks if b is not block)
+    w.view.frame(False, readable=False)
+    save_shot(w.view, "canvas/group_auto_layout")
+    keys(w.view, "Ctrl+Z")
+    assert {n.id: n.position for n in w.graph.nodes} == before
+
+
+def test_a_wire_dropped_on_a_blocks_input_feeds_every_member_reading_it_and_one_picked_up_leaves_them(
+        window, qtbot):
+    w = window
+    _, g = _scatter_chain(w)
+    w.graph.add_literal(np.array([3], np.int64), name="idx2", node_id="idx2", position=(0, 480))
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+G")                       # s1 and s2 each read idx (indices) and upd (updates)
+    (frame,) = w.graph.frames
+    block = w.scene.groups.item(frame.id)
+    w.view.centerOn(QtCore.QPointF(500, 300))
+    vp = w.view.viewport()
+
+    def at(item):
+        return w.view.mapFromScene(item.scenePos())
+
+    def fed(port):
+        return {n: (e.src if (e := w.graph.edge_into(n, port)) else None) for n in ("s1", "s2", "s3")}
+
+    # a new wire from idx2 dropped on the block's "idx" input: both members read idx2 now
+    steps = w.undo_stack.count()
+    drag(vp, w.view.mapFromScene(w.scene.node_item("idx2").port_scene_pos("output", True)),
+         at(block.inputs[("idx", "output")]))
+    assert fed("indices") == {"s1": "idx2", "s2": "idx2", "s3": "idx"}
+    assert w.undo_stack.count() == steps + 1 and w.undo_action.text() == "Undo Replace Connection (2 Inputs)"
+    assert ("idx2", "output") in block.inputs and ("idx", "output") not in block.inputs
+    # picked up from that input and dropped on s3's indices: s3 reads idx2, the members nothing
+    drag(vp, at(block.inputs[("idx2", "output")]),
+         w.view.mapFromScene(w.scene.node_item("s3").port_scene_pos("indices", False)))
+    assert fed("indices") == {"s1": None, "s2": None, "s3": "idx2"}
+    assert w.undo_stack.count() == steps + 2
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+Z")
+    assert fed("indices") == {"s1": "idx2", "s2": "idx2", "s3": "idx"}
+    # the "upd" input dragged off to empty canvas: both members let go of it, one undo step
+    mark = at(block.inputs[("upd", "output")])
+    empty = mark + QtCore.QPoint(-60, 150)
+    assert not [i for i in w.scene.items(w.view.mapToScene(empty)) if i.isVisible() and i.parentItem() is None
+                and not isinstance(i, QtWidgets.QGraphicsPathItem)]
+    drag(vp, mark, empty)
+    assert fed("updates") == {"s1": None, "s2": None, "s3": "upd"}
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+Z")
+    assert fed("updates") == {"s1": "upd", "s2": "upd", "s3": "upd"}
+    keys(w.view, "Ctrl+Z")
+    assert fed("indices") == {"s1": "idx", "s2": "idx", "s3": "idx"}
+    save_shot(w.view, "canvas/group_input_marks")

@@ -202,3 +202,43 @@ def test_empty_selection_says_so_and_a_changed_boundary_or_a_closed_original_ref
     assert not new.regions.splice_back()
     assert "no longer open" in dialogs.texts("warning")[-1]
     _close(new)
+
+
+def test_extract_builds_the_cut_out_off_the_ui_thread_computes_nothing_again_and_esc_cancels_it(
+        model_window, qtbot, monkeypatch):
+    import threading
+
+    from nodeeditor.ui import regions
+
+    w = model_window
+    gather, matmul = _node(w.graph, "Gather"), _node(w.graph, "MatMul")
+    release, threads = threading.Event(), []
+    real_build = regions.build_region
+
+    def held_build(plan, values, cancel, progress):     # the build, held until the test lets it go
+        threads.append(threading.current_thread())
+        release.wait(10)
+        return real_build(plan, values, cancel, progress)
+
+    monkeypatch.setattr(regions, "build_region", held_build)
+    engine = w.runner.engine
+    runs = []
+    monkeypatch.setattr(engine, "execute", lambda *a, **k: runs.append(a))
+    for i, nid in enumerate([gather, matmul]):
+        _click_node(w, nid, CTRL if i else QtCore.Qt.KeyboardModifier.NoModifier)
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Shift+X")
+    qtbot.waitUntil(lambda: bool(threads), timeout=10000)
+    assert threads[0] is not threading.main_thread() and w.regions.building
+    assert w.statusBar().currentMessage().startswith("Extract: building the cut-out of 2 nodes")
+    keys(w.view, "Esc")                                  # Run > Cancel Run stops the extraction too
+    assert not w.regions.building and w.statusBar().currentMessage() == "Extract cancelled"
+    release.set()
+    # again, let through: the window opens on the run's values; the engine ran nothing for it
+    new = _extract(w, qtbot, [gather, matmul])
+    assert len(threads) == 2 and threads[1] is not threading.main_thread()
+    inputs = {n.name: n.example for n in new.graph.nodes if isinstance(n, N.InputSource)}
+    np.testing.assert_array_equal(inputs["table"], TABLE)
+    np.testing.assert_array_equal(inputs["ids"], IDS)
+    assert runs == []
+    _close(new)

@@ -93,3 +93,40 @@ def test_explainer_grid_titles_wrap_at_1280x720(window, qtbot):
     # the grid lies whole inside the scroll area's widget (scrolling reaches all of it)
     assert w.explainer.scroll.widget().rect().contains(output.geometry())
     save_shot(w, "window/explainer_1280x720")
+
+
+def _dock_tab_problems(window) -> list[str]:
+    """What is wrong with the dock tab bars drawn inside ``window``: a tab whose text does
+    not fit (elided to "…s"), or a bar showing a tab of a dock that is not shown."""
+    shown = {d.windowTitle() for d in window.findChildren(QtWidgets.QDockWidget) if d.isVisible()}
+    inside = window.rect()
+    problems = []
+    for bar in window.findChildren(QtWidgets.QTabBar):
+        if bar.parent() is not window or not bar.isVisible() or not bar.geometry().intersects(inside):
+            continue       # a viewer's own tabs, or a bar Qt keeps parked outside the window
+        metrics = bar.fontMetrics()
+        for i in range(bar.count()):
+            text = bar.tabText(i)
+            if text not in shown:
+                problems.append(f"a tab bar at {bar.geometry().topLeft().toTuple()} shows {text!r}, a hidden dock")
+            if bar.tabRect(i).width() < metrics.horizontalAdvance(text):
+                problems.append(f"the tab {text!r} is {bar.tabRect(i).width()} px wide for its text")
+    return problems
+
+
+def test_no_dock_tab_is_cut_off_or_left_behind_at_800_by_800(window, qtbot):
+    window.resize(800, 800)
+    deliver_posted_events()
+    assert _dock_tab_problems(window) == []
+    window.lessons_action.trigger()                 # Help > Lessons: tabbed beside Properties
+    qtbot.waitUntil(lambda: window.lessons.dock.isVisible())
+    deliver_posted_events()
+    bars = [b for b in window.findChildren(QtWidgets.QTabBar) if b.parent() is window and b.isVisible()
+            and b.geometry().intersects(window.rect())]
+    assert [[b.tabText(i) for i in range(b.count())] for b in bars] == [["Properties", "Lessons"]]
+    assert _dock_tab_problems(window) == []
+    save_shot(window, "window/lessons_tab_800")
+    window.lessons.dock.close()
+    qtbot.waitUntil(lambda: not window.lessons.dock.isVisible())
+    deliver_posted_events()
+    assert _dock_tab_problems(window) == []

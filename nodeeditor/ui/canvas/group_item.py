@@ -8,9 +8,11 @@ members' positions are the document's) and has one row per tensor crossing its b
 (``nodeeditor.graph.grouping.boundary``): inputs first, then outputs. Its output ports are
 ordinary :class:`~.port_item.PortItem` of the member they stand for (node id and port), so a
 wire drawn from one connects that member's tensor and a click shows it in the viewer. Its
-input marks only draw where wires enter (several members may read one tensor: there is no
-single input to drop a wire on). A problem inside (the members' most pressing state) shows on
-its border, state dot and subtitle.
+input marks (:class:`InputMark`) are input ports too: each stands for the member inputs that
+read its entering tensor (``grouping.readers``), carries the first one's identity (node id and
+port), so the scene draws wires to and from it as to that input, and the window's canvas
+edits widen a wire dropped on it (or picked up from it) to every reader, in one undo step. A
+problem inside (the members' most pressing state) shows on its border, state dot and subtitle.
 
 Dragging the block moves the members (one ``nodesMoved``, one undo step); double-clicking it
 asks for it to be expanded (``GroupLayer.expandRequested``). UI thread only; nothing here
@@ -21,7 +23,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.graph import nodes as N
-from nodeeditor.graph.grouping import Boundary, tensor_label
+from nodeeditor.graph.grouping import Boundary, readers, tensor_label
 from nodeeditor.graph.status import NodeStatus
 
 from . import style
@@ -40,21 +42,29 @@ def node_item_or_none(scene, node_id: str):
         return None
 
 
-class InputMark(QtWidgets.QGraphicsEllipseItem):
-    """Where one outside tensor enters a group: drawn like a connected port, takes no mouse."""
+class InputMark(PortItem):
+    """Where the outside ``tensor`` (node id, output port) enters a group: a connected input
+    port standing for ``readers``, the member inputs reading it; its node id and port are the
+    first reader's (kept up to date by :meth:`GroupItem.set_ports`)."""
 
-    def __init__(self, parent: QtWidgets.QGraphicsItem, family: style.DtypeFamily) -> None:
-        r = style.PORT_RADIUS
-        super().__init__(-r, -r, 2 * r, 2 * r, parent)
-        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        self.setZValue(2)
-        self.set_family(family)
+    def __init__(self, parent: QtWidgets.QGraphicsItem, tensor: tuple[str, str]) -> None:
+        super().__init__(parent, "", "", False, connected=True)
+        self.tensor = tensor
+        self.readers: list[tuple[str, str]] = []
 
-    def set_family(self, family: style.DtypeFamily) -> None:
-        colour = style.FAMILY_COLOURS[family][0] if family is not style.DtypeFamily.UNKNOWN \
-            else style.canvas_colours().port_ring
-        self.setBrush(QtGui.QBrush(colour))
-        self.setPen(QtGui.QPen(colour, 1.8))
+    def set_readers(self, readers: list[tuple[str, str]]) -> None:
+        self.readers = readers
+        if readers:
+            self.node_id, self.port = readers[0]
+
+    def toolTip(self) -> str:
+        scene = self.scene()
+        if scene is None or not self.readers:
+            return ""
+        graph = scene.graph
+        inputs = ", ".join(f"{graph.node(n).label}.{p}" for n, p in self.readers)
+        return (f"input <b>{tensor_label(graph, *self.tensor)}</b> of the group, read by {inputs}<br>"
+                "drop a wire here to feed every one of them; drag the wire away to disconnect")
 
 
 class GroupItem(QtWidgets.QGraphicsItem):
@@ -91,7 +101,7 @@ class GroupItem(QtWidgets.QGraphicsItem):
                 if item.scene() is not None:
                     item.scene().removeItem(item)
             self.boundary = bound
-            self.inputs = {key: InputMark(self, style.DtypeFamily.UNKNOWN) for key in bound.inputs}
+            self.inputs = {key: InputMark(self, key) for key in bound.inputs}
             self.outputs = {key: PortItem(self, key[0], key[1], True) for key in bound.outputs}
             y = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + style.ROW_HEIGHT / 2
             for mark in self.inputs.values():
@@ -103,13 +113,14 @@ class GroupItem(QtWidgets.QGraphicsItem):
             self.prepareGeometryChange()
             self._height = y - style.ROW_HEIGHT / 2 + 6 if (self.inputs or self.outputs) \
                 else style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + 6
+        members = self.frame().nodes
         for key, mark in self.inputs.items():
-            mark.set_family(self._family(graph, *key))
+            mark.set_readers(readers(graph, members, key))
+            mark.set_connected(True, self._family(graph, *key))
         for key, port in self.outputs.items():
             port.set_connected(True, self._family(graph, *key))
             port.setToolTip(f"output <b>{tensor_label(graph, *key)}</b> of {graph.node(key[0]).label}: "
                             f"{self._type_text(graph, *key)}<br>drag to an input to connect; click to view")
-        members = self.frame().nodes
         self.setToolTip(f"<b>{self.frame().title}</b> — a group of {len(members)} nodes: "
                         + ", ".join(graph.node(n).label for n in members[:12] if graph.has_node(n))
                         + (", …" if len(members) > 12 else "") + "<br>double-click (or Ctrl+Shift+G) to expand")
@@ -190,6 +201,10 @@ class GroupItem(QtWidgets.QGraphicsItem):
     def title_rect(self) -> QtCore.QRectF:
         """The title row, in scene coordinates (where a rename edits)."""
         return self.mapRectToScene(QtCore.QRectF(0, 0, style.NODE_WIDTH, style.HEADER_HEIGHT))
+
+    def drawn_rect(self) -> QtCore.QRectF:
+        """The block with the two outlines behind it, in scene coordinates."""
+        return self.mapRectToScene(QtCore.QRectF(0, 0, style.NODE_WIDTH + 2 * STACK, self._height + 2 * STACK))
 
     def boundingRect(self) -> QtCore.QRectF:
         return QtCore.QRectF(-4, -4, style.NODE_WIDTH + 8 + 2 * STACK, self._height + 8 + 2 * STACK)

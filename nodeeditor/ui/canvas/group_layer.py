@@ -18,7 +18,8 @@ from PySide6 import QtCore
 
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
-from nodeeditor.graph.grouping import boundary
+from nodeeditor.graph.grouping import boundary, readers
+from nodeeditor.graph.layout import Block
 
 from .free_space import FreeSpace
 from .group_item import GroupItem, node_item_or_none
@@ -180,10 +181,30 @@ class GroupLayer(QtCore.QObject):
         edge = self.scene.graph.edge_into(node_id, port)
         return item.input_pos((edge.src, edge.src_port) if edge is not None else ("", ""))
 
+    def readers(self, node_id: str, port: str) -> list[tuple[str, str]]:
+        """The inputs a wire at ``node_id``'s input ``port`` stands for: when the node is drawn as
+        a block, every member input reading the same tensor (the block's input mark for it);
+        else that input alone."""
+        fid = self._member_of.get(node_id)
+        edge = self.scene.graph.edge_into(node_id, port) if fid is not None else None
+        if edge is None:
+            return [(node_id, port)]
+        return readers(self.scene.graph, self.scene.graph.frame(fid).nodes, (edge.src, edge.src_port))
+
     def edge_hidden(self, edge: N.Edge) -> bool:
         """Whether ``edge`` runs inside one group (not drawn)."""
         fid = self._member_of.get(edge.src)
         return fid is not None and fid == self._member_of.get(edge.dst)
+
+    def blocks(self) -> list[Block]:
+        """The blocks drawn now, for a layout: members, drawn size and top-left corner."""
+        graph = self.scene.graph
+        out = []
+        for fid, item in self._items.items():
+            if item.isVisible():
+                rect = item.drawn_rect()
+                out.append(Block(tuple(graph.frame(fid).nodes), (rect.width(), rect.height()), (rect.x(), rect.y())))
+        return out
 
     def selected_frame_ids(self) -> list[str]:
         return [fid for fid, item in self._items.items() if item.isSelected()]

@@ -637,9 +637,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
             drag = WireDrag(draft, tip, (port.node_id, port.port))
         else:
             edge = self.graph.edge_into(port.node_id, port.port)
-            if edge is not None:   # pick up the end of an existing wire
+            if edge is not None:   # pick up the end of an existing wire (at a group's mark: its every reader's)
                 drag = WireDrag(draft, tip, (edge.src, edge.src_port), replaced=edge)
-                self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
+                for key in self.groups.readers(edge.dst, edge.dst_port):
+                    self._edges[key].setOpacity(0.25)
             else:                  # draw backwards from a free input
                 drag = WireDrag(draft, tip, (port.node_id, port.port), from_output=False)
         self._drag = drag
@@ -684,8 +685,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.removeItem(drag.tip)
         self._fade_displaced(drag, None)
         replaced = drag.replaced
-        if replaced is not None and (replaced.dst, replaced.dst_port) in self._edges:
-            self._edges[(replaced.dst, replaced.dst_port)].setOpacity(1.0)
+        for key in self.groups.readers(replaced.dst, replaced.dst_port) if replaced is not None else ():
+            if key in self._edges:
+                self._edges[key].setOpacity(1.0)
         if drag.reported not in (None, (None, None)):
             self.wireHint.emit("")
         return drag

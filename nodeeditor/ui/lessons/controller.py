@@ -73,8 +73,10 @@ class LessonsController(QtCore.QObject):
         self.dock = QtWidgets.QDockWidget("Lessons", host)
         self.dock.setObjectName("lessonsDock")
         self.dock.setWidget(self.panel)
+        # tabbed beside ``beside`` when first shown (show_browser), not now: tabified before the
+        # window is laid out, Qt leaves a stale "Properties | Lessons" tab bar drawn in the window
+        self._beside = beside
         host.addDockWidget(Dock.RightDockWidgetArea, self.dock)
-        host.tabifyDockWidget(beside, self.dock)
         self.dock.hide()
 
         self.quiz_widget = QuizWidget()
@@ -99,6 +101,8 @@ class LessonsController(QtCore.QObject):
         shows up), or on the lesson being followed."""
         self.panel.set_scan(scan_lessons())
         self._scanned = True
+        if not self.dock.isFloating() and self.dock not in self.host.tabifiedDockWidgets(self._beside):
+            self.host.tabifyDockWidget(self._beside, self.dock)
         self.dock.show()
         self.dock.raise_()
         if self.lesson is not None and self._following():
