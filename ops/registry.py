@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from . import accel, small_calls
 from .checks import fmt_shape
 from .errors import OpError
 from .index_map import IndexMap
@@ -113,7 +114,32 @@ _WIDEST_ITEM = 16
 def run_op(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> np.ndarray:
     """Run ``op_name`` on ``inputs`` (schema order; None for an omitted optional input).
     Attributes not given take the schema default. An output larger than the size cap
-    (:mod:`ops.limits`) is refused with SizeLimitError before anything is allocated."""
+    (:mod:`ops.limits`) is refused with SizeLimitError before anything is allocated.
+
+    A call whose op has a plan for its shapes, dtypes and attributes (:mod:`ops.small_calls`)
+    runs the plan; the first call with that key, and any call the plan declines (a bad index),
+    takes the long path below."""
+    call_key = small_calls.key(op_name, inputs, attrs, accel.switched_on())
+    if call_key is not None:
+        known = small_calls.lookup(call_key)
+        if known:
+            plan, nbytes = known
+            if nbytes <= limit_bytes():
+                out = plan(*inputs)
+                if out is not None:
+                    return out
+    else:
+        known = None
+    out = _run_long(op_name, inputs, attrs)
+    if known is False:  # the first call with this key, accepted: make its plan
+        opdef = OPDEFS[op_name]
+        plan = opdef.plan(*inputs, **opdef.schema.check_attributes(attrs, None)) if opdef.plan else None
+        small_calls.remember(call_key, plan, out.nbytes)
+    return out
+
+
+def _run_long(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None) -> np.ndarray:
+    """run_op's long path: every check, then the op's kernel."""
     plan = _PLANS.get(op_name)
     if plan is None or plan.opdef is not OPDEFS.get(op_name):
         plan = _plan(get_opdef(op_name))  # get_opdef raises the "unknown op" error
