@@ -63,6 +63,7 @@ time.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from math import prod
@@ -353,11 +354,23 @@ def gather_last(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
 def _words(table: np.ndarray) -> np.ndarray:
     """The C-contiguous ``(rows, block)`` table viewed as rows of the widest unsigned words
     that divide a row's bytes (a row copy is then a copy of whole words, bit for bit)."""
-    row_bytes = table.shape[1] * table.dtype.itemsize
-    unit = next(u for u in (8, 4, 2, 1) if row_bytes % u == 0)
-    # through bytes: numpy refuses a direct view unless the word divides the item size
-    # (a 3-byte record in rows of 8 bytes)
-    return table.view(np.uint8).view(_COPY_AS[unit])
+    return _word_view(table.dtype, table.shape[1])(table)
+
+
+@functools.cache
+def _word_view(dtype: np.dtype, block: int):
+    """The function :func:`_words` applies to ``(rows, block)`` tables of ``dtype``: a direct
+    view as the word where numpy allows one, else a view through bytes (numpy refuses a direct
+    view unless the word divides the item size, e.g. a 3-byte record in rows of 8 bytes).
+    Made once per (dtype, block): working the word out costs more than the view."""
+    row_bytes = block * dtype.itemsize
+    word = np.dtype(_COPY_AS[next(u for u in (8, 4, 2, 1) if row_bytes % u == 0)])
+    try:
+        np.empty((1, block), dtype).view(word)
+    except (ValueError, TypeError):
+        through = np.dtype(np.uint8)
+        return lambda table: table.view(through).view(word)
+    return lambda table: table.view(word)
 
 
 def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) -> bool:
@@ -445,7 +458,8 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
         return None
     dtype, block = data.dtype, prod(data.shape[k:])
     n = size // block
-    row = _words(np.empty((1, block), dtype))  # one output row as words
+    words = _word_view(dtype, block)
+    row = words(np.empty((1, block), dtype))  # one output row as words
     word, width = row.dtype, row.shape[1]
     stream = size * dtype.itemsize >= STREAM_MIN_BYTES
     limits, strides = _tuple_limits(data.shape, k)
@@ -454,7 +468,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
 
         def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
             out = np.empty((n, width), word)
-            if rows_kernel(_words(np.ascontiguousarray(data).reshape(-1, block)), kernel_indices(indices).reshape(n),
+            if rows_kernel(words(np.ascontiguousarray(data).reshape(-1, block)), kernel_indices(indices).reshape(n),
                            rows, out, stream, 0, n) < 0:
                 return out.view(dtype).reshape(shape)
             return None
@@ -464,7 +478,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
 
     def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
         out = np.empty((n, width), word)
-        if kernel(_words(np.ascontiguousarray(data).reshape(-1, block)), kernel_indices(indices).reshape(n, k),
+        if kernel(words(np.ascontiguousarray(data).reshape(-1, block)), kernel_indices(indices).reshape(n, k),
                   limits, strides, out, stream, 0, n) < 0:
             return out.view(dtype).reshape(shape)
         return None
@@ -495,10 +509,11 @@ def scatter_tuples_plan(out: np.ndarray, indices: np.ndarray):
     kernel = _load()["scatter_tuples"]
     limits, strides = _tuple_limits(out.shape, k)
     block, dtype = prod(out.shape[k:]), out.dtype
+    words = _word_view(dtype, block)
 
     def one_call(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> bool:
-        table = _words(out.reshape(-1, block))
-        vals = _words(np.ascontiguousarray(updates, dtype=dtype).reshape(n, block))
+        table = words(out.reshape(-1, block))
+        vals = words(np.ascontiguousarray(updates, dtype=dtype).reshape(n, block))
         return kernel(table, kernel_indices(indices).reshape(n, k), limits, strides, vals) < 0
 
     return one_call
@@ -608,3 +623,20 @@ def scatter_rows_fold(table: np.ndarray, rows: np.ndarray, values: np.ndarray, r
         return
     _run_chunks(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], values.size,
                 chunks_per_thread=ND_CHUNKS_PER_THREAD)
+
+
+def fold_rows_plan(dtype: np.dtype, block: int, n_rows: int, reduction: str, work: int):
+    """:func:`scatter_rows_fold` for ``work`` updates in one part, as a function of ``(out,
+    rows, values)`` (``out`` the C-contiguous copy of data, ``n_rows`` rows of ``block``
+    elements of ``dtype``; ``rows`` in range, as the index map's; ``values`` of ``dtype``, any
+    strides) that folds in place; None when more than one part could run. The kernel and the
+    reduction code are looked up here, once."""
+    if not _one_part(work):
+        return None
+    kernel, code = _load()["scatter_rows"], OPS[reduction]
+
+    def one_call(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+        kernel(out.reshape(n_rows, block), np.ascontiguousarray(rows, dtype=np.int64).reshape(-1),
+               np.ascontiguousarray(values).reshape(-1, block), code, 0, n_rows)
+
+    return one_call

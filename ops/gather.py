@@ -12,7 +12,14 @@ import numpy as np
 
 from . import accel, parallel
 from .apply import take_axis
-from .checks import checked_once, normalize_axis, normalize_indices, require_data_dtype, require_rank_at_least
+from .checks import (
+    checked_once,
+    normalize_axis,
+    normalize_indices,
+    numpy_checks_index_type,
+    require_data_dtype,
+    require_rank_at_least,
+)
 from .dtypes import as_tensor
 from .index_map import IndexMap
 from .small_calls import plain
@@ -91,9 +98,7 @@ def _small_take(data: np.ndarray, indices: np.ndarray, a: int, moved: int):
     there), are one ``np.take`` with numpy's own range check (``mode="raise"`` reads negatives
     as ONNX does), as a function of ``(data, indices)`` that returns None on a bad index (the
     long path then names it); None when the route does not apply."""
-    kind = indices.dtype.kind
-    if not (0 < moved < SMALL_TAKE and (kind == "i" or kind == "u" and indices.dtype.itemsize < 8)
-            and (indices.ndim or data.ndim > 1)):
+    if not (0 < moved < SMALL_TAKE and numpy_checks_index_type(indices.dtype) and (indices.ndim or data.ndim > 1)):
         return None
 
     def take(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:

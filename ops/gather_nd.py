@@ -22,12 +22,13 @@ from .checks import (
     dims_equal,
     fmt_shape,
     normalize_index_tuples,
+    numpy_checks_index_type,
     require_data_dtype,
     require_rank_at_least,
 )
 from .dtypes import as_tensor
 from .errors import OpError, ShapeUnknownError
-from .index_map import IndexMap, checked_tuple_rows, tuple_rows
+from .index_map import IndexMap, tuple_rows
 from .small_calls import plain
 from .tensor_type import is_known
 
@@ -111,7 +112,7 @@ def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
             checked_once((OP, data.shape, indices.shape, batch_dims, type(batch_dims)),
                          lambda: gather_nd_output_shape(data.shape, indices.shape, batch_dims))
             small = _small_route(data, indices, k, moved)
-            out = small(data, indices)
+            out = None if small is None else small(data, indices)
             if out is not None:
                 return out
         elif k <= data.ndim and accel.supports_tuples(data, indices, k, moved) and accel.enabled():
@@ -125,25 +126,25 @@ def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
 def _small_route(data: np.ndarray, indices: np.ndarray, k: int, moved: int):
     """GatherND's small route (batch_dims 0, below :data:`ops.accel.SMALL_WORK` moved elements,
     shapes checked), as a function of ``(data, indices)`` that returns None for a bad index (the
-    index map then names it): the compiled row gather in one call where it runs
-    (:func:`ops.accel.gather_tuples_plan`), else the rows from one checking pass
-    (:func:`ops.index_map.checked_tuple_rows`; a negative index also goes the index map's way)
-    and one ``take``."""
+    index map then names it), or None where none applies: the compiled row gather in one call
+    where it runs (:func:`ops.accel.gather_tuples_plan`), else numpy's fancy indexing by the
+    index columns, whose own check reads the indices as ONNX does
+    (:func:`ops.checks.numpy_checks_index_type`; not for a 0-d result, which numpy gives as a
+    scalar)."""
     if accel.supports_tuples(data, indices, k, moved) and accel.enabled():
         one_call = accel.gather_tuples_plan(data, indices, k)
         if one_call is not None:
             return one_call
-    lead, block = data.shape[:k], prod(data.shape[k:])
-    shape = tuple(indices.shape[:-1]) + tuple(data.shape[k:])
+    if indices.ndim < 2 or not numpy_checks_index_type(indices.dtype):
+        return None
 
-    def take(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
-        rows = checked_tuple_rows(indices, lead)
-        if rows is None:
+    def pick(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+        try:
+            return data[tuple(indices[..., c] for c in range(k))]
+        except IndexError:
             return None
-        table = np.ascontiguousarray(data).reshape(-1, block)
-        return table.take(rows.reshape(-1), axis=0, mode="clip").reshape(shape)
 
-    return take
+    return pick
 
 
 def gather_nd_plan(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0):

@@ -16,7 +16,14 @@ import numpy as np
 
 from . import accel
 from .apply import copy_of, put_rows
-from .checks import check_same_dtype, checked_once, fmt_shape, require_data_dtype, shapes_equal
+from .checks import (
+    check_same_dtype,
+    checked_once,
+    fmt_shape,
+    numpy_checks_index_type,
+    require_data_dtype,
+    shapes_equal,
+)
 from .dtypes import as_tensor
 from .errors import OpError
 from .gather_nd import nd_check, nd_rows
@@ -78,16 +85,28 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
 
 
 def _small_route(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, reduction: str):
-    """ScatterND's small route (below :data:`ops.accel.SMALL_WORK` updates, shapes and
-    reduction checked), as a function of ``(data, indices, updates)`` that returns None for a
-    bad index (the index map then names it). Reduction none: the compiled row scatter in one
-    call where it runs (:func:`ops.accel.scatter_tuples_plan`). Otherwise the index map's rows
-    from one checking pass (:func:`ops.index_map.checked_tuple_rows`; a negative index also
-    goes the index map's way), then: elements (k = rank) with reduction none, one fancy
-    assignment; a reduction the compiled fold runs (:func:`ops.accel.scatter_rows_fold`), that
-    fold; anything else :func:`ops.apply.put_rows`."""
+    """ScatterND's small route (below :data:`ops.accel.SMALL_WORK` updates, shapes checked), as
+    a function of ``(data, indices, updates)`` that returns None for a bad index (the index map
+    then names it). Reduction none on elements (k = rank): numpy's fancy assignment by the
+    index columns, whose own check reads the indices as ONNX does
+    (:func:`ops.checks.numpy_checks_index_type`; in row-major order, so the last duplicate wins,
+    as ``put_rows``' assignment). Reduction none on blocks: the compiled row scatter in one call
+    where it runs (:func:`ops.accel.scatter_tuples_plan`). Otherwise the index map's rows from
+    one checking pass (:func:`ops.index_map.checked_tuple_rows`; a negative index also goes the
+    index map's way), then the compiled fold where it runs (:func:`ops.accel.fold_rows_plan`),
+    else :func:`ops.apply.put_rows`."""
     k = indices.shape[-1]
     lead, block = data.shape[:k], prod(data.shape[k:])
+    if reduction == "none" and k == data.ndim and indices.ndim >= 2 and numpy_checks_index_type(indices.dtype):
+        def assign(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
+            out = copy_of(data)
+            try:
+                out[tuple(indices[..., c] for c in range(k))] = updates
+            except IndexError:
+                return None
+            return out
+
+        return assign
     if reduction == "none" and accel.supports_tuples(data, indices, k, updates.size) and accel.enabled():
         scatter = accel.scatter_tuples_plan(data, indices)
         if scatter is not None:
@@ -96,26 +115,19 @@ def _small_route(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, red
                 return out if scatter(out, indices, updates) else None
 
             return one_call
-    if reduction == "none" and k == data.ndim:
-        def assign(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
-            rows = checked_tuple_rows(indices, lead)
-            if rows is None:
-                return None
-            out = copy_of(data)  # elements (block 1): put_rows' fancy assignment, without the map object
-            out.reshape(-1)[rows.reshape(-1)] = updates.reshape(-1)
-            return out
-
-        return assign
+    fold = None
     if reduction != "none" and accel.supports_fold(data.dtype, reduction, updates.size) and accel.enabled():
-        def fold(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
+        fold = accel.fold_rows_plan(data.dtype, block, prod(lead), reduction, updates.size)
+    if fold is not None:
+        def fold_rows(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
             rows = checked_tuple_rows(indices, lead)
             if rows is None:
                 return None
             out = copy_of(data)  # put_rows' compiled fold, without the map object
-            accel.scatter_rows_fold(out.reshape(-1, block), rows, updates, reduction)
+            fold(out, rows, updates)
             return out
 
-        return fold
+        return fold_rows
     shape, target = tuple(updates.shape), tuple(data.shape)
 
     def put(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:

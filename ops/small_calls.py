@@ -34,51 +34,49 @@ import numpy as np
 #: A plan: the inputs in schema order -> the result, or None (take the long path).
 Plan = Callable[..., "np.ndarray | None"]
 
-#: key -> (plan, output bytes), or None where the op has no plan for that key.
-_PLANS: dict[tuple, tuple[Plan, int] | None] = {}
 _PLANS_MAX = 1024
-_PLAIN_ATTRIBUTES = frozenset({int, str})
 _ARRAY = np.ndarray
 
 
 def key(op_name: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | None, accel_on: bool) -> tuple | None:
     """The plan key of a call of two or three inputs, all plain ``np.ndarray``, whose attributes
     are plain ``int`` or ``str`` values; None for any other call (it never uses a plan)."""
-    if len(inputs) == 2:
-        a, b = inputs
-        if type(a) is not _ARRAY or type(b) is not _ARRAY:
-            return None
-        k: tuple = (op_name, accel_on, a.shape, a.dtype, b.shape, b.dtype)
-    elif len(inputs) == 3:
-        a, b, c = inputs
-        if type(a) is not _ARRAY or type(b) is not _ARRAY or type(c) is not _ARRAY:
-            return None
-        k = (op_name, accel_on, a.shape, a.dtype, b.shape, b.dtype, c.shape, c.dtype)
-    else:
-        return None
     if attrs:
-        if not _PLAIN_ATTRIBUTES.issuperset(map(type, attrs.values())):
-            return None  # True is 1 and 1.0 is 1 as keys: only exact int/str values are keyed
-        k += tuple(attrs.items())
-    return k
+        for value in attrs.values():  # True is 1 and 1.0 is 1 as keys: only exact int/str values are keyed
+            kind = type(value)
+            if kind is not int and kind is not str:
+                return None
+        named = tuple(attrs.items())
+    else:
+        named = ()
+    n = len(inputs)
+    if n == 2:
+        a, b = inputs
+        if type(a) is _ARRAY and type(b) is _ARRAY:
+            return op_name, accel_on, named, a.shape, a.dtype, b.shape, b.dtype
+    elif n == 3:
+        a, b, c = inputs
+        if type(a) is _ARRAY and type(b) is _ARRAY and type(c) is _ARRAY:
+            return op_name, accel_on, named, a.shape, a.dtype, b.shape, b.dtype, c.shape, c.dtype
+    return None
 
 
-def lookup(call_key: tuple) -> tuple[Plan, int] | None | bool:
-    """``(plan, output bytes)`` for ``call_key``; None when the op has none for it; False when
-    no plan has been asked for yet (:func:`remember` one after the long path)."""
-    return _PLANS.get(call_key, False)
+#: key -> ``(plan, output bytes)``; None where the op has no plan for that key; a key not here
+#: has not been asked for yet (:func:`remember` one after the long path). Read by
+#: :func:`ops.run_op` directly (one dictionary look-up per call).
+PLANS: dict[tuple, tuple[Plan, int] | None] = {}
 
 
 def remember(call_key: tuple, plan: Plan | None, nbytes: int) -> None:
     """Keep ``plan`` (None: no plan) for ``call_key``; ``nbytes`` is its result's size."""
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.clear()
-    _PLANS[call_key] = None if plan is None else (plan, nbytes)
+    if len(PLANS) >= _PLANS_MAX:
+        PLANS.clear()
+    PLANS[call_key] = None if plan is None else (plan, nbytes)
 
 
 def forget() -> None:
     """Drop every plan (after a change to a route-choosing constant)."""
-    _PLANS.clear()
+    PLANS.clear()
 
 
 def plain(array: np.ndarray) -> bool:
