@@ -493,8 +493,8 @@ def scatter_tuples(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) ->
     must be discarded; the caller's numpy path raises the exact error). One thread: the order
     of the writes is the contract."""
     one_call = scatter_tuples_plan(out, indices)
-    if one_call is None:  # nothing to write
-        return True
+    if one_call is None:  # no tuples (nothing to do), or an empty out: the numpy path checks the tuples
+        return indices.size == 0
     return one_call(out, indices, updates)
 
 
