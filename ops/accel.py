@@ -63,6 +63,7 @@ time.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from math import prod
@@ -205,6 +206,11 @@ def available() -> bool:
     return _load() is not None
 
 
+def switched_on() -> bool:
+    """The switch alone (:func:`set_enabled`, ``INDEXFLOW_ACCEL``), without importing numba."""
+    return _state["enabled"]
+
+
 def enabled() -> bool:
     """The accelerator is switched on and numba is importable."""
     return _state["enabled"] and _load() is not None
@@ -230,6 +236,9 @@ def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray 
     """GatherElements on raw (not yet normalised) integer ``idx``, any axis: the numpy path's
     result as a new (possibly pooled) array, or None when an index is out of range (the
     caller's numpy path then raises the exact error)."""
+    one_call = gather_elements_plan(data, idx, axis)
+    if one_call is not None:  # the common small call
+        return one_call(data, idx)
     k = _load()["gather_elements"]
     data = np.ascontiguousarray(data)
     out = buffers.empty(idx.shape, data.dtype)
@@ -242,11 +251,36 @@ def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray 
     out2 = out.reshape(idx2.shape).view(copy_as)
     size = int(data.shape[axis])
     stream = out.nbytes >= STREAM_MIN_BYTES
-    if _one_part(idx.size):  # the common small call: no closure, no result list
-        return out if k(flat, idx2, out2, bases, sa, last, size, stream, 0, idx2.shape[0]) < 0 else None
     results = _run_chunks(lambda a, b: k(flat, idx2, out2, bases, sa, last, size, stream, a, b),
                           idx2.shape[0], idx.size)
     return out if _all_valid(results) else None
+
+
+def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
+    """:func:`gather_elements` for work in one part (below two threads' worth) as one compiled
+    call: a function of ``(data, idx)`` of these shapes and dtypes (any strides) returning the
+    result, or None for a bad index; None when the work is more than one part or empty. The
+    operands that depend on the shapes alone are made here, once."""
+    if idx.size == 0 or not _one_part(idx.size):
+        return None
+    k = _load()["gather_elements"]
+    word = np.dtype(_COPY_AS[data.dtype.itemsize])
+    dtype, shape = data.dtype, idx.shape
+    idx2, bases, sa, last = _element_rows(data.shape, idx, axis)
+    rows, m = idx2.shape
+    size = int(data.shape[axis])
+    stream = idx.size * data.dtype.itemsize >= STREAM_MIN_BYTES
+    widen = idx.dtype not in INDEX_DTYPES
+
+    def one_call(data: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
+        idx2 = (idx.astype(np.int64) if widen else np.ascontiguousarray(idx)).reshape(rows, m)
+        out = np.empty((rows, m), word)
+        if k(np.ascontiguousarray(data).reshape(-1).view(word), idx2, out, bases, sa, last, size, stream,
+             0, rows) < 0:
+            return out.view(dtype).reshape(shape)
+        return None
+
+    return one_call
 
 
 def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
@@ -323,11 +357,23 @@ def gather_last(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
 def _words(table: np.ndarray) -> np.ndarray:
     """The C-contiguous ``(rows, block)`` table viewed as rows of the widest unsigned words
     that divide a row's bytes (a row copy is then a copy of whole words, bit for bit)."""
-    row_bytes = table.shape[1] * table.dtype.itemsize
-    unit = next(u for u in (8, 4, 2, 1) if row_bytes % u == 0)
-    # through bytes: numpy refuses a direct view unless the word divides the item size
-    # (a 3-byte record in rows of 8 bytes)
-    return table.view(np.uint8).view(_COPY_AS[unit])
+    return _word_view(table.dtype, table.shape[1])(table)
+
+
+@functools.cache
+def _word_view(dtype: np.dtype, block: int):
+    """The function :func:`_words` applies to ``(rows, block)`` tables of ``dtype``: a direct
+    view as the word where numpy allows one, else a view through bytes (numpy refuses a direct
+    view unless the word divides the item size, e.g. a 3-byte record in rows of 8 bytes).
+    Made once per (dtype, block): working the word out costs more than the view."""
+    row_bytes = block * dtype.itemsize
+    word = np.dtype(_COPY_AS[next(u for u in (8, 4, 2, 1) if row_bytes % u == 0)])
+    try:
+        np.empty((1, block), dtype).view(word)
+    except (ValueError, TypeError):
+        through = np.dtype(np.uint8)
+        return lambda table: table.view(through).view(word)
+    return lambda table: table.view(word)
 
 
 def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) -> bool:
@@ -368,10 +414,11 @@ def kernel_indices(indices: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(indices)
 
 
-def _tuple_operands(data_shape: tuple, indices: np.ndarray, k: int):
-    idx2 = kernel_indices(indices).reshape(-1, k)
-    strides = np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64)
-    return idx2, np.array(data_shape[:k], dtype=np.int64), strides
+def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sizes and row-major strides (int64) of ``data_shape[:k]``, the axes index tuples of
+    length ``k`` address."""
+    return (np.array(data_shape[:k], dtype=np.int64),
+            np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64))
 
 
 def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray | None:
@@ -381,10 +428,14 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     ``indices.shape[:-1] + data.shape[k:]``. Indices are raw int32/int64 (negatives allowed);
     returns None when one is out of range or the output is empty (the caller's numpy path then
     raises the exact error, or returns the empty result)."""
+    one_call = gather_tuples_plan(data, indices, k)
+    if one_call is not None:  # the common small call
+        return one_call(data, indices)
     out = buffers.empty(tuple(indices.shape[:-1]) + tuple(data.shape[k:]), data.dtype)
     if out.size == 0:
         return None
-    idx2, limits, strides = _tuple_operands(data.shape, indices, k)
+    idx2 = kernel_indices(indices).reshape(-1, k)
+    limits, strides = _tuple_limits(data.shape, k)
     block = prod(data.shape[k:])
     table = _words(np.ascontiguousarray(data).reshape(-1, block))
     dest = _words(out.reshape(-1, block))
@@ -399,21 +450,76 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     return out if _all_valid(results) else None
 
 
+def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
+    """:func:`gather_tuples` for work in one part (below two threads' worth) as one compiled
+    call: a function of ``(data, indices)`` of these shapes and dtypes (any strides) returning
+    the result, or None for a bad index; None when the work is more than one part or empty.
+    The operands that depend on the shapes alone are made here, once."""
+    shape = tuple(indices.shape[:-1]) + tuple(data.shape[k:])
+    size = prod(shape)
+    if size == 0 or not _one_part(size):
+        return None
+    dtype, block = data.dtype, prod(data.shape[k:])
+    n = size // block
+    words = _word_view(dtype, block)
+    row = words(np.empty((1, block), dtype))  # one output row as words
+    word, width = row.dtype, row.shape[1]
+    stream = size * dtype.itemsize >= STREAM_MIN_BYTES
+    limits, strides = _tuple_limits(data.shape, k)
+    if k == 1:  # one index per row: no tuples to combine
+        rows_kernel, rows = _load()["gather_rows"], int(limits[0])
+
+        def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+            out = np.empty((n, width), word)
+            if rows_kernel(words(np.ascontiguousarray(data).reshape(-1, block)), kernel_indices(indices).reshape(n),
+                           rows, out, stream, 0, n) < 0:
+                return out.view(dtype).reshape(shape)
+            return None
+
+        return one_call
+    kernel = _load()["gather_tuples"]
+
+    def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+        out = np.empty((n, width), word)
+        if kernel(words(np.ascontiguousarray(data).reshape(-1, block)), kernel_indices(indices).reshape(n, k),
+                  limits, strides, out, stream, 0, n) < 0:
+            return out.view(dtype).reshape(shape)
+        return None
+
+    return one_call
+
+
 def scatter_tuples(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> bool:
     """ScatterND with reduction none, in place on the C-contiguous ``out``: ``out[indices[i]] =
     updates[i]`` in row-major order of ``i`` (the last duplicate wins). Indices are raw
     int32/int64. Returns False when one is out of range (``out`` is then partly written and
     must be discarded; the caller's numpy path raises the exact error). One thread: the order
     of the writes is the contract."""
-    kernel = _load()["scatter_tuples"]
+    one_call = scatter_tuples_plan(out, indices)
+    if one_call is None:  # no tuples (nothing to do), or an empty out: the numpy path checks the tuples
+        return indices.size == 0
+    return one_call(out, indices, updates)
+
+
+def scatter_tuples_plan(out: np.ndarray, indices: np.ndarray):
+    """:func:`scatter_tuples` as a function of ``(out, indices, updates)`` of these shapes and
+    dtypes (``out`` C-contiguous, the others any strides), with the operands that depend on the
+    shapes alone made here, once; None when there is nothing to write."""
     k = indices.shape[-1]
-    idx2, limits, strides = _tuple_operands(out.shape, indices, k)
-    n = idx2.shape[0]
+    n = indices.size // k if k else 0
     if n == 0 or out.size == 0:
-        return n == 0
-    table = _words(out.reshape(-1, prod(out.shape[k:])))
-    vals = _words(np.ascontiguousarray(updates, dtype=out.dtype).reshape(n, -1))
-    return kernel(table, idx2, limits, strides, vals) < 0
+        return None
+    kernel = _load()["scatter_tuples"]
+    limits, strides = _tuple_limits(out.shape, k)
+    block, dtype = prod(out.shape[k:]), out.dtype
+    words = _word_view(dtype, block)
+
+    def one_call(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> bool:
+        table = words(out.reshape(-1, block))
+        vals = words(np.ascontiguousarray(updates, dtype=dtype).reshape(n, block))
+        return kernel(table, kernel_indices(indices).reshape(n, k), limits, strides, vals) < 0
+
+    return one_call
 
 
 # --------------------------------------------------------------------------------------------
@@ -455,6 +561,9 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     the axis is the last (each row writes one target row), else the last dimension in bands of
     :data:`BAND` columns (column ``c`` of the updates writes column ``c`` of ``out``, and a
     band's targets stay in cache); one thread for rank 1."""
+    one_call = scatter_elements_plan(out, indices, axis, reduction)
+    if one_call is not None:  # the common small call
+        return one_call(out, indices, values)
     kernel = _load()["scatter_elements"]
     code = ASSIGN if reduction == "none" else OPS[reduction]
     values = np.ascontiguousarray(values, dtype=out.dtype)
@@ -468,15 +577,40 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     v2 = values.reshape(idx2.shape)
     size = int(out.shape[axis])
     n, m = idx2.shape
-    if n == 1 or _one_part(indices.size):  # one thread: the whole array in one call, in order
-        return kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
-    elif last:
+    if last:
         results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, a, b, 0, m, m),
                               n, indices.size)
     else:
         results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, a, b, BAND),
                               m, indices.size, align=BAND)
     return _all_valid(results)
+
+
+def scatter_elements_plan(out: np.ndarray, indices: np.ndarray, axis: int, reduction: str):
+    """:func:`scatter_elements` in one compiled call, when one thread does the work (rank 1, or
+    below two threads' worth): a function of ``(out, indices, values)`` of these shapes and
+    dtypes (``out`` C-contiguous, the others any strides), in place, returning False for a bad
+    index; None for more work, or none. The operands that depend on the shapes alone are made
+    here, once."""
+    if indices.size == 0 or not (indices.size == indices.shape[-1] or _one_part(indices.size)):
+        return None
+    kernel = _load()["scatter_elements"]
+    code = ASSIGN if reduction == "none" else OPS[reduction]
+    word = np.dtype(_COPY_AS[out.dtype.itemsize]) if code == ASSIGN else out.dtype
+    dtype = out.dtype
+    idx2, bases, sa, last = _element_rows(out.shape, indices, axis)
+    n, m = idx2.shape
+    size = int(out.shape[axis])
+    widen = indices.dtype not in INDEX_DTYPES
+
+    def one_call(out: np.ndarray, indices: np.ndarray, values: np.ndarray) -> bool:
+        idx2 = (indices.astype(np.int64) if widen else np.ascontiguousarray(indices)).reshape(n, m)
+        v2 = np.ascontiguousarray(values, dtype=dtype).reshape(n, m)
+        if code == ASSIGN:
+            out, v2 = out.view(word), v2.view(word)
+        return kernel(out.reshape(-1), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
+
+    return one_call
 
 
 def scatter_rows_fold(table: np.ndarray, rows: np.ndarray, values: np.ndarray, reduction: str) -> None:
@@ -487,5 +621,25 @@ def scatter_rows_fold(table: np.ndarray, rows: np.ndarray, values: np.ndarray, r
     rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1)
     values = np.ascontiguousarray(values, dtype=table.dtype).reshape(rows.size, table.shape[1])
     code = OPS[reduction]
+    if _one_part(values.size):  # the common small call: no closure, no result list
+        k(table, rows, values, code, 0, table.shape[0])
+        return
     _run_chunks(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], values.size,
                 chunks_per_thread=ND_CHUNKS_PER_THREAD)
+
+
+def fold_rows_plan(dtype: np.dtype, block: int, n_rows: int, reduction: str, work: int):
+    """:func:`scatter_rows_fold` for ``work`` updates in one part, as a function of ``(out,
+    rows, values)`` (``out`` the C-contiguous copy of data, ``n_rows`` rows of ``block``
+    elements of ``dtype``; ``rows`` in range, as the index map's; ``values`` of ``dtype``, any
+    strides) that folds in place; None when more than one part could run. The kernel and the
+    reduction code are looked up here, once."""
+    if not _one_part(work):
+        return None
+    kernel, code = _load()["scatter_rows"], OPS[reduction]
+
+    def one_call(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+        kernel(out.reshape(n_rows, block), np.ascontiguousarray(rows, dtype=np.int64).reshape(-1),
+               np.ascontiguousarray(values).reshape(-1, block), code, 0, n_rows)
+
+    return one_call

@@ -25,11 +25,13 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     the axis is the last. Returns -1, or the flat position ``r * last + j`` of the first index
     outside ``[-size, size)`` (``out`` is then incomplete).
 
-    Each row of indices is first checked in one vectorised pass (:func:`in_range`); a row
-    whose indices are all in ``[0, size)`` (the common case) is then copied by a loop with no
-    test in it, which LLVM unrolls; any other row goes through :func:`normalised` element by
-    element. On the last axis, when a row makes at least as many picks as its data row has
-    cache lines, the data row is first read in order, one load per line (:func:`warm_row`):
+    On the last axis each index is checked as it is read (one unsigned comparison inline,
+    :func:`normalised` only for the rest). On other axes each row of indices is first checked
+    in one vectorised pass (:func:`in_range`); a row whose indices are all in ``[0, size)`` (the
+    common case) is then copied by a loop with no test in it, which LLVM unrolls; any other row
+    goes through :func:`normalised` element by element. On the last axis, when a row makes
+    at least as many picks as its data row has cache lines, the data row is first read in
+    order, one load per line (:func:`warm_row`):
     the hardware prefetcher follows that, where the picks in random order each wait for their
     line (benchmarks/README.md has the measurements behind both choices)."""
     m = idx.shape[1]
@@ -37,31 +39,36 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     for r in range(r0, r1):
         base = bases[r]
         warm_row(data, base, size, warm)
-        if in_range(idx, r, 0, m, size):
-            # unsigned offsets: numba then adds no wrap-around test for negative indices. Two
-            # loops that differ in the offset only: one loop with ``j * jstep`` (0 or 1) in it
-            # was slower (benchmarks/README.md)
-            if last:
-                for j in range(m):
-                    value = data[np.uint64(base + idx[r, j])]
-                    if stream:
-                        stream_store(out, r, j, value)
-                    else:
-                        out[r, j] = value
-            else:
-                for j in range(m):
-                    value = data[np.uint64(base + j + idx[r, j] * sa)]
-                    if stream:
-                        stream_store(out, r, j, value)
-                    else:
-                        out[r, j] = value
+        if last:
+            # one unsigned comparison per index, inline, :func:`normalised` only off the common
+            # path: faster here than the checking pass below (benchmarks/README.md)
+            for j in range(m):
+                v = np.int64(idx[r, j])
+                if np.uint64(v) >= np.uint64(size):
+                    v = normalised(v, size)
+                    if v < 0:
+                        store_fence()
+                        return r * m + j
+                value = data[np.uint64(base + v)]
+                if stream:
+                    stream_store(out, r, j, value)
+                else:
+                    out[r, j] = value
+        elif in_range(idx, r, 0, m, size):
+            # unsigned offsets: numba then adds no wrap-around test for negative indices
+            for j in range(m):
+                value = data[np.uint64(base + j + idx[r, j] * sa)]
+                if stream:
+                    stream_store(out, r, j, value)
+                else:
+                    out[r, j] = value
         else:
             for j in range(m):
                 v = normalised(idx[r, j], size)
                 if v < 0:
                     store_fence()
                     return r * m + j
-                out[r, j] = data[base + (v if last else j + v * sa)]
+                out[r, j] = data[base + j + v * sa]
     store_fence()
     return -1
 
@@ -82,8 +89,8 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
     each target row (``size`` elements from ``bases[r]``) is first read in order
     (:func:`warm_row`). Returns -1, or the flat position ``r * last + c`` of the first index
     outside ``[-size, size)`` (``out`` is then partly written). The index test is one unsigned
-    comparison (:func:`normalised`) that branch prediction passes; offsets are unsigned, so
-    numba adds no wrap-around test where it indexes."""
+    comparison, inline, that branch prediction passes (:func:`normalised` only for the rest);
+    offsets are unsigned, so numba adds no wrap-around test where it indexes."""
     m = idx.shape[1]
     banded = c1 - c0 < m  # a slice of each row: rows far apart in memory, which no prefetcher follows
     for r in range(r0, r1):
@@ -93,9 +100,11 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
             prefetch_band(idx, r + AHEAD, c0, c1)
             prefetch_band(vals, r + AHEAD, c0, c1)
         for c in range(c0, c1):
-            v = normalised(idx[r, c], size)
-            if v < 0:
-                return r * m + c
+            v = np.int64(idx[r, c])
+            if np.uint64(v) >= np.uint64(size):  # inline, :func:`normalised` only off the common path
+                v = normalised(v, size)
+                if v < 0:
+                    return r * m + c
             t = np.uint64(base + c * cstep + v * vstep)
             out[t] = fold(out[t], vals[r, c], op)
     return -1

@@ -131,6 +131,14 @@ def require_integer_indices(op: str, name: str, indices: np.ndarray) -> None:
         raise OpError(f"{op}: {name} must be an integer tensor, got dtype {indices.dtype}", port=name)
 
 
+def numpy_checks_index_type(dtype: np.dtype) -> bool:
+    """numpy's own indexing (``np.take`` with ``mode="raise"``, fancy indexing) reads indices of
+    this type as ONNX does: negatives count from the end and anything else out of range raises
+    IndexError. True for the integer types but uint64, whose top values a cast would wrap to
+    negatives."""
+    return dtype.kind == "i" or dtype.kind == "u" and dtype.itemsize < 8
+
+
 def _position(shape, flat_index: int) -> str:
     if not shape:
         return ""

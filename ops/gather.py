@@ -12,9 +12,17 @@ import numpy as np
 
 from . import accel, parallel
 from .apply import take_axis
-from .checks import checked_once, normalize_axis, normalize_indices, require_data_dtype, require_rank_at_least
+from .checks import (
+    checked_once,
+    normalize_axis,
+    normalize_indices,
+    numpy_checks_index_type,
+    require_data_dtype,
+    require_rank_at_least,
+)
 from .dtypes import as_tensor
 from .index_map import IndexMap
+from .small_calls import plain
 
 OP = "Gather"
 #: Below this many output elements (where :func:`ops.apply.take_axis` runs in one thread
@@ -62,8 +70,7 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     (:func:`ops.accel.gather_tuples`, the same rows, checked as it copies; on a bad index the
     numpy path below raises the error). The last axis (not the first) runs its compiled
     element gather (:func:`ops.accel.gather_last`) on the indices the numpy path normalised.
-    Outputs below :data:`SMALL_TAKE` elements with indices of at most 64 bits (not uint64,
-    whose top values a cast would wrap) take the same cells with one checked ``np.take``."""
+    Otherwise small outputs take the small route (:func:`_small_take`)."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
     a = checked_once((OP, data.shape, indices.shape, axis, type(axis)),
@@ -76,12 +83,41 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
                 return out
     elif accel.supports_last_axis(data, indices, a) and accel.enabled():
         return accel.gather_last(data, normalize_indices(OP, "indices", indices, data.shape[a], a))
-    kind = indices.dtype.kind
-    if 0 < moved < SMALL_TAKE and (kind == "i" or kind == "u" and indices.dtype.itemsize < 8) \
-            and (indices.ndim or data.ndim > 1):  # a 0-d result of np.take is a scalar, not an array
-        try:  # np.take's own mode="raise": negatives count from the end, anything else out of range raises
-            return data.take(indices, axis=a)
-        except IndexError:
-            pass  # normalize_indices below names the first bad index
+    take = _small_take(data, indices, a, moved)
+    if take is not None:
+        out = take(data, indices)
+        if out is not None:
+            return out
     idx = normalize_indices(OP, "indices", indices, data.shape[a], a)
     return take_axis(data, idx, a)
+
+
+def _small_take(data: np.ndarray, indices: np.ndarray, a: int, moved: int):
+    """Gather's small route: outputs below :data:`SMALL_TAKE` elements with indices of at most
+    64 bits (not uint64, whose top values a cast would wrap), not 0-d (np.take gives a scalar
+    there), are one ``np.take`` with numpy's own range check (``mode="raise"`` reads negatives
+    as ONNX does), as a function of ``(data, indices)`` that returns None on a bad index (the
+    long path then names it); None when the route does not apply."""
+    if not (0 < moved < SMALL_TAKE and numpy_checks_index_type(indices.dtype) and (indices.ndim or data.ndim > 1)):
+        return None
+
+    def take(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+        try:
+            return data.take(indices, axis=a)
+        except IndexError:
+            return None
+
+    return take
+
+
+def gather_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
+    """The plan of a Gather call :func:`gather` has accepted (:mod:`ops.small_calls`): its small
+    route, where no compiled route comes first; None otherwise."""
+    if not plain(data):
+        return None
+    a = normalize_axis(OP, axis, data.ndim)
+    moved = indices.size * (data.size // max(data.shape[a], 1))
+    compiled = accel.supports_rows(data, indices, moved) if a == 0 else accel.supports_last_axis(data, indices, a)
+    if compiled and accel.enabled():
+        return None
+    return _small_take(data, indices, a, moved)

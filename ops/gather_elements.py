@@ -21,6 +21,7 @@ from .checks import (
 from .dtypes import as_tensor
 from .errors import OpError
 from .index_map import IndexMap, elementwise_offsets
+from .small_calls import plain
 from .tensor_type import is_known
 
 OP = "GatherElements"
@@ -84,3 +85,15 @@ def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
     if a > 0 and not data.dtype.hasobject:
         return take_elements(data, normalize_indices(OP, "indices", indices, data.shape[a], a), a)
     return take_rows(data, gather_elements_index_map(data, indices, axis))
+
+
+def gather_elements_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
+    """The plan of a GatherElements call :func:`gather_elements` has accepted
+    (:mod:`ops.small_calls`): its compiled kernel in one call (:func:`ops.accel.gather_elements_plan`)
+    where it runs and the work is one part; None otherwise."""
+    if not plain(data):
+        return None
+    a = normalize_axis(OP, axis, data.ndim)
+    if accel.supports_gather_elements(data, indices, a) and accel.enabled():
+        return accel.gather_elements_plan(data, indices, a)
+    return None

@@ -22,12 +22,14 @@ from .checks import (
     dims_equal,
     fmt_shape,
     normalize_index_tuples,
+    numpy_checks_index_type,
     require_data_dtype,
     require_rank_at_least,
 )
 from .dtypes import as_tensor
 from .errors import OpError, ShapeUnknownError
-from .index_map import IndexMap, checked_tuple_rows, tuple_rows
+from .index_map import IndexMap, tuple_rows
+from .small_calls import plain
 from .tensor_type import is_known
 
 OP = "GatherND"
@@ -100,23 +102,58 @@ def gather_nd(data, indices, batch_dims: int = 0) -> np.ndarray:
     Applies the index map with ``take_rows``; with the accelerator on and ``batch_dims`` 0, its
     compiled row gather (:func:`ops.accel.gather_tuples`: the same rows, checked as it copies;
     on a bad index the index map raises the error). Below :data:`ops.accel.SMALL_WORK` moved
-    elements (batch_dims 0) the rows come from :func:`ops.index_map.checked_tuple_rows` (one checking
-    pass; any negative or bad index goes the index map's way) and one ``take``."""
+    elements (batch_dims 0) the small route goes first (:func:`_small_route`)."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
     if batch_dims == 0 and indices.ndim >= 1 and data.ndim >= 1:
         k = indices.shape[-1]
         moved = indices.size // max(k, 1) * prod(data.shape[k:])
         if accel.small(moved) and 0 < k <= data.ndim and data.size:
-            shape = checked_once((OP, data.shape, indices.shape, batch_dims, type(batch_dims)),
-                                 lambda: gather_nd_output_shape(data.shape, indices.shape, batch_dims))
-            rows = checked_tuple_rows(indices, data.shape[:k])
-            if rows is not None:  # all in range: the index map's rows, without normalising
-                table = np.ascontiguousarray(data).reshape(-1, prod(data.shape[k:]))
-                return table.take(rows.reshape(-1), axis=0, mode="clip").reshape(shape)
+            checked_once((OP, data.shape, indices.shape, batch_dims, type(batch_dims)),
+                         lambda: gather_nd_output_shape(data.shape, indices.shape, batch_dims))
+            small = _small_route(data, indices, k, moved)
+            out = None if small is None else small(data, indices)
+            if out is not None:
+                return out
         elif k <= data.ndim and accel.supports_tuples(data, indices, k, moved) and accel.enabled():
             gather_nd_output_shape(data.shape, indices.shape, 0)
             out = accel.gather_tuples(data, indices, k)
             if out is not None:
                 return out
     return take_rows(data, gather_nd_index_map(data, indices, batch_dims))
+
+
+def _small_route(data: np.ndarray, indices: np.ndarray, k: int, moved: int):
+    """GatherND's small route (batch_dims 0, below :data:`ops.accel.SMALL_WORK` moved elements,
+    shapes checked), as a function of ``(data, indices)`` that returns None for a bad index (the
+    index map then names it), or None where none applies: the compiled row gather in one call
+    where it runs (:func:`ops.accel.gather_tuples_plan`), else numpy's fancy indexing by the
+    index columns, whose own check reads the indices as ONNX does
+    (:func:`ops.checks.numpy_checks_index_type`; not for a 0-d result, which numpy gives as a
+    scalar)."""
+    if accel.supports_tuples(data, indices, k, moved) and accel.enabled():
+        one_call = accel.gather_tuples_plan(data, indices, k)
+        if one_call is not None:
+            return one_call
+    if indices.ndim < 2 or not numpy_checks_index_type(indices.dtype):
+        return None
+
+    def pick(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+        try:
+            return data[tuple(indices[..., c] for c in range(k))]
+        except IndexError:
+            return None
+
+    return pick
+
+
+def gather_nd_plan(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0):
+    """The plan of a GatherND call :func:`gather_nd` has accepted (:mod:`ops.small_calls`): its
+    small route where that applies; None otherwise."""
+    if batch_dims != 0 or not plain(data):
+        return None
+    k = indices.shape[-1]
+    moved = indices.size // max(k, 1) * prod(data.shape[k:])
+    if accel.small(moved) and 0 < k <= data.ndim and data.size:
+        return _small_route(data, indices, k, moved)
+    return None

@@ -17,6 +17,10 @@ order, None for an omitted optional input; every attribute of the schema by keyw
   (None for an omitted input, None for an unknown dimension); OpError when they do not fit.
   The output dtype is the one bound to the output's type parameter (``T``), so it needs no
   rule of its own.
+* ``plan(*inputs, **attrs) -> Callable | None``: for inputs and attributes the kernel has just
+  accepted, the op's small route as a function of inputs of the same shapes and dtypes alone
+  (``plan(*inputs) -> np.ndarray | None``, None on a bad index), or None when there is none
+  (:mod:`ops.small_calls`, which says what a plan may skip).
 * ``formula(attrs, data_rank, indices_rank, tuple_length) -> str``: the spec's formula written
   out for those ranks (:mod:`ops.formulas`); it may raise on ranks that do not fit
   (:meth:`OpDef.formula_text` turns that into None).
@@ -73,6 +77,7 @@ class OpDef:
     attribute. ``formula`` is None where there is no per-rank formula (the schema's ``doc`` is
     the text then). ``vjp`` is the backward pass in :func:`ops.vjp`'s per-op convention
     ``(imap, inputs, attrs, grad) -> one gradient or None per schema input`` (:mod:`ops.vjp_rules`).
+    ``plan`` makes the plans of repeated small calls (:mod:`ops.small_calls`); None: the op has none.
     """
 
     schema: OpSchema
@@ -84,6 +89,7 @@ class OpDef:
     reductions: ReductionRules | None = None
     formula: Callable[..., str] | None = None
     vjp: Callable[..., Any] | None = None
+    plan: Callable[..., Callable[..., np.ndarray | None] | None] | None = None
 
     def __post_init__(self) -> None:
         inputs = [p.name for p in self.schema.inputs]

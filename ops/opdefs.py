@@ -9,13 +9,25 @@ from __future__ import annotations
 import numpy as np
 
 from . import formulas, schemas
-from .gather import gather, gather_index_map, gather_output_shape
-from .gather_elements import elementwise_output_shape, gather_elements, gather_elements_index_map
-from .gather_nd import gather_nd, gather_nd_index_map, gather_nd_output_shape
+from .gather import gather, gather_index_map, gather_output_shape, gather_plan
+from .gather_elements import (
+    elementwise_output_shape,
+    gather_elements,
+    gather_elements_index_map,
+    gather_elements_plan,
+)
+from .gather_nd import gather_nd, gather_nd_index_map, gather_nd_output_shape, gather_nd_plan
 from .opdef import AxisSpec, OpDef, PortRole
 from .reductions import SCATTER_REDUCTIONS
-from .scatter_elements import scatter, scatter_elements, scatter_elements_index_map, scatter_elements_output_shape
-from .scatter_nd import scatter_nd, scatter_nd_index_map, scatter_nd_output_shape
+from .scatter_elements import (
+    scatter,
+    scatter_elements,
+    scatter_elements_index_map,
+    scatter_elements_output_shape,
+    scatter_elements_plan,
+    scatter_plan,
+)
+from .scatter_nd import scatter_nd, scatter_nd_index_map, scatter_nd_output_shape, scatter_nd_plan
 from .tensor_scatter import tensor_scatter, tensor_scatter_index_map, tensor_scatter_output_shape
 from .vjp_rules import gather_vjp, scatter_vjp, tensor_scatter_vjp
 
@@ -70,6 +82,7 @@ GATHER = OpDef(
     axis=_DATA_AXIS,
     formula=formulas.gather_formula,
     vjp=gather_vjp,
+    plan=gather_plan,
 )
 
 GATHER_ELEMENTS = OpDef(
@@ -81,6 +94,7 @@ GATHER_ELEMENTS = OpDef(
     axis=_DATA_AXIS,
     formula=formulas.gather_elements_formula,
     vjp=gather_vjp,
+    plan=gather_elements_plan,
 )
 
 GATHER_ND = OpDef(
@@ -91,6 +105,7 @@ GATHER_ND = OpDef(
     roles=_GATHER_ROLES,
     formula=formulas.gather_nd_formula,
     vjp=gather_vjp,
+    plan=gather_nd_plan,
 )
 
 SCATTER = OpDef(
@@ -102,6 +117,7 @@ SCATTER = OpDef(
     axis=_DATA_AXIS,
     formula=formulas.scatter_formula,
     vjp=scatter_vjp,
+    plan=scatter_plan,
 )
 
 SCATTER_ELEMENTS = OpDef(
@@ -114,6 +130,7 @@ SCATTER_ELEMENTS = OpDef(
     reductions=SCATTER_REDUCTIONS,
     formula=formulas.scatter_elements_formula,
     vjp=scatter_vjp,
+    plan=scatter_elements_plan,
 )
 
 SCATTER_ND = OpDef(
@@ -125,6 +142,7 @@ SCATTER_ND = OpDef(
     reductions=SCATTER_REDUCTIONS,
     formula=formulas.scatter_nd_formula,
     vjp=scatter_vjp,
+    plan=scatter_nd_plan,
 )
 
 TENSOR_SCATTER = OpDef(

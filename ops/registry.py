@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from . import accel, small_calls
 from .checks import fmt_shape
 from .errors import OpError
 from .index_map import IndexMap
@@ -20,7 +21,7 @@ from .tensor_type import TensorType, is_known
 
 
 @dataclass(frozen=True)
-class _Plan:
+class _Ports:
     """What every call of one op needs from its OpDef, worked out once: the schema's input
     count, the positions of the required inputs, of data and of the index inputs."""
 
@@ -32,36 +33,36 @@ class _Plan:
     indices: tuple[int, ...]
 
 
-_PLANS: dict[str, _Plan] = {}
+_PORTS: dict[str, _Ports] = {}
 
 
-def _plan(opdef: OpDef) -> _Plan:
-    """The :class:`_Plan` of ``opdef`` (OpDefs are constant: made once per op)."""
-    plan = _PLANS.get(opdef.name)
-    if plan is None or plan.opdef is not opdef:
+def _ports(opdef: OpDef) -> _Ports:
+    """The :class:`_Ports` of ``opdef`` (OpDefs are constant: made once per op)."""
+    known = _PORTS.get(opdef.name)
+    if known is None or known.opdef is not opdef:
         ports = opdef.schema.inputs
-        plan = _PLANS[opdef.name] = _Plan(
+        known = _PORTS[opdef.name] = _Ports(
             opdef, len(ports), sum(not p.optional for p in ports),
             tuple(i for i, p in enumerate(ports) if not p.optional), opdef.input_index(opdef.data_port),
             tuple(opdef.input_index(p) for p in opdef.index_ports))
-    return plan
+    return known
 
 
 def _arguments(schema: OpSchema, inputs: Sequence[Any], attrs: Mapping[str, Any] | None,
-               opset: int | None, plan: _Plan | None = None) -> tuple[list, dict]:
+               opset: int | None, ports: _Ports | None = None) -> tuple[list, dict]:
     """``inputs`` padded with None to the schema's length, and the checked attributes
     (:meth:`OpSchema.check_attributes`); OpError for a wrong input count or a missing required
     input."""
     op_name = schema.name
     inputs = list(inputs)
-    n_all = len(schema.inputs) if plan is None else plan.n_inputs
-    n_required = sum(not p.optional for p in schema.inputs) if plan is None else plan.n_required
+    n_all = len(schema.inputs) if ports is None else ports.n_inputs
+    n_required = sum(not p.optional for p in schema.inputs) if ports is None else ports.n_required
     if not n_required <= len(inputs) <= n_all:
         names = ", ".join(p.name + ("?" if p.optional else "") for p in schema.inputs)
         raise OpError(f"{op_name}: expected inputs ({names}), got {len(inputs)}")
     if len(inputs) < n_all:
         inputs += [None] * (n_all - len(inputs))
-    required = range(n_all) if plan is None else plan.required
+    required = range(n_all) if ports is None else ports.required
     for i in required:
         if inputs[i] is None and not schema.inputs[i].optional:
             raise OpError(f"{op_name}: input {schema.inputs[i].name} is missing", port=schema.inputs[i].name)
@@ -77,8 +78,8 @@ def _check_output_size(opdef: OpDef, inputs: list, attrs: Mapping[str, Any]) -> 
     dimensions of data and indices, so when the product of those (each at least 1) times the
     widest item (16 bytes) fits the cap, so does the output, and its shape is not worked out
     here (a small call's overhead; the kernel checks the shapes anyway)."""
-    plan = _plan(opdef)
-    data = inputs[plan.data]
+    ports = _ports(opdef)
+    data = inputs[ports.data]
     limit = limit_bytes()
     if opdef.writes:
         bound = _WIDEST_ITEM * (data.size if type(data) is np.ndarray else prod(np.shape(data)))
@@ -86,7 +87,7 @@ def _check_output_size(opdef: OpDef, inputs: list, attrs: Mapping[str, Any]) -> 
             return
     else:
         bound = _WIDEST_ITEM
-        for v in (data, *(inputs[i] for i in plan.indices)):
+        for v in (data, *(inputs[i] for i in ports.indices)):
             if type(v) is np.ndarray and v.size:  # no dimension is 0: the product is the size
                 bound *= v.size
                 continue
@@ -106,6 +107,9 @@ def _check_output_size(opdef: OpDef, inputs: list, attrs: Mapping[str, Any]) -> 
     check_size(f"{opdef.name}: output", out_shape, dtype)
 
 
+#: The plans of repeated small calls (:mod:`ops.small_calls`).
+_PLANS_BY_KEY = small_calls.PLANS
+
 #: Bytes of the widest element a tensor may have (complex128).
 _WIDEST_ITEM = 16
 
@@ -113,21 +117,46 @@ _WIDEST_ITEM = 16
 def run_op(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None) -> np.ndarray:
     """Run ``op_name`` on ``inputs`` (schema order; None for an omitted optional input).
     Attributes not given take the schema default. An output larger than the size cap
-    (:mod:`ops.limits`) is refused with SizeLimitError before anything is allocated."""
-    plan = _PLANS.get(op_name)
-    if plan is None or plan.opdef is not OPDEFS.get(op_name):
-        plan = _plan(get_opdef(op_name))  # get_opdef raises the "unknown op" error
-    opdef = plan.opdef
+    (:mod:`ops.limits`) is refused with SizeLimitError before anything is allocated.
+
+    A call whose op has a plan for its shapes, dtypes and attributes (:mod:`ops.small_calls`)
+    runs the plan; the first call with that key, and any call the plan declines (a bad index),
+    takes the long path below."""
+    call_key = small_calls.key(op_name, inputs, attrs, accel.switched_on())
+    if call_key is not None:
+        known = _PLANS_BY_KEY.get(call_key, False)
+        if known:
+            plan, nbytes = known
+            if nbytes <= limit_bytes():
+                out = plan(*inputs)
+                if out is not None:
+                    return out
+    else:
+        known = None
+    out = _run_long(op_name, inputs, attrs)
+    if known is False:  # the first call with this key, accepted: make its plan
+        opdef = OPDEFS[op_name]
+        plan = opdef.plan(*inputs, **opdef.schema.check_attributes(attrs, None)) if opdef.plan else None
+        small_calls.remember(call_key, plan, out.nbytes)
+    return out
+
+
+def _run_long(op_name: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None) -> np.ndarray:
+    """run_op's long path: every check, then the op's kernel."""
+    ports = _PORTS.get(op_name)
+    if ports is None or ports.opdef is not OPDEFS.get(op_name):
+        ports = _ports(get_opdef(op_name))  # get_opdef raises the "unknown op" error
+    opdef = ports.opdef
     inputs = list(inputs)
-    if len(inputs) == plan.n_inputs and all(inputs[i] is not None for i in plan.required):
+    if len(inputs) == ports.n_inputs and all(inputs[i] is not None for i in ports.required):
         attrs = opdef.schema.check_attributes(attrs, None)  # the common case: every input given
     else:
-        inputs, attrs = _arguments(opdef.schema, inputs, attrs, None, plan)
-    data = inputs[plan.data]
+        inputs, attrs = _arguments(opdef.schema, inputs, attrs, None, ports)
+    data = inputs[ports.data]
     if type(data) is np.ndarray:  # the size cap, quickly: the bound of _check_output_size from sizes
         bound = _WIDEST_ITEM * data.size
         if not opdef.writes:
-            for i in plan.indices:
+            for i in ports.indices:
                 v = inputs[i]
                 bound = bound * v.size if type(v) is np.ndarray and v.size and data.size else -1
         if not 0 <= bound <= limit_bytes():

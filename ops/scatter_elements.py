@@ -18,6 +18,7 @@ from .dtypes import as_tensor
 from .errors import OpError
 from .gather_elements import elementwise_output_shape, elementwise_rows
 from .index_map import IndexMap
+from .small_calls import plain
 
 OP = "ScatterElements"
 
@@ -81,3 +82,27 @@ def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray
     imap = scatter_elements_index_map(data, indices, updates.shape, axis, op)
     columns_stay = data.ndim >= 2 and a != data.ndim - 1
     return put_rows(op, data, imap, updates, reduction, columns_stay=columns_stay)
+
+
+def scatter_elements_plan(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: int = 0,
+                          reduction: str = "none"):
+    """The plan of a ScatterElements call the kernel has accepted (:mod:`ops.small_calls`): a
+    copy of data and the compiled kernel in one call (:func:`ops.accel.scatter_elements_plan`)
+    where it runs and one thread does the work; None otherwise."""
+    if not plain(data) or not accel.supports_scatter_elements(data.dtype, indices, reduction) \
+            or not accel.enabled():
+        return None
+    scatter = accel.scatter_elements_plan(data, indices, normalize_axis(OP, axis, data.ndim), reduction)
+    if scatter is None:
+        return None
+
+    def one_call(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
+        out = copy_of(data)
+        return out if scatter(out, indices, updates) else None
+
+    return one_call
+
+
+def scatter_plan(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: int = 0):
+    """The plan of a Scatter call: ScatterElements' with reduction none."""
+    return scatter_elements_plan(data, indices, updates, axis, "none")

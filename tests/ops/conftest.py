@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops import accel
+from ops import accel, small_calls
 
 
 @pytest.fixture(params=[False, True], ids=["numpy", "accel"])
@@ -21,3 +21,10 @@ def both_paths(request, monkeypatch):
     monkeypatch.setattr(accel, "ROWS_MIN_TABLE_BYTES", 0)
     yield request.param
     accel.set_enabled(previous)
+
+
+@pytest.fixture(autouse=True)
+def no_remembered_plans():
+    """Each test starts with no plans remembered (:mod:`ops.small_calls`): tests lower the
+    constants that choose routes, which a plan reads when it is made."""
+    small_calls.forget()

@@ -1,0 +1,133 @@
+"""Plans of repeated small calls (ops/small_calls.py): a call repeated with inputs of the same
+shapes, dtypes and attributes runs its op's plan, which gives the slow reference's result
+(tests/ops/reference.py), raises the long path's exact error for a bad index, obeys the size
+cap read on every call, and is never used for attribute values of another type. Each case runs
+with the compiled plans (the accelerator on, its size threshold lowered so tiny tensors reach
+the kernels) and with the numpy ones."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ops
+from ops import accel, small_calls
+from ops.limits import SizeLimitError
+
+from . import reference
+
+
+@pytest.fixture(params=[True, False], ids=["compiled", "numpy"])
+def accelerated(request, monkeypatch):
+    if request.param and not accel.available():
+        pytest.skip("numba is not installed")
+    previous = accel.set_enabled(request.param)
+    monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    yield request.param
+    accel.set_enabled(previous)
+
+
+def _cases(rng):
+    """(op, inputs, attrs): every op with a plan, on float32 data of shape (6, 5, 4) with int64
+    indices holding negatives and (for the scatters with a reduction) duplicates."""
+    data = rng.standard_normal((6, 5, 4)).astype(np.float32)
+    f32 = np.float32
+    perm = np.argsort(rng.random((6, 5, 4)), axis=1)[:, :3] - 5  # unique along axis 1, negative
+    tuples = np.stack([rng.integers(-6, 6, 7), rng.integers(-5, 5, 7)], axis=-1)
+    cells = np.array([[0, 1, 2], [-1, -2, -3], [5, 4, 3], [2, 0, 1]])
+    return [
+        ("Gather", [data, rng.integers(-5, 5, (3, 2))], {"axis": 1}),
+        ("Gather", [data, rng.integers(-6, 6, 9)], {"axis": 0}),
+        ("GatherElements", [data, rng.integers(-5, 5, (6, 2, 4))], {"axis": 1}),
+        ("GatherND", [data, tuples], {}),
+        ("GatherND", [data, tuples[:, :1]], {}),
+        ("ScatterElements", [data, perm, rng.standard_normal((6, 3, 4)).astype(f32)], {"axis": 1}),
+        ("ScatterElements", [data, rng.integers(-5, 5, (6, 5, 4)), rng.standard_normal((6, 5, 4)).astype(f32)],
+         {"axis": 1, "reduction": "add"}),
+        ("Scatter", [data, perm, rng.standard_normal((6, 3, 4)).astype(f32)], {"axis": 1}),
+        ("ScatterND", [data, cells, rng.standard_normal(4).astype(f32)], {}),
+        ("ScatterND", [data, np.unique(tuples % [6, 5], axis=0), None], {}),
+        ("ScatterND", [data, tuples, rng.standard_normal((7, 4)).astype(f32)], {"reduction": "add"}),
+    ]
+
+
+def _filled(rng, inputs):
+    """Updates of the right shape where the case leaves them to be made (unique tuples)."""
+    if len(inputs) == 3 and inputs[2] is None:
+        data, idx = inputs[0], inputs[1]
+        inputs = [data, idx, rng.standard_normal(idx.shape[:-1] + data.shape[idx.shape[-1]:]).astype(np.float32)]
+    return inputs
+
+
+def _ids():
+    return [f"{op}-{i}" for i, (op, _, _) in enumerate(_cases(np.random.default_rng(0)))]
+
+
+@pytest.mark.parametrize("case", range(11), ids=_ids())
+def test_a_repeated_call_gives_the_references_result_every_time(case, accelerated):
+    rng = np.random.default_rng(case)
+    op, inputs, attrs = _cases(rng)[case]
+    inputs = _filled(rng, inputs)
+    want = reference.run(op, inputs, attrs)
+    for _ in range(3):  # the first call makes the plan, the others run it
+        got = ops.run_op(op, inputs, attrs)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    strided = [np.asfortranarray(a) for a in inputs]  # the same shapes and dtypes, other strides
+    assert ops.run_op(op, strided, attrs).tobytes() == want.tobytes()
+    out = ops.run_op(op, inputs, attrs)
+    assert not any(np.shares_memory(out, a) for a in inputs)
+
+
+def _bad(inputs):
+    """``inputs`` with their last index out of range."""
+    idx = inputs[1].copy()
+    idx.reshape(-1)[-1] = 99
+    return [inputs[0], idx, *inputs[2:]]
+
+
+@pytest.mark.parametrize("case", range(11), ids=_ids())
+def test_a_bad_index_after_a_planned_call_gets_the_long_paths_error(case, accelerated):
+    rng = np.random.default_rng(case)
+    op, inputs, attrs = _cases(rng)[case]
+    inputs = _filled(rng, inputs)
+    bad = _bad(inputs)
+    with pytest.raises(ops.IndexOutOfRangeError) as first:
+        ops.run_op(op, bad, attrs)  # the long path, no plan yet
+    ops.run_op(op, inputs, attrs)
+    ops.run_op(op, inputs, attrs)  # the plan
+    with pytest.raises(ops.IndexOutOfRangeError) as again:
+        ops.run_op(op, bad, attrs)
+    assert str(again.value) == str(first.value) and again.value.port == "indices"
+
+
+def test_the_size_cap_is_read_on_every_planned_call(monkeypatch):
+    data, idx = np.zeros((64, 64), np.float32), np.arange(64)
+    for _ in range(2):
+        assert ops.run_op("Gather", [data, idx], {"axis": 1}).shape == (64, 64)
+    monkeypatch.setenv("INDEXFLOW_MAX_SOURCE_MB", "0.001")
+    with pytest.raises(SizeLimitError, match="Gather: output shape"):
+        ops.run_op("Gather", [data, idx], {"axis": 1})
+
+
+def test_attribute_values_of_another_type_never_use_a_plan():
+    data, idx = np.zeros((3, 4), np.float32), np.array([0, 1])
+    for _ in range(2):
+        assert ops.run_op("Gather", [data, idx], {"axis": 1}).shape == (3, 2)
+    for wrong in (True, 1.0, np.int64(1)):
+        assert small_calls.key("Gather", [data, idx], {"axis": wrong}, True) is None
+    with pytest.raises(ops.OpError, match="must be an integer"):
+        ops.run_op("Gather", [data, idx], {"axis": 1.0})
+    with pytest.raises(ops.OpError, match="must be an integer"):
+        ops.run_op("Gather", [data, idx], {"axis": True})
+
+
+def test_inputs_that_are_not_plain_arrays_never_use_a_plan():
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert small_calls.key("Gather", [data.tolist(), [0, 1]], {"axis": 1}, True) is None
+    assert small_calls.key("Gather", [np.ma.masked_array(data), np.array([0])], {"axis": 1}, True) is None
+    strings = np.array(["a", "b", "c"], dtype=object)
+    for _ in range(2):
+        assert ops.run_op("Gather", [strings, np.array([2, 0])], {"axis": 0}).tolist() == ["c", "a"]
+    swapped = data.astype(">f4")
+    for _ in range(2):
+        got = ops.run_op("Gather", [swapped, np.array([1])], {"axis": 0})
+        assert got.dtype.isnative and got.tolist() == [[4.0, 5.0, 6.0, 7.0]]
