@@ -98,13 +98,11 @@ class Minimap(QtWidgets.QWidget):
             colour = QtGui.QColor(scene.graph.frame(block.frame_id).colour)
             p.setBrush(style.SELECTION if block.isSelected() else colour)
             p.drawRect(t.mapRect(block.sceneBoundingRect()).adjusted(0, 0, 1, 1))
-        for item in scene.node_items():
-            if not item.isVisible():
-                continue
-            node = scene.graph.node(item.node_id)
-            p.setPen(QtCore.Qt.PenStyle.NoPen)
-            p.setBrush(style.SELECTION if item.isSelected() else style.CATEGORY_COLOURS[category_of(node)])
-            p.drawRect(t.mapRect(item.sceneBoundingRect()).adjusted(0, 0, 1, 1))
+        p.setPen(QtCore.Qt.PenStyle.NoPen)
+        for nid, box, selected in scene.node_boxes():
+            node = scene.graph.node(nid)
+            p.setBrush(style.SELECTION if selected else style.CATEGORY_COLOURS[category_of(node)])
+            p.drawRect(t.mapRect(box).adjusted(0, 0, 1, 1))
         p.setPen(QtGui.QPen(colours.node_text, 1.4))
         p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
         p.drawRect(t.mapRect(self._visible_rect()))

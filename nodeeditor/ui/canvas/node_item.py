@@ -31,6 +31,7 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.rules import integer_only
 
 from . import style
+from .cells import Box
 from .port_item import PortItem
 from .preview import PreviewText, draw_text
 
@@ -133,7 +134,28 @@ def legible_font(base: QtGui.QFont, point_size: float, scale: float, room: float
     return font
 
 
+def body_height(rows: int, collapsed: bool, preview: bool) -> float:
+    """How tall a node with ``rows`` port rows is drawn (scene units): its title row when
+    ``collapsed``, else its rows, and below them its inline preview when shown."""
+    if collapsed:
+        return style.HEADER_HEIGHT + 2
+    height = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + rows * style.ROW_HEIGHT + 6
+    return height + (style.PREVIEW_HEIGHT + 4 if preview else 0.0)
+
+
+def scene_box(node: N.Node, preview: bool) -> Box:
+    """The scene box a :class:`NodeItem` of ``node`` at the node's position covers (its
+    ``sceneBoundingRect``), known without making the item."""
+    rows = len(node.input_ports()) + len(node.output_ports())
+    x, y = node.position
+    m = NodeItem.MARGIN
+    return x - m, y - m, x + style.NODE_WIDTH + m, y + body_height(rows, node.collapsed, preview) + m
+
+
 class NodeItem(QtWidgets.QGraphicsItem):
+    #: scene units between the node's body and its bounding rectangle (room for the border)
+    MARGIN = 4
+
     def __init__(self, node_id: str, node: N.Node) -> None:
         super().__init__()
         self.node_id = node_id
@@ -196,18 +218,14 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.update()
 
     def _update_height(self) -> None:
-        if self.collapsed:
-            height = style.HEADER_HEIGHT + 2
-        else:
-            height = self._rows_bottom + 6
-        if self._show_preview and not self.collapsed:
-            height += style.PREVIEW_HEIGHT + 4
+        height = body_height(len(self.port_rows), self.collapsed, self._show_preview)
         if height != self._height:
             self.prepareGeometryChange()
             self._height = height
 
     def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(-4, -4, style.NODE_WIDTH + 8, self._height + 8)
+        m = self.MARGIN
+        return QtCore.QRectF(-m, -m, style.NODE_WIDTH + 2 * m, self._height + 2 * m)
 
     def shape(self) -> QtGui.QPainterPath:
         path = QtGui.QPainterPath()
