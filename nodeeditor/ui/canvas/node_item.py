@@ -328,6 +328,9 @@ class NodeItem(QtWidgets.QGraphicsItem):
         bypassed = N.bypassed_port(node) is not None
         scale = screen_scale(painter)
         w, h = style.NODE_WIDTH, self._height
+        if scale < style.OUTLINE_ZOOM:
+            self._paint_box(painter, node, state, colours, bypassed)
+            return
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QtGui.QPainter.RenderHint.TextAntialiasing)
         body = QtCore.QRectF(0, 0, w, h)
@@ -431,6 +434,26 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 painter.drawRect(rect)
                 painter.setPen(colours.node_muted)
                 painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, "no value")
+
+    def _paint_box(self, painter: QtGui.QPainter, node: N.Node, state: str, colours: style.CanvasColours,
+                   bypassed: bool) -> None:
+        """The node below ``style.OUTLINE_ZOOM``: its body, its title row's colour and its
+        state (or selection) border, square and without antialiasing."""
+        w, h = style.NODE_WIDTH, self._height
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
+        if bypassed:
+            painter.setOpacity(0.6)
+        border = colours.node_border
+        if self.isSelected():
+            border = style.SELECTION
+        elif state in (style.ERROR, style.WARNING, style.RUNNING, style.BLOCKED, style.INCOMPLETE):
+            border = style.STATE_COLOURS[state]
+        painter.setPen(QtGui.QPen(border, 0 if border is colours.node_border else 2.5 / screen_scale(painter)))
+        painter.setBrush(colours.node_body if state != style.ERROR else colours.node_error_body)
+        painter.drawRect(QtCore.QRectF(0, 0, w, h))
+        header = colours.bypassed_header if bypassed else style.CATEGORY_COLOURS[category_of(node)]
+        painter.fillRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT),
+                         header if state != style.ERROR else style.STATE_COLOURS[style.ERROR])
 
     def _paint_badges(self, painter: QtGui.QPainter, node: N.Node, scale: float, right: float) -> float:
         """Draw the node's training badges in its header, right-aligned at ``right``; returns

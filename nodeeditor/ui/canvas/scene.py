@@ -171,6 +171,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._gradient_set: frozenset[N.Edge] = frozenset()   # the edges drawn with a halo
         self._selected_edges: list[EdgeItem] = []   # drawn marked for being selected
         self.selectionChanged.connect(self._mark_selected_edges)
+        self.selectionChanged.connect(self.drawing_changed)
+        self._all_rect: QtCore.QRectF | None = None   # nodes_rect() of every node, while valid
+        #: counts every :meth:`drawing_changed` (the minimap redraws its nodes when it moves on)
+        self.drawing_revision = 0
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
@@ -219,6 +223,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.refresh_all()
         self._update_gradient_wires()
         self._unsubscribe = graph.events.subscribe(self._on_event)
+        self.drawing_changed()
         self.emptyChanged.emit(not self._nodes and not self._waiting_nodes)
 
     # ------------------------------------------------------------------ items made when needed
@@ -325,6 +330,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
         for nid, box in self._waiting_nodes.items():
             if not groups or groups.group_of(nid) is None:
                 yield nid, rect_of(box), False
+
+    def has_node_item(self, node_id: str) -> bool:
+        """Whether the node's item is made (see "Items made when needed" in the module docstring)."""
+        return node_id in self._nodes
 
     def node_item(self, node_id: str) -> NodeItem:
         """The node's item (made now if it has none yet); KeyError for a node not on the canvas."""
@@ -461,6 +470,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def refit_edges(self, node_ids) -> None:
         """Draw the edges of these nodes again (a group collapsed, expanded or moved): to
         their ports, hidden when inside one group."""
+        self.drawing_changed()
         for nid in node_ids:
             for item in self._edges_of(nid):
                 hidden = self.groups.edge_hidden(item.edge)
@@ -473,6 +483,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def node_item_moved(self, node_id: str) -> None:
         """Called by a NodeItem whose position changed: keep its edges attached."""
+        self.drawing_changed()
         if node_id in self._bare:
             self._file_bare(node_id, self._nodes[node_id])
         for key in self._node_edges.get(node_id, ()):
@@ -509,10 +520,12 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def _on_event_items(self, event: E.GraphEvent) -> None:
         match event:
             case E.NodeAdded(node_id=nid):
+                self.drawing_changed()
                 self._add_node_item(nid).refresh()
                 if len(self._nodes) == 1:
                     self.emptyChanged.emit(False)
             case E.NodeRemoved(node_id=nid):
+                self.drawing_changed()
                 item = self._nodes.pop(nid, None)
                 self._unfile_bare(nid)
                 self._waiting_nodes.drop(nid)
@@ -569,12 +582,15 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 if item is not None and item.edge == edge:
                     item.set_route(points)
             case E.FrameAdded(frame_id=fid):
+                self.drawing_changed()
                 self._add_frame_item(fid)
             case E.FrameRemoved(frame_id=fid):
+                self.drawing_changed()
                 item = self._frames.pop(fid, None)
                 if item is not None:
                     self.removeItem(item)
             case E.FrameChanged(frame_id=fid):
+                self.drawing_changed()
                 if fid in self._frames:
                     self._frames[fid].relayout()
 
@@ -746,6 +762,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         for nid, item in self._nodes.items():
             item.set_preview(show, *(self._preview_content(nid) if show else (None, None)))
             self.node_item_moved(nid)
+        self.drawing_changed()
 
     def _preview_content(self, node_id: str) -> tuple[QtGui.QImage | None, Any]:
         """(colour image, text drawn over it at paint time; see ``preview.preview``)."""
@@ -1004,7 +1021,21 @@ class GraphScene(QtWidgets.QGraphicsScene):
         return nid
 
     # ------------------------------------------------------------------ misc
+    def drawing_changed(self) -> None:
+        """Nodes came, went, moved, changed size, were hidden or shown, or the selection
+        changed: :meth:`nodes_rect` is measured again and :attr:`drawing_revision` counts on."""
+        self._all_rect = None
+        self.drawing_revision += 1
+
     def nodes_rect(self, node_ids=None) -> QtCore.QRectF:
+        """The scene rectangle the items of ``node_ids`` (default all nodes) cover."""
+        if node_ids is None:
+            if self._all_rect is None:
+                self._all_rect = self._measure_nodes(None)
+            return QtCore.QRectF(self._all_rect)
+        return self._measure_nodes(node_ids)
+
+    def _measure_nodes(self, node_ids) -> QtCore.QRectF:
         rect = QtCore.QRectF()
         for nid, item in self._nodes.items():
             if node_ids is None or nid in node_ids:

@@ -417,6 +417,14 @@ class GraphView(QtWidgets.QGraphicsView):
             super().dropEvent(event)
 
     # ------------------------------------------------------------------ background
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:
+        # wires below style.OUTLINE_ZOOM are drawn without antialiasing (see there); the
+        # hint is read when the paint starts, so it is set before
+        smooth = self.zoom >= style.OUTLINE_ZOOM
+        if bool(self.renderHints() & QtGui.QPainter.RenderHint.Antialiasing) != smooth:
+            self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, smooth)
+        super().paintEvent(event)
+
     def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
         scene = self.scene()
         if hasattr(scene, "make_items"):
