@@ -216,7 +216,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
             for node in graph.nodes:
                 self._add_node_item(node.id)
             for edge in graph.edges:
-                self._add_edge_item(edge)
+                self._add_edge_item(edge, *self._wire_style(edge))
         for frame in graph.frames:
             self._add_frame_item(frame.id)
         self.groups.rebuild()
@@ -320,13 +320,13 @@ class GraphScene(QtWidgets.QGraphicsScene):
         item = self._nodes.get(node_id)
         return item.sceneBoundingRect() if item is not None else rect_of(self._waiting_nodes.box(node_id))
 
-    def node_boxes(self):
-        """(node id, scene rectangle, selected) of every node drawn (not one inside a collapsed
-        group), with or without an item."""
+    def node_boxes(self, drawn_only: bool = True):
+        """(node id, scene rectangle, selected) of every node drawn (with ``drawn_only``: not
+        one inside a collapsed group), with or without an item."""
         for nid, item in self._nodes.items():
-            if item.isVisible():
+            if item.isVisible() or not drawn_only:
                 yield nid, item.sceneBoundingRect(), item.isSelected()
-        groups = self.groups
+        groups = self.groups if drawn_only else None
         for nid, box in self._waiting_nodes.items():
             if not groups or groups.group_of(nid) is None:
                 yield nid, rect_of(box), False

@@ -219,7 +219,8 @@ class GraphView(QtWidgets.QGraphicsView):
         scene = self.scene()
         visible = self.mapToScene(self.viewport().rect()).boundingRect()
         m = NodeItem.MARGIN      # a node's body, inside its bounding box
-        boxes = [box for nid, box, _selected in scene.node_boxes() if node_ids is None or nid in node_ids]
+        boxes = [box for nid, box, _selected in scene.node_boxes(drawn_only=False)
+                 if node_ids is None or nid in node_ids]
         hidden = sum(not visible.contains(box.adjusted(m, m, -m, -m)) for box in boxes)
         if not hidden:
             self.hide_overflow_hint()
