@@ -89,6 +89,10 @@ PREVIEW_SIZE = (212, 72)
 EAGER_NODES = 400
 #: Seconds of item making per event-loop turn while the rest of a large graph's items are made.
 BUILD_SLICE_S = 0.025
+#: The depth of Qt's item index (BSP tree) for a graph of more than EAGER_NODES nodes. Qt's own
+#: choice for ~13,000 items (5) leaves each of its areas so many long wires that a paint asks
+#: hundreds of items for their bounds, in Python; smaller graphs keep Qt's choice.
+LARGE_INDEX_DEPTH = 7
 
 
 @dataclass
@@ -210,7 +214,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._builder.stop()
         self.card: PortCard | None = None     # on the scene only while shown
         self.graph = graph
-        if len(graph.nodes) > EAGER_NODES:
+        large = len(graph.nodes) > EAGER_NODES
+        self.setBspTreeDepth(LARGE_INDEX_DEPTH if large else 0)     # 0: Qt's choice
+        if large:
             self._wait_for_items(graph)
         else:
             for node in graph.nodes:
