@@ -9,6 +9,7 @@ import pytest
 from PySide6 import QtCore
 
 from nodeeditor.graph import Graph
+from nodeeditor.graph import nodes as N
 from nodeeditor.ui import commands as C
 from nodeeditor.ui.canvas import scene as S
 
@@ -95,3 +96,22 @@ def test_the_remaining_items_are_made_after_the_first_paint(window, monkeypatch,
     assert {(i.edge.dst, i.edge.dst_port) for i in w.scene.edge_items()} == {(e.dst, e.dst_port) for e in graph.edges}
     for nid in ("o5", "far_g"):
         assert (w.scene.node_item(nid).pos().x(), w.scene.node_item(nid).pos().y()) == graph.node(nid).position
+
+
+def test_a_frame_fits_members_that_have_no_item_and_a_collapsed_one_hides_the_items_made_later(window, monkeypatch):
+    monkeypatch.setattr(S, "EAGER_NODES", 10)
+    monkeypatch.setattr(S, "BUILD_SLICE_S", 0.0)
+    w = window
+    graph = _rows_and_a_far_pair()
+    graph.add_frame(N.Frame("far", "Far pair", nodes=("far_d", "far_g")))
+    graph.add_frame(N.Frame("rows", "Rows 20-21", nodes=("d20", "o20", "d21", "o21"), collapsed=True))
+    w.set_document(graph, None)
+    deliver_posted_events()
+    box = w.scene.frame_item("far").box()
+    assert not w.scene.has_node_item("far_g")            # fitted around where the members will be
+    assert box.contains(QtCore.QPointF(*FAR)) and box.contains(QtCore.QPointF(FAR[0] - 400, FAR[1]))
+    assert not w.scene.frame_item("rows").isVisible()     # collapsed: its block is drawn
+    assert not w.scene.node_item("d21").isVisible()        # a member's item, made now, hidden
+    w.scene.make_all_items()
+    assert not w.scene.edge_item("o20", "value").isVisible()   # a wire inside the group
+    assert w.scene.node_item("d5").isVisible()
