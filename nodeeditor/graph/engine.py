@@ -320,8 +320,9 @@ class Engine:
     # ------------------------------------------------------------------ internals
     def _step(self, g: Graph, node: N.Node) -> Step:
         info = g.node_info(node.id)
-        edges = [g.edge_into(node.id, port) for port in node.input_ports()]
-        inputs = tuple((port, e.src if e else None) for port, e in zip(node.input_ports(), edges, strict=True))
+        ports = node.input_ports()
+        edges = [g.edge_into(node.id, port) for port in ports]
+        inputs = tuple((port, e.src if e else None) for port, e in zip(ports, edges, strict=True))
         src_ports = tuple(g.node(e.src).output_ports().index(e.src_port) if e else 0 for e in edges)
         static_error = None if info.ok else info.error
         if info.blocked:

@@ -500,6 +500,8 @@ class ForeignNode(Node):
         return self.op_type.lower()
 
     def input_ports(self) -> tuple[str, ...]:
+        if not self.captures:
+            return self.inputs
         return self.inputs + tuple(capture_port(c) for c in self.captures)
 
     def optional_inputs(self) -> frozenset[str]:

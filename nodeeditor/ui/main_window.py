@@ -395,8 +395,16 @@ class MainWindow(QtWidgets.QMainWindow):
         # an empty graph must not keep the previous document's zoom)
         self.view.resetTransform()
         self.view.centerOn(0, 0)
-        QtCore.QTimer.singleShot(0, lambda: self.view.frame(False))
+        QtCore.QTimer.singleShot(0, self._show_new_document)
         self.documentChanged.emit()
+
+    def _show_new_document(self) -> None:
+        """Frame the document just set and draw it now: this call is queued before the
+        runner's first run of it is planned (a zero-delay single shot is delivered before a
+        timer's timeout), so the canvas shows the graph before its evaluation is planned."""
+        self.view.frame(False)
+        if self.view.isVisible():
+            self.view.viewport().repaint()
 
     def is_modified(self) -> bool:
         return self._forced_modified or not self.undo_stack.isClean()

@@ -23,9 +23,9 @@ NEW_NODE_HEIGHT = 120.0
 
 
 def occupied(scene: GraphScene) -> list[Rect]:
-    """The scene rectangles of the nodes on the canvas."""
+    """The scene rectangles of the nodes on the canvas (drawn or not, with or without an item yet)."""
     return [(r.x(), r.y(), r.width(), r.height())
-            for r in (item.sceneBoundingRect() for item in scene.node_items())]
+            for _nid, r, _selected in scene.node_boxes(drawn_only=False)]
 
 
 def block_position(scene: GraphScene, view: QtWidgets.QGraphicsView, scene_pos: QtCore.QPointF,

@@ -96,11 +96,12 @@ class RerouteItem(QtWidgets.QGraphicsEllipseItem):
 
 
 class EdgeItem(QtWidgets.QGraphicsPathItem):
-    def __init__(self, edge) -> None:
+    def __init__(self, edge, state: str = style.OK, family: style.DtypeFamily = _UNKNOWN) -> None:
+        """``state`` and ``family``: as :meth:`set_state` (given here, the pen is set once)."""
         super().__init__()
         self.edge = edge
-        self.state = style.OK
-        self.family = _UNKNOWN
+        self.state = state
+        self.family = family
         self.setZValue(-1)
         self.setFlag(_SELECTABLE)
         self.setAcceptHoverEvents(True)
@@ -113,7 +114,7 @@ class EdgeItem(QtWidgets.QGraphicsPathItem):
         #: the path's control-point rectangle with the hit margin (QGraphicsPathItem would
         #: stroke ``shape()`` for it on every path or pen change: the cost of opening a large graph)
         self._bounds = QtCore.QRectF()
-        self.set_state(style.OK)
+        self.set_state(state)
 
     def set_ends(self, a: QtCore.QPointF, b: QtCore.QPointF) -> None:
         self._ends = (QtCore.QPointF(a), QtCore.QPointF(b))

@@ -57,9 +57,9 @@ class FrameItem(QtWidgets.QGraphicsItem):
             self.setVisible(False)
             return
         rect = QtCore.QRectF()
-        for node_id in frame.nodes:    # the members' items only (not a walk over every node)
+        for node_id in frame.nodes:    # the members' boxes only (not a walk over every node)
             try:
-                rect = rect.united(scene.node_item(node_id).sceneBoundingRect())
+                rect = rect.united(scene.node_box(node_id))   # without making an item not made yet
             except KeyError:
                 continue
         self.setVisible(not rect.isNull())

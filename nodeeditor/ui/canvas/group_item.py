@@ -76,6 +76,7 @@ class GroupItem(QtWidgets.QGraphicsItem):
         self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
         self.setZValue(0.5)
+        self.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)   # as a node: a pan blits it
         self.boundary = Boundary((), ())
         self.inputs: dict[tuple[str, str], InputMark] = {}     # (outside node, port) -> its mark
         self.outputs: dict[tuple[str, str], PortItem] = {}     # (member, port) -> its port
@@ -223,8 +224,14 @@ class GroupItem(QtWidgets.QGraphicsItem):
         colours = style.canvas_colours()
         scale = screen_scale(painter)
         w, h = style.NODE_WIDTH, self._height
-        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         body = QtCore.QRectF(0, 0, w, h)
+        if scale < style.OUTLINE_ZOOM:      # a plain box, as a node is drawn there
+            painter.setPen(QtGui.QPen(style.SELECTION if self.isSelected() else colours.node_border, 0))
+            painter.setBrush(colours.node_body)
+            painter.drawRect(body)
+            painter.fillRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT), QtGui.QColor(frame.colour))
+            return
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         # two outlines behind: a stack of nodes
         painter.setBrush(colours.node_body)
         painter.setPen(QtGui.QPen(colours.node_border, 1.0))

@@ -142,9 +142,8 @@ class GroupLayer(QtCore.QObject):
         would cover (for placing that block)."""
         if self._space is None:
             self._space = FreeSpace()
-            for node_item in self.scene.node_items():
-                if node_item.isVisible():
-                    self._space.put(node_item.node_id, node_item.sceneBoundingRect())
+            for nid, box, _selected in self.scene.node_boxes():   # drawn, with or without an item yet
+                self._space.put(nid, box)
             for fid, block in self._items.items():
                 if block.isVisible() and fid != frame_id:
                     self._space.put(("block", fid), block.sceneBoundingRect())

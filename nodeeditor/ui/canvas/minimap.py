@@ -4,8 +4,10 @@ frame and node as a rectangle and the part of the canvas in view as an outline; 
 drag on it centres the view on that point.
 
 It reads the scene's items and the view's transform whenever it paints and keeps nothing of
-its own; :meth:`Minimap.refresh` (called by the view after a pan, a zoom or a change of the
-scene) decides whether it is shown.
+its own but an image of the frames, blocks and nodes, drawn again only when the scene's
+``drawing_revision`` moves on or the minimap's scale or offset changes.
+:meth:`Minimap.refresh` (called by the view after a pan, a zoom or a change of the scene)
+decides whether it is shown.
 """
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ class Minimap(QtWidgets.QWidget):
         self.setFixedSize(SIZE)
         self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Overview: click or drag to move the view")
+        self._picture: QtGui.QImage | None = None
+        self._picture_key: tuple | None = None
         self.hide()
 
     # ------------------------------------------------------------------ geometry
@@ -85,7 +89,26 @@ class Minimap(QtWidgets.QWidget):
         p.setBrush(colours.minimap_back)
         p.drawRoundedRect(QtCore.QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
         t = self._transform()
+        p.drawImage(0, 0, self._drawing(t))
+        p.setPen(QtGui.QPen(colours.node_text, 1.4))
+        p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        p.drawRect(t.mapRect(self._visible_rect()))
+        p.end()
+
+    def _drawing(self, t: QtGui.QTransform) -> QtGui.QImage:
+        """The frames, group blocks and nodes drawn with ``t`` (drawn again only when the
+        scene's drawing or ``t`` changed). Each node is at least a pixel wide."""
         scene = self.view.scene()
+        ratio = self.devicePixelRatioF()
+        key = (id(scene), scene.drawing_revision, id(style.canvas_colours()), ratio,
+               t.m11(), t.m22(), t.dx(), t.dy())
+        if self._picture is not None and key == self._picture_key:
+            return self._picture
+        image = QtGui.QImage((QtCore.QSizeF(self.size()) * ratio).toSize(),
+                             QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(ratio)
+        image.fill(QtCore.Qt.GlobalColor.transparent)
+        p = QtGui.QPainter(image)
         for item in scene.frame_items():
             if item.isVisible():
                 colour = QtGui.QColor(scene.graph.frame(item.frame_id).colour)
@@ -98,17 +121,18 @@ class Minimap(QtWidgets.QWidget):
             colour = QtGui.QColor(scene.graph.frame(block.frame_id).colour)
             p.setBrush(style.SELECTION if block.isSelected() else colour)
             p.drawRect(t.mapRect(block.sceneBoundingRect()).adjusted(0, 0, 1, 1))
-        for item in scene.node_items():
-            if not item.isVisible():
-                continue
-            node = scene.graph.node(item.node_id)
-            p.setPen(QtCore.Qt.PenStyle.NoPen)
-            p.setBrush(style.SELECTION if item.isSelected() else style.CATEGORY_COLOURS[category_of(node)])
-            p.drawRect(t.mapRect(item.sceneBoundingRect()).adjusted(0, 0, 1, 1))
-        p.setPen(QtGui.QPen(colours.node_text, 1.4))
-        p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
-        p.drawRect(t.mapRect(self._visible_rect()))
+        by_colour: dict[int, tuple[QtGui.QColor, list[QtCore.QRectF]]] = {}
+        graph = scene.graph
+        for nid, box, selected in scene.node_boxes():
+            colour = style.SELECTION if selected else style.CATEGORY_COLOURS[category_of(graph.node(nid))]
+            by_colour.setdefault(id(colour), (colour, []))[1].append(t.mapRect(box).adjusted(0, 0, 1, 1))
+        p.setPen(QtCore.Qt.PenStyle.NoPen)
+        for colour, rects in by_colour.values():
+            p.setBrush(colour)
+            p.drawRects(rects)
         p.end()
+        self._picture, self._picture_key = image, key
+        return image
 
     # ------------------------------------------------------------------ mouse
     def scene_point(self, pos: QtCore.QPointF) -> QtCore.QPointF:

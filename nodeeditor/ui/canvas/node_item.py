@@ -31,6 +31,7 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.rules import integer_only
 
 from . import style
+from .cells import Box
 from .port_item import PortItem
 from .preview import PreviewText, draw_text
 
@@ -133,7 +134,28 @@ def legible_font(base: QtGui.QFont, point_size: float, scale: float, room: float
     return font
 
 
+def body_height(rows: int, collapsed: bool, preview: bool) -> float:
+    """How tall a node with ``rows`` port rows is drawn (scene units): its title row when
+    ``collapsed``, else its rows, and below them its inline preview when shown."""
+    if collapsed:
+        return style.HEADER_HEIGHT + 2
+    height = style.HEADER_HEIGHT + style.SUBTITLE_HEIGHT + rows * style.ROW_HEIGHT + 6
+    return height + (style.PREVIEW_HEIGHT + 4 if preview else 0.0)
+
+
+def scene_box(node: N.Node, preview: bool) -> Box:
+    """The scene box a :class:`NodeItem` of ``node`` at the node's position covers (its
+    ``sceneBoundingRect``), known without making the item."""
+    rows = len(node.input_ports()) + len(node.output_ports())
+    x, y = node.position
+    m = NodeItem.MARGIN
+    return x - m, y - m, x + style.NODE_WIDTH + m, y + body_height(rows, node.collapsed, preview) + m
+
+
 class NodeItem(QtWidgets.QGraphicsItem):
+    #: scene units between the node's body and its bounding rectangle (room for the border)
+    MARGIN = 4
+
     def __init__(self, node_id: str, node: N.Node) -> None:
         super().__init__()
         self.node_id = node_id
@@ -196,18 +218,14 @@ class NodeItem(QtWidgets.QGraphicsItem):
         self.update()
 
     def _update_height(self) -> None:
-        if self.collapsed:
-            height = style.HEADER_HEIGHT + 2
-        else:
-            height = self._rows_bottom + 6
-        if self._show_preview and not self.collapsed:
-            height += style.PREVIEW_HEIGHT + 4
+        height = body_height(len(self.port_rows), self.collapsed, self._show_preview)
         if height != self._height:
             self.prepareGeometryChange()
             self._height = height
 
     def boundingRect(self) -> QtCore.QRectF:
-        return QtCore.QRectF(-4, -4, style.NODE_WIDTH + 8, self._height + 8)
+        m = self.MARGIN
+        return QtCore.QRectF(-m, -m, style.NODE_WIDTH + 2 * m, self._height + 2 * m)
 
     def shape(self) -> QtGui.QPainterPath:
         path = QtGui.QPainterPath()
@@ -310,6 +328,9 @@ class NodeItem(QtWidgets.QGraphicsItem):
         bypassed = N.bypassed_port(node) is not None
         scale = screen_scale(painter)
         w, h = style.NODE_WIDTH, self._height
+        if scale < style.OUTLINE_ZOOM:
+            self._paint_box(painter, node, state, colours, bypassed)
+            return
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QtGui.QPainter.RenderHint.TextAntialiasing)
         body = QtCore.QRectF(0, 0, w, h)
@@ -413,6 +434,26 @@ class NodeItem(QtWidgets.QGraphicsItem):
                 painter.drawRect(rect)
                 painter.setPen(colours.node_muted)
                 painter.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, "no value")
+
+    def _paint_box(self, painter: QtGui.QPainter, node: N.Node, state: str, colours: style.CanvasColours,
+                   bypassed: bool) -> None:
+        """The node below ``style.OUTLINE_ZOOM``: its body, its title row's colour and its
+        state (or selection) border, square and without antialiasing."""
+        w, h = style.NODE_WIDTH, self._height
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
+        if bypassed:
+            painter.setOpacity(0.6)
+        border = colours.node_border
+        if self.isSelected():
+            border = style.SELECTION
+        elif state in (style.ERROR, style.WARNING, style.RUNNING, style.BLOCKED, style.INCOMPLETE):
+            border = style.STATE_COLOURS[state]
+        painter.setPen(QtGui.QPen(border, 0 if border is colours.node_border else 2.5 / screen_scale(painter)))
+        painter.setBrush(colours.node_body if state != style.ERROR else colours.node_error_body)
+        painter.drawRect(QtCore.QRectF(0, 0, w, h))
+        header = colours.bypassed_header if bypassed else style.CATEGORY_COLOURS[category_of(node)]
+        painter.fillRect(QtCore.QRectF(1, 1, w - 2, style.HEADER_HEIGHT),
+                         header if state != style.ERROR else style.STATE_COLOURS[style.ERROR])
 
     def _paint_badges(self, painter: QtGui.QPainter, node: N.Node, scale: float, right: float) -> float:
         """Draw the node's training badges in its header, right-aligned at ``right``; returns

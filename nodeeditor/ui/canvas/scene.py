@@ -40,6 +40,18 @@ In training mode (:meth:`GraphScene.set_training_mode`: the Training dock is ope
 backward pass sends a gradient along (``graph.backward.gradient_edges``) have a halo; a node's
 training badges (trainable, training off) are always drawn.
 
+Items made when needed: a graph of more than :data:`EAGER_NODES` nodes does not get all its
+items when it is mirrored. The nodes and wires wait in a :class:`~.cells.CellIndex` by the
+scene rectangle they will cover (from the graph's positions, ``node_item.scene_box``); the view
+asks for those it is about to draw (:meth:`GraphScene.make_items`, from ``drawBackground``), so
+the first paint makes only what is in view, and after it the rest are made a few at a time, a
+:data:`BUILD_SLICE_S` slice per event-loop turn, until all are (:attr:`GraphScene.building`).
+Until then, asking for one item makes it (:meth:`GraphScene.node_item`, ``edge_item``; a wire's
+item makes its end nodes' items), asking for all of them makes them all (``node_items``,
+``edge_items``), and what needs only where the nodes are reads the boxes
+(:meth:`GraphScene.node_boxes`, ``nodes_rect``). A graph event about a node or wire without an
+item leaves it to be made as the graph has it then (a moved node's item is made, with its wires).
+
 A wire being drawn is a :class:`WireDrag`; what dropping it on a port would do is a
 :class:`WirePlan` (:meth:`GraphScene.wire_plan`).
 """
@@ -47,6 +59,8 @@ from __future__ import annotations
 
 import enum
 import html
+import itertools
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -60,19 +74,25 @@ from nodeeditor.graph.document import Graph
 from nodeeditor.graph.status import NodeStatus
 
 from . import style
+from .cells import Box, CellIndex, box_of, rect_of
 from .edge_item import DraftEdgeItem, EdgeItem, RerouteItem, WireTip, insertion_index
 from .frame_item import FrameItem
 from .group_item import GroupItem
 from .group_layer import GroupLayer
-from .node_item import NodeItem, PortCard, subtitle_of
+from .node_item import NodeItem, PortCard, scene_box, subtitle_of
 from .port_item import PortItem
 from .preview import preview as preview_content
 
 PREVIEW_SIZE = (212, 72)
-#: Nodes without port items are filed by the square of this side their position falls in, so
-#: the view finds the ones it is about to draw without asking the scene index (whose answer
-#: asks every long wire crossing the area for its bounds, in Python).
-BARE_CELL = 1024.0
+#: A graph of more nodes than this gets its items as they are needed (see "Items made when
+#: needed" in the module docstring); a smaller one gets them all at once.
+EAGER_NODES = 400
+#: Seconds of item making per event-loop turn while the rest of a large graph's items are made.
+BUILD_SLICE_S = 0.025
+#: The depth of Qt's item index (BSP tree) for a graph of more than EAGER_NODES nodes. Qt's own
+#: choice for ~13,000 items (5) leaves each of its areas so many long wires that a paint asks
+#: hundreds of items for their bounds, in Python; smaller graphs keep Qt's choice.
+LARGE_INDEX_DEPTH = 7
 
 
 @dataclass
@@ -146,11 +166,19 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.graph: Graph = graph
         self.show_previews = False
         self._nodes: dict[str, NodeItem] = {}
-        self._bare_nodes: dict[str, tuple[int, int]] = {}   # node without port items -> its cell
-        self._bare_cells: dict[tuple[int, int], set[str]] = {}
-        self._bare_reach = 0.0      # the tallest node filed: how far above a rect to look
+        self._bare = CellIndex()            # node items without port items, by their box
+        self._waiting_nodes = CellIndex()   # nodes without an item yet, by their box
+        self._waiting_edges = CellIndex()   # (dst, dst_port) of wires without an item yet
+        self._builder = QtCore.QTimer(self)
+        self._builder.setInterval(0)
+        self._builder.timeout.connect(self._build_slice)
+        self._gradient_set: frozenset[N.Edge] = frozenset()   # the edges drawn with a halo
         self._selected_edges: list[EdgeItem] = []   # drawn marked for being selected
         self.selectionChanged.connect(self._mark_selected_edges)
+        self.selectionChanged.connect(self.drawing_changed)
+        self._all_rect: QtCore.QRectF | None = None   # nodes_rect() of every node, while valid
+        #: counts every :meth:`drawing_changed` (the minimap redraws its nodes when it moves on)
+        self.drawing_revision = 0
         self._edges: dict[tuple[str, str], EdgeItem] = {}
         self._node_edges: dict[str, set[tuple[str, str]]] = {}   # node id -> keys of its edges
         self._previews: dict[str, tuple[weakref.ref, QtGui.QImage, Any]] = {}
@@ -180,32 +208,159 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self._node_edges.clear()
         self._frames.clear()
         self._previews.clear()
-        self._bare_nodes.clear()
-        self._bare_cells.clear()
-        self._bare_reach = 0.0
+        self._bare = CellIndex()
+        self._waiting_nodes = CellIndex()
+        self._waiting_edges = CellIndex()
+        self._builder.stop()
         self.card: PortCard | None = None     # on the scene only while shown
         self.graph = graph
-        for node in graph.nodes:
-            self._add_node_item(node.id)
-        for edge in graph.edges:
-            self._add_edge_item(edge)
+        large = len(graph.nodes) > EAGER_NODES
+        self.setBspTreeDepth(LARGE_INDEX_DEPTH if large else 0)     # 0: Qt's choice
+        if large:
+            self._wait_for_items(graph)
+        else:
+            for node in graph.nodes:
+                self._add_node_item(node.id)
+            for edge in graph.edges:
+                self._add_edge_item(edge, *self._wire_style(edge))
         for frame in graph.frames:
             self._add_frame_item(frame.id)
         self.groups.rebuild()
         self.refresh_all()
         self._update_gradient_wires()
         self._unsubscribe = graph.events.subscribe(self._on_event)
-        self.emptyChanged.emit(not self._nodes)
+        self.drawing_changed()
+        self.emptyChanged.emit(not self._nodes and not self._waiting_nodes)
+
+    # ------------------------------------------------------------------ items made when needed
+    def _wait_for_items(self, graph: Graph) -> None:
+        """File every node and wire of ``graph`` to be made when needed (see the module docstring)."""
+        boxes = {}
+        for node in graph.nodes:
+            boxes[node.id] = box = scene_box(node, self.show_previews)
+            self._waiting_nodes.put(node.id, box)
+        for edge in graph.edges:
+            key = (edge.dst, edge.dst_port)
+            self._node_edges.setdefault(edge.src, set()).add(key)
+            self._node_edges.setdefault(edge.dst, set()).add(key)
+            self._waiting_edges.put(key, self._wire_box(edge, boxes[edge.src], boxes[edge.dst]))
+        self._builder.start()
+
+    def _wire_box(self, edge: N.Edge, src: Box, dst: Box) -> Box:
+        """Where a wire between nodes with boxes ``src`` and ``dst`` may be drawn: their boxes'
+        span (a backward wire's curve reaches out further sideways), and its reroute points."""
+        left, top, right, bottom = min(src[0], dst[0]), min(src[1], dst[1]), max(src[2], dst[2]), max(src[3], dst[3])
+        for x, y in self.graph.route(edge):
+            left, top, right, bottom = min(left, x - 8), min(top, y - 8), max(right, x + 8), max(bottom, y + 8)
+        reach = max(40.0, (src[2] - dst[0]) * 0.5)
+        return left - reach, top, right + reach, bottom
+
+    @property
+    def building(self) -> bool:
+        """Whether some nodes or wires have no item yet (they are being made, see the module docstring)."""
+        return bool(self._waiting_nodes) or bool(self._waiting_edges)
+
+    def _make_node(self, node_id: str) -> NodeItem:
+        """The item of a node that has none yet, made now (as the graph has it now)."""
+        self._waiting_nodes.drop(node_id)
+        item = self._add_node_item(node_id)
+        if self.groups and self.groups.group_of(node_id) is not None:
+            item.setVisible(False)
+        return item
+
+    def _make_edge(self, key: tuple[str, str]) -> EdgeItem | None:
+        """The item of the wire into ``key`` (dst, dst_port), made now with its end nodes' items."""
+        self._waiting_edges.drop(key)
+        edge = self.graph.edge_into(*key) if self.graph.has_node(key[0]) else None
+        if edge is None:
+            return None
+        for nid in (edge.src, edge.dst):
+            if nid not in self._nodes:
+                self._make_node(nid)
+        state, family = self._wire_style(edge)
+        item = self._add_edge_item(edge, state, family)
+        if self.groups and self.groups.edge_hidden(edge):
+            item.setVisible(False)
+        if edge in self._gradient_set:
+            item.set_gradient(True)
+        for nid in (edge.src, edge.dst):
+            if self._nodes[nid].has_port_items:
+                self.style_ports(nid)
+        return item
+
+    def make_items(self, rect: QtCore.QRectF) -> None:
+        """Make the items of the nodes and wires that may be drawn in ``rect`` and have none
+        yet: the view calls this for what it is about to draw."""
+        box = box_of(rect)
+        if self._waiting_nodes:
+            for nid in self._waiting_nodes.near(box):
+                if nid in self._waiting_nodes:
+                    self._make_node(nid)
+        if self._waiting_edges:
+            for key in self._waiting_edges.near(box):
+                if key in self._waiting_edges:
+                    self._make_edge(key)
+
+    def make_all_items(self) -> None:
+        """Make every item not made yet (for what needs them all)."""
+        for nid in list(self._waiting_nodes):
+            self._make_node(nid)
+        for key in list(self._waiting_edges):
+            self._make_edge(key)
+        self._builder.stop()
+
+    def _build_slice(self) -> None:
+        """One event-loop turn's share of making the items still to make: the nodes, then the wires."""
+        deadline = time.perf_counter() + BUILD_SLICE_S
+        while self._waiting_nodes and time.perf_counter() < deadline:
+            for nid in list(itertools.islice(self._waiting_nodes, 20)):
+                self._make_node(nid)
+        while self._waiting_edges and time.perf_counter() < deadline:
+            for key in list(itertools.islice(self._waiting_edges, 20)):
+                self._make_edge(key)
+        if not self.building:
+            self._builder.stop()
+
+    def node_box(self, node_id: str) -> QtCore.QRectF:
+        """The scene rectangle the node's item covers (or will, when it has none yet)."""
+        item = self._nodes.get(node_id)
+        return item.sceneBoundingRect() if item is not None else rect_of(self._waiting_nodes.box(node_id))
+
+    def node_boxes(self, drawn_only: bool = True):
+        """(node id, scene rectangle, selected) of every node drawn (with ``drawn_only``: not
+        one inside a collapsed group), with or without an item."""
+        for nid, item in self._nodes.items():
+            if item.isVisible() or not drawn_only:
+                yield nid, item.sceneBoundingRect(), item.isSelected()
+        groups = self.groups if drawn_only else None
+        for nid, box in self._waiting_nodes.items():
+            if not groups or groups.group_of(nid) is None:
+                yield nid, rect_of(box), False
+
+    def has_node_item(self, node_id: str) -> bool:
+        """Whether the node's item is made (see "Items made when needed" in the module docstring)."""
+        return node_id in self._nodes
 
     def node_item(self, node_id: str) -> NodeItem:
-        return self._nodes[node_id]
+        """The node's item (made now if it has none yet); KeyError for a node not on the canvas."""
+        item = self._nodes.get(node_id)
+        if item is None:
+            if node_id not in self._waiting_nodes:
+                raise KeyError(node_id)
+            item = self._make_node(node_id)
+        return item
 
     def node_items(self) -> list[NodeItem]:
+        """Every node's item (those not made yet are made now)."""
+        if self._waiting_nodes:
+            self.make_all_items()
         return list(self._nodes.values())
 
     def node_ids(self) -> list[str]:
         """Ids of the nodes on the canvas."""
-        return list(self._nodes)
+        if not self._waiting_nodes:
+            return list(self._nodes)
+        return [nid for nid in self.graph.node_ids if nid in self._nodes or nid in self._waiting_nodes]
 
     def frame_item(self, frame_id: str) -> FrameItem:
         return self._frames[frame_id]
@@ -231,9 +386,20 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 item.relayout()
 
     def edge_item(self, dst: str, dst_port: str) -> EdgeItem:
-        return self._edges[(dst, dst_port)]
+        """The item of the wire into that port (made now if it has none yet); KeyError if none."""
+        item = self._edges.get((dst, dst_port))
+        if item is None:
+            if (dst, dst_port) not in self._waiting_edges:
+                raise KeyError((dst, dst_port))
+            item = self._make_edge((dst, dst_port))
+            if item is None:
+                raise KeyError((dst, dst_port))
+        return item
 
     def edge_items(self) -> list[EdgeItem]:
+        """Every wire's item (those not made yet are made now)."""
+        if self._waiting_edges:
+            self.make_all_items()
         return list(self._edges.values())
 
     def selected_node_ids(self) -> list[str]:
@@ -262,8 +428,8 @@ class GraphScene(QtWidgets.QGraphicsScene):
         try:
             self.clearSelection()
             for nid in wanted:
-                if nid in self._nodes:
-                    self._nodes[nid].setSelected(True)
+                if nid in self._nodes or nid in self._waiting_nodes:
+                    self.node_item(nid).setSelected(True)
             self.groups.select_whole(wanted)
         finally:
             self.blockSignals(blocked)
@@ -283,8 +449,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
             item.set_preview(True, *self._preview_content(node_id))
         return item
 
-    def _add_edge_item(self, edge: N.Edge) -> EdgeItem:
-        item = EdgeItem(edge)
+    def _add_edge_item(self, edge: N.Edge, state: str = style.OK,
+                       family: style.DtypeFamily = style.DtypeFamily.UNKNOWN) -> EdgeItem:
+        item = EdgeItem(edge, state, family)
         key = (edge.dst, edge.dst_port)
         self._edges[key] = item
         self._node_edges.setdefault(edge.src, set()).add(key)
@@ -309,6 +476,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def refit_edges(self, node_ids) -> None:
         """Draw the edges of these nodes again (a group collapsed, expanded or moved): to
         their ports, hidden when inside one group."""
+        self.drawing_changed()
         for nid in node_ids:
             for item in self._edges_of(nid):
                 hidden = self.groups.edge_hidden(item.edge)
@@ -321,9 +489,12 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def node_item_moved(self, node_id: str) -> None:
         """Called by a NodeItem whose position changed: keep its edges attached."""
-        if node_id in self._bare_nodes:
-            self._unfile_bare(node_id)
+        self.drawing_changed()
+        if node_id in self._bare:
             self._file_bare(node_id, self._nodes[node_id])
+        for key in self._node_edges.get(node_id, ()):
+            if key in self._waiting_edges:       # filed where the node was: made now, to follow it
+                self._make_edge(key)
         for item in self._edges_of(node_id):
             self._place_edge(item)
         if self._frames:
@@ -342,6 +513,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
 
     def _update_gradient_wires(self) -> None:
         edges = gradient_edges(self.graph) if self.training_mode else frozenset()
+        self._gradient_set = edges
         for item in self._edges.values():
             item.set_gradient(item.edge in edges)
 
@@ -354,23 +526,35 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def _on_event_items(self, event: E.GraphEvent) -> None:
         match event:
             case E.NodeAdded(node_id=nid):
+                self.drawing_changed()
                 self._add_node_item(nid).refresh()
                 if len(self._nodes) == 1:
                     self.emptyChanged.emit(False)
             case E.NodeRemoved(node_id=nid):
+                self.drawing_changed()
                 item = self._nodes.pop(nid, None)
                 self._unfile_bare(nid)
+                self._waiting_nodes.drop(nid)
                 self._previews.pop(nid, None)
                 self._node_edges.pop(nid, None)
                 if item is not None:
                     self.removeItem(item)
-                if not self._nodes:
+                if not self._nodes and not self._waiting_nodes:
                     self.emptyChanged.emit(True)
             case E.EdgeAdded(edge=edge):
-                self._add_edge_item(edge)
-                self._refresh_ports(edge)
+                if edge.src in self._nodes and edge.dst in self._nodes:
+                    self._add_edge_item(edge)
+                    self._refresh_ports(edge)
+                else:                    # an end without an item: the wire waits with it
+                    key = (edge.dst, edge.dst_port)
+                    self._node_edges.setdefault(edge.src, set()).add(key)
+                    self._node_edges.setdefault(edge.dst, set()).add(key)
+                    self._waiting_edges.put(key, self._wire_box(edge, box_of(self.node_box(edge.src)),
+                                                                box_of(self.node_box(edge.dst))))
+                    self._builder.start()
             case E.EdgeRemoved(edge=edge):
                 key = (edge.dst, edge.dst_port)
+                self._waiting_edges.drop(key)
                 item = self._edges.pop(key, None)
                 for nid in (edge.src, edge.dst):
                     self._node_edges.get(nid, set()).discard(key)
@@ -379,7 +563,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 self._refresh_ports(edge)
             case E.PositionChanged(node_id=nid, new=new):
                 item = self._nodes.get(nid)
-                if item is not None and (item.pos().x(), item.pos().y()) != tuple(new):
+                if item is None and nid in self._waiting_nodes:
+                    self._make_node(nid)     # at its new place, and its wires follow it
+                    self.node_item_moved(nid)
+                elif item is not None and (item.pos().x(), item.pos().y()) != tuple(new):
                     item.setPos(*new)
             case E.TypesChanged(node_ids=nids):
                 for nid in nids:
@@ -392,7 +579,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
             case E.SettingChanged():
                 self.refresh_all()
             case E.CollapsedChanged(node_id=nid, new=collapsed):
-                item = self._nodes.get(nid)
+                item = self._nodes.get(nid) or (self._make_node(nid) if nid in self._waiting_nodes else None)
                 if item is not None:
                     item.set_collapsed(collapsed)
                     self.node_item_moved(nid)
@@ -401,12 +588,15 @@ class GraphScene(QtWidgets.QGraphicsScene):
                 if item is not None and item.edge == edge:
                     item.set_route(points)
             case E.FrameAdded(frame_id=fid):
+                self.drawing_changed()
                 self._add_frame_item(fid)
             case E.FrameRemoved(frame_id=fid):
+                self.drawing_changed()
                 item = self._frames.pop(fid, None)
                 if item is not None:
                     self.removeItem(item)
             case E.FrameChanged(frame_id=fid):
+                self.drawing_changed()
                 if fid in self._frames:
                     self._frames[fid].relayout()
 
@@ -460,15 +650,18 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self.groups.member_refreshed(node_id)
         if self.card is not None and self.card.node_id == node_id:
             self.show_card(node_id)      # the card under the pointer says what the node says now
-        state, _ = self.node_state(node_id)
         for edge_item in self._edges_of(node_id):
-            e = edge_item.edge
-            if e.src == node_id:
-                ttype = self.graph.node_info(node_id).outputs.get(e.src_port)
-                edge_item.set_state(state if state != style.WARNING else style.OK,
-                                    style.dtype_family(ttype.dtype if ttype is not None else None))
+            if edge_item.edge.src == node_id:
+                edge_item.set_state(*self._wire_style(edge_item.edge))
         if item.has_port_items:
             self.style_ports(node_id)
+
+    def _wire_style(self, edge: N.Edge) -> tuple[str, style.DtypeFamily]:
+        """(state, element type family) a wire is drawn with: from the node it comes from."""
+        state, _ = self.node_state(edge.src)
+        ttype = self.graph.node_info(edge.src).outputs.get(edge.src_port)
+        return (state if state != style.WARNING else style.OK,
+                style.dtype_family(ttype.dtype if ttype is not None else None))
 
     def style_ports(self, node_id: str) -> None:
         """Colour the node's port items: filled where a wire is attached, ringed in the element
@@ -490,35 +683,18 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def make_ports(self, rect: QtCore.QRectF) -> None:
         """Make the port items of the nodes in ``rect`` that have none yet (see
         :attr:`NodeItem.ports`): the view calls this for what it is about to draw."""
-        if not self._bare_nodes:
+        if not self._bare:
             return
-        x0, x1 = int((rect.left() - style.NODE_WIDTH - 8) // BARE_CELL), int(rect.right() // BARE_CELL)
-        y0, y1 = int((rect.top() - self._bare_reach) // BARE_CELL), int(rect.bottom() // BARE_CELL)
-        if (x1 - x0 + 1) * (y1 - y0 + 1) > len(self._bare_cells):
-            cells = [c for c in self._bare_cells if x0 <= c[0] <= x1 and y0 <= c[1] <= y1]
-        else:
-            cells = [c for c in ((x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)) if c in self._bare_cells]
-        for cell in cells:
-            for nid in list(self._bare_cells.get(cell, ())):
-                item = self._nodes[nid]
-                if item.sceneBoundingRect().intersects(rect):
-                    item.ports              # noqa: B018 - made now (which unfiles it)
-                    self._unfile_bare(nid)
+        for nid in self._bare.near(box_of(rect)):
+            if nid in self._bare:
+                self._nodes[nid].ports      # noqa: B018 - made now (which unfiles it)
+                self._unfile_bare(nid)
 
     def _file_bare(self, node_id: str, item: NodeItem) -> None:
-        pos = item.scenePos()
-        cell = (int(pos.x() // BARE_CELL), int(pos.y() // BARE_CELL))
-        self._bare_nodes[node_id] = cell
-        self._bare_cells.setdefault(cell, set()).add(node_id)
-        self._bare_reach = max(self._bare_reach, item.boundingRect().height())
+        self._bare.put(node_id, box_of(item.sceneBoundingRect()))
 
     def _unfile_bare(self, node_id: str) -> None:
-        cell = self._bare_nodes.pop(node_id, None)
-        if cell is not None:
-            ids = self._bare_cells[cell]
-            ids.discard(node_id)
-            if not ids:
-                del self._bare_cells[cell]
+        self._bare.drop(node_id)
 
     def port_tooltip(self, node_id: str, port: str, is_output: bool) -> str:
         """A port's tooltip: its type (or why it has none), how to use it, and the node's
@@ -587,9 +763,12 @@ class GraphScene(QtWidgets.QGraphicsScene):
         if show == self.show_previews and not show:
             return
         self.show_previews = show
+        for nid, _box in list(self._waiting_nodes.items()):   # taller or lower when made
+            self._waiting_nodes.put(nid, scene_box(self.graph.node(nid), show))
         for nid, item in self._nodes.items():
             item.set_preview(show, *(self._preview_content(nid) if show else (None, None)))
             self.node_item_moved(nid)
+        self.drawing_changed()
 
     def _preview_content(self, node_id: str) -> tuple[QtGui.QImage | None, Any]:
         """(colour image, text drawn over it at paint time; see ``preview.preview``)."""
@@ -640,7 +819,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
             if edge is not None:   # pick up the end of an existing wire (at a group's mark: its every reader's)
                 drag = WireDrag(draft, tip, (edge.src, edge.src_port), replaced=edge)
                 for key in self.groups.readers(edge.dst, edge.dst_port):
-                    self._edges[key].setOpacity(0.25)
+                    self.edge_item(*key).setOpacity(0.25)
             else:                  # draw backwards from a free input
                 drag = WireDrag(draft, tip, (port.node_id, port.port), from_output=False)
         self._drag = drag
@@ -755,8 +934,9 @@ class GraphScene(QtWidgets.QGraphicsScene):
             return
         if old is not None and (old.dst, old.dst_port) in self._edges:
             self._edges[(old.dst, old.dst_port)].setOpacity(1.0)
-        if edge is not None and (edge.dst, edge.dst_port) in self._edges:
-            self._edges[(edge.dst, edge.dst_port)].setOpacity(0.25)
+        if edge is not None and ((edge.dst, edge.dst_port) in self._edges
+                                 or (edge.dst, edge.dst_port) in self._waiting_edges):
+            self.edge_item(edge.dst, edge.dst_port).setOpacity(0.25)
         drag.faded = edge
 
     def _finish_wire(self, drag: WireDrag, target: PortItem | None, pos: QtCore.QPointF) -> None:
@@ -827,9 +1007,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
     def reading_order(self) -> list[str]:
         """Node ids left to right by column (x, to the nearest 40 units), top to bottom."""
         def key(nid):
-            p = self._nodes[nid].pos()
-            return (round(p.x() / 40.0), p.y(), p.x())
-        return sorted(self._nodes, key=key)
+            item = self._nodes.get(nid)
+            x, y = (item.pos().x(), item.pos().y()) if item is not None else self.graph.node(nid).position
+            return (round(x / 40.0), y, x)
+        return sorted(self.node_ids(), key=key)
 
     def select_next(self, step: int = 1) -> str | None:
         """Select the node after (``step`` 1) or before (-1) the selected one in
@@ -848,9 +1029,27 @@ class GraphScene(QtWidgets.QGraphicsScene):
         return nid
 
     # ------------------------------------------------------------------ misc
+    def drawing_changed(self) -> None:
+        """Nodes came, went, moved, changed size, were hidden or shown, or the selection
+        changed: :meth:`nodes_rect` is measured again and :attr:`drawing_revision` counts on."""
+        self._all_rect = None
+        self.drawing_revision += 1
+
     def nodes_rect(self, node_ids=None) -> QtCore.QRectF:
+        """The scene rectangle the items of ``node_ids`` (default all nodes) cover."""
+        if node_ids is None:
+            if self._all_rect is None:
+                self._all_rect = self._measure_nodes(None)
+            return QtCore.QRectF(self._all_rect)
+        return self._measure_nodes(node_ids)
+
+    def _measure_nodes(self, node_ids) -> QtCore.QRectF:
         rect = QtCore.QRectF()
         for nid, item in self._nodes.items():
             if node_ids is None or nid in node_ids:
                 rect = rect.united(item.sceneBoundingRect())
+        boxes = [box for nid, box in self._waiting_nodes.items() if node_ids is None or nid in node_ids]
+        if boxes:
+            rect = rect.united(rect_of((min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                        max(b[2] for b in boxes), max(b[3] for b in boxes))))
         return rect

@@ -40,6 +40,10 @@ LABEL_ZOOM = 0.5
 NAMES_ZOOM = 0.42
 #: below it a node shows its title (as large as its title row allows) and, while the
 #: pointer is over it, a card with every port and its type at screen size (``PortCard``).
+#: Below this zoom (a title row under 5 screen pixels: no text is readable) a node is drawn
+#: as a plain box (its body, its title row's colour, its state or selection border) and the
+#: wires without antialiasing: an overview of thousands of nodes redraws quickly.
+OUTLINE_ZOOM = 0.2
 SELECTION = QtGui.QColor("#2f7cf6")
 
 

@@ -202,8 +202,8 @@ class GraphView(QtWidgets.QGraphicsView):
             # the top of the nodes in the leftmost view-width of the box (the box's own top
             # when a node is there): a layered graph's first columns may start lower down
             strip = QtCore.QRectF(rect.left(), rect.top(), view.width() / s, rect.height())
-            tops = [item.sceneBoundingRect().top() for item in scene.items(strip)
-                    if isinstance(item, NodeItem) and (not ids or item.node_id in ids)]
+            tops = [box.top() for nid, box, _selected in scene.node_boxes()
+                    if box.intersects(strip) and (not ids or nid in ids)]
             top = max(rect.top(), min(tops) - FRAME_MARGIN) if tops else rect.top()
             y = top + view.height() / s / 2
             self.centerOn(QtCore.QPointF(x, y))
@@ -218,16 +218,18 @@ class GraphView(QtWidgets.QGraphicsView):
         or zoomed."""
         scene = self.scene()
         visible = self.mapToScene(self.viewport().rect()).boundingRect()
-        items = [i for i in scene.node_items() if node_ids is None or i.node_id in node_ids]
-        hidden = sum(not visible.contains(i.mapRectToScene(i.shape().boundingRect())) for i in items)
+        m = NodeItem.MARGIN      # a node's body, inside its bounding box
+        boxes = [box for nid, box, _selected in scene.node_boxes(drawn_only=False)
+                 if node_ids is None or nid in node_ids]
+        hidden = sum(not visible.contains(box.adjusted(m, m, -m, -m)) for box in boxes)
         if not hidden:
             self.hide_overflow_hint()
             return
         if overview:
-            text = (f"{hidden} of {len(items)} nodes do not fit even at the smallest zoom: "
+            text = (f"{hidden} of {len(boxes)} nodes do not fit even at the smallest zoom: "
                     "Space+drag or the arrow keys pan to the rest")
         else:
-            text = (f"{hidden} of {len(items)} nodes are outside the view: "
+            text = (f"{hidden} of {len(boxes)} nodes are outside the view: "
                     "Ctrl+0 (View > Frame All) shows them all, Space+drag pans")
         self.overflow_hint.setText(text)
         self.overflow_hint.show()         # shown first: its style (font, padding) is then in force
@@ -416,8 +418,18 @@ class GraphView(QtWidgets.QGraphicsView):
             super().dropEvent(event)
 
     # ------------------------------------------------------------------ background
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:
+        # wires below style.OUTLINE_ZOOM are drawn without antialiasing (see there); the
+        # hint is read when the paint starts, so it is set before
+        smooth = self.zoom >= style.OUTLINE_ZOOM
+        if bool(self.renderHints() & QtGui.QPainter.RenderHint.Antialiasing) != smooth:
+            self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, smooth)
+        super().paintEvent(event)
+
     def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
         scene = self.scene()
+        if hasattr(scene, "make_items"):
+            scene.make_items(rect)       # the nodes and wires about to be drawn get their items
         if self.zoom >= PORTS_ZOOM and hasattr(scene, "make_ports"):
             scene.make_ports(rect)       # the nodes about to be drawn get their port items
         colours = style.canvas_colours()
