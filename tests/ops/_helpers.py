@@ -1,8 +1,13 @@
 """Shared helpers for the ops tests: dtype tables, value generation, exact comparison."""
 from __future__ import annotations
 
+import importlib.util
+
 import ml_dtypes
 import numpy as np
+import pytest
+
+from ops import accel
 
 # The 16 dtypes every indexing op allows (our names, see ops/CONTRACT.md).
 CORE_DTYPES = (
@@ -170,3 +175,17 @@ def spec_index(idx, size: int) -> np.ndarray:
 def raw_bytes(a: np.ndarray) -> bytes:
     """The array's bytes in C order: equal only when every bit is (NaN payloads, -0.0)."""
     return np.ascontiguousarray(a).view(np.uint8).tobytes()
+
+
+#: numba is an optional extra of the package (a dependency of its tests): without it the
+#: compiled-route tests are skipped, never failed.
+NUMBA_INSTALLED = importlib.util.find_spec("numba") is not None
+
+
+def require_accelerator() -> None:
+    """Skip the calling test when numba is not installed; fail it when numba is installed but
+    ``ops.accel`` did not load it (a numba built for another numpy, say), so a skip never hides
+    a broken accelerator and a compiled-route test never passes on the numpy path instead."""
+    if not NUMBA_INSTALLED:
+        pytest.skip("numba is not installed (extra 'fast')")
+    assert accel.available(), "numba is installed, but ops.accel could not load it"

@@ -5,14 +5,16 @@ import pytest
 
 from ops import accel, small_calls
 
+from ._helpers import require_accelerator
+
 
 @pytest.fixture(params=[False, True], ids=["numpy", "accel"])
 def both_paths(request, monkeypatch):
     """Run the test once on the numpy path and once with the accelerator (if installed);
     with it on, the size thresholds are lowered so small cases reach the compiled kernels too
     (and skip the numpy small routes that would run ahead of them)."""
-    if request.param and not accel.available():
-        pytest.skip("numba is not installed")
+    if request.param:
+        require_accelerator()
     previous = accel.set_enabled(request.param)
     monkeypatch.setattr(accel, "MIN_SIZE", 0)
     if request.param:

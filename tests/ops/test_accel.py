@@ -22,8 +22,9 @@ import ops
 from ops import accel, parallel
 
 from . import reference
+from ._helpers import NUMBA_INSTALLED, require_accelerator
 
-pytestmark = pytest.mark.skipif(not accel.available(), reason="numba is not installed (extra 'fast')")
+pytestmark = pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba is not installed (extra 'fast')")
 
 FOLD_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
 REDUCTIONS = ["add", "mul", "max", "min"]
@@ -33,6 +34,7 @@ GATHER_DTYPES = ["bool", "int8", "uint16", "int32", "uint64", "float16", "bfloat
 @pytest.fixture(autouse=True)
 def accel_state(monkeypatch):
     """Restore the switch after each test; let small cases reach the kernels."""
+    require_accelerator()
     previous = accel.set_enabled(True)
     monkeypatch.setattr(accel, "MIN_SIZE", 0)
     monkeypatch.setattr(accel, "SMALL_WORK", 0)

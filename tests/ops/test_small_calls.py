@@ -14,12 +14,13 @@ from ops import accel, small_calls
 from ops.limits import SizeLimitError
 
 from . import reference
+from ._helpers import require_accelerator
 
 
 @pytest.fixture(params=[True, False], ids=["compiled", "numpy"])
 def accelerated(request, monkeypatch):
-    if request.param and not accel.available():
-        pytest.skip("numba is not installed")
+    if request.param:
+        require_accelerator()
     previous = accel.set_enabled(request.param)
     monkeypatch.setattr(accel, "MIN_SIZE", 0)
     yield request.param
