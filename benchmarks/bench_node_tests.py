@@ -1,8 +1,8 @@
 """ONNX's node-test suite (every case, 1,884 in onnx 1.23) through IndexFlow's backend,
 onnxruntime (one thread), ``onnx.reference`` and the unedited import-export round trip.
 
-Run as a script (not part of the test suite, which runs a subset, see
-``tests/onnx_io/test_node_suite.py``):
+Run as a script (``tests/onnx_io/test_node_suite.py`` asserts the same of every case; this
+counts and times them):
 
     .venv/bin/python benchmarks/bench_node_tests.py [--only indexflow,roundtrip] [--json OUT.json]
         [--match SUBSTRING] [--slowest 20]

@@ -1,20 +1,18 @@
 """ONNX's node-test suite (1,884 models in onnx 1.23, generated in memory) run four ways: through
 IndexFlow's backend, through onnxruntime (one thread), through ``onnx.reference``, and as an
 unedited import-then-export run in onnxruntime. Shared by ``tests/onnx_io/test_node_suite.py``
-(a deterministic subset) and ``benchmarks/bench_node_tests.py`` (all of them).
+(every case) and ``benchmarks/bench_node_tests.py`` (every case, timed and counted).
 
 Each runner returns None when the case passes and the first line of the failure otherwise.
 A case passes when every data set's outputs match ONNX's expected outputs under the harness's
 own comparison (``onnx.backend.test.runner.Runner.assert_similar_outputs``, the case's rtol and
-atol).
+atol). The two judges (:func:`judge_indexflow`, :func:`judge_roundtrip`) state what the test suite
+asks of each case.
 
-Cases are generated through ``tests/node_cases.py``, once per process; the suite leaves out the
-three generator modules that take four fifths of the generation time (AveragePool, LpPool,
-MaxPool, whose cases hold no indexing op), the benchmark loads every module.
+Cases are generated through ``tests/node_cases.py``, once per process.
 """
 from __future__ import annotations
 
-import random
 import warnings
 from collections.abc import Callable
 
@@ -28,7 +26,7 @@ INDEXING_OPS = frozenset({"Gather", "GatherElements", "GatherND", "Scatter", "Sc
                           "TensorScatter"})
 
 
-def load_cases(skip=node_cases.SLOW_MODULES) -> list:
+def load_cases(skip=()) -> list:
     """The node-test cases of every generator module but those in ``skip``, in ONNX's order of
     generation."""
     return node_cases.cases(skip=skip)
@@ -38,14 +36,6 @@ def has_indexing_op(case) -> bool:
     """Whether the case's model holds one of the seven indexing ops (in its graph or a function)."""
     nodes = list(case.model.graph.node) + [n for f in case.model.functions for n in f.node]
     return any(n.op_type in INDEXING_OPS and n.domain in ("", "ai.onnx") for n in nodes)
-
-
-def subset(cases: list, sample: int, seed: int = 13) -> list:
-    """Every case with an indexing op, plus ``sample`` of the others drawn with ``seed``
-    (deterministic for a given onnx version), in the cases' order."""
-    others = sorted(c.name for c in cases if not has_indexing_op(c))
-    chosen = set(random.Random(seed).sample(others, min(sample, len(others))))
-    return [c for c in cases if has_indexing_op(c) or c.name in chosen]
 
 
 def _first_line(exc: BaseException) -> str:
@@ -135,6 +125,35 @@ def run_roundtrip(case, judge: str = "onnxruntime") -> str | None:
         return session.run(wanted, {n: feeds[n] for n in inputs_of})
 
     return _check(case, run)
+
+
+def judge_indexflow(case) -> str | None:
+    """None when IndexFlow's backend passes the case, or when neither onnxruntime nor the
+    reference passes it either (so IndexFlow passes at least what they pass together); else what
+    went wrong and which of them passes."""
+    problem = run_indexflow(case)
+    if problem is None:
+        return None
+    others = {"onnxruntime": run_onnxruntime(case), "reference": run_reference(case)}
+    passing = [way for way, p in others.items() if p is None]
+    return f"IndexFlow fails where {' and '.join(passing)} pass: {problem}" if passing else None
+
+
+def judge_roundtrip(case) -> str | None:
+    """None when ``import_model`` then ``export_model`` with no edit runs like the original:
+    judged by onnxruntime where it passes the original, else by ``onnx.reference`` where that
+    passes it; a case neither passes must still re-export to a model the ONNX checker accepts."""
+    if run_onnxruntime(case) is None:
+        return run_roundtrip(case)
+    if run_reference(case) is None:
+        return run_roundtrip(case, judge="reference")
+    from nodeeditor.onnx_io import export_model, import_model
+
+    try:
+        onnx.checker.check_model(export_model(import_model(case.model)))
+    except Exception as exc:  # noqa: BLE001 - a refused re-export is the failure to report
+        return _first_line(exc)
+    return None
 
 
 RUNNERS = {"indexflow": run_indexflow, "onnxruntime": run_onnxruntime, "reference": run_reference,

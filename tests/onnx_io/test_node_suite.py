@@ -1,25 +1,28 @@
-"""ONNX's node-test suite through IndexFlow: a deterministic subset here, all 1,884 cases in
-``benchmarks/bench_node_tests.py`` (about 100 s more than this suite's time budget allows;
-benchmarks/README.md has its figures).
+"""ONNX's node-test suite through IndexFlow: every case (1,884 in onnx 1.23).
 
-The subset is every case whose model holds an indexing op plus a seeded sample of the others
-(:func:`node_suite.subset`). For each case:
+For each case (:mod:`tests.onnx_io.node_suite` states the two judges):
 
 - through ``nodeeditor.onnx_io.backend`` it passes, unless neither onnxruntime (one thread)
-  nor ``onnx.reference`` passes it either (so IndexFlow passes at least what they pass
-  together);
+  nor ``onnx.reference`` passes it either, so IndexFlow passes at least what they pass together;
 - ``import_model`` then ``export_model`` with no edit runs like the original: in onnxruntime
   where onnxruntime passes the original, else in ``onnx.reference`` where that passes it, else
   the re-export passes the ONNX checker (no case is skipped).
+
+The cases of every generator module are made at collection (about 2 s), one test each, except the
+three modules whose expected outputs take ``onnx.reference``'s per-element pooling (4-6 s each,
+:data:`tests.node_cases.SLOW_MODULES`): those are made inside one test per module, so that only the
+pytest-xdist worker that runs the test pays for them. ``benchmarks/bench_node_tests.py`` counts
+and times the same four ways.
 """
 from __future__ import annotations
 
 import pytest
 
+from tests import node_cases
+
 from . import node_suite
 
-SAMPLE = 260
-CASES = {c.name: c for c in node_suite.subset(node_suite.load_cases(), SAMPLE)}
+CASES = {c.name: c for c in node_suite.load_cases(skip=node_cases.SLOW_MODULES)}
 #: Cases IndexFlow fails although onnxruntime or the reference passes them, and why.
 KNOWN = {
     "test_attention_4d_causal_fp16_expanded":
@@ -33,37 +36,39 @@ KNOWN = {
 }
 
 
-def test_the_subset_holds_every_indexing_case_and_the_sample():
-    indexing = [c for c in CASES.values() if node_suite.has_indexing_op(c)]
-    assert len(indexing) >= 29
-    assert len(CASES) == len(indexing) + SAMPLE
+def _indexflow_params():
+    for name in sorted(CASES):
+        marks = [pytest.mark.xfail(reason=KNOWN[name], strict=True)] if name in KNOWN else []
+        yield pytest.param(name, marks=marks, id=name)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_generator_module_is_left_out():
+    """The cases made at collection are every module's but the slow ones, and each slow module
+    named is a real module (a misspelt one would drop its cases silently)."""
+    assert set(node_cases.SLOW_MODULES) <= set(node_cases.module_names())
+
+
+@pytest.mark.parametrize("name", list(_indexflow_params()))
 def test_indexflow_passes_what_onnxruntime_or_the_reference_passes(name):
-    case = CASES[name]
-    if name in KNOWN:
-        pytest.xfail(KNOWN[name])
-    problem = node_suite.run_indexflow(case)
-    if problem is None:
-        return
-    others = {"onnxruntime": node_suite.run_onnxruntime(case), "reference": node_suite.run_reference(case)}
-    passing = [way for way, p in others.items() if p is None]
-    assert not passing, f"IndexFlow fails where {' and '.join(passing)} pass: {problem}"
+    problem = node_suite.judge_indexflow(CASES[name])
+    assert problem is None, problem
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_an_unedited_import_and_export_runs_like_the_original(name):
-    """Judged by onnxruntime where it runs the original, else by ``onnx.reference`` where that
-    does; a case neither runs still re-exports to a model the ONNX checker accepts."""
-    case = CASES[name]
-    if node_suite.run_onnxruntime(case) is None:
-        assert node_suite.run_roundtrip(case) is None
-    elif node_suite.run_reference(case) is None:
-        assert node_suite.run_roundtrip(case, judge="reference") is None
-    else:
-        import onnx
+    problem = node_suite.judge_roundtrip(CASES[name])
+    assert problem is None, problem
 
-        from nodeeditor.onnx_io import export_model, import_model
 
-        onnx.checker.check_model(export_model(import_model(case.model)))
+@pytest.mark.parametrize("module", node_cases.SLOW_MODULES)
+def test_the_pooling_modules_pass_both_ways(module):
+    """Both judges on every case of a module too slow to make at collection."""
+    cases = node_cases.cases([module])
+    assert cases, f"{module} made no case"
+    problems = {}
+    for case in cases:
+        for way, judge in (("backend", node_suite.judge_indexflow), ("round trip", node_suite.judge_roundtrip)):
+            problem = judge(case)
+            if problem is not None:
+                problems[f"{case.name} ({way})"] = problem
+    assert not problems, problems
