@@ -58,11 +58,10 @@ class CanvasEdits:
         if len(targets) == 1 and len(picked) <= 1:
             self._push(C.ConnectCommand(graph, src, src_port, dst, dst_port, replaced, displaced))
             return
-        for node_id, port in targets[1:]:
-            reason = graph.can_replace(src, src_port, node_id, port)
-            if reason is not None:
-                self.report_refusal(reason)
-                return
+        reason = self.scene.groups.refusal(src, src_port, dst, dst_port)
+        if reason is not None:
+            self.report_refusal(reason)
+            return
         steps: list[QtGui.QUndoCommand] = [C.DisconnectCommand(graph, *key) for key in picked[1:]]
         steps += [C.ConnectCommand(graph, src, src_port, node_id, port, replaced if i == 0 else None,
                                    displaced if i == 0 else graph.edge_into(node_id, port))

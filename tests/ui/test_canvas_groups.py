@@ -455,3 +455,48 @@ def test_a_wire_dropped_on_a_blocks_input_feeds_every_member_reading_it_and_one_
     keys(w.view, "Ctrl+Z")
     assert fed("indices") == {"s1": "idx", "s2": "idx", "s3": "idx"}
     save_shot(w.view, "canvas/group_input_marks")
+
+
+def test_a_wire_over_a_blocks_input_is_refused_when_any_member_reading_it_refuses(window, qtbot):
+    """The mark for idx stands for Identity's input (which takes any tensor) and s1's indices
+    (integers only): a float wire held over it is refused, with s1's reason on the status line,
+    and dropping it changes nothing."""
+    w = window
+    g = Graph("readers")
+    g.add_literal(np.zeros(4, np.float32), name="x", node_id="x", position=(0, 0))
+    g.add_literal(np.array([1], np.int64), name="idx", node_id="idx", position=(0, 160))
+    g.add_literal(np.ones(1, np.float32), name="upd", node_id="upd", position=(0, 320))
+    g.add_literal(np.ones(1, np.float32), name="f", node_id="f", position=(0, 480))
+    g.add_node(new_foreign_node("Identity", node_id="ident", name="ident", position=(300, 200)))
+    g.add_operator("ScatterElements", node_id="s1", position=(600, 40))
+    g.connect("idx", "output", "ident", "input")
+    g.connect("x", "output", "s1", "data")
+    g.connect("idx", "output", "s1", "indices")
+    g.connect("upd", "output", "s1", "updates")
+    g.add_output("out", node_id="out", position=(900, 40))
+    g.connect("s1", "output", "out", "value")
+    _open(w, g, zoom=0.5)
+    w.view.centerOn(QtCore.QPointF(450, 250))
+    _select_by_clicks(w, ["ident", "s1"])
+    _focus(w, qtbot)
+    keys(w.view, "Ctrl+G")
+    (frame,) = w.graph.frames
+    block = w.scene.groups.item(frame.id)
+    mark = block.inputs[("idx", "output")]
+    assert mark.readers == [("ident", "input"), ("s1", "indices")]   # the first reader accepts floats
+    refusal = w.graph.can_replace("f", "output", "s1", "indices")
+    assert refusal is not None and w.graph.can_replace("f", "output", "ident", "input") is None
+    vp = w.view.viewport()
+    start = w.view.mapFromScene(w.scene.node_item("f").port_scene_pos("output", True))
+    end = w.view.mapFromScene(mark.scenePos())
+    steps = w.undo_stack.count()
+    QTest.mousePress(vp, LEFT, NOMOD, start)
+    for i in range(1, 7):
+        p = start + (end - start) * (i / 6)
+        QTest.mouseMove(vp, QtCore.QPoint(int(p.x()), int(p.y())))
+    assert w.statusBar().currentMessage() == f"Cannot connect here: {refusal}"   # while hovering
+    save_shot(w.view, "canvas/group_mark_refused")
+    QTest.mouseRelease(vp, LEFT, NOMOD, end)
+    assert w.undo_stack.count() == steps
+    assert w.graph.edge_into("ident", "input").src == "idx" and w.graph.edge_into("s1", "indices").src == "idx"
+    assert refusal in w.statusBar().currentMessage()

@@ -190,6 +190,17 @@ class GroupLayer(QtCore.QObject):
             return [(node_id, port)]
         return readers(self.scene.graph, self.scene.graph.frame(fid).nodes, (edge.src, edge.src_port))
 
+    def refusal(self, src: str, src_port: str, dst: str, dst_port: str) -> str | None:
+        """Why a wire from ``src``'s ``src_port`` may not go into ``dst``'s input ``dst_port``:
+        ``Graph.can_replace``'s first refusal over every input the wire stands for
+        (:meth:`readers`); None when each of them accepts it."""
+        graph = self.scene.graph
+        for node_id, port in self.readers(dst, dst_port):
+            reason = graph.can_replace(src, src_port, node_id, port)
+            if reason is not None:
+                return reason
+        return None
+
     def edge_hidden(self, edge: N.Edge) -> bool:
         """Whether ``edge`` runs inside one group (not drawn)."""
         fid = self._member_of.get(edge.src)

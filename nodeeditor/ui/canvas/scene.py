@@ -137,8 +137,8 @@ class WireAction(enum.Enum):
 class WirePlan:
     """What dropping a wire on a port would do: the wire's ``ends`` (src, src_port, dst,
     dst_port), the ``action``, the edge now feeding that input which the wire would replace
-    (``displaced``), and the document's refusal (``reason``, ``Graph.can_replace``; None:
-    accepted)."""
+    (``displaced``), and the document's refusal (``reason``, ``Graph.can_replace`` of every
+    input the wire stands for, ``GroupLayer.refusal``; None: accepted)."""
 
     ends: tuple[str, str, str, str]
     action: WireAction = WireAction.CONNECT
@@ -925,7 +925,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         existing = self.graph.edge_into(dst, dst_port) if self.graph.has_node(dst) else None
         if existing == N.Edge(src, src_port, dst, dst_port):
             return WirePlan(ends, WireAction.NOTHING if replaced is None else WireAction.DISCONNECT)
-        return WirePlan(ends, WireAction.CONNECT, existing, self.graph.can_replace(src, src_port, dst, dst_port))
+        return WirePlan(ends, WireAction.CONNECT, existing, self.groups.refusal(src, src_port, dst, dst_port))
 
     def _fade_displaced(self, drag: WireDrag, edge: N.Edge | None) -> None:
         """Draw the edge a drop would replace faded (and the previous one solid again)."""
