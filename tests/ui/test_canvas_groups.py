@@ -363,6 +363,9 @@ def test_node_actions_with_a_group_block_selected_are_refused_with_a_reason_and_
         w.statusBar().clearMessage()
         keys(w.view, key)
         assert w.statusBar().currentMessage().startswith(f"{what} works on nodes, and a group block is not one")
+    deliver_posted_events()                 # the layout requests of the panel's labels, as a paint would
+    inside = w.properties.widgets["group_members"]
+    assert inside.text().count("<br>") == 1 and inside.height() >= inside.heightForWidth(inside.width())
     save_shot(w, "canvas/group_refused_action")
     assert w.undo_stack.count() == steps
     assert not any(w.graph.node(n).bypassed or w.graph.node(n).collapsed for n in ("s1", "s2"))

@@ -104,3 +104,18 @@ def test_play_and_pause_keep_the_button_width(qtbot):
     deliver_posted_events()                          # laid out again: the widths must stay as they were
     assert (w.play_button.width(), w.slider.width()) == before
     w.play_button.setChecked(False)
+
+
+def test_idle_in_a_tall_dock_the_hint_and_the_controls_stay_at_the_top(qtbot):
+    """With nothing to step through the tabs are hidden; their height goes below the controls,
+    not between the hint, the slider and the sentence (it did, in a dock 320 px tall)."""
+    w = _widget(qtbot)
+    assert w.set_operation("Scatter example 1", "Scatter", [np.zeros((3, 3)), SCATTER9_INDICES, SCATTER9_UPDATES])
+    w.clear()
+    deliver_posted_events()
+    title_bottom = w.title.geometry().bottom()
+    assert not w.tabs.isVisible()
+    assert w.slider.geometry().top() - title_bottom < 30, (title_bottom, w.slider.geometry())
+    assert w.set_operation("Scatter example 1", "Scatter", [np.zeros((3, 3)), SCATTER9_INDICES, SCATTER9_UPDATES])
+    deliver_posted_events()
+    assert w.tabs.isVisible() and w.tabs.geometry().bottom() > w.height() - 30   # the tabs take the height again

@@ -217,6 +217,10 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.tabs.addTab(self.scroll, "Step")
         self.tabs.addTab(self.steps, "All steps")
         layout.addWidget(self.tabs, 1)
+        # idle (the tabs hidden), this takes the dock's spare height, so the hint and the controls
+        # stay at the top instead of being spread over it
+        self._idle_space = QtWidgets.QSpacerItem(0, 0)
+        layout.addItem(self._idle_space)
 
         # the row being written is scrolled into view after each step, and again whenever a
         # grid moves or resizes or the view resizes (a layout settles over several event-loop
@@ -312,6 +316,13 @@ class ExplainerWidget(QtWidgets.QWidget):
     def count(self) -> int:
         return 0 if self.explanation is None else self.explanation.count
 
+    def _show_steps(self, shown: bool) -> None:
+        """Show the Step and All steps tabs (an explanation) or hide them (idle)."""
+        policy = QtWidgets.QSizePolicy.Policy
+        self._idle_space.changeSize(0, 0, policy.Minimum, policy.Fixed if shown else policy.Expanding)
+        self.tabs.setVisible(shown)
+        self.layout().invalidate()
+
     def clear(self, message: str = HINT) -> None:
         """Show ``message`` and nothing to step through."""
         self.explanation, self._output, self.current, self._operation = None, None, None, None
@@ -327,7 +338,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.arrows.set_links([])
         self.legend.hide()
         self.steps.show_explanation(None)
-        self.tabs.hide()   # idle: the dock is a line (the hint and the controls)
+        self._show_steps(False)   # idle: the dock is a line (the hint and the controls)
         for w in (self.prev_button, self.next_button, self.play_button, self.slider):
             w.setEnabled(False)
         self.elements_action.setEnabled(False)
@@ -356,7 +367,7 @@ class ExplainerWidget(QtWidgets.QWidget):
                            f"one per {what}, in row-major order")
         self._set_grids()
         self.steps.show_explanation(explanation)
-        self.tabs.show()
+        self._show_steps(True)
         self.slider.blockSignals(True)
         self.slider.setRange(0, explanation.count - 1)
         self.slider.setValue(max(0, min(explanation.count - 1, step)))
@@ -390,7 +401,7 @@ class ExplainerWidget(QtWidgets.QWidget):
                            f"step{'s' * (explanation.count != 1)}. {explanation.summary}.")
         self._set_grids()
         self.steps.show_explanation(explanation)
-        self.tabs.show()
+        self._show_steps(True)
         self.slider.blockSignals(True)
         self.slider.setRange(0, explanation.count - 1)
         self.slider.setValue(max(0, min(explanation.count - 1, step)))
