@@ -23,23 +23,21 @@ from tests import node_cases
 from . import node_suite
 
 CASES = {c.name: c for c in node_suite.load_cases(skip=node_cases.SLOW_MODULES)}
-#: Cases IndexFlow fails although onnxruntime or the reference passes them, and why.
+#: Cases IndexFlow fails (in some runs) although onnxruntime and the reference pass them, why, and the
+#: relative tolerance IndexFlow meets instead of the case's 0.001: two float16 ulp.
 KNOWN = {
     "test_attention_4d_causal_fp16_expanded":
-        "onnxruntime computes the expanded Attention's float16 chain with float32 in between (it inserts "
-        "casts around float16 ops and merges them); IndexFlow's groups end where an indexing op reads a "
-        "value, and round to float16 there: 29 of 192 output elements differ, by at most 2 ulp (relative "
-        "0.0012 against the case's rtol of 0.001)",
+        "onnxruntime computes the expanded Attention's float16 chain with float32 in between (it inserts casts "
+        "around float16 ops and merges them); IndexFlow's session for the chain returns every intermediate "
+        "value (each port can be inspected), so onnxruntime cannot merge those casts and rounds each to "
+        "float16: IndexFlow's output equals onnxruntime's on the model with every intermediate made an output. "
+        "29 of 192 elements differ from the expected, by at most 2 ulp (relative 0.0012)",
     "test_attention_4d_gqa_with_past_and_present_fp16_expanded":
-        "the same float16 rounding as test_attention_4d_causal_fp16_expanded: 149 of 576 elements of the "
-        "first output differ, by at most 2 ulp (relative 0.0010)",
+        "the same float16 rounding of intermediate values as test_attention_4d_causal_fp16_expanded: 149 of 576 "
+        "elements of the first output differ, by at most 2 ulp; one is just past the case's rtol, or not, "
+        "from run to run",
 }
-
-
-def _indexflow_params():
-    for name in sorted(CASES):
-        marks = [pytest.mark.xfail(reason=KNOWN[name], strict=True)] if name in KNOWN else []
-        yield pytest.param(name, marks=marks, id=name)
+KNOWN_RTOL = 2 * 2.0 ** -10
 
 
 def test_no_generator_module_is_left_out():
@@ -48,10 +46,17 @@ def test_no_generator_module_is_left_out():
     assert set(node_cases.SLOW_MODULES) <= set(node_cases.module_names())
 
 
-@pytest.mark.parametrize("name", list(_indexflow_params()))
+@pytest.mark.parametrize("name", sorted(set(CASES) - set(KNOWN)))
 def test_indexflow_passes_what_onnxruntime_or_the_reference_passes(name):
     problem = node_suite.judge_indexflow(CASES[name])
     assert problem is None, problem
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_the_known_float16_cases_are_within_two_ulp(name):
+    """What :data:`KNOWN` says of each: IndexFlow's outputs within two float16 ulp (relative)."""
+    problem = node_suite.run_indexflow(CASES[name], rtol=KNOWN_RTOL)
+    assert problem is None, f"{problem} ({KNOWN[name]})"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
