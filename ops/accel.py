@@ -271,16 +271,29 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
     size = int(data.shape[axis])
     stream = idx.size * data.dtype.itemsize >= STREAM_MIN_BYTES
     widen = idx.dtype not in INDEX_DTYPES
+    flat_idx = shape != (rows, m)  # the shape of idx alone decides whether it needs the (rows, m) view
+    as_word = _as(word, dtype)
 
     def one_call(data: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
-        idx2 = (idx.astype(np.int64) if widen else np.ascontiguousarray(idx)).reshape(rows, m)
-        out = np.empty((rows, m), word)
-        if k(np.ascontiguousarray(data).reshape(-1).view(word), idx2, out, bases, sa, last, size, stream,
-             0, rows) < 0:
-            return out.view(dtype).reshape(shape)
+        idx2 = idx.astype(np.int64) if widen else np.ascontiguousarray(idx)
+        if flat_idx:
+            idx2 = idx2.reshape(rows, m)
+        out = np.empty(shape, dtype)
+        if k(as_word(data.ravel()), idx2, as_word(out).reshape(rows, m) if flat_idx else as_word(out), bases, sa,
+             last, size, stream, 0, rows) < 0:
+            return out
         return None
 
     return one_call
+
+
+def _as(word: np.dtype, dtype: np.dtype):
+    """The function that views arrays of ``dtype`` as ``word`` (the same item size): the array
+    itself when they are the same dtype (a view costs as much as a small kernel's loop over a
+    few hundred elements)."""
+    if word == dtype:
+        return lambda a: a
+    return lambda a: a.view(word)
 
 
 def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
@@ -602,13 +615,15 @@ def scatter_elements_plan(out: np.ndarray, indices: np.ndarray, axis: int, reduc
     n, m = idx2.shape
     size = int(out.shape[axis])
     widen = indices.dtype not in INDEX_DTYPES
+    reshape = indices.shape != (n, m)  # the shape alone decides whether the (n, m) views need a reshape
+    as_word = _as(word, dtype)
 
     def one_call(out: np.ndarray, indices: np.ndarray, values: np.ndarray) -> bool:
-        idx2 = (indices.astype(np.int64) if widen else np.ascontiguousarray(indices)).reshape(n, m)
-        v2 = np.ascontiguousarray(values, dtype=dtype).reshape(n, m)
-        if code == ASSIGN:
-            out, v2 = out.view(word), v2.view(word)
-        return kernel(out.reshape(-1), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
+        idx2 = indices.astype(np.int64) if widen else np.ascontiguousarray(indices)
+        v2 = as_word(np.ascontiguousarray(values, dtype=dtype))
+        if reshape:
+            idx2, v2 = idx2.reshape(n, m), v2.reshape(n, m)
+        return kernel(as_word(out).ravel(), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
 
     return one_call
 
