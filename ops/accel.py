@@ -655,7 +655,10 @@ def fold_rows_plan(dtype: np.dtype, block: int, n_rows: int, reduction: str, wor
     kernel, code = _load()["scatter_rows"], OPS[reduction]
 
     def one_call(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
-        kernel(out.reshape(n_rows, block), np.ascontiguousarray(rows, dtype=np.int64).reshape(-1),
-               np.ascontiguousarray(values).reshape(-1, block), code, 0, n_rows)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        values = np.ascontiguousarray(values)
+        kernel(out.reshape(n_rows, block), rows if rows.ndim == 1 else rows.reshape(-1),
+               values if values.ndim == 2 and values.shape[1] == block else values.reshape(-1, block),
+               code, 0, n_rows)  # (reshapes that change nothing cost as much as a few hundred folds)
 
     return one_call
