@@ -241,10 +241,15 @@ def gather_last(data, idx, out, r0, r1):
     ``out`` as (rows, n), both of unsigned words: Gather on the last axis (rows are the
     leading dimensions, ``idx`` the flattened indices, already normalised to ``[0, size)`` by
     the caller). Each data row is read while it is in cache; the offsets are unsigned, so
-    numba adds no wrap-around test and LLVM vectorises the loop."""
+    numba adds no wrap-around test and LLVM vectorises the loop. When a row gets at least as many
+    picks as it has cache lines, from a table of :data:`WARM_MIN_BYTES` or more, each row is
+    first read in order (:func:`warm_row`), as :func:`gather_elements` does."""
     n = idx.shape[0]
+    size = data.shape[1]
+    warm = n >= size // max(1, 64 // data.itemsize) and data.shape[0] * size * data.itemsize >= WARM_MIN_BYTES
     for r in range(r0, r1):
         row = data[r]
+        warm_row(row, 0, size, warm)
         dst = out[r]
         for j in range(n):
             dst[j] = row[np.uint64(idx[j])]
