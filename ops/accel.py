@@ -28,8 +28,10 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
   rows split across threads; the row gathers prefetch each row :data:`ops.accel_kernels.AHEAD`
-  rows before copying it, GatherElements on the last axis reads a data row in order before
-  picking from it; outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
+  rows before copying it, GatherElements and Gather on the last axis read a data row in order
+  before picking from it (from tables of :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the
+  row gets at least as many picks as it has cache lines); outputs of ``STREAM_MIN_BYTES`` or
+  more are written with non-temporal
   stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
@@ -46,7 +48,8 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   values, e.g. ``-0.0`` and ``0.0``, the update wins, exactly as numpy). Threads split by
   destination: ScatterElements along a dimension other than the axis (every update there
   writes the same coordinate), ScatterND by ranges of target rows (each thread folds, in
-  order, only the updates whose row is in its range).
+  order, only the updates whose row is in its range; target rows are prefetched in tables of
+  :data:`ops.accel_kernels.ROWS_PREFETCH_MIN_BYTES` or more).
 
   One caveat on "bit-identical": when two NaNs with *different* bit patterns meet in add or
   mul, the kernels keep the current value's NaN, as ``ufunc.at`` and numpy's scalar loop do;
