@@ -21,12 +21,15 @@ one-thread time. Cases marked
 ``[extra]`` are not among the benchmark cases the ops issue lists; they watch a route that had no
 case (GatherElements on axis 0 was 1.7x onnxruntime's time before it ran compiled).
 
-Timing: per case, three phases. First ops, ops(numpy) and the copy run in turns (so other load
-on the machine hits them alike, and the copy evicts the caches before whoever follows it);
-then torch's equivalents with the same copy; then onnxruntime's sessions with the same copy.
-The phases are separate because onnxruntime's worker threads keep spinning for a while after
-each run and take a core from whatever runs next: with everything in one rotation (``--interleaved``) that is charged to
-ops, e.g. GatherElements 3.3 -> 5.5 ms while onnxruntime's own time does not change.
+Timing: per case, four phases, each engine in turns with the same copy (so other load on the
+machine hits them alike, and the copy evicts the caches before whoever follows it): ops, then
+ops(numpy), then torch's equivalents, then onnxruntime's sessions. The phases are separate
+because whatever runs between two calls of an engine changes its time: onnxruntime's worker
+threads keep spinning for a while after each run and take a core from whatever runs next (with
+everything in one rotation, ``--interleaved``, that is charged to ops, e.g. GatherElements 3.3
+-> 5.5 ms while onnxruntime's own time does not change), and the numpy path, slow and
+allocating, evicts the caches a small call uses, which slowed ops' small calls by a quarter
+and torch's by more when either followed it (benchmarks/README.md).
 """
 from __future__ import annotations
 
@@ -339,9 +342,13 @@ def main(argv=None) -> int:
                         help="time ops, onnxruntime, torch and the copy in one rotation (onnxruntime's spinning "
                              "threads then slow ops' next run)")
     parser.add_argument("--phases", dest="phases", action="store_true", default=True,
-                        help="(the default) per case, time ops/numpy/copy, then torch/copy, then onnxruntime/copy: "
-                             "idle worker threads spin after each run and slow whatever runs next, "
-                             "which --interleaved charges to ops")
+                        help="(the default) per case, time ops/copy, then numpy/copy, then torch/copy, then "
+                             "onnxruntime/copy: idle worker threads spin after each run and slow whatever runs "
+                             "next, which --interleaved charges to ops")
+    parser.add_argument("--numpy-beside-ops", action="store_true",
+                        help="time ops and ops(numpy) in one phase (ops/numpy/copy), as the tables in "
+                             "benchmarks/README.md before 2026-12-02 (second session) did: the numpy path "
+                             "evicts the caches before ops' next call")
     parser.add_argument("--ort-no-spin", action="store_true",
                         help="onnxruntime sessions with session.intra_op.allow_spinning=0 (a diagnostic: with "
                              "--interleaved it shows how much of ops' time is onnxruntime's spinning threads)")
@@ -365,7 +372,9 @@ def main(argv=None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# {os.cpu_count()} CPUs, load average {load:.2f} at start; {args.stat} of at least {args.repeat} "
           f"interleaved runs (fast cases more)"
-          + ("; ops, torch and onnxruntime timed in separate phases" if args.phases else "; all in one rotation")
+          + (("; ops, numpy, torch and onnxruntime timed in separate phases" if not args.numpy_beside_ops
+              else "; ops and numpy, torch, onnxruntime timed in separate phases") if args.phases
+             else "; all in one rotation")
           + ("; onnxruntime threads do not spin" if args.ort_no_spin else ""))
     t0 = time.perf_counter()
     on = accel.enabled()  # imports numba (once per process)
@@ -429,7 +438,12 @@ def main(argv=None) -> int:
             if torch is not None:
                 torch.set_num_threads(n)
             fns = {"ops": run, "numpy": run_numpy, "copy": copy}
-            times = interleaved_times(fns, repeat) if args.phases else {}
+            times = {}
+            if args.phases and args.numpy_beside_ops:
+                times = interleaved_times(fns, repeat)
+            elif args.phases:
+                times = interleaved_times({"ops": run, "copy": copy}, repeat)
+                times["numpy"] = interleaved_times({"numpy": run_numpy, "copy": copy}, repeat)["numpy"]
             t_torch, route = float("nan"), "; ".join(torch_notes) or "-"
             if torch_fns:
                 if args.phases:

@@ -28,8 +28,10 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
   rows split across threads; the row gathers prefetch each row :data:`ops.accel_kernels.AHEAD`
-  rows before copying it, GatherElements on the last axis reads a data row in order before
-  picking from it; outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
+  rows before copying it, GatherElements and Gather on the last axis read a data row in order
+  before picking from it (from tables of :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the
+  row gets at least as many picks as it has cache lines); outputs of ``STREAM_MIN_BYTES`` or
+  more are written with non-temporal
   stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
@@ -46,7 +48,8 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   values, e.g. ``-0.0`` and ``0.0``, the update wins, exactly as numpy). Threads split by
   destination: ScatterElements along a dimension other than the axis (every update there
   writes the same coordinate), ScatterND by ranges of target rows (each thread folds, in
-  order, only the updates whose row is in its range).
+  order, only the updates whose row is in its range; target rows are prefetched in tables of
+  :data:`ops.accel_kernels.ROWS_PREFETCH_MIN_BYTES` or more).
 
   One caveat on "bit-identical": when two NaNs with *different* bit patterns meet in add or
   mul, the kernels keep the current value's NaN, as ``ufunc.at`` and numpy's scalar loop do;
@@ -175,8 +178,9 @@ def _load() -> dict | None:
                            K.warm_row):
                 numba.extending.register_jitable(inline="always")(helper)  # inlined into the kernels' IR
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
-            # several returns trips its own SSA check (NumbaIRAssumptionWarning)
-            for helper in (K.fold_block, K.fold):
+            # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
+            # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
+            for helper in (K.fold_block, K.fold, K.assign_last):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
@@ -271,16 +275,29 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
     size = int(data.shape[axis])
     stream = idx.size * data.dtype.itemsize >= STREAM_MIN_BYTES
     widen = idx.dtype not in INDEX_DTYPES
+    flat_idx = shape != (rows, m)  # the shape of idx alone decides whether it needs the (rows, m) view
+    as_word = _as(word, dtype)
 
     def one_call(data: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
-        idx2 = (idx.astype(np.int64) if widen else np.ascontiguousarray(idx)).reshape(rows, m)
-        out = np.empty((rows, m), word)
-        if k(np.ascontiguousarray(data).reshape(-1).view(word), idx2, out, bases, sa, last, size, stream,
-             0, rows) < 0:
-            return out.view(dtype).reshape(shape)
+        idx2 = idx.astype(np.int64) if widen else np.ascontiguousarray(idx)
+        if flat_idx:
+            idx2 = idx2.reshape(rows, m)
+        out = np.empty(shape, dtype)
+        if k(as_word(data.ravel()), idx2, as_word(out).reshape(rows, m) if flat_idx else as_word(out), bases, sa,
+             last, size, stream, 0, rows) < 0:
+            return out
         return None
 
     return one_call
+
+
+def _as(word: np.dtype, dtype: np.dtype):
+    """The function that views arrays of ``dtype`` as ``word`` (the same item size): the array
+    itself when they are the same dtype (a view costs as much as a small kernel's loop over a
+    few hundred elements)."""
+    if word == dtype:
+        return lambda a: a
+    return lambda a: a.view(word)
 
 
 def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
@@ -602,13 +619,15 @@ def scatter_elements_plan(out: np.ndarray, indices: np.ndarray, axis: int, reduc
     n, m = idx2.shape
     size = int(out.shape[axis])
     widen = indices.dtype not in INDEX_DTYPES
+    reshape = indices.shape != (n, m)  # the shape alone decides whether the (n, m) views need a reshape
+    as_word = _as(word, dtype)
 
     def one_call(out: np.ndarray, indices: np.ndarray, values: np.ndarray) -> bool:
-        idx2 = (indices.astype(np.int64) if widen else np.ascontiguousarray(indices)).reshape(n, m)
-        v2 = np.ascontiguousarray(values, dtype=dtype).reshape(n, m)
-        if code == ASSIGN:
-            out, v2 = out.view(word), v2.view(word)
-        return kernel(out.reshape(-1), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
+        idx2 = indices.astype(np.int64) if widen else np.ascontiguousarray(indices)
+        v2 = as_word(np.ascontiguousarray(values, dtype=dtype))
+        if reshape:
+            idx2, v2 = idx2.reshape(n, m), v2.reshape(n, m)
+        return kernel(as_word(out).ravel(), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
 
     return one_call
 
@@ -639,7 +658,10 @@ def fold_rows_plan(dtype: np.dtype, block: int, n_rows: int, reduction: str, wor
     kernel, code = _load()["scatter_rows"], OPS[reduction]
 
     def one_call(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
-        kernel(out.reshape(n_rows, block), np.ascontiguousarray(rows, dtype=np.int64).reshape(-1),
-               np.ascontiguousarray(values).reshape(-1, block), code, 0, n_rows)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        values = np.ascontiguousarray(values)
+        kernel(out.reshape(n_rows, block), rows if rows.ndim == 1 else rows.reshape(-1),
+               values if values.ndim == 2 and values.shape[1] == block else values.reshape(-1, block),
+               code, 0, n_rows)  # (reshapes that change nothing cost as much as a few hundred folds)
 
     return one_call

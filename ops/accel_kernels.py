@@ -2,7 +2,8 @@
 
 :func:`ops.accel._load` compiles them with ``numba.njit(cache=True, nogil=True)`` and makes
 the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
-:func:`prefetch_row`, :func:`in_range`, :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`prefetch`,
+:func:`prefetch_row`, :func:`in_range`, :func:`fold_block`, :func:`fold`, :func:`warm_row`,
+:func:`assign_last`, :func:`prefetch`,
 :func:`touch`, :func:`stream_store`, :func:`store_fence`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
 tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
@@ -31,11 +32,13 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     common case) is then copied by a loop with no test in it, which LLVM unrolls; any other row
     goes through :func:`normalised` element by element. On the last axis, when a row makes
     at least as many picks as its data row has cache lines, the data row is first read in
-    order, one load per line (:func:`warm_row`):
-    the hardware prefetcher follows that, where the picks in random order each wait for their
-    line (benchmarks/README.md has the measurements behind both choices)."""
+    order, one load per line (:func:`warm_row`), when ``data`` has at least
+    :data:`WARM_MIN_BYTES` (a table that fits the caches gains nothing from it): the hardware
+    prefetcher follows that, where the picks in random order each wait for their line
+    (benchmarks/README.md has the measurements behind both choices)."""
     m = idx.shape[1]
-    warm = last and m >= size // max(1, 64 // data.itemsize)  # as many picks as the row has lines
+    # as many picks as the row has lines, from a table larger than the caches
+    warm = last and m >= size // max(1, 64 // data.itemsize) and data.shape[0] * data.itemsize >= WARM_MIN_BYTES
     for r in range(r0, r1):
         base = bases[r]
         warm_row(data, base, size, warm)
@@ -71,6 +74,12 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
                 out[r, j] = data[base + j + v * sa]
     store_fence()
     return -1
+
+
+#: The elementwise kernels read a target row in order before picking from it (:func:`warm_row`)
+#: only when the whole flat table has at least this many bytes: below it the table stays in
+#: the caches between calls and the extra loads only cost time (benchmarks/README.md).
+WARM_MIN_BYTES = 1 << 20
 
 
 def in_range(idx, r, c0, c1, size):
@@ -232,10 +241,15 @@ def gather_last(data, idx, out, r0, r1):
     ``out`` as (rows, n), both of unsigned words: Gather on the last axis (rows are the
     leading dimensions, ``idx`` the flattened indices, already normalised to ``[0, size)`` by
     the caller). Each data row is read while it is in cache; the offsets are unsigned, so
-    numba adds no wrap-around test and LLVM vectorises the loop."""
+    numba adds no wrap-around test and LLVM vectorises the loop. When a row gets at least as many
+    picks as it has cache lines, from a table of :data:`WARM_MIN_BYTES` or more, each row is
+    first read in order (:func:`warm_row`), as :func:`gather_elements` does."""
     n = idx.shape[0]
+    size = data.shape[1]
+    warm = n >= size // max(1, 64 // data.itemsize) and data.shape[0] * size * data.itemsize >= WARM_MIN_BYTES
     for r in range(r0, r1):
         row = data[r]
+        warm_row(row, 0, size, warm)
         dst = out[r]
         for j in range(n):
             dst[j] = row[np.uint64(idx[j])]
@@ -287,10 +301,14 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     c)``, ``band`` columns at a time (callers band only when a cell's updates all share one
     column, so each cell still sees its updates in order). On the last axis, a row with as
     many updates as its target row has cache lines first reads that row in order, as
-    :func:`gather_elements` does. Returns -1, or the flat position ``r * last + c`` of the
-    first bad index met (``out`` is then partly written)."""
+    :func:`gather_elements` does (also from :data:`WARM_MIN_BYTES` up). Assignment on the last
+    axis is :func:`assign_last`'s plain loop, the same writes in the same order. Returns -1,
+    or the flat position ``r * last + c`` of the first bad index met (``out`` is then partly
+    written)."""
+    if op == 4 and last:
+        return assign_last(out, idx, vals, bases, size, r0, r1, c0, c1)
     cstep, vstep = (0, 1) if last else (1, sa)
-    warm = last and c1 - c0 >= size // max(1, 64 // out.itemsize)
+    warm = last and c1 - c0 >= size // max(1, 64 // out.itemsize) and out.shape[0] * out.itemsize >= WARM_MIN_BYTES
     for cb in range(c0, c1, band):
         bad = fold_block(out, idx, vals, r0, r1, cb, min(c1, cb + band), size, bases, cstep, vstep, warm, op)
         if bad >= 0:
@@ -298,11 +316,43 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     return -1
 
 
+def assign_last(out, idx, vals, bases, size, r0, r1, c0, c1):
+    """``out[bases[r] + v] = vals[r, c]`` for rows ``r0..r1`` and, within each, columns
+    ``c0..c1`` in order, ``v`` = ``idx[r, c]`` made non-negative: :func:`fold_block`'s
+    assignment on the last axis without its generality (no reduction to choose, no warming),
+    which runs faster (benchmarks/README.md). Returns -1, or the flat position ``r * last + c``
+    of the first index outside ``[-size, size)`` (``out`` is then partly written)."""
+    m = idx.shape[1]
+    for r in range(r0, r1):
+        base = bases[r]
+        for c in range(c0, c1):
+            v = np.int64(idx[r, c])
+            if np.uint64(v) >= np.uint64(size):  # inline, :func:`normalised` only off the common path
+                v = normalised(v, size)
+                if v < 0:
+                    return r * m + c
+            out[np.uint64(base + v)] = vals[r, c]
+    return -1
+
+
+#: :func:`scatter_rows` prefetches target rows only in tables of at least this many bytes
+#: (benchmarks/README.md: the plain loop was faster up to 3.8 MB, the prefetching one from 19 MB).
+ROWS_PREFETCH_MIN_BYTES = 1 << 22
+
+
 def scatter_rows(out, rows, vals, op, r0, r1):
     """Fold vals[i] into out[rows[i]] (:func:`fold`, ``op`` 0..3) for every i (in order) whose
-    row is in r0..r1. The target row of each such update is prefetched when it enters a
-    first-in first-out queue of :data:`AHEAD` updates and folded when it leaves, so the folds
-    keep the order of ``i``."""
+    row is in r0..r1. In a table of :data:`ROWS_PREFETCH_MIN_BYTES` or more, the target row of
+    each such update is prefetched when it enters a first-in first-out queue of :data:`AHEAD`
+    updates and folded when it leaves, so the folds keep the order of ``i``; a smaller table
+    stays in the caches, and a plain loop in the order of ``i`` folds it faster."""
+    if out.shape[0] * out.shape[1] * out.itemsize < ROWS_PREFETCH_MIN_BYTES:
+        for i in range(rows.shape[0]):
+            t = rows[i]
+            if r0 <= t < r1:
+                for b in range(out.shape[1]):
+                    out[t, b] = fold(out[t, b], vals[i, b], op)
+        return
     queue = np.empty(AHEAD, np.int64)
     queued = 0  # updates that entered the queue
     folded = 0  # updates that left it

@@ -180,8 +180,10 @@ def checked_tuple_rows(indices: np.ndarray, indexed_shape: tuple) -> np.ndarray 
     if k == 1:  # one pass of all_in_range (an unsigned max) costs less than ravel_multi_index
         rows = indices[..., 0]
         return rows.astype(np.int64, copy=False) if all_in_range(rows, int(indexed_shape[0])) else None
+    # the columns: two (the common case) without a generator's cost
+    cols = (indices[..., 0], indices[..., 1]) if k == 2 else tuple(indices[..., c] for c in range(k))
     try:
-        rows = np.ravel_multi_index(tuple(indices[..., c] for c in range(k)), indexed_shape)
+        rows = np.ravel_multi_index(cols, indexed_shape)
     except (ValueError, TypeError):
         return None
     return rows.astype(np.int64, copy=False)

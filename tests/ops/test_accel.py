@@ -255,6 +255,24 @@ def test_fold_kernels_match_ufunc_at_on_every_nan(dtype, reduction):
     assert_same_bits(got, want)
 
 
+def test_fold_kernel_on_a_table_it_prefetches_matches_ufunc_at(threads):
+    """A ScatterND fold into a table of the prefetching loop's size (below it a plain loop
+    folds) gives ``ufunc.at``'s result, duplicates folded in order, in every thread's share."""
+    from ops import accel_kernels
+
+    rng = np.random.default_rng(11)
+    n_rows = accel_kernels.ROWS_PREFETCH_MIN_BYTES // (16 * 4)
+    data = rng.standard_normal((n_rows, 16)).astype(np.float32)
+    rows = rng.integers(0, n_rows // 64, size=10_000) * 64  # few distinct rows: many duplicates; two parts
+    upd = rng.standard_normal((10_000, 16)).astype(np.float32)
+    for reduction, ufunc in (("add", np.add), ("max", np.maximum)):
+        want = data.copy()
+        ufunc.at(want, rows, upd)
+        got = data.copy()
+        accel.scatter_rows_fold(got, rows, upd, reduction)
+        assert_same_bits(got, want)
+
+
 # ---------------------------------------------------------------- GatherElements
 
 
