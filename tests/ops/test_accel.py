@@ -24,10 +24,7 @@ from ops import accel, parallel
 from . import reference
 from ._helpers import NUMBA_INSTALLED, require_accelerator
 
-# one xdist worker runs this file: on a clean checkout the other would compile the same numba
-# specialisations at the same time (about 28 s of CPU more, measured with an empty cache)
-pytestmark = [pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba is not installed (extra 'fast')"),
-              pytest.mark.xdist_group("numba-compiles")]
+pytestmark = pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba is not installed (extra 'fast')")
 
 FOLD_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
 REDUCTIONS = ["add", "mul", "max", "min"]
