@@ -20,9 +20,6 @@ import onnx
 #: The generator modules of the seven indexing ops (29 cases in onnx 1.23).
 INDEXING_MODULES = ("gather", "gatherelements", "gathernd", "scatter", "scatterelements", "scatternd",
                     "tensorscatter")
-#: Generator modules whose expected outputs come from ``onnx.reference``'s per-element pooling
-#: loops; their cases hold no indexing op.
-SLOW_MODULES = ("averagepool", "lppool", "maxpool")
 
 _PACKAGE = "onnx.backend.test.case.node"
 _made: dict[str, list] = {}

@@ -22,20 +22,11 @@ from onnx.backend.test.runner import Runner, _normalize_tensor
 
 from tests import node_cases
 
-INDEXING_OPS = frozenset({"Gather", "GatherElements", "GatherND", "Scatter", "ScatterElements", "ScatterND",
-                          "TensorScatter"})
-
 
 def load_cases(skip=()) -> list:
     """The node-test cases of every generator module but those in ``skip``, in ONNX's order of
     generation."""
     return node_cases.cases(skip=skip)
-
-
-def has_indexing_op(case) -> bool:
-    """Whether the case's model holds one of the seven indexing ops (in its graph or a function)."""
-    nodes = list(case.model.graph.node) + [n for f in case.model.functions for n in f.node]
-    return any(n.op_type in INDEXING_OPS and n.domain in ("", "ai.onnx") for n in nodes)
 
 
 def _first_line(exc: BaseException) -> str:
