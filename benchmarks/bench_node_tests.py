@@ -32,7 +32,7 @@ def main() -> int:
     parser.add_argument("--slowest", type=int, default=15)
     args = parser.parse_args()
     start = time.perf_counter()
-    cases = load_cases(skip=())
+    cases = load_cases()
     if args.match:
         cases = [c for c in cases if args.match in c.name]
     print(f"{len(cases)} cases loaded in {time.perf_counter() - start:.1f} s")

@@ -305,7 +305,7 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     axis is :func:`assign_last`'s plain loop, the same writes in the same order. Returns -1,
     or the flat position ``r * last + c`` of the first bad index met (``out`` is then partly
     written)."""
-    if op == 4 and last:
+    if op == 4 and last:  # 4: assign (ops.accel.ASSIGN), as in :func:`fold`
         return assign_last(out, idx, vals, bases, size, r0, r1, c0, c1)
     cstep, vstep = (0, 1) if last else (1, sa)
     warm = last and c1 - c0 >= size // max(1, 64 // out.itemsize) and out.shape[0] * out.itemsize >= WARM_MIN_BYTES

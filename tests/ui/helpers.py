@@ -25,13 +25,20 @@ def scene_point(window, x: float, y: float) -> QtCore.QPoint:
     return window.view.mapFromScene(QtCore.QPointF(x, y))
 
 
-def drag(viewport: QtWidgets.QWidget, start: QtCore.QPoint, end: QtCore.QPoint, steps: int = 6,
-         button=LEFT) -> None:
-    """Press at ``start``, move in steps, release at ``end`` (real QTest mouse events)."""
+def press_and_move(viewport: QtWidgets.QWidget, start: QtCore.QPoint, end: QtCore.QPoint, steps: int = 6,
+                   button=LEFT) -> None:
+    """Press at ``start`` and move to ``end`` in steps, the button still held (real QTest mouse
+    events): a drag caught before its drop, to look at what hovering shows."""
     QTest.mousePress(viewport, button, NOMOD, start)
     for i in range(1, steps + 1):
         p = start + (end - start) * (i / steps)
         QTest.mouseMove(viewport, QtCore.QPoint(int(p.x()), int(p.y())))
+
+
+def drag(viewport: QtWidgets.QWidget, start: QtCore.QPoint, end: QtCore.QPoint, steps: int = 6,
+         button=LEFT) -> None:
+    """Press at ``start``, move in steps, release at ``end`` (real QTest mouse events)."""
+    press_and_move(viewport, start, end, steps, button)
     QTest.mouseRelease(viewport, button, NOMOD, end)
 
 

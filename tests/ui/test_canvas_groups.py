@@ -18,7 +18,7 @@ from nodeeditor.onnx_io import import_model
 from nodeeditor.onnx_io.foreign_ops import new_foreign_node
 
 from ..onnx_io.realistic import embedding_model, kv_cache_model
-from .helpers import LEFT, NOMOD, deliver_posted_events, drag, keys, save_shot
+from .helpers import LEFT, NOMOD, deliver_posted_events, drag, keys, press_and_move, save_shot
 
 CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
 
@@ -493,10 +493,7 @@ def test_a_wire_over_a_blocks_input_is_refused_when_any_member_reading_it_refuse
     start = w.view.mapFromScene(w.scene.node_item("f").port_scene_pos("output", True))
     end = w.view.mapFromScene(mark.scenePos())
     steps = w.undo_stack.count()
-    QTest.mousePress(vp, LEFT, NOMOD, start)
-    for i in range(1, 7):
-        p = start + (end - start) * (i / 6)
-        QTest.mouseMove(vp, QtCore.QPoint(int(p.x()), int(p.y())))
+    press_and_move(vp, start, end)
     assert w.statusBar().currentMessage() == f"Cannot connect here: {refusal}"   # while hovering
     save_shot(w.view, "canvas/group_mark_refused")
     QTest.mouseRelease(vp, LEFT, NOMOD, end)

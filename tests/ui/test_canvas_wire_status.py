@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from .helpers import LEFT, NOMOD, port_point, save_shot, scene_point
+from .helpers import LEFT, NOMOD, port_point, press_and_move, save_shot, scene_point
 
 
 def _wired(w):
@@ -18,10 +18,7 @@ def _wired(w):
 def _press_and_hover(w, src, dst):
     vp = w.view.viewport()
     a, b = port_point(w, *src), port_point(w, *dst)
-    QTest.mousePress(vp, LEFT, NOMOD, a)
-    for i in range(1, 7):
-        p = a + (b - a) * (i / 6)
-        QTest.mouseMove(vp, QtCore.QPoint(int(p.x()), int(p.y())))
+    press_and_move(vp, a, b)
     return b
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from .helpers import LEFT, NOMOD, drag, port_point, save_shot, scene_point
+from .helpers import LEFT, NOMOD, drag, port_point, press_and_move, save_shot, scene_point
 
 FLOAT_TEXT, INTEGER_TEXT, BOOL_TEXT = "floating point", "integer", "bool"
 
@@ -57,9 +57,7 @@ def test_a_refused_wire_says_why_beside_the_pointer(small, qtbot):
     vp = w.view.viewport()
     start = port_point(w, "data", "output", True)
     target = port_point(w, "g", "indices", False)      # float32 into integer-only indices
-    QTest.mousePress(vp, LEFT, NOMOD, start)
-    for i in range(1, 7):
-        QTest.mouseMove(vp, start + (target - start) * (i / 6))
+    press_and_move(vp, start, target)
     tip = w.scene.wire_drag.tip
     reason = w.graph.can_connect("data", "output", "g", "indices")
     assert reason and tip.isVisible() and tip.text == reason
