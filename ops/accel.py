@@ -27,11 +27,12 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   (respectively single elements). Pure copies, so rows move as unsigned words (bit-identical
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
-  rows split across threads; the row gathers prefetch each row :data:`ops.accel_kernels.AHEAD`
-  rows before copying it, GatherElements and Gather on the last axis read a data row in order
-  before picking from it (from tables of :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the
-  row gets at least as many picks as it has cache lines); outputs of ``STREAM_MIN_BYTES`` or
-  more are written with non-temporal
+  rows split across threads; the row gathers prefetch every cache line of a row some rows
+  before copying it (:data:`ops.accel_kernels.ROWS_AHEAD` for Gather on axis 0,
+  :data:`ops.accel_kernels.AHEAD` for GatherND), GatherElements and Gather on the last axis
+  read a data row in order before picking from it (from tables of
+  :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the row gets at least as many picks as it
+  has cache lines); outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
   stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
@@ -402,10 +403,10 @@ def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) ->
 
 #: Gather on axis 0 runs the compiled row gather only for rows of at least this many bytes from
 #: a table of at least ``ROWS_MIN_TABLE_BYTES``: its prefetching pays only when the table is
-#: out of cache, and ``np.take`` copies rows of up to 32 bytes with fixed-size moves that no
-#: kernel here beat (1.5-10x faster than it; benchmarks/README.md).
-ROWS_MIN_ROW_BYTES = 33
-ROWS_MIN_TABLE_BYTES = 6 << 20
+#: out of the per-core caches, and ``np.take`` copies rows of under 24 bytes with fixed-size
+#: moves, faster than the kernel's loop unless the table is much larger (benchmarks/README.md).
+ROWS_MIN_ROW_BYTES = 24
+ROWS_MIN_TABLE_BYTES = 2 << 20
 
 
 def supports_rows(data: np.ndarray, indices: np.ndarray, work: int) -> bool:
