@@ -85,7 +85,8 @@ ASSIGN = 4
 FOLD_DTYPES = frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
 _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-#: Gather outputs at least this large are written with non-temporal stores
+#: Gather outputs at least this large (for the row gathers, the output, table and indices
+#: together: :func:`_rows_stream`) are written with non-temporal stores
 #: (:mod:`ops.accel_intrinsics`), so that an output too large for the cache does not evict the
 #: table being read; ``INDEXFLOW_STREAM_STORES=0`` (:func:`ops.config.stream_stores`, read at
 #: import) turns them off: the threshold is then never met. Results are the same either way.
@@ -439,6 +440,14 @@ def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
             np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64))
 
 
+def _rows_stream(touched: int) -> bool:
+    """The row gathers (:func:`gather_tuples`) write with streaming stores when the bytes a call
+    touches (table, indices and output) are at least :data:`STREAM_MIN_BYTES`: the output then
+    evicts the table it reads from the caches, and a non-temporal store also saves reading each
+    output line in before it is overwritten (benchmarks/README.md)."""
+    return touched >= STREAM_MIN_BYTES
+
+
 def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray | None:
     """``out[i] = data[indices[i]]`` where the last axis of ``indices`` (length ``k``) indexes
     ``data``'s first ``k`` axes and each pick is a whole ``data.shape[k:]`` block: GatherND with
@@ -457,7 +466,7 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     block = prod(data.shape[k:])
     table = _words(np.ascontiguousarray(data).reshape(-1, block))
     dest = _words(out.reshape(-1, block))
-    stream = out.nbytes >= STREAM_MIN_BYTES
+    stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes)
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
         kernel, idx1, size = _load()["gather_rows"], idx2.reshape(-1), int(limits[0])
         results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, a, b), idx1.size, out.size)
@@ -482,7 +491,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
     words = _word_view(dtype, block)
     row = words(np.empty((1, block), dtype))  # one output row as words
     word, width = row.dtype, row.shape[1]
-    stream = size * dtype.itemsize >= STREAM_MIN_BYTES
+    stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes)
     limits, strides = _tuple_limits(data.shape, k)
     if k == 1:  # one index per row: no tuples to combine
         rows_kernel, rows = _load()["gather_rows"], int(limits[0])
