@@ -202,7 +202,8 @@ def copy_row(table, row, out, r, stream):
             out[r, b] = table[row, b]
 
 
-#: The row gathers work this many rows ahead (a power of two): a row's number is computed, and
+#: GatherND's row gather (:func:`gather_tuples`; Gather on axis 0 has :data:`ROWS_AHEAD`) works
+#: this many rows ahead (a power of two): a row's number is computed, and
 #: its cache lines prefetched, ``AHEAD`` rows before it is copied, so that many memory misses
 #: overlap instead of one at a time (the choice of 8: benchmarks/README.md).
 AHEAD = 8
