@@ -27,11 +27,12 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   (respectively single elements). Pure copies, so rows move as unsigned words (bit-identical
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
-  rows split across threads; the row gathers prefetch each row :data:`ops.accel_kernels.AHEAD`
-  rows before copying it, GatherElements and Gather on the last axis read a data row in order
-  before picking from it (from tables of :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the
-  row gets at least as many picks as it has cache lines); outputs of ``STREAM_MIN_BYTES`` or
-  more are written with non-temporal
+  rows split across threads; the row gathers prefetch every cache line of a row some rows
+  before copying it (:data:`ops.accel_kernels.ROWS_AHEAD` for Gather on axis 0,
+  :data:`ops.accel_kernels.AHEAD` for GatherND), GatherElements and Gather on the last axis
+  read a data row in order before picking from it (from tables of
+  :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the row gets at least as many picks as it
+  has cache lines); outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
   stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
 * ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
   row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
@@ -84,7 +85,8 @@ ASSIGN = 4
 FOLD_DTYPES = frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32, np.float64))
 _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-#: Gather outputs at least this large are written with non-temporal stores
+#: Gather outputs at least this large (for the row gathers, the output, table and indices
+#: together: :func:`_rows_stream`) are written with non-temporal stores
 #: (:mod:`ops.accel_intrinsics`), so that an output too large for the cache does not evict the
 #: table being read; ``INDEXFLOW_STREAM_STORES=0`` (:func:`ops.config.stream_stores`, read at
 #: import) turns them off: the threshold is then never met. Results are the same either way.
@@ -402,10 +404,10 @@ def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) ->
 
 #: Gather on axis 0 runs the compiled row gather only for rows of at least this many bytes from
 #: a table of at least ``ROWS_MIN_TABLE_BYTES``: its prefetching pays only when the table is
-#: out of cache, and ``np.take`` copies rows of up to 32 bytes with fixed-size moves that no
-#: kernel here beat (1.5-10x faster than it; benchmarks/README.md).
-ROWS_MIN_ROW_BYTES = 33
-ROWS_MIN_TABLE_BYTES = 6 << 20
+#: out of the per-core caches, and ``np.take`` copies rows of under 24 bytes with fixed-size
+#: moves, faster than the kernel's loop unless the table is much larger (benchmarks/README.md).
+ROWS_MIN_ROW_BYTES = 24
+ROWS_MIN_TABLE_BYTES = 2 << 20
 
 
 def supports_rows(data: np.ndarray, indices: np.ndarray, work: int) -> bool:
@@ -438,6 +440,14 @@ def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
             np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64))
 
 
+def _rows_stream(touched: int) -> bool:
+    """The row gathers (:func:`gather_tuples`) write with streaming stores when the bytes a call
+    touches (table, indices and output) are at least :data:`STREAM_MIN_BYTES`: the output then
+    evicts the table it reads from the caches, and a non-temporal store also saves reading each
+    output line in before it is overwritten (benchmarks/README.md)."""
+    return touched >= STREAM_MIN_BYTES
+
+
 def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray | None:
     """``out[i] = data[indices[i]]`` where the last axis of ``indices`` (length ``k``) indexes
     ``data``'s first ``k`` axes and each pick is a whole ``data.shape[k:]`` block: GatherND with
@@ -456,7 +466,7 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     block = prod(data.shape[k:])
     table = _words(np.ascontiguousarray(data).reshape(-1, block))
     dest = _words(out.reshape(-1, block))
-    stream = out.nbytes >= STREAM_MIN_BYTES
+    stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes)
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
         kernel, idx1, size = _load()["gather_rows"], idx2.reshape(-1), int(limits[0])
         results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, a, b), idx1.size, out.size)
@@ -481,7 +491,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
     words = _word_view(dtype, block)
     row = words(np.empty((1, block), dtype))  # one output row as words
     word, width = row.dtype, row.shape[1]
-    stream = size * dtype.itemsize >= STREAM_MIN_BYTES
+    stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes)
     limits, strides = _tuple_limits(data.shape, k)
     if k == 1:  # one index per row: no tuples to combine
         rows_kernel, rows = _load()["gather_rows"], int(limits[0])

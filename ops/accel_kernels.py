@@ -202,36 +202,54 @@ def copy_row(table, row, out, r, stream):
             out[r, b] = table[row, b]
 
 
-#: The row gathers work this many rows ahead (a power of two): a row's number is computed, and
+#: GatherND's row gather (:func:`gather_tuples`; Gather on axis 0 has :data:`ROWS_AHEAD`) works
+#: this many rows ahead (a power of two): a row's number is computed, and
 #: its cache lines prefetched, ``AHEAD`` rows before it is copied, so that many memory misses
 #: overlap instead of one at a time (the choice of 8: benchmarks/README.md).
 AHEAD = 8
 
 
 def prefetch_row(table, row):
-    """Prefetch every cache line of ``table[row]``."""
-    step = max(1, 64 // table.itemsize)
-    for b in range(0, table.shape[1], step):
-        prefetch(table, row, b)
+    """Prefetch every cache line of ``table[row]``: one prefetch per line's worth of words from
+    its first word, and one of its last word, so a row that does not start on a line boundary
+    (numpy aligns large arrays to 16 bytes, not 64) also has its last line asked for. The words
+    per line come from comparisons and shifts, not ``64 // itemsize``: numba reads the item size
+    at run time, and two integer divisions per row (that one and a stepped ``range``'s trip
+    count) cost a gather of short rows more than its copy."""
+    isz = table.itemsize
+    shift = 3 if isz == 8 else (4 if isz == 4 else (5 if isz == 2 else 6))  # log2(words per line)
+    nb = table.shape[1]
+    for q in range((nb + (1 << shift) - 1) >> shift):
+        prefetch(table, row, q << shift)
+    prefetch(table, row, nb - 1)
+
+
+#: :func:`gather_rows` prefetches the row it will copy this many rows later (rows of a cache
+#: line or more); rows shorter than a line, :data:`ROWS_AHEAD_SHORT` rows later. The prefetch
+#: reads its index straight from ``idx``, so nothing but the copy waits on it (the choice of
+#: distances: benchmarks/README.md).
+ROWS_AHEAD = 16
+ROWS_AHEAD_SHORT = 32
 
 
 def gather_rows(table, idx, size, out, stream, r0, r1):
     """out[r] = table[v] for r in r0..r1, ``v`` = ``idx[r]`` made non-negative (whole rows of
-    the (n_rows, words) tables), written with streaming stores when ``stream``; rows are
-    prefetched :data:`AHEAD` rows before they are copied. Returns -1, or the first ``r`` whose
+    the (n_rows, words) tables), written with streaming stores when ``stream``. While row ``r``
+    is copied, the row of ``idx[r + ahead]`` is prefetched (:data:`ROWS_AHEAD`, or
+    :data:`ROWS_AHEAD_SHORT` for rows under a cache line; an index out of range there is
+    skipped, its error comes when its row is reached). Returns -1, or the first ``r`` whose
     index is outside ``[-size, size)`` (``out`` is then incomplete)."""
-    ahead = np.empty(AHEAD, np.int64)
-    for r in range(r0, r1 + AHEAD):
-        slot = (r - r0) & (AHEAD - 1)
-        if r >= r0 + AHEAD:
-            copy_row(table, ahead[slot], out, r - AHEAD, stream)
-        if r < r1:
-            row = normalised(idx[r], size)
-            if row < 0:
-                store_fence()
-                return r
-            ahead[slot] = row
-            prefetch_row(table, row)
+    ahead = ROWS_AHEAD_SHORT if table.shape[1] * table.itemsize < 64 else ROWS_AHEAD
+    for r in range(r0, r1):
+        if r + ahead < r1:
+            w = normalised(idx[r + ahead], size)
+            if w >= 0:
+                prefetch_row(table, w)
+        row = normalised(idx[r], size)
+        if row < 0:
+            store_fence()
+            return r
+        copy_row(table, row, out, r, stream)
     store_fence()
     return -1
 

@@ -65,8 +65,8 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     """ONNX Gather: entries of ``data`` along ``axis`` picked by ``indices`` (negative allowed).
 
     Applies the index map in factored form (:func:`ops.apply.take_axis`). With the accelerator
-    on, axis 0 with rows of a cache line or more from a table out of cache
-    (:func:`ops.accel.supports_rows`) runs its compiled row gather
+    on, axis 0 with rows and a table large enough (:func:`ops.accel.supports_rows`: the table
+    beyond the per-core caches) runs its compiled row gather
     (:func:`ops.accel.gather_tuples`, the same rows, checked as it copies; on a bad index the
     numpy path below raises the error). The last axis (not the first) runs its compiled
     element gather (:func:`ops.accel.gather_last`) on the indices the numpy path normalised.

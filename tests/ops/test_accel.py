@@ -31,6 +31,10 @@ REDUCTIONS = ["add", "mul", "max", "min"]
 GATHER_DTYPES = ["bool", "int8", "uint16", "int32", "uint64", "float16", "bfloat16", "float32", "float64", "complex64"]
 
 
+#: The row gather's thresholds as the module sets them (the fixture below lowers them to 0).
+ROWS_MIN_ROW_BYTES, ROWS_MIN_TABLE_BYTES = accel.ROWS_MIN_ROW_BYTES, accel.ROWS_MIN_TABLE_BYTES
+
+
 @pytest.fixture(autouse=True)
 def accel_state(monkeypatch):
     """Restore the switch after each test; let small cases reach the kernels."""
@@ -414,6 +418,48 @@ def test_gather_axis0_and_gather_nd_big_threads(dtype, rank, threads, stream):
     data, nd_idx, _ = nd_case(rng, rank, dtype, big=True)
     fast, slow = both(partial(ops.gather_nd, data, nd_idx))
     assert_same_bits(fast, slow)
+
+
+@pytest.mark.parametrize("width", [3, 16, 40], ids=["12-byte rows", "64-byte rows", "160-byte rows"])
+def test_gather_axis0_look_ahead_meets_bad_and_negative_indices_before_their_rows(width, stream):
+    """The row gather prefetches the row of an index some rows before it copies it (more rows
+    ahead for rows under a cache line): negative indices there are read as ONNX does, and a bad
+    index met while looking ahead (near the start, at the look-ahead distances, near the end)
+    is still the one the error names."""
+    rng = np.random.default_rng([18, width])
+    size, n = 50, 120
+    data = values("float32", (size, width), rng)
+    idx = rng.integers(-size, size, n)
+    fast, slow = both(partial(ops.gather, data, idx, 0))
+    assert_same_bits(fast, slow)
+    assert_same_bits(fast, reference.gather(data, idx, 0))
+    for at in (0, 1, 15, 16, 17, 31, 32, 33, 60, n - 33, n - 17, n - 1):
+        bad = size if at % 2 else -size - 1
+        bad_idx = idx.copy()
+        bad_idx[at] = bad
+        for flag in (True, False):
+            accel.set_enabled(flag)
+            with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[{at}\] = {bad} is out of range"):
+                ops.gather(data, bad_idx, 0)
+
+
+def test_gather_axis0_runs_compiled_from_rows_and_tables_large_enough(monkeypatch):
+    """Rows of ``ROWS_MIN_ROW_BYTES`` from a table of ``ROWS_MIN_TABLE_BYTES`` (the module's
+    values, not the tests' zeros) run the compiled row gather; narrower rows or a smaller table
+    stay on numpy's take. Either way the result is numpy's, bit for bit."""
+    monkeypatch.setattr(accel, "ROWS_MIN_ROW_BYTES", ROWS_MIN_ROW_BYTES)
+    monkeypatch.setattr(accel, "ROWS_MIN_TABLE_BYTES", ROWS_MIN_TABLE_BYTES)
+    calls = count_calls(monkeypatch, "gather_tuples")
+    rng = np.random.default_rng(19)
+    width = ROWS_MIN_ROW_BYTES // 4
+    table_rows = -(-ROWS_MIN_TABLE_BYTES // ROWS_MIN_ROW_BYTES)
+    base = rng.standard_normal((table_rows, width)).astype(np.float32)
+    idx = rng.integers(-table_rows + 1, table_rows - 1, 3000)  # in range for every table below
+    for data, compiled in ((base, True), (base[1:], False), (np.ascontiguousarray(base[:, 1:]), False)):
+        before = len(calls)
+        fast, slow = both(partial(ops.gather, data, idx, 0))
+        assert_same_bits(fast, slow)
+        assert (len(calls) > before) == compiled
 
 
 @pytest.mark.parametrize("index_dtype", ["int64", "int32"])
