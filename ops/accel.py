@@ -515,12 +515,13 @@ def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -
     updates and ``data`` is empty (the caller's numpy path then raises the exact error, or
     gives the result).
 
-    Work of more than one part (:func:`_one_part`) splits the target rows into one range per
-    thread (:data:`ND_CHUNKS_PER_THREAD`): each thread copies its rows of ``data`` and then
+    Work for more than one thread (:func:`_run_chunks`) splits the target rows into one range
+    per thread (:data:`ND_CHUNKS_PER_THREAD`): each thread copies its rows of ``data`` and then
     writes, in order, the updates whose row is in its range, scanning all the indices. Each
     row is written by one thread, with its updates in their order, so the result is the one
     thread's; the writes find the rows the same thread has just copied still in its cache.
-    Every thread checks every index, so a bad one is found whichever thread holds its row."""
+    Every thread checks every index, so a bad one is found whichever thread holds its row.
+    Data that is not C-contiguous is copied whole first, in the calling thread."""
     k = indices.shape[-1]
     n = indices.size // k if k else 0
     out = buffers.empty(data.shape, data.dtype)
