@@ -33,7 +33,7 @@ from .index_map import IndexMap, element_base, row_major_strides, write_offsets
 from .reductions import SCATTER_REDUCTIONS
 
 #: A plain copy is memory-bound; below this many bytes per thread, splitting it costs more.
-COPY_MIN_PART_BYTES = 3 << 19
+COPY_MIN_PART_BYTES = 3 << 20
 #: take_elements stages this many bytes of data at a time (fits in L2 with its offsets).
 STAGE_BYTES = 1 << 18
 #: put_rows(columns_stay=True) applies bands of columns whose targets span about this many bytes.
