@@ -476,6 +476,7 @@ def test_scatter_nd_none_split_by_target_rows_is_bit_identical(case, threads, mo
         return original(table, idx, limits, strides, vals, r0, r1)
 
     monkeypatch.setitem(kernels, "scatter_tuples", spy)
+    monkeypatch.setattr(parallel, "COPY_MIN_PART_BYTES", 1 << 10)  # data this small splits too
     data, idx, upd = split_nd_case(np.random.default_rng([18, len(case)]), case)
     fast, slow = both(partial(ops.scatter_nd, data, idx, upd))
     assert_same_bits(fast, slow)

@@ -1,5 +1,5 @@
 """The scatter output's copy of data (ops.apply.copy_of): split across threads from two parts of
-``COPY_MIN_PART_BYTES``, whatever the layout of data; the same values as the data, C-ordered,
+``parallel.COPY_MIN_PART_BYTES``, whatever the layout of data; the same values as the data, C-ordered,
 never sharing memory with it. The threshold is lowered so small arrays split."""
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def threads(request):
 @pytest.fixture
 def parts(monkeypatch):
     """Parts of 64 bytes; the ranges each copy covers, as ``(start, stop)`` of the first axis."""
-    monkeypatch.setattr(apply, "COPY_MIN_PART_BYTES", 64)
+    monkeypatch.setattr(parallel, "COPY_MIN_PART_BYTES", 64)
     ranges = []
     run_parts = parallel.run_parts
 
