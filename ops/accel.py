@@ -34,8 +34,10 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the row gets at least as many picks as it
   has cache lines); outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
   stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
-* ScatterND with reduction none (:func:`scatter_tuples`): one thread writes the rows in
-  row-major order of the updates, so the last duplicate wins, as with numpy's assignment.
+* ScatterND with reduction none (:func:`scatter_tuples`): the rows are written in row-major
+  order of the updates, so the last duplicate wins, as with numpy's assignment. Threads split
+  by ranges of target rows: each copies its rows of data, then writes, in order, the updates
+  whose row is in its range (scanning all the indices, checking each).
 * ScatterElements (:func:`scatter_elements`) on the raw indices, like GatherElements: the
   index map's formula applied as it is computed, each index checked as it is read, so no
   flat-offset array is built.
@@ -116,7 +118,7 @@ _load_failed = False
 #: Parts per thread for :func:`_run_chunks`: a thread slowed by other load on the machine takes
 #: fewer of them instead of holding up the whole call.
 CHUNKS_PER_THREAD = 4
-#: ScatterND: each part scans every row number, so one part per thread.
+#: ScatterND (the folds and reduction none): each part scans every row number, so one part per thread.
 ND_CHUNKS_PER_THREAD = 1
 
 
@@ -182,7 +184,7 @@ def _load() -> dict | None:
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
-            for helper in (K.fold_block, K.fold, K.assign_last):
+            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
@@ -516,22 +518,56 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
     return one_call
 
 
-def scatter_tuples(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> bool:
-    """ScatterND with reduction none, in place on the C-contiguous ``out``: ``out[indices[i]] =
-    updates[i]`` in row-major order of ``i`` (the last duplicate wins). Indices are raw
-    int32/int64. Returns False when one is out of range (``out`` is then partly written and
-    must be discarded; the caller's numpy path raises the exact error). One thread: the order
-    of the writes is the contract."""
-    one_call = scatter_tuples_plan(out, indices)
-    if one_call is None:  # no tuples (nothing to do), or an empty out: the numpy path checks the tuples
-        return indices.size == 0
-    return one_call(out, indices, updates)
+def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
+    """ScatterND with reduction none: a copy of ``data`` (a new, possibly pooled array) with
+    ``out[indices[i]] = updates[i]`` in row-major order of ``i`` (the last duplicate wins).
+    Indices are raw int32/int64. Returns None when one is out of range, or when there are
+    updates and ``data`` is empty (the caller's numpy path then raises the exact error, or
+    gives the result).
+
+    Data of two copy parts or more (:data:`ops.parallel.COPY_MIN_PART_BYTES`) with work for more
+    than one thread (:func:`_run_chunks`) splits the target rows into one range per thread
+    (:data:`ND_CHUNKS_PER_THREAD`): each thread copies its rows of ``data`` and then
+    writes, in order, the updates whose row is in its range, scanning all the indices. Each
+    row is written by one thread, with its updates in their order, so the result is the one
+    thread's; the writes find the rows the same thread has just copied still in its cache.
+    Every thread checks every index, so a bad one is found whichever thread holds its row.
+    Data that is not C-contiguous is copied whole first, in the calling thread."""
+    k = indices.shape[-1]
+    n = indices.size // k if k else 0
+    out = buffers.empty(data.shape, data.dtype)
+    if out.size == 0:
+        return out if n == 0 else None
+    rows = prod(data.shape[:k])
+    block = out.size // rows
+    dest = out.reshape(rows, block)
+    src = data.reshape(rows, block) if data.flags.c_contiguous else None
+    if src is None:  # no row ranges to copy from: copy it all first, here
+        np.copyto(out, data)
+    kernel = _load()["scatter_tuples"]
+    limits, strides = _tuple_limits(data.shape, k)
+    table = _words(dest)
+    idx2 = kernel_indices(indices).reshape(n, k)
+    vals = _words(np.ascontiguousarray(updates, dtype=data.dtype).reshape(n, block))
+
+    def part(a: int, b: int) -> int:
+        if src is not None:
+            np.copyto(dest[a:b], src[a:b])
+        return kernel(table, idx2, limits, strides, vals, a, b)
+
+    if data.nbytes < 2 * parallel.COPY_MIN_PART_BYTES:  # two threads gained nothing on the copy or the writes
+        return out if part(0, rows) < 0 else None
+    results = _run_chunks(part, rows, out.size + n * block, chunks_per_thread=ND_CHUNKS_PER_THREAD)
+    return out if _all_valid(results) else None
 
 
 def scatter_tuples_plan(out: np.ndarray, indices: np.ndarray):
-    """:func:`scatter_tuples` as a function of ``(out, indices, updates)`` of these shapes and
-    dtypes (``out`` C-contiguous, the others any strides), with the operands that depend on the
-    shapes alone made here, once; None when there is nothing to write."""
+    """:func:`scatter_tuples`' writes in one thread, in place on ``out`` (the C-contiguous copy of
+    data), as a function of ``(out, indices, updates)`` of these shapes and dtypes (``out``
+    C-contiguous, the others any strides) that returns False when an index is out of range
+    (``out`` is then partly written and must be discarded; the caller's numpy path raises the
+    exact error). The operands that depend on the shapes alone are made here, once; None when
+    there is nothing to write."""
     k = indices.shape[-1]
     n = indices.size // k if k else 0
     if n == 0 or out.size == 0:
@@ -539,12 +575,13 @@ def scatter_tuples_plan(out: np.ndarray, indices: np.ndarray):
     kernel = _load()["scatter_tuples"]
     limits, strides = _tuple_limits(out.shape, k)
     block, dtype = prod(out.shape[k:]), out.dtype
+    rows = out.size // block
     words = _word_view(dtype, block)
 
     def one_call(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> bool:
         table = words(out.reshape(-1, block))
         vals = words(np.ascontiguousarray(updates, dtype=dtype).reshape(n, block))
-        return kernel(table, kernel_indices(indices).reshape(n, k), limits, strides, vals) < 0
+        return kernel(table, kernel_indices(indices).reshape(n, k), limits, strides, vals, 0, rows) < 0
 
     return one_call
 

@@ -3,7 +3,7 @@
 :func:`ops.accel._load` compiles them with ``numba.njit(cache=True, nogil=True)`` and makes
 the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
 :func:`prefetch_row`, :func:`in_range`, :func:`fold_block`, :func:`fold`, :func:`warm_row`,
-:func:`assign_last`, :func:`prefetch`,
+:func:`assign_last`, :func:`scatter_tuples_part`, :func:`prefetch`,
 :func:`touch`, :func:`stream_store`, :func:`store_fence`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
 tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
@@ -295,18 +295,87 @@ def gather_tuples(table, idx, limits, strides, out, stream, r0, r1):
     return -1
 
 
-def scatter_tuples(table, idx, limits, strides, vals):
-    """table[row(idx[r])] = vals[r] for every r in order (the last duplicate wins). Returns -1,
-    or the flat position ``r * k + c`` of the first bad index component (rows before it are
-    already written)."""
+#: :func:`scatter_tuples_part` collects the rows of this many updates at a time before it writes
+#: those in its part (a range test per update would be a branch the predictor misses on random
+#: targets; benchmarks/README.md).
+FILTER_BATCH = 1024
+#: The row scatters prefetch the target row of the update this many updates ahead, in tables of
+#: at least ``SCATTER_PREFETCH_MIN_BYTES`` (a table that stays in the caches only pays for the
+#: prefetches; benchmarks/README.md).
+SCATTER_AHEAD = 32
+SCATTER_PREFETCH_MIN_BYTES = 1 << 20
+
+
+def scatter_tuples(table, idx, limits, strides, vals, r0, r1):
+    """table[row(idx[r])] = vals[r] for every r in order whose row is in r0..r1 (the last
+    duplicate wins): on the whole table here, on a part of it in :func:`scatter_tuples_part`
+    (a plain call: its buffers in this function's body slowed the loops below). A single
+    index column is read without :func:`tuple_row`'s loop, and, in a table of
+    :data:`SCATTER_PREFETCH_MIN_BYTES` or more, the row of the update
+    :data:`SCATTER_AHEAD` updates later is prefetched (from its index clamped into range: a
+    prefetch never faults, and a wrong one costs only the line). Returns -1, or the flat
+    position ``r * k + c`` of the first bad index component (rows before it are already
+    written)."""
+    if r0 != 0 or r1 != table.shape[0]:
+        return scatter_tuples_part(table, idx, limits, strides, vals, r0, r1)
     nb = table.shape[1]
     k = idx.shape[1]
-    for r in range(idx.shape[0]):
+    n = idx.shape[0]
+    if k == 1:
+        size = limits[0]
+        ahead = table.shape[0] * nb * table.itemsize >= SCATTER_PREFETCH_MIN_BYTES
+        for r in range(n):
+            if ahead and r + SCATTER_AHEAD < n:
+                prefetch(table, min(np.uint64(idx[r + SCATTER_AHEAD, 0]), np.uint64(size - 1)), 0)
+            row = normalised(idx[r, 0], size)
+            if row < 0:
+                return r
+            for b in range(nb):
+                table[row, b] = vals[r, b]
+        return -1
+    for r in range(n):
         row = tuple_row(idx, r, limits, strides)
         if row < 0:
             return r * k + (-1 - row)
         for b in range(nb):
             table[row, b] = vals[r, b]
+    return -1
+
+
+def scatter_tuples_part(table, idx, limits, strides, vals, r0, r1):
+    """:func:`scatter_tuples` on the target rows r0..r1 only. Every index is checked, whether its
+    row is in the range or not, so every part of a split finds the same first bad index. The
+    rows of :data:`FILTER_BATCH` updates are collected (every one stored, the count advanced
+    only for those in the range: no branch on the range), then those are written, in order,
+    prefetching as :func:`scatter_tuples` does. Returns -1, or the flat position ``r * k + c``
+    of the first bad index component (rows before it are already written)."""
+    nb = table.shape[1]
+    k = idx.shape[1]
+    n = idx.shape[0]
+    ahead = table.shape[0] * nb * table.itemsize >= SCATTER_PREFETCH_MIN_BYTES
+    width = np.uint64(r1 - r0)
+    rows = np.empty(FILTER_BATCH, np.int64)
+    at = np.empty(FILTER_BATCH, np.int64)
+    for start in range(0, n, FILTER_BATCH):
+        count = 0
+        for r in range(start, min(n, start + FILTER_BATCH)):
+            if k == 1:  # without :func:`tuple_row`'s loop, as in :func:`scatter_tuples`
+                row = normalised(idx[r, 0], limits[0])
+                if row < 0:
+                    return r
+            else:
+                row = tuple_row(idx, r, limits, strides)
+                if row < 0:
+                    return r * k + (-1 - row)
+            rows[count] = row
+            at[count] = r
+            count += np.uint64(row - r0) < width
+        for q in range(count):
+            if ahead and q + SCATTER_AHEAD < count:
+                prefetch(table, rows[q + SCATTER_AHEAD], 0)
+            row, r = rows[q], at[q]
+            for b in range(nb):
+                table[row, b] = vals[r, b]
     return -1
 
 

@@ -32,8 +32,6 @@ from .dtypes import dtype_name
 from .index_map import IndexMap, element_base, row_major_strides, write_offsets
 from .reductions import SCATTER_REDUCTIONS
 
-#: A plain copy is memory-bound; below this many elements per thread, splitting it costs more.
-COPY_MIN_PART = 1 << 20
 #: take_elements stages this many bytes of data at a time (fits in L2 with its offsets).
 STAGE_BYTES = 1 << 18
 #: put_rows(columns_stay=True) applies bands of columns whose targets span about this many bytes.
@@ -157,16 +155,19 @@ def check_reduction(op: str, reduction: str, data: np.ndarray) -> None:
 
 
 def copy_of(data: np.ndarray) -> np.ndarray:
-    """A C-ordered copy of ``data`` (the scatter output); numeric copies split across threads and
-    large ones reuse a pooled buffer (:mod:`ops.buffers`)."""
-    if data.nbytes < buffers.MIN_POOLED_BYTES:  # never pooled, one thread: numpy's own copy
-        return data.copy(order="C")
-    out = buffers.empty(data.shape, data.dtype)
-    if data.dtype.hasobject or out.ndim == 0 or out.shape[0] < 2 or out.size < 2 * COPY_MIN_PART:
+    """A C-ordered copy of ``data`` (the scatter output); numeric copies of two parts of
+    :data:`ops.parallel.COPY_MIN_PART_BYTES` or more split across threads (along the first
+    axis), and large ones reuse a pooled buffer (:mod:`ops.buffers`)."""
+    if (data.nbytes < 2 * parallel.COPY_MIN_PART_BYTES or data.dtype.hasobject or data.ndim == 0
+            or data.shape[0] < 2):  # one thread: numpy's own copy
+        if data.nbytes < buffers.MIN_POOLED_BYTES:  # never pooled
+            return data.copy(order="C")
+        out = buffers.empty(data.shape, data.dtype)
         np.copyto(out, data)
         return out
-    parallel.run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=out.size,
-                       min_part=COPY_MIN_PART)
+    out = buffers.empty(data.shape, data.dtype)
+    parallel.run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=data.nbytes,
+                       min_part=parallel.COPY_MIN_PART_BYTES)
     return out
 
 

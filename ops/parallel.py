@@ -26,6 +26,9 @@ from . import config
 
 #: Below this many elements of work per thread, threading costs more than it saves.
 MIN_PART = 1 << 16
+#: A plain copy is memory-bound: below this many bytes per thread, splitting it costs more
+#: (:func:`ops.apply.copy_of`, and ScatterND's copy-and-write parts in :mod:`ops.accel`).
+COPY_MIN_PART_BYTES = 3 << 20
 
 
 def _default_threads() -> int:

@@ -61,9 +61,10 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
     """ONNX ScatterND: a copy of ``data`` with slices replaced (or reduced) by ``updates``.
 
     Applies the index map with ``put_rows``; with the accelerator on and reduction none, its
-    compiled row scatter (:func:`ops.accel.scatter_tuples`: the same rows in the same order,
-    checked as it writes; on a bad index the index map raises the error). Below
-    :data:`ops.accel.SMALL_WORK` updates the small route goes first (:func:`_small_route`)."""
+    compiled row scatter, which makes the copy of data too (:func:`ops.accel.scatter_tuples`:
+    the same rows in the same order, checked as it writes; on a bad index the index map raises
+    the error). Below :data:`ops.accel.SMALL_WORK` updates the small route goes first
+    (:func:`_small_route`)."""
     data, updates, indices = as_tensor(data, f"{OP}: data"), as_tensor(updates, f"{OP}: updates"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
     require_data_dtype(OP, "updates", updates)
@@ -77,8 +78,8 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
             return out
     elif reduction == "none" and accel.supports_tuples(data, indices, k, updates.size) and accel.enabled():
         scatter_nd_output_shape(data.shape, indices.shape, updates.shape)
-        out = copy_of(data)
-        if accel.scatter_tuples(out, indices, updates):
+        out = accel.scatter_tuples(data, indices, updates)
+        if out is not None:
             return out
     imap = scatter_nd_index_map(data, indices, updates.shape)
     return put_rows(OP, data, imap, updates, reduction)

@@ -485,6 +485,52 @@ def test_scatter_nd_none_big_matches_reference(rank, threads):
     np.testing.assert_array_equal(fast, reference.scatter_nd(data, idx, upd))
 
 
+def split_nd_case(rng, case: str):
+    """ScatterND none with two threads' worth of work (data and updates together at least
+    ``2 * parallel.MIN_PART`` elements): duplicates (also on the rows either side of the middle,
+    where two ranges meet, and at both ends), negative indices; element rows (k = rank), block
+    rows (k = 2 of 3), and strided (not C-contiguous) data."""
+    f32 = np.float32
+    if case == "elements":
+        data = values("float32", (140_000,), rng)
+    else:
+        data = values("float32", (400, 300, 3), rng)
+        if case == "strided":
+            data = values("float32", (400, 600, 3), rng)[:, ::2]
+    k = 1 if case == "elements" else 2
+    lead = data.shape[:k]
+    n = 3000 if case == "elements" else 2000  # data alone is two parts of work
+    idx = np.stack([rng.integers(-s, s, n) for s in lead], axis=-1)
+    rows = int(np.prod(lead))
+    edges = [0, rows // 2 - 1, rows // 2, rows // 2 + 1, rows - 1]
+    picks = rng.integers(0, n, 4 * len(edges))
+    idx[picks] = np.array(np.unravel_index(np.repeat(edges, 4), lead)).T  # each edge row four times
+    return data, idx, values("float32", (n,) + data.shape[k:], rng).astype(f32)
+
+
+@pytest.mark.parametrize("case", ["elements", "blocks", "strided"])
+def test_scatter_nd_none_split_by_target_rows_is_bit_identical(case, threads, monkeypatch):
+    """With two threads each takes one range of target rows, copies those rows and writes, in
+    order, the updates whose row is in its range: the numpy path's bits (the last duplicate
+    wins, also on the rows where two ranges meet) and the reference's values."""
+    ranges = []
+    kernels = accel._load()
+    original = kernels["scatter_tuples"]
+
+    def spy(table, idx, limits, strides, vals, r0, r1):
+        ranges.append((r0, r1))
+        return original(table, idx, limits, strides, vals, r0, r1)
+
+    monkeypatch.setitem(kernels, "scatter_tuples", spy)
+    monkeypatch.setattr(parallel, "COPY_MIN_PART_BYTES", 1 << 10)  # data this small splits too
+    data, idx, upd = split_nd_case(np.random.default_rng([18, len(case)]), case)
+    fast, slow = both(partial(ops.scatter_nd, data, idx, upd))
+    assert_same_bits(fast, slow)
+    assert_same_bits(fast, reference.scatter_nd(data, idx, upd))
+    rows = int(np.prod(data.shape[:idx.shape[-1]]))
+    assert sorted(ranges) == ([(0, rows)] if threads == 1 else [(0, rows // 2), (rows // 2, rows)])
+
+
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
 @pytest.mark.parametrize("value", ["size", "-size-1", "huge"])
 def test_checking_kernels_refuse_every_bad_index(where, value, threads, stream, monkeypatch):
