@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ops import accel
+from ops import accel, parallel
 
 # The 16 dtypes every indexing op allows (our names, see ops/CONTRACT.md).
 CORE_DTYPES = (
@@ -189,3 +189,12 @@ def require_accelerator() -> None:
     if not NUMBA_INSTALLED:
         pytest.skip("numba is not installed (extra 'fast')")
     assert accel.available(), "numba is installed, but ops.accel could not load it"
+
+
+def with_threads(request):
+    """A thread-count fixture's body: ``ops.parallel`` set to ``request.param`` threads while the
+    test runs (``yield from with_threads(request)``), the previous count restored after."""
+    before = parallel.threads()
+    parallel.set_threads(request.param)
+    yield request.param
+    parallel.set_threads(before)

@@ -22,7 +22,7 @@ import ops
 from ops import accel, parallel
 
 from . import reference
-from ._helpers import NUMBA_INSTALLED, require_accelerator
+from ._helpers import NUMBA_INSTALLED, require_accelerator, with_threads
 
 pytestmark = pytest.mark.skipif(not NUMBA_INSTALLED, reason="numba is not installed (extra 'fast')")
 
@@ -58,10 +58,7 @@ def stream(request, monkeypatch):
 
 @pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
 def threads(request):
-    old = parallel.threads()
-    parallel.set_threads(request.param)
-    yield request.param
-    parallel.set_threads(old)
+    yield from with_threads(request)
 
 
 def values(dtype: str, shape, rng, payloads: bool = True) -> np.ndarray:

@@ -15,6 +15,8 @@ import pytest
 import ops
 from ops import buffers, parallel
 
+from ._helpers import with_threads
+
 BIG = 2 * parallel.MIN_PART + 7  # enough work for two threads, not a multiple of anything
 
 NUMERIC = ["bool", "int8", "int32", "int64", "uint8", "uint64", "float16", "bfloat16", "float32", "float64",
@@ -24,10 +26,7 @@ ALL = NUMERIC + ["string"]
 
 @pytest.fixture(params=[1, 2, 3], ids=lambda n: f"threads{n}")
 def threads(request):
-    old = parallel.threads()
-    parallel.set_threads(request.param)
-    yield request.param
-    parallel.set_threads(old)
+    yield from with_threads(request)
 
 
 def make(dtype: str, shape, rng) -> np.ndarray:

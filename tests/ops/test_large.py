@@ -18,7 +18,7 @@ import ops
 import ops.parallel
 
 from ._cases import Case
-from ._helpers import CORE_DTYPES, eps, random_values
+from ._helpers import CORE_DTYPES, eps, random_values, with_threads
 from .test_vs_onnxruntime import run_ort
 
 RNG_SEED = 20261129
@@ -26,10 +26,7 @@ RNG_SEED = 20261129
 
 @pytest.fixture(params=[1, 2, 3], ids=lambda n: f"threads{n}")
 def threads(request):
-    before = ops.parallel.threads()
-    ops.parallel.set_threads(request.param)
-    yield request.param
-    ops.parallel.set_threads(before)
+    yield from with_threads(request)
 
 
 def _idx(rng, shape, size, negative=True):

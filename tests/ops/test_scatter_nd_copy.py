@@ -9,13 +9,12 @@ import pytest
 import ops
 from ops import apply, parallel
 
+from ._helpers import with_threads
+
 
 @pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
 def threads(request):
-    old = parallel.threads()
-    parallel.set_threads(request.param)
-    yield request.param
-    parallel.set_threads(old)
+    yield from with_threads(request)
 
 
 @pytest.fixture
