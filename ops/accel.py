@@ -179,7 +179,7 @@ def _load() -> dict | None:
 
             jit = numba.njit(cache=True, nogil=True)
             for helper in (K.normalised, K.tuple_row, K.copy_row, K.prefetch_row, K.prefetch_band, K.in_range,
-                           K.warm_row):
+                           K.warm_row, K.line_shift):
                 numba.extending.register_jitable(inline="always")(helper)  # inlined into the kernels' IR
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's

@@ -3,9 +3,11 @@ non-temporal ("streaming") stores. Neither changes a result; both only change wh
 
 * **Prefetch.** A gather of rows picked at random from a table much larger than the caches
   (GatherND, Gather on axis 0) waits on one memory miss per row; the next row's address depends
-  on nothing but its index, so it can be asked for early. The row gathers compute row numbers
-  :data:`ops.accel_kernels.AHEAD` rows before they copy them and prefetch each one then, into
-  every cache level (benchmarks/README.md has the measurements behind both choices).
+  on nothing but its index, so it can be asked for early. GatherND's row gather computes row
+  numbers :data:`ops.accel_kernels.AHEAD` rows before it copies them and prefetches each one
+  then; Gather on axis 0 reads the index :data:`ops.accel_kernels.ROWS_AHEAD` rows ahead
+  (:data:`ops.accel_kernels.ROWS_AHEAD_SHORT` for rows under a cache line) and prefetches that
+  row, into every cache level (benchmarks/README.md has the measurements behind both choices).
 * **Streaming stores.** A gather that writes an output much larger than the caches spends a
   third of its memory traffic reading each output line in before overwriting it
   (read-for-ownership). A non-temporal store writes the line straight to memory instead. The

@@ -2,8 +2,9 @@
 
 :func:`ops.accel._load` compiles them with ``numba.njit(cache=True, nogil=True)`` and makes
 the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
-:func:`prefetch_row`, :func:`in_range`, :func:`fold_block`, :func:`fold`, :func:`warm_row`,
-:func:`assign_last`, :func:`scatter_tuples_part`, :func:`prefetch`,
+:func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
+:func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
+:func:`scatter_tuples_part`, :func:`prefetch`,
 :func:`touch`, :func:`stream_store`, :func:`store_fence`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
 tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
@@ -37,8 +38,9 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     prefetcher follows that, where the picks in random order each wait for their line
     (benchmarks/README.md has the measurements behind both choices)."""
     m = idx.shape[1]
-    # as many picks as the row has lines, from a table larger than the caches
-    warm = last and m >= size // max(1, 64 // data.itemsize) and data.shape[0] * data.itemsize >= WARM_MIN_BYTES
+    shift = line_shift(data.itemsize)
+    # as many picks as the row has lines, from a table larger than the caches: warm_row's step
+    warm = 1 << shift if last and m >= size >> shift and data.shape[0] * data.itemsize >= WARM_MIN_BYTES else 0
     for r in range(r0, r1):
         base = bases[r]
         warm_row(data, base, size, warm)
@@ -94,12 +96,13 @@ def in_range(idx, r, c0, c1, size):
 def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, op):
     """For rows ``r`` in ``r0..r1`` and, within each, columns ``c`` in ``c0..c1``, in that
     order: ``out[t] = f(out[t], vals[r, c])`` with ``t = bases[r] + c * cstep + v * vstep``,
-    ``v`` = ``idx[r, c]`` made non-negative; ``f`` is :func:`fold`'s ``op``. With ``warm``,
-    each target row (``size`` elements from ``bases[r]``) is first read in order
-    (:func:`warm_row`). Returns -1, or the flat position ``r * last + c`` of the first index
-    outside ``[-size, size)`` (``out`` is then partly written). The index test is one unsigned
-    comparison, inline, that branch prediction passes (:func:`normalised` only for the rest);
-    offsets are unsigned, so numba adds no wrap-around test where it indexes."""
+    ``v`` = ``idx[r, c]`` made non-negative; ``f`` is :func:`fold`'s ``op``. With ``warm`` > 0,
+    each target row (``size`` elements from ``bases[r]``) is first read in order, every
+    ``warm``-th element (:func:`warm_row`). Returns -1, or the flat position ``r * last + c``
+    of the first index outside ``[-size, size)`` (``out`` is then partly written). The index
+    test is one unsigned comparison, inline, that branch prediction passes (:func:`normalised`
+    only for the rest); offsets are unsigned, so numba adds no wrap-around test where it
+    indexes."""
     m = idx.shape[1]
     banded = c1 - c0 < m  # a slice of each row: rows far apart in memory, which no prefetcher follows
     for r in range(r0, r1):
@@ -120,9 +123,25 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
 
 
 def prefetch_band(arr, r, c0, c1):
-    """Prefetch the cache lines of ``arr[r, c0:c1]``."""
+    """Prefetch the cache lines of ``arr[r, c0:c1]``, one per line's worth of elements from
+    ``c0``. (This keeps its two integer divisions per call, where :func:`warm_row` and
+    :func:`prefetch_row` have none: the division-free forms tried, a line's worth by
+    :func:`line_shift`, with or without the band's last line, or a fixed 8 elements, each made
+    :func:`fold_block`'s compiled loop keep the reduction code or the size on the stack instead
+    of in a register, which cost ScatterElements on the last axis up to twice the time; the
+    divisions, which cannot be hoisted out of the row loop, hold no register across it
+    (benchmarks/README.md).)"""
     for c in range(c0, c1, max(1, 64 // arr.itemsize)):
         prefetch(arr, r, c)
+
+
+def line_shift(itemsize):
+    """log2 of the elements of ``itemsize`` bytes (1, 2, 4 or 8: the kernels' words) in a
+    64-byte cache line, ``6 - log2(itemsize)``, by shifts, not ``64 // itemsize``: numba reads an
+    array's item size at run time, and an integer division costs some tens of cycles. (No
+    branches either: numba's IR inlining of a conditional expression trips its own SSA
+    check.)"""
+    return 6 - (itemsize >> 1) + (itemsize >> 3)
 
 
 def fold(x, y, op):
@@ -143,11 +162,17 @@ def fold(x, y, op):
 
 
 def warm_row(out, base, size, warm):
-    """With ``warm``, read ``out[base:base + size]`` in order, one load per cache line
-    (:func:`touch`), so that random updates into it find it in cache."""
-    if warm:
-        for p in range(0, size, max(1, 64 // out.itemsize)):
-            touch(out, np.uint64(base + p))
+    """With ``warm`` > 0, read ``out[base:base + size]`` in order, every ``warm``-th element
+    (:func:`touch`; callers pass a cache line's worth, ``1 << line_shift(itemsize)``, or 0 for
+    no reading), so that random picks or updates in it find it in cache. The step comes from
+    the caller, computed once per call, and the loop counts up to ``size``: no integer
+    division per row (a stepped ``range`` divides for its trip count), and no value of its own
+    held across the caller's row loop (one more there cost :func:`fold_block`'s inner loop a
+    register)."""
+    p = 0 if warm > 0 else size
+    while p < size:
+        touch(out, np.uint64(base + p))
+        p += warm
 
 
 def normalised(index, size):
@@ -213,11 +238,10 @@ def prefetch_row(table, row):
     """Prefetch every cache line of ``table[row]``: one prefetch per line's worth of words from
     its first word, and one of its last word, so a row that does not start on a line boundary
     (numpy aligns large arrays to 16 bytes, not 64) also has its last line asked for. The words
-    per line come from comparisons and shifts, not ``64 // itemsize``: numba reads the item size
+    per line come from shifts (:func:`line_shift`), not ``64 // itemsize``: numba reads the item size
     at run time, and two integer divisions per row (that one and a stepped ``range``'s trip
     count) cost a gather of short rows more than its copy."""
-    isz = table.itemsize
-    shift = 3 if isz == 8 else (4 if isz == 4 else (5 if isz == 2 else 6))  # log2(words per line)
+    shift = line_shift(table.itemsize)  # log2(words per line)
     nb = table.shape[1]
     for q in range((nb + (1 << shift) - 1) >> shift):
         prefetch(table, row, q << shift)
@@ -264,7 +288,8 @@ def gather_last(data, idx, out, r0, r1):
     first read in order (:func:`warm_row`), as :func:`gather_elements` does."""
     n = idx.shape[0]
     size = data.shape[1]
-    warm = n >= size // max(1, 64 // data.itemsize) and data.shape[0] * size * data.itemsize >= WARM_MIN_BYTES
+    shift = line_shift(data.itemsize)
+    warm = 1 << shift if n >= size >> shift and data.shape[0] * size * data.itemsize >= WARM_MIN_BYTES else 0
     for r in range(r0, r1):
         row = data[r]
         warm_row(row, 0, size, warm)
@@ -395,7 +420,8 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     if op == 4 and last:  # 4: assign (ops.accel.ASSIGN), as in :func:`fold`
         return assign_last(out, idx, vals, bases, size, r0, r1, c0, c1)
     cstep, vstep = (0, 1) if last else (1, sa)
-    warm = last and c1 - c0 >= size // max(1, 64 // out.itemsize) and out.shape[0] * out.itemsize >= WARM_MIN_BYTES
+    shift = line_shift(out.itemsize)
+    warm = 1 << shift if last and c1 - c0 >= size >> shift and out.shape[0] * out.itemsize >= WARM_MIN_BYTES else 0
     for cb in range(c0, c1, band):
         bad = fold_block(out, idx, vals, r0, r1, cb, min(c1, cb + band), size, bases, cstep, vstep, warm, op)
         if bad >= 0:
