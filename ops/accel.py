@@ -525,7 +525,7 @@ def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -
     updates and ``data`` is empty (the caller's numpy path then raises the exact error, or
     gives the result).
 
-    Data of two copy parts or more (:data:`ops.parallel.COPY_MIN_PART_BYTES`) with work for more
+    Data whose copy splits (:func:`ops.parallel.copy_splits`) with work for more
     than one thread (:func:`_run_chunks`) splits the target rows into one range per thread
     (:data:`ND_CHUNKS_PER_THREAD`): each thread copies its rows of ``data`` and then
     writes, in order, the updates whose row is in its range, scanning all the indices. Each
@@ -555,7 +555,7 @@ def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -
             np.copyto(dest[a:b], src[a:b])
         return kernel(table, idx2, limits, strides, vals, a, b)
 
-    if data.nbytes < 2 * parallel.COPY_MIN_PART_BYTES:  # two threads gained nothing on the copy or the writes
+    if not parallel.copy_splits(data.nbytes):  # two threads gained nothing on the copy or the writes
         return out if part(0, rows) < 0 else None
     results = _run_chunks(part, rows, out.size + n * block, chunks_per_thread=ND_CHUNKS_PER_THREAD)
     return out if _all_valid(results) else None

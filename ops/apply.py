@@ -155,10 +155,10 @@ def check_reduction(op: str, reduction: str, data: np.ndarray) -> None:
 
 
 def copy_of(data: np.ndarray) -> np.ndarray:
-    """A C-ordered copy of ``data`` (the scatter output); numeric copies of two parts of
-    :data:`ops.parallel.COPY_MIN_PART_BYTES` or more split across threads (along the first
-    axis), and large ones reuse a pooled buffer (:mod:`ops.buffers`)."""
-    if (data.nbytes < 2 * parallel.COPY_MIN_PART_BYTES or data.dtype.hasobject or data.ndim == 0
+    """A C-ordered copy of ``data`` (the scatter output); numeric copies that are worth it
+    (:func:`ops.parallel.copy_splits`) split across threads (along the first axis), and large
+    ones reuse a pooled buffer (:mod:`ops.buffers`)."""
+    if (not parallel.copy_splits(data.nbytes) or data.dtype.hasobject or data.ndim == 0
             or data.shape[0] < 2):  # one thread: numpy's own copy
         if data.nbytes < buffers.MIN_POOLED_BYTES:  # never pooled
             return data.copy(order="C")

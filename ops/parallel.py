@@ -31,6 +31,12 @@ MIN_PART = 1 << 16
 COPY_MIN_PART_BYTES = 3 << 20
 
 
+def copy_splits(nbytes: int) -> bool:
+    """A copy of ``nbytes`` is worth splitting: at least two parts of :data:`COPY_MIN_PART_BYTES`
+    (how many parts run is :func:`part_count`'s, from the thread count)."""
+    return nbytes >= 2 * COPY_MIN_PART_BYTES
+
+
 def _default_threads() -> int:
     configured = config.threads()
     if configured is not None:
