@@ -207,7 +207,10 @@ def torch_candidates(case: Case) -> dict[str, Callable[[], object]]:
     memory with them), by name; the caller checks each against ops and times the fastest."""
     import torch
 
-    t = [torch.from_numpy(np.ascontiguousarray(a)) for a in _normalised(case)]
+    # the same memory layout ops gets (a strided index slice stays strided): torch.from_numpy
+    # takes any non-negative strides, so only a negatively strided view is copied
+    t = [torch.from_numpy(a if all(s >= 0 for s in a.strides) else np.ascontiguousarray(a))
+         for a in map(np.asarray, _normalised(case))]
     data, idx = t[0], t[1]
     axis = case.attrs.get("axis", 0) % data.ndim
     reduction = case.attrs.get("reduction", "none")
@@ -253,13 +256,19 @@ def torch_candidates(case: Case) -> dict[str, Callable[[], object]]:
 
 
 STAT = statistics.median
+#: ``--gap-ms``: seconds of idle time before each timed call (0: calls back to back). The
+#: editor's calls come one per edit, after the engine's worker threads have gone to sleep and
+#: the cores have idled; torch's OpenMP workers and onnxruntime's spin for milliseconds after a
+#: run, ops' pool threads do not, so back-to-back and after-a-pause times can rank differently.
+GAP = 0.0
 
 
 def interleaved_times(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
     """Median (or best, ``--stat min``) time of each function, timed in turns after one warm-up
     each, so a burst of other load on the machine hits every contender alike instead of
     whichever happened to be running; the order rotates every turn, so no contender always runs
-    right after the one that evicted the caches."""
+    right after the one that evicted the caches. With ``--gap-ms``, each timed call comes after
+    that much idle time (:data:`GAP`)."""
     for fn in fns.values():
         fn()
     times: dict[str, list[float]] = {name: [] for name in fns}
@@ -267,6 +276,8 @@ def interleaved_times(fns: dict[str, Callable[[], object]], repeat: int) -> dict
     for turn in range(repeat):
         # rotate who goes first: whoever follows the large copy finds the caches cold
         for name in names[turn % len(names):] + names[: turn % len(names)]:
+            if GAP:
+                time.sleep(GAP)
             t0 = time.perf_counter()
             fns[name]()
             times[name].append(time.perf_counter() - t0)
@@ -352,8 +363,12 @@ def main(argv=None) -> int:
     parser.add_argument("--ort-no-spin", action="store_true",
                         help="onnxruntime sessions with session.intra_op.allow_spinning=0 (a diagnostic: with "
                              "--interleaved it shows how much of ops' time is onnxruntime's spinning threads)")
+    parser.add_argument("--gap-ms", type=float, default=0.0,
+                        help="idle milliseconds before each timed call, as between the editor's runs "
+                             "(default 0: back to back); 50 lets every engine's worker threads stop spinning")
     args = parser.parse_args(argv)
-    global STAT, ORT_SPIN
+    global STAT, ORT_SPIN, GAP
+    GAP = max(0.0, args.gap_ms) / 1e3
     ORT_SPIN = not args.ort_no_spin
     STAT = min if args.stat == "min" else statistics.median
     thread_counts = [int(n) for n in args.threads.split(",")]
@@ -375,7 +390,8 @@ def main(argv=None) -> int:
           + (("; ops, numpy, torch and onnxruntime timed in separate phases" if not args.numpy_beside_ops
               else "; ops and numpy, torch, onnxruntime timed in separate phases") if args.phases
              else "; all in one rotation")
-          + ("; onnxruntime threads do not spin" if args.ort_no_spin else ""))
+          + ("; onnxruntime threads do not spin" if args.ort_no_spin else "")
+          + (f"; {args.gap_ms:g} ms idle before each timed call" if GAP else ""))
     t0 = time.perf_counter()
     on = accel.enabled()  # imports numba (once per process)
     compiler = "numba " + __import__("numba").__version__ if accel.available() else "numba not installed"
