@@ -365,15 +365,7 @@ class ExplainerWidget(QtWidgets.QWidget):
             what = "slice"
         self.title.setText(f"<b>{title}</b> — {op}: {explanation.count} step{'s' * (explanation.count != 1)}, "
                            f"one per {what}, in row-major order")
-        self._set_grids()
-        self.steps.show_explanation(explanation)
-        self._show_steps(True)
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, explanation.count - 1)
-        self.slider.setValue(max(0, min(explanation.count - 1, step)))
-        self.slider.blockSignals(False)
-        for w in (self.prev_button, self.next_button, self.play_button, self.slider):
-            w.setEnabled(True)
+        self._open_steps(step)
         blocked = self.elements_action.blockSignals(True)
         self.elements_action.setEnabled(explanation.slices_possible)
         self.elements_action.setChecked(explanation.granularity is Granularity.ELEMENT
@@ -383,6 +375,20 @@ class ExplainerWidget(QtWidgets.QWidget):
         self._show(self.step)
         self.operationChanged.emit()
         return True
+
+    def _open_steps(self, step: int) -> None:
+        """Show ``self.explanation``'s grids and steps table, and the stepping controls at
+        ``step`` (clamped to the steps there are), without emitting a step change yet."""
+        count = self.explanation.count
+        self._set_grids()
+        self.steps.show_explanation(self.explanation)
+        self._show_steps(True)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, count - 1)
+        self.slider.setValue(max(0, min(count - 1, step)))
+        self.slider.blockSignals(False)
+        for w in (self.prev_button, self.next_button, self.play_button, self.slider):
+            w.setEnabled(True)
 
     def set_backward(self, title: str, op: str, inputs: Sequence[np.ndarray | None],
                      attrs: Mapping[str, Any] | None, grad_output: np.ndarray, step: int = 0) -> bool:
@@ -399,15 +405,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.explanation, self._output, self._operation = explanation, None, None
         self.title.setText(f"<b>{title}</b> — {op} backward: {explanation.count} "
                            f"step{'s' * (explanation.count != 1)}. {explanation.summary}.")
-        self._set_grids()
-        self.steps.show_explanation(explanation)
-        self._show_steps(True)
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, explanation.count - 1)
-        self.slider.setValue(max(0, min(explanation.count - 1, step)))
-        self.slider.blockSignals(False)
-        for w in (self.prev_button, self.next_button, self.play_button, self.slider):
-            w.setEnabled(True)
+        self._open_steps(step)
         self.elements_action.setEnabled(False)    # backward steps are single elements
         self.export_action.setEnabled(False)      # slides are of the forward pass
         self._show(self.step)
