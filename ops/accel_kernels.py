@@ -4,8 +4,8 @@
 the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
-:func:`scatter_tuples_part`, :func:`prefetch`,
-:func:`touch`, :func:`stream_store`, :func:`store_fence`) callable from them. As plain Python
+:func:`scatter_tuples_part`, :func:`prefetch`, :func:`prefetch_once`,
+:func:`touch`, :func:`stream_store`, :func:`stream_copy16`, :func:`store_fence`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
 tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
 against the index map.
@@ -208,9 +208,22 @@ def prefetch(arr, i, j):
     (:mod:`ops.accel_intrinsics`)."""
 
 
+def prefetch_once(arr, i, j):
+    """Nothing in Python; compiled, a non-temporal prefetch of ``arr[i, j]``'s cache line, for a
+    line read once (:mod:`ops.accel_intrinsics`)."""
+
+
 def stream_store(arr, i, j, value):
     """``arr[i, j] = value``; compiled as a non-temporal store (:mod:`ops.accel_intrinsics`)."""
     arr[i, j] = value
+
+
+def stream_copy16(src, i, j, dst, r, b):
+    """``dst[r, b:b + w] = src[i, j:j + w]``, ``w`` the words in 16 bytes; ``dst[r, b]``'s
+    address is a multiple of 16. Compiled: one 16-byte load and one non-temporal 16-byte store
+    (:mod:`ops.accel_intrinsics`)."""
+    w = 16 // dst.itemsize
+    dst[r, b:b + w] = src[i, j:j + w]
 
 
 def store_fence():
@@ -218,12 +231,33 @@ def store_fence():
 
 
 def copy_row(table, row, out, r, stream):
-    """out[r, :] = table[row, :], with streaming stores when ``stream``."""
+    """out[r, :] = table[row, :] (C-contiguous tables of unsigned words), with streaming stores
+    when ``stream``. A streamed row of a cache line or more goes as single words up to the first
+    16-byte boundary of ``out[r]``, then 16 bytes at a time (:func:`stream_copy16`), then single
+    words; a word at a time, each word its own non-temporal store, took about twice the
+    instructions of the vectorised plain copy, while shorter rows lost time to the split
+    (benchmarks/README.md)."""
+    nb = table.shape[1]
     if stream:
-        for b in range(table.shape[1]):
-            stream_store(out, r, b, table[row, b])
+        lg = 6 - line_shift(out.itemsize)  # log2(itemsize)
+        start = np.uint64(out.ctypes.data) + np.uint64(r) * np.uint64(nb << lg)
+        gap = (np.uint64(0) - start) & np.uint64(15)  # bytes to the next 16-byte boundary
+        if nb << lg < 64 or gap & np.uint64((1 << lg) - 1):  # short, or (never seen) not word-aligned
+            for b in range(nb):
+                stream_store(out, r, b, table[row, b])
+        else:
+            head = min(nb, np.int64(gap >> np.uint64(lg)))
+            for b in range(head):
+                stream_store(out, r, b, table[row, b])
+            vec = 4 - lg  # log2(words in 16 bytes)
+            b = head
+            for _ in range((nb - head) >> vec):
+                stream_copy16(table, row, b, out, r, b)
+                b += 1 << vec
+            for t in range(b, nb):
+                stream_store(out, r, t, table[row, t])
     else:
-        for b in range(table.shape[1]):
+        for b in range(nb):
             out[r, b] = table[row, b]
 
 
@@ -234,18 +268,24 @@ def copy_row(table, row, out, r, stream):
 AHEAD = 8
 
 
-def prefetch_row(table, row):
+def prefetch_row(table, row, once=False):
     """Prefetch every cache line of ``table[row]``: one prefetch per line's worth of words from
     its first word, and one of its last word, so a row that does not start on a line boundary
-    (numpy aligns large arrays to 16 bytes, not 64) also has its last line asked for. The words
-    per line come from shifts (:func:`line_shift`), not ``64 // itemsize``: numba reads the item size
-    at run time, and two integer divisions per row (that one and a stepped ``range``'s trip
-    count) cost a gather of short rows more than its copy."""
+    (numpy aligns large arrays to 16 bytes, not 64) also has its last line asked for; with
+    ``once``, non-temporal prefetches (:func:`prefetch_once`). The words per line come from
+    shifts (:func:`line_shift`), not ``64 // itemsize``: numba reads the item size at run time,
+    and two integer divisions per row (that one and a stepped ``range``'s trip count) cost a
+    gather of short rows more than its copy."""
     shift = line_shift(table.itemsize)  # log2(words per line)
     nb = table.shape[1]
-    for q in range((nb + (1 << shift) - 1) >> shift):
-        prefetch(table, row, q << shift)
-    prefetch(table, row, nb - 1)
+    if once:
+        for q in range((nb + (1 << shift) - 1) >> shift):
+            prefetch_once(table, row, q << shift)
+        prefetch_once(table, row, nb - 1)
+    else:
+        for q in range((nb + (1 << shift) - 1) >> shift):
+            prefetch(table, row, q << shift)
+        prefetch(table, row, nb - 1)
 
 
 #: :func:`gather_rows` prefetches the row it will copy this many rows later (rows of a cache
@@ -254,21 +294,20 @@ def prefetch_row(table, row):
 #: distances: benchmarks/README.md).
 ROWS_AHEAD = 16
 ROWS_AHEAD_SHORT = 32
-
-
-def gather_rows(table, idx, size, out, stream, r0, r1):
+def gather_rows(table, idx, size, out, stream, once, r0, r1):
     """out[r] = table[v] for r in r0..r1, ``v`` = ``idx[r]`` made non-negative (whole rows of
     the (n_rows, words) tables), written with streaming stores when ``stream``. While row ``r``
     is copied, the row of ``idx[r + ahead]`` is prefetched (:data:`ROWS_AHEAD`, or
     :data:`ROWS_AHEAD_SHORT` for rows under a cache line; an index out of range there is
-    skipped, its error comes when its row is reached). Returns -1, or the first ``r`` whose
-    index is outside ``[-size, size)`` (``out`` is then incomplete)."""
+    skipped, its error comes when its row is reached), non-temporally when ``once``
+    (:func:`prefetch_row`). Returns -1, or the first ``r`` whose index is outside
+    ``[-size, size)`` (``out`` is then incomplete)."""
     ahead = ROWS_AHEAD_SHORT if table.shape[1] * table.itemsize < 64 else ROWS_AHEAD
     for r in range(r0, r1):
         if r + ahead < r1:
             w = normalised(idx[r + ahead], size)
             if w >= 0:
-                prefetch_row(table, w)
+                prefetch_row(table, w, once)
         row = normalised(idx[r], size)
         if row < 0:
             store_fence()
