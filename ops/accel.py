@@ -179,13 +179,13 @@ def _load() -> dict | None:
             from . import accel_kernels as K
 
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (K.normalised, K.tuple_row, K.copy_row, K.prefetch_row, K.prefetch_band, K.in_range,
-                           K.warm_row, K.line_shift):
+            for helper in (K.normalised, K.tuple_row, K.copy_row, K.stream_row, K.prefetch_row, K.prefetch_band,
+                           K.in_range, K.warm_row, K.line_shift):
                 numba.extending.register_jitable(inline="always")(helper)  # inlined into the kernels' IR
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
-            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part):
+            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part, K.gather_rows_wide):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions

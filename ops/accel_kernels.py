@@ -4,7 +4,8 @@
 the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
-:func:`scatter_tuples_part`, :func:`prefetch`, :func:`prefetch_once`,
+:func:`scatter_tuples_part`, :func:`gather_rows_wide`, :func:`stream_row`, :func:`prefetch`,
+:func:`prefetch_once`,
 :func:`touch`, :func:`stream_store`, :func:`stream_copy16`, :func:`store_fence`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
 tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
@@ -231,34 +232,36 @@ def store_fence():
 
 
 def copy_row(table, row, out, r, stream):
-    """out[r, :] = table[row, :] (C-contiguous tables of unsigned words), with streaming stores
-    when ``stream``. A streamed row of a cache line or more goes as single words up to the first
-    16-byte boundary of ``out[r]``, then 16 bytes at a time (:func:`stream_copy16`), then single
-    words; a word at a time, each word its own non-temporal store, took about twice the
-    instructions of the vectorised plain copy, while shorter rows lost time to the split
-    (benchmarks/README.md)."""
-    nb = table.shape[1]
+    """out[r, :] = table[row, :], with streaming stores when ``stream``."""
     if stream:
-        lg = 6 - line_shift(out.itemsize)  # log2(itemsize)
-        start = np.uint64(out.ctypes.data) + np.uint64(r) * np.uint64(nb << lg)
-        gap = (np.uint64(0) - start) & np.uint64(15)  # bytes to the next 16-byte boundary
-        if nb << lg < 64 or gap & np.uint64((1 << lg) - 1):  # short, or (never seen) not word-aligned
-            for b in range(nb):
-                stream_store(out, r, b, table[row, b])
-        else:
-            head = min(nb, np.int64(gap >> np.uint64(lg)))
-            for b in range(head):
-                stream_store(out, r, b, table[row, b])
-            vec = 4 - lg  # log2(words in 16 bytes)
-            b = head
-            for _ in range((nb - head) >> vec):
-                stream_copy16(table, row, b, out, r, b)
-                b += 1 << vec
-            for t in range(b, nb):
-                stream_store(out, r, t, table[row, t])
+        for b in range(table.shape[1]):
+            stream_store(out, r, b, table[row, b])
     else:
-        for b in range(nb):
+        for b in range(table.shape[1]):
             out[r, b] = table[row, b]
+
+
+def stream_row(table, row, out, r):
+    """out[r, :] = table[row, :] (C-contiguous tables of unsigned words) with streaming stores:
+    single words up to the first 16-byte boundary of ``out[r]``, then 16 bytes at a time
+    (:func:`stream_copy16`), then single words. For rows of a cache line or more
+    (:func:`gather_rows_wide`): :func:`copy_row` streams a word per store, about twice the
+    instructions of its vectorised plain copy (benchmarks/README.md)."""
+    nb = table.shape[1]
+    lg = 6 - line_shift(out.itemsize)  # log2(itemsize)
+    start = np.uint64(out.ctypes.data) + np.uint64(r) * np.uint64(nb << lg)
+    gap = (np.uint64(0) - start) & np.uint64(15)  # bytes to the next 16-byte boundary
+    # a row not on a word boundary (never seen: numpy aligns words) goes a word at a time
+    head = nb if gap & np.uint64((1 << lg) - 1) else min(nb, np.int64(gap >> np.uint64(lg)))
+    for b in range(head):
+        stream_store(out, r, b, table[row, b])
+    vec = 4 - lg  # log2(words in 16 bytes)
+    b = head
+    for _ in range((nb - head) >> vec):
+        stream_copy16(table, row, b, out, r, b)
+        b += 1 << vec
+    for t in range(b, nb):
+        stream_store(out, r, t, table[row, t])
 
 
 #: GatherND's row gather (:func:`gather_tuples`; Gather on axis 0 has :data:`ROWS_AHEAD`) works
@@ -299,20 +302,41 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     the (n_rows, words) tables), written with streaming stores when ``stream``. While row ``r``
     is copied, the row of ``idx[r + ahead]`` is prefetched (:data:`ROWS_AHEAD`, or
     :data:`ROWS_AHEAD_SHORT` for rows under a cache line; an index out of range there is
-    skipped, its error comes when its row is reached), non-temporally when ``once``
-    (:func:`prefetch_row`). Returns -1, or the first ``r`` whose index is outside
-    ``[-size, size)`` (``out`` is then incomplete)."""
+    skipped, its error comes when its row is reached). Streamed rows of a cache line or more go
+    to :func:`gather_rows_wide`, which prefetches non-temporally when ``once``. Returns -1, or
+    the first ``r`` whose index is outside ``[-size, size)`` (``out`` is then incomplete)."""
+    if stream and table.shape[1] * table.itemsize >= 64:
+        return gather_rows_wide(table, idx, size, out, once, r0, r1)
     ahead = ROWS_AHEAD_SHORT if table.shape[1] * table.itemsize < 64 else ROWS_AHEAD
     for r in range(r0, r1):
         if r + ahead < r1:
             w = normalised(idx[r + ahead], size)
+            if w >= 0:
+                prefetch_row(table, w)
+        row = normalised(idx[r], size)
+        if row < 0:
+            store_fence()
+            return r
+        copy_row(table, row, out, r, stream)
+    store_fence()
+    return -1
+
+
+def gather_rows_wide(table, idx, size, out, once, r0, r1):
+    """:func:`gather_rows` for streamed rows of a cache line or more: rows prefetched
+    :data:`ROWS_AHEAD` rows ahead (non-temporally when ``once``), copied by :func:`stream_row`.
+    A plain call, not inlined: the same loop written into :func:`gather_rows` made its loop for
+    short rows 10-20% slower, which nothing in that loop explained (benchmarks/README.md)."""
+    for r in range(r0, r1):
+        if r + ROWS_AHEAD < r1:
+            w = normalised(idx[r + ROWS_AHEAD], size)
             if w >= 0:
                 prefetch_row(table, w, once)
         row = normalised(idx[r], size)
         if row < 0:
             store_fence()
             return r
-        copy_row(table, row, out, r, stream)
+        stream_row(table, row, out, r)
     store_fence()
     return -1
 
