@@ -245,8 +245,8 @@ def stream_row(table, row, out, r):
     """out[r, :] = table[row, :] (C-contiguous tables of unsigned words) with streaming stores:
     single words up to the first 16-byte boundary of ``out[r]``, then 16 bytes at a time
     (:func:`stream_copy16`), then single words. For rows of a cache line or more
-    (:func:`gather_rows_wide`): :func:`copy_row` streams a word per store, about twice the
-    instructions of its vectorised plain copy (benchmarks/README.md)."""
+    (:func:`gather_rows_wide`), where :func:`copy_row`'s one word per store costs more
+    instructions than its vectorised plain copy (benchmarks/README.md)."""
     nb = table.shape[1]
     lg = 6 - line_shift(out.itemsize)  # log2(itemsize)
     start = np.uint64(out.ctypes.data) + np.uint64(r) * np.uint64(nb << lg)
@@ -297,6 +297,8 @@ def prefetch_row(table, row, once=False):
 #: distances: benchmarks/README.md).
 ROWS_AHEAD = 16
 ROWS_AHEAD_SHORT = 32
+
+
 def gather_rows(table, idx, size, out, stream, once, r0, r1):
     """out[r] = table[v] for r in r0..r1, ``v`` = ``idx[r]`` made non-negative (whole rows of
     the (n_rows, words) tables), written with streaming stores when ``stream``. While row ``r``
@@ -325,8 +327,8 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
 def gather_rows_wide(table, idx, size, out, once, r0, r1):
     """:func:`gather_rows` for streamed rows of a cache line or more: rows prefetched
     :data:`ROWS_AHEAD` rows ahead (non-temporally when ``once``), copied by :func:`stream_row`.
-    A plain call, not inlined: the same loop written into :func:`gather_rows` made its loop for
-    short rows 10-20% slower, which nothing in that loop explained (benchmarks/README.md)."""
+    A plain call, not inlined: written into :func:`gather_rows`, this loop made the loop for
+    short rows there slower (benchmarks/README.md)."""
     for r in range(r0, r1):
         if r + ROWS_AHEAD < r1:
             w = normalised(idx[r + ROWS_AHEAD], size)
