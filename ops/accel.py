@@ -28,8 +28,9 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
   rows split across threads; the row gathers prefetch every cache line of a row some rows
-  before copying it (:data:`ops.accel_kernels.ROWS_AHEAD` for Gather on axis 0,
-  :data:`ops.accel_kernels.AHEAD` for GatherND), GatherElements and Gather on the last axis
+  before copying it (:data:`ops.accel_kernels.ROWS_AHEAD` for Gather on axis 0, non-temporally
+  from tables of :data:`ROWS_ONCE_MIN_BYTES` up; :data:`ops.accel_kernels.AHEAD` for GatherND),
+  GatherElements and Gather on the last axis
   read a data row in order before picking from it (from tables of
   :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the row gets at least as many picks as it
   has cache lines); outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
@@ -178,19 +179,20 @@ def _load() -> dict | None:
             from . import accel_kernels as K
 
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (K.normalised, K.tuple_row, K.copy_row, K.prefetch_row, K.prefetch_band, K.in_range,
-                           K.warm_row, K.line_shift):
+            for helper in (K.normalised, K.tuple_row, K.copy_row, K.stream_row, K.prefetch_row, K.prefetch_band,
+                           K.in_range, K.warm_row, K.line_shift):
                 numba.extending.register_jitable(inline="always")(helper)  # inlined into the kernels' IR
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
-            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part):
+            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part, K.gather_rows_wide):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
-                accel_intrinsics.install(K.prefetch, K.touch, K.stream_store, K.store_fence)
+                accel_intrinsics.install(K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16,
+                                         K.store_fence)
             except Exception:  # noqa: BLE001 - numba internals moved: no prefetches, ordinary stores, same results
-                for helper in (K.prefetch, K.touch, K.stream_store, K.store_fence):
+                for helper in (K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16, K.store_fence):
                     numba.extending.register_jitable(inline="always")(helper)
             _kernels = {
                 "gather_elements": jit(K.gather_elements),
@@ -410,6 +412,12 @@ def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) ->
 #: moves, faster than the kernel's loop unless the table is much larger (benchmarks/README.md).
 ROWS_MIN_ROW_BYTES = 24
 ROWS_MIN_TABLE_BYTES = 2 << 20
+#: Gather on axis 0 prefetches the rows of tables of at least this many bytes non-temporally
+#: (:func:`ops.accel_kernels.prefetch_once`, :func:`_rows_once`): a row picked at random from a
+#: table many times the last-level cache is read once, and keeping its lines out of L2 and L3
+#: made such gathers faster, while tables up to a few times the cache got slower
+#: (benchmarks/README.md).
+ROWS_ONCE_MIN_BYTES = 64 << 20
 
 
 def supports_rows(data: np.ndarray, indices: np.ndarray, work: int) -> bool:
@@ -450,6 +458,12 @@ def _rows_stream(touched: int) -> bool:
     return touched >= STREAM_MIN_BYTES
 
 
+def _rows_once(data: np.ndarray) -> bool:
+    """Gather on axis 0 prefetches the rows of ``data`` non-temporally: the table has at least
+    :data:`ROWS_ONCE_MIN_BYTES`."""
+    return data.nbytes >= ROWS_ONCE_MIN_BYTES
+
+
 def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray | None:
     """``out[i] = data[indices[i]]`` where the last axis of ``indices`` (length ``k``) indexes
     ``data``'s first ``k`` axes and each pick is a whole ``data.shape[k:]`` block: GatherND with
@@ -470,8 +484,8 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     dest = _words(out.reshape(-1, block))
     stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes)
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
-        kernel, idx1, size = _load()["gather_rows"], idx2.reshape(-1), int(limits[0])
-        results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, a, b), idx1.size, out.size)
+        kernel, idx1, size, once = _load()["gather_rows"], idx2.reshape(-1), int(limits[0]), _rows_once(data)
+        results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, once, a, b), idx1.size, out.size)
     else:
         kernel = _load()["gather_tuples"]
         results = _run_chunks(lambda a, b: kernel(table, idx2, limits, strides, dest, stream, a, b),
@@ -496,12 +510,12 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
     stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes)
     limits, strides = _tuple_limits(data.shape, k)
     if k == 1:  # one index per row: no tuples to combine
-        rows_kernel, rows = _load()["gather_rows"], int(limits[0])
+        rows_kernel, rows, once = _load()["gather_rows"], int(limits[0]), _rows_once(data)
 
         def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
             out = np.empty((n, width), word)
             if rows_kernel(words(np.ascontiguousarray(data).reshape(-1, block)), kernel_indices(indices).reshape(n),
-                           rows, out, stream, 0, n) < 0:
+                           rows, out, stream, once, 0, n) < 0:
                 return out.view(dtype).reshape(shape)
             return None
 

@@ -7,17 +7,22 @@ non-temporal ("streaming") stores. Neither changes a result; both only change wh
   numbers :data:`ops.accel_kernels.AHEAD` rows before it copies them and prefetches each one
   then; Gather on axis 0 reads the index :data:`ops.accel_kernels.ROWS_AHEAD` rows ahead
   (:data:`ops.accel_kernels.ROWS_AHEAD_SHORT` for rows under a cache line) and prefetches that
-  row, into every cache level (benchmarks/README.md has the measurements behind both choices).
+  row, into every cache level, or non-temporally from tables of
+  :data:`ops.accel.ROWS_ONCE_MIN_BYTES` up (benchmarks/README.md has the measurements behind
+  these choices).
 * **Streaming stores.** A gather that writes an output much larger than the caches spends a
   third of its memory traffic reading each output line in before overwriting it
   (read-for-ownership). A non-temporal store writes the line straight to memory instead. The
   row gathers use them for outputs of :data:`ops.accel.STREAM_MIN_BYTES` or more, unless
-  ``INDEXFLOW_STREAM_STORES=0``.
+  ``INDEXFLOW_STREAM_STORES=0``; rows of a cache line or more go 16 bytes per store.
 
 :func:`install` gives the plain-Python helpers of :mod:`ops.accel_kernels` their compiled
 meaning: ``prefetch(arr, i, j)`` (nothing in Python) becomes a read prefetch of ``arr[i, j]``'s
-cache line into all cache levels; ``stream_store(arr, i, j, value)`` (``arr[i, j] = value``) a
-store tagged ``!nontemporal``; ``store_fence()`` (nothing), on x86-64, an ``sfence`` that makes
+cache line into all cache levels, ``prefetch_once(arr, i, j)`` (nothing) a non-temporal one
+(``prefetchnta``); ``stream_store(arr, i, j, value)`` (``arr[i, j] = value``) a
+store tagged ``!nontemporal``, ``stream_copy16(src, i, j, dst, r, b)`` (a 16-byte slice
+assignment) a 16-byte load and a 16-byte store so tagged, to an address the caller has made a
+multiple of 16; ``store_fence()`` (nothing), on x86-64, an ``sfence`` that makes
 the weakly ordered streaming stores visible before the kernel returns (elsewhere LLVM's
 ordinary lowering applies and the fence is a no-op). Imported only by :func:`ops.accel._load`,
 after numba itself; if it fails, the helpers keep their plain meaning (same results).
@@ -39,22 +44,31 @@ _X86 = platform.machine().lower() in ("x86_64", "amd64")
 _I32 = ir.IntType(32)
 
 
-@intrinsic
-def _prefetch(typingctx, arr, i, j):
-    """Prefetch the cache line holding ``arr[i, j]`` (2-D array, indices in range) for reading,
-    into every cache level (``llvm.prefetch``, read, locality 3, data). A prefetch never faults."""
-    def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False)
-        byte_ptr = ir.IntType(8).as_pointer()
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, _I32, _I32, _I32]), "llvm.prefetch.p0i8")
-        builder.call(fn, [builder.bitcast(ptr, byte_ptr), ir.Constant(_I32, 0), ir.Constant(_I32, 3),
-                          ir.Constant(_I32, 1)])
-        return context.get_dummy_value()
+def _prefetcher(locality: int, doc: str):
+    """An intrinsic ``f(arr, i, j)`` that prefetches the cache line holding ``arr[i, j]`` (2-D
+    array, indices in range) for reading with ``llvm.prefetch``'s ``locality`` (3: keep in every
+    cache level; 0: non-temporal). A prefetch never faults."""
+    def _prefetch(typingctx, arr, i, j):
+        def codegen(context, builder, signature, args):
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False)
+            byte_ptr = ir.IntType(8).as_pointer()
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, _I32, _I32, _I32]), "llvm.prefetch.p0i8")
+            builder.call(fn, [builder.bitcast(ptr, byte_ptr), ir.Constant(_I32, 0), ir.Constant(_I32, locality),
+                              ir.Constant(_I32, 1)])
+            return context.get_dummy_value()
 
-    return types.void(arr, i, j), codegen
+        return types.void(arr, i, j), codegen
+
+    _prefetch.__doc__ = doc
+    return intrinsic(_prefetch)
+
+
+_prefetch = _prefetcher(3, "Prefetch the line of ``arr[i, j]`` into every cache level (x86: ``prefetcht0``).")
+_prefetch_once = _prefetcher(0, "Prefetch the line of ``arr[i, j]`` for one use (x86: ``prefetchnta``): on "
+                                "AMD Zen it goes to L1 only, neither L2 nor L3 keeps it.")
 
 
 @intrinsic
@@ -89,6 +103,26 @@ def _nontemporal_store(typingctx, arr, i, j, value):
 
 
 @intrinsic
+def _nontemporal_copy16(typingctx, src, i, j, dst, r, b):
+    """The 16 bytes from ``src[i, j]`` (any alignment) to ``dst[r, b]``, whose address must be
+    a multiple of 16, as one non-temporal 16-byte store (x86: ``movntdq``; 2-D C-contiguous
+    arrays, indices in range, 16 bytes within the row)."""
+    def codegen(context, builder, signature, args):
+        sty, dty = signature.args[0], signature.args[3]
+        sary = context.make_array(sty)(context, builder, args[0])
+        dary = context.make_array(dty)(context, builder, args[3])
+        sptr = cgutils.get_item_pointer(context, builder, sty, sary, [args[1], args[2]], wraparound=False)
+        dptr = cgutils.get_item_pointer(context, builder, dty, dary, [args[4], args[5]], wraparound=False)
+        vty = ir.VectorType(ir.IntType(64), 2)
+        value = builder.load(builder.bitcast(sptr, vty.as_pointer()), align=1)
+        stored = builder.store(value, builder.bitcast(dptr, vty.as_pointer()), align=16)
+        stored.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(_I32, 1)]))
+        return context.get_dummy_value()
+
+    return types.void(src, i, j, dst, r, b), codegen
+
+
+@intrinsic
 def _sfence(typingctx):
     """x86-64 ``sfence``: earlier non-temporal stores are globally visible before later stores."""
     def codegen(context, builder, signature, args):
@@ -101,11 +135,13 @@ def _sfence(typingctx):
     return types.void(), codegen
 
 
-def _probe_kernel(out):
+def _probe_kernel(out, b):
     for j in range(out.shape[1]):
         _prefetch(out, 0, j)
+        _prefetch_once(out, 0, j)
         _touch(out[0], j)
         _nontemporal_store(out, 0, j, j + 1)
+    _nontemporal_copy16(out, 0, b, out, 1, b)
     _sfence()
 
 
@@ -118,20 +154,27 @@ def _probe() -> None:
     import numpy as np
     from numba import njit
 
-    out = np.zeros((1, 4), np.uint32)
-    njit(cache=True)(_probe_kernel)(out)
-    if out.tolist() != [[1, 2, 3, 4]]:
+    out = np.zeros((2, 8), np.uint32)
+    b = (-out[1].ctypes.data & 15) // 4  # out[1, b] on a 16-byte boundary
+    njit(cache=True)(_probe_kernel)(out, b)
+    expected = [list(range(1, 9)), [0] * 8]
+    expected[1][b:b + 4] = range(b + 1, b + 5)
+    if out.tolist() != expected:
         raise RuntimeError("intrinsics probe wrote the wrong values")
 
 
-def install(prefetch, touch, stream_store, store_fence) -> None:
-    """Register the compiled implementations of the four plain-Python helpers, after
-    :func:`_probe` showed that the intrinsics compile and work here."""
+def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_fence) -> None:
+    """Register the compiled implementations of the plain-Python helpers, after :func:`_probe`
+    showed that the intrinsics compile and work here."""
     _probe()
 
     @overload(prefetch, inline="always")
     def _prefetch_impl(arr, i, j):
         return lambda arr, i, j: _prefetch(arr, i, j)
+
+    @overload(prefetch_once, inline="always")
+    def _prefetch_once_impl(arr, i, j):
+        return lambda arr, i, j: _prefetch_once(arr, i, j)
 
     @overload(touch, inline="always")
     def _touch_impl(arr, i):
@@ -140,6 +183,10 @@ def install(prefetch, touch, stream_store, store_fence) -> None:
     @overload(stream_store, inline="always")
     def _stream_store_impl(arr, i, j, value):
         return lambda arr, i, j, value: _nontemporal_store(arr, i, j, value)
+
+    @overload(stream_copy16, inline="always")
+    def _stream_copy16_impl(src, i, j, dst, r, b):
+        return lambda src, i, j, dst, r, b: _nontemporal_copy16(src, i, j, dst, r, b)
 
     @overload(store_fence, inline="always")
     def _store_fence_impl():

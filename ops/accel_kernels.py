@@ -4,8 +4,9 @@
 the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
-:func:`scatter_tuples_part`, :func:`prefetch`,
-:func:`touch`, :func:`stream_store`, :func:`store_fence`) callable from them. As plain Python
+:func:`scatter_tuples_part`, :func:`gather_rows_wide`, :func:`stream_row`, :func:`prefetch`,
+:func:`prefetch_once`,
+:func:`touch`, :func:`stream_store`, :func:`stream_copy16`, :func:`store_fence`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
 tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
 against the index map.
@@ -208,9 +209,22 @@ def prefetch(arr, i, j):
     (:mod:`ops.accel_intrinsics`)."""
 
 
+def prefetch_once(arr, i, j):
+    """Nothing in Python; compiled, a non-temporal prefetch of ``arr[i, j]``'s cache line, for a
+    line read once (:mod:`ops.accel_intrinsics`)."""
+
+
 def stream_store(arr, i, j, value):
     """``arr[i, j] = value``; compiled as a non-temporal store (:mod:`ops.accel_intrinsics`)."""
     arr[i, j] = value
+
+
+def stream_copy16(src, i, j, dst, r, b):
+    """``dst[r, b:b + w] = src[i, j:j + w]``, ``w`` the words in 16 bytes; ``dst[r, b]``'s
+    address is a multiple of 16. Compiled: one 16-byte load and one non-temporal 16-byte store
+    (:mod:`ops.accel_intrinsics`)."""
+    w = 16 // dst.itemsize
+    dst[r, b:b + w] = src[i, j:j + w]
 
 
 def store_fence():
@@ -227,6 +241,29 @@ def copy_row(table, row, out, r, stream):
             out[r, b] = table[row, b]
 
 
+def stream_row(table, row, out, r):
+    """out[r, :] = table[row, :] (C-contiguous tables of unsigned words) with streaming stores:
+    single words up to the first 16-byte boundary of ``out[r]``, then 16 bytes at a time
+    (:func:`stream_copy16`), then single words. For rows of a cache line or more
+    (:func:`gather_rows_wide`), where :func:`copy_row`'s one word per store costs more
+    instructions than its vectorised plain copy (benchmarks/README.md)."""
+    nb = table.shape[1]
+    lg = 6 - line_shift(out.itemsize)  # log2(itemsize)
+    start = np.uint64(out.ctypes.data) + np.uint64(r) * np.uint64(nb << lg)
+    gap = (np.uint64(0) - start) & np.uint64(15)  # bytes to the next 16-byte boundary
+    # a row not on a word boundary (never seen: numpy aligns words) goes a word at a time
+    head = nb if gap & np.uint64((1 << lg) - 1) else min(nb, np.int64(gap >> np.uint64(lg)))
+    for b in range(head):
+        stream_store(out, r, b, table[row, b])
+    vec = 4 - lg  # log2(words in 16 bytes)
+    b = head
+    for _ in range((nb - head) >> vec):
+        stream_copy16(table, row, b, out, r, b)
+        b += 1 << vec
+    for t in range(b, nb):
+        stream_store(out, r, t, table[row, t])
+
+
 #: GatherND's row gather (:func:`gather_tuples`; Gather on axis 0 has :data:`ROWS_AHEAD`) works
 #: this many rows ahead (a power of two): a row's number is computed, and
 #: its cache lines prefetched, ``AHEAD`` rows before it is copied, so that many memory misses
@@ -234,18 +271,24 @@ def copy_row(table, row, out, r, stream):
 AHEAD = 8
 
 
-def prefetch_row(table, row):
+def prefetch_row(table, row, once=False):
     """Prefetch every cache line of ``table[row]``: one prefetch per line's worth of words from
     its first word, and one of its last word, so a row that does not start on a line boundary
-    (numpy aligns large arrays to 16 bytes, not 64) also has its last line asked for. The words
-    per line come from shifts (:func:`line_shift`), not ``64 // itemsize``: numba reads the item size
-    at run time, and two integer divisions per row (that one and a stepped ``range``'s trip
-    count) cost a gather of short rows more than its copy."""
+    (numpy aligns large arrays to 16 bytes, not 64) also has its last line asked for; with
+    ``once``, non-temporal prefetches (:func:`prefetch_once`). The words per line come from
+    shifts (:func:`line_shift`), not ``64 // itemsize``: numba reads the item size at run time,
+    and two integer divisions per row (that one and a stepped ``range``'s trip count) cost a
+    gather of short rows more than its copy."""
     shift = line_shift(table.itemsize)  # log2(words per line)
     nb = table.shape[1]
-    for q in range((nb + (1 << shift) - 1) >> shift):
-        prefetch(table, row, q << shift)
-    prefetch(table, row, nb - 1)
+    if once:
+        for q in range((nb + (1 << shift) - 1) >> shift):
+            prefetch_once(table, row, q << shift)
+        prefetch_once(table, row, nb - 1)
+    else:
+        for q in range((nb + (1 << shift) - 1) >> shift):
+            prefetch(table, row, q << shift)
+        prefetch(table, row, nb - 1)
 
 
 #: :func:`gather_rows` prefetches the row it will copy this many rows later (rows of a cache
@@ -256,13 +299,16 @@ ROWS_AHEAD = 16
 ROWS_AHEAD_SHORT = 32
 
 
-def gather_rows(table, idx, size, out, stream, r0, r1):
+def gather_rows(table, idx, size, out, stream, once, r0, r1):
     """out[r] = table[v] for r in r0..r1, ``v`` = ``idx[r]`` made non-negative (whole rows of
     the (n_rows, words) tables), written with streaming stores when ``stream``. While row ``r``
     is copied, the row of ``idx[r + ahead]`` is prefetched (:data:`ROWS_AHEAD`, or
     :data:`ROWS_AHEAD_SHORT` for rows under a cache line; an index out of range there is
-    skipped, its error comes when its row is reached). Returns -1, or the first ``r`` whose
-    index is outside ``[-size, size)`` (``out`` is then incomplete)."""
+    skipped, its error comes when its row is reached). Streamed rows of a cache line or more go
+    to :func:`gather_rows_wide`, which prefetches non-temporally when ``once``. Returns -1, or
+    the first ``r`` whose index is outside ``[-size, size)`` (``out`` is then incomplete)."""
+    if stream and table.shape[1] * table.itemsize >= 64:
+        return gather_rows_wide(table, idx, size, out, once, r0, r1)
     ahead = ROWS_AHEAD_SHORT if table.shape[1] * table.itemsize < 64 else ROWS_AHEAD
     for r in range(r0, r1):
         if r + ahead < r1:
@@ -274,6 +320,25 @@ def gather_rows(table, idx, size, out, stream, r0, r1):
             store_fence()
             return r
         copy_row(table, row, out, r, stream)
+    store_fence()
+    return -1
+
+
+def gather_rows_wide(table, idx, size, out, once, r0, r1):
+    """:func:`gather_rows` for streamed rows of a cache line or more: rows prefetched
+    :data:`ROWS_AHEAD` rows ahead (non-temporally when ``once``), copied by :func:`stream_row`.
+    A plain call, not inlined: written into :func:`gather_rows`, this loop made the loop for
+    short rows there slower (benchmarks/README.md)."""
+    for r in range(r0, r1):
+        if r + ROWS_AHEAD < r1:
+            w = normalised(idx[r + ROWS_AHEAD], size)
+            if w >= 0:
+                prefetch_row(table, w, once)
+        row = normalised(idx[r], size)
+        if row < 0:
+            store_fence()
+            return r
+        stream_row(table, row, out, r)
     store_fence()
     return -1
 

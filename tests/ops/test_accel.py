@@ -461,6 +461,26 @@ def test_gather_axis0_look_ahead_meets_bad_and_negative_indices_before_their_row
                 ops.gather(data, bad_idx, 0)
 
 
+@pytest.mark.parametrize("dtype, width", [("uint8", 63), ("uint8", 65), ("int16", 33), ("float32", 17),
+                                          ("float64", 9), ("float32", 100)],
+                         ids=["63 bytes", "65 bytes", "66 bytes", "68 bytes", "72 bytes", "400 bytes"])
+def test_gather_axis0_streams_rows_16_bytes_at_a_time_from_every_alignment(dtype, width, threads, monkeypatch):
+    """Streamed rows of a cache line or more are written as single words up to a 16-byte
+    boundary, then 16 bytes at a time, then single words; rows of 1-, 2-, 4- and 8-byte words
+    whose widths put successive output rows at every phase of 16 bytes, split across threads,
+    with the non-temporal prefetches of huge tables (threshold lowered), give numpy's bits."""
+    monkeypatch.setattr(accel, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(accel, "ROWS_ONCE_MIN_BYTES", 0)
+    calls = count_calls(monkeypatch, "gather_tuples")
+    rng = np.random.default_rng([20, width])
+    data = values(dtype, (40, width), rng)
+    idx = rng.integers(-40, 40, 2100)  # 2100 rows of 63+ elements: two threads' worth of work
+    fast, slow = both(partial(ops.gather, data, idx, 0))
+    assert_same_bits(fast, slow)
+    assert_same_bits(fast, np.take(data, idx, axis=0))
+    assert len(calls) == 1
+
+
 def test_gather_axis0_runs_compiled_from_rows_and_tables_large_enough(monkeypatch):
     """Rows of ``ROWS_MIN_ROW_BYTES`` from a table of ``ROWS_MIN_TABLE_BYTES`` (the module's
     values, not the tests' zeros) run the compiled row gather; narrower rows or a smaller table
