@@ -29,7 +29,8 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
   rows split across threads; the row gathers prefetch every cache line of a row some rows
   before copying it (:data:`ops.accel_kernels.ROWS_AHEAD` for Gather on axis 0, non-temporally
-  from tables of :data:`ROWS_ONCE_MIN_BYTES` up; :data:`ops.accel_kernels.AHEAD` for GatherND),
+  for streamed rows of a cache line or more from tables of :data:`ROWS_ONCE_MIN_BYTES` up;
+  :data:`ops.accel_kernels.AHEAD` for GatherND),
   GatherElements and Gather on the last axis
   read a data row in order before picking from it (from tables of
   :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the row gets at least as many picks as it
@@ -412,8 +413,9 @@ def supports_tuples(data: np.ndarray, indices: np.ndarray, k: int, work: int) ->
 #: moves, faster than the kernel's loop unless the table is much larger (benchmarks/README.md).
 ROWS_MIN_ROW_BYTES = 24
 ROWS_MIN_TABLE_BYTES = 2 << 20
-#: Gather on axis 0 prefetches the rows of tables of at least this many bytes non-temporally
-#: (:func:`ops.accel_kernels.prefetch_once`, :func:`_rows_once`): a row picked at random from a
+#: Gather on axis 0 prefetches streamed rows of a cache line or more from tables of at least
+#: this many bytes non-temporally (:func:`ops.accel_kernels.prefetch_once`, :func:`_rows_once`;
+#: shorter rows keep :func:`ops.accel_kernels.gather_rows`' own loop): a row picked at random from a
 #: table many times the last-level cache is read once, and keeping its lines out of L2 and L3
 #: made such gathers faster, while tables up to a few times the cache got slower
 #: (benchmarks/README.md).
@@ -459,7 +461,8 @@ def _rows_stream(touched: int) -> bool:
 
 
 def _rows_once(data: np.ndarray) -> bool:
-    """Gather on axis 0 prefetches the rows of ``data`` non-temporally: the table has at least
+    """Gather on axis 0 asks for non-temporal prefetches (``gather_rows``' ``once``, which its
+    loop for streamed rows of a cache line or more follows): the table has at least
     :data:`ROWS_ONCE_MIN_BYTES`."""
     return data.nbytes >= ROWS_ONCE_MIN_BYTES
 
