@@ -28,11 +28,14 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     the axis is the last. Returns -1, or the flat position ``r * last + j`` of the first index
     outside ``[-size, size)`` (``out`` is then incomplete).
 
-    On the last axis each index is checked as it is read (one unsigned comparison inline,
-    :func:`normalised` only for the rest). On other axes each row of indices is first checked
-    in one vectorised pass (:func:`in_range`); a row whose indices are all in ``[0, size)`` (the
-    common case) is then copied by a loop with no test in it, which LLVM unrolls; any other row
-    goes through :func:`normalised` element by element. On the last axis, when a row makes
+    On axes other than the last each row of indices is first checked in one vectorised pass
+    (:func:`in_range`); a row whose indices are all in ``[0, size)`` (the common case) is then
+    copied by a loop with no test in it, which LLVM unrolls; any other row goes through
+    :func:`normalised` element by element. On the last axis the same holds for rows of
+    :data:`CHECKED_LAST_MIN` picks or more from a table under :data:`WARM_MIN_BYTES`; other
+    rows check each index as it is read (one unsigned comparison inline, :func:`normalised`
+    only off the common path), which is faster where the picks wait on memory or the row is
+    too short to unroll. On the last axis, when a row makes
     at least as many picks as its data row has cache lines, the data row is first read in
     order, one load per line (:func:`warm_row`), when ``data`` has at least
     :data:`WARM_MIN_BYTES` (a table that fits the caches gains nothing from it): the hardware
@@ -41,13 +44,30 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     m = idx.shape[1]
     shift = line_shift(data.itemsize)
     # as many picks as the row has lines, from a table larger than the caches: warm_row's step
-    warm = 1 << shift if last and m >= size >> shift and data.shape[0] * data.itemsize >= WARM_MIN_BYTES else 0
+    cached = data.shape[0] * data.itemsize < WARM_MIN_BYTES
+    warm = 1 << shift if last and m >= size >> shift and not cached else 0
+    # rows checked in one pass first: every axis but the last, and the last with long rows from a cached table
+    checked = not last or (cached and m >= CHECKED_LAST_MIN)
     for r in range(r0, r1):
         base = bases[r]
         warm_row(data, base, size, warm)
-        if last:
-            # one unsigned comparison per index, inline, :func:`normalised` only off the common
-            # path: faster here than the checking pass below (benchmarks/README.md)
+        if checked and in_range(idx, r, 0, m, size):
+            if last:
+                for j in range(m):
+                    value = data[np.uint64(base + idx[r, j])]
+                    if stream:
+                        stream_store(out, r, j, value)
+                    else:
+                        out[r, j] = value
+            else:
+                # unsigned offsets: numba then adds no wrap-around test for negative indices
+                for j in range(m):
+                    value = data[np.uint64(base + j + idx[r, j] * sa)]
+                    if stream:
+                        stream_store(out, r, j, value)
+                    else:
+                        out[r, j] = value
+        elif last:
             for j in range(m):
                 v = np.int64(idx[r, j])
                 if np.uint64(v) >= np.uint64(size):
@@ -56,14 +76,6 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
                         store_fence()
                         return r * m + j
                 value = data[np.uint64(base + v)]
-                if stream:
-                    stream_store(out, r, j, value)
-                else:
-                    out[r, j] = value
-        elif in_range(idx, r, 0, m, size):
-            # unsigned offsets: numba then adds no wrap-around test for negative indices
-            for j in range(m):
-                value = data[np.uint64(base + j + idx[r, j] * sa)]
                 if stream:
                     stream_store(out, r, j, value)
                 else:
@@ -77,6 +89,11 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
                 out[r, j] = data[base + j + v * sa]
     store_fence()
     return -1
+
+
+#: :func:`gather_elements` on the last axis checks a row of indices in one pass before copying
+#: (as on other axes) when the row has at least this many and the table fits the caches.
+CHECKED_LAST_MIN = 32
 
 
 #: The elementwise kernels read a target row in order before picking from it (:func:`warm_row`)

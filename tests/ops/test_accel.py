@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import ops
-from ops import accel, parallel
+from ops import accel, accel_kernels, parallel
 
 from . import reference
 from ._helpers import NUMBA_INSTALLED, require_accelerator, with_threads
@@ -298,6 +298,28 @@ def test_gather_elements_big_every_axis_threads(dtype, rank, threads, stream):
         data, idx, _, _ = elementwise_case(rng, rank, dtype, big=True, axis=axis)
         fast, slow = both(partial(ops.gather_elements, data, idx, axis))
         assert_same_bits(fast, slow)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "float32", "float64"])
+def test_gather_elements_last_axis_rows_checked_first(dtype, monkeypatch):
+    """Rows of CHECKED_LAST_MIN or more picks from a table that fits the caches are checked in
+    one pass and then copied without a test; rows with negative indices, and rows shorter than
+    that, take the inline test. Both kinds, mixed in one call, pick what numpy's
+    take_along_axis picks with the indices made non-negative, and a bad index after a checked
+    row is named exactly."""
+    calls = count_calls(monkeypatch, "gather_elements")
+    rng = np.random.default_rng([23, np.dtype(dtype).itemsize])
+    data = values(dtype, (40, 100), rng)
+    for width in (accel_kernels.CHECKED_LAST_MIN - 1, accel_kernels.CHECKED_LAST_MIN, 64):
+        idx = rng.integers(0, 100, size=(40, width))
+        idx[20:30] -= 100  # ten rows of negative indices
+        fast, slow = both(partial(ops.gather_elements, data, idx, 1))
+        assert_same_bits(fast, slow)
+        assert_same_bits(fast, np.take_along_axis(data, idx % 100, 1))
+        idx[35, 10] = 100
+        with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[35, 10\] = 100 is out of range"):
+            ops.gather_elements(data, idx, 1)
+    assert len(calls) == 6  # three good calls and three bad ones ran compiled
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "float32", "float64"])
