@@ -130,13 +130,14 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
             prefetch_band(idx, r + AHEAD, c0, c1)
             prefetch_band(vals, r + AHEAD, c0, c1)
         for c in range(c0, c1):
-            v = np.int64(idx[r, c])
+            uc = np.uint64(c)  # an unsigned column: numba adds no wrap-around test where it indexes
+            v = np.int64(idx[r, uc])
             if np.uint64(v) >= np.uint64(size):  # inline, :func:`normalised` only off the common path
                 v = normalised(v, size)
                 if v < 0:
                     return r * m + c
             t = np.uint64(base + c * cstep + v * vstep)
-            out[t] = fold(out[t], vals[r, c], op)
+            out[t] = fold(out[t], vals[r, uc], op)
     return -1
 
 
