@@ -521,13 +521,14 @@ def assign_last(out, idx, vals, bases, size, r0, r1, c0, c1):
     m = idx.shape[1]
     for r in range(r0, r1):
         base = bases[r]
-        for c in range(c0, c1):
-            v = np.int64(idx[r, c])
+        ir, vr = idx[r], vals[r]  # row views and unsigned columns: no wrap-around test where it indexes
+        for c in range(np.uint64(c0), np.uint64(c1)):
+            v = np.int64(ir[c])
             if np.uint64(v) >= np.uint64(size):  # inline, :func:`normalised` only off the common path
                 v = normalised(v, size)
                 if v < 0:
-                    return r * m + c
-            out[np.uint64(base + v)] = vals[r, c]
+                    return r * m + np.int64(c)
+            out[np.uint64(base + v)] = vr[c]
     return -1
 
 
