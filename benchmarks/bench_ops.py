@@ -137,9 +137,14 @@ def make_cases(rng: np.random.Generator, huge: bool = True) -> list[Case]:
                       [data, rng.integers(0, 1000, (1000, 1000)), rng.standard_normal((1000, 1000)).astype(f32)],
                       {"axis": 0, "reduction": "add"}, scale=("ScatterElements add", 1_000_000)))
     data = rng.standard_normal((100, 100)).astype(f32)
+    unique_cols = np.argsort(rng.random((100, 100)), axis=1)[:, :50]
+    # the editor's tensors are C-contiguous (every op and source makes its own); a strided slice
+    # of a larger index array, which ops copies before its kernel, is the second case
     cases.append(Case("ScatterElements axis1 none (100,100) [small]", "ScatterElements",
-                      [data, np.argsort(rng.random((100, 100)), axis=1)[:, :50],
-                       rng.standard_normal((100, 50)).astype(f32)], {"axis": 1}))
+                      [data, np.ascontiguousarray(unique_cols), rng.standard_normal((100, 50)).astype(f32)],
+                      {"axis": 1}))
+    cases.append(Case("ScatterElements axis1 none strided idx [small]", "ScatterElements",
+                      [data, unique_cols, rng.standard_normal((100, 50)).astype(f32)], {"axis": 1}))
     data = rng.standard_normal(10_000).astype(f32)
     cases.append(Case("ScatterND none (1e4,) x 1e3 unique [small]", "ScatterND",
                       [data, rng.permutation(10_000)[:1000, None], rng.standard_normal(1000).astype(f32)],

@@ -25,6 +25,8 @@ cell), and large outputs from reused buffers (:mod:`ops.buffers`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from . import accel, buffers, fold, parallel
@@ -158,8 +160,7 @@ def copy_of(data: np.ndarray) -> np.ndarray:
     """A C-ordered copy of ``data`` (the scatter output); numeric copies that are worth it
     (:func:`ops.parallel.copy_splits`) split across threads (along the first axis), and large
     ones reuse a pooled buffer (:mod:`ops.buffers`)."""
-    if (not parallel.copy_splits(data.nbytes) or data.dtype.hasobject or data.ndim == 0
-            or data.shape[0] < 2):  # one thread: numpy's own copy
+    if _one_part_copy(data):  # one thread: numpy's own copy
         if data.nbytes < buffers.MIN_POOLED_BYTES:  # never pooled
             return data.copy(order="C")
         out = buffers.empty(data.shape, data.dtype)
@@ -169,6 +170,18 @@ def copy_of(data: np.ndarray) -> np.ndarray:
     parallel.run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=data.nbytes,
                        min_part=parallel.COPY_MIN_PART_BYTES)
     return out
+
+
+def copier(data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`copy_of` for arrays of ``data``'s shape and dtype, chosen once (for plans,
+    :mod:`ops.small_calls`): numpy's own copy where copy_of would make one (one part, never
+    pooled), else copy_of itself."""
+    return np.ndarray.copy if _one_part_copy(data) and data.nbytes < buffers.MIN_POOLED_BYTES else copy_of
+
+
+def _one_part_copy(data: np.ndarray) -> bool:
+    """:func:`copy_of` copies ``data`` in one part: too small to split, objects, or one row."""
+    return not parallel.copy_splits(data.nbytes) or data.dtype.hasobject or data.ndim == 0 or data.shape[0] < 2
 
 
 def _column_bands(imap: IndexMap, itemsize: int) -> list[tuple[int, int]]:

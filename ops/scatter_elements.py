@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import accel
-from .apply import check_reduction, copy_of, put_rows
+from .apply import check_reduction, copier, copy_of, put_rows
 from .checks import check_same_dtype, checked_once, dims_equal, fmt_shape, normalize_axis, require_data_dtype
 from .dtypes import as_tensor
 from .errors import OpError
@@ -95,9 +95,10 @@ def scatter_elements_plan(data: np.ndarray, indices: np.ndarray, updates: np.nda
     scatter = accel.scatter_elements_plan(data, indices, normalize_axis(OP, axis, data.ndim), reduction)
     if scatter is None:
         return None
+    copy = copier(data)
 
     def one_call(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
-        out = copy_of(data)
+        out = copy(data)
         return out if scatter(out, indices, updates) else None
 
     return one_call

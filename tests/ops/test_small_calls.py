@@ -132,3 +132,36 @@ def test_inputs_that_are_not_plain_arrays_never_use_a_plan():
     for _ in range(2):
         got = ops.run_op("Gather", [swapped, np.array([1])], {"axis": 0})
         assert got.dtype.isnative and got.tolist() == [[4.0, 5.0, 6.0, 7.0]]
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-part copy", "split copy"])
+def test_a_planned_scatter_copies_data_as_the_long_path_does(split, monkeypatch):
+    """The compiled plan of ScatterElements chooses its copy of data once (ops.apply.copier):
+    numpy's own copy for data copied in one part, ops.apply.copy_of (split across two threads)
+    for data worth splitting. Either way the planned calls give the reference's result, with
+    updates in another byte order made native."""
+    from ops import apply, parallel
+    require_accelerator()
+    monkeypatch.setattr(accel, "MIN_SIZE", 0)
+    monkeypatch.setattr(parallel, "COPY_MIN_PART_BYTES", 1 << 10 if split else 1 << 30)
+    small_calls.forget()  # plans read route-choosing constants when they are made
+    parts = []
+    real_run_parts = parallel.run_parts
+    monkeypatch.setattr(parallel, "run_parts", lambda *a, **k: parts.append(k.get("work")) or real_run_parts(*a, **k))
+    before = parallel.threads()
+    parallel.set_threads(2)
+    try:
+        rng = np.random.default_rng(31)
+        data = rng.standard_normal((64, 40)).astype(np.float32)  # 10 KiB
+        idx = np.argsort(rng.random((64, 40)), axis=1)[:, :3]
+        upd = rng.standard_normal((64, 3)).astype(">f4")
+        want = reference.scatter_elements(data, idx, upd.astype(np.float32), 1)
+        for _ in range(3):
+            parts.clear()
+            got = ops.run_op("ScatterElements", [data, idx, upd], {"axis": 1})
+            np.testing.assert_array_equal(got, want)
+            assert parts == ([data.nbytes] if split else [])
+    finally:
+        parallel.set_threads(before)
+        small_calls.forget()
+    assert apply.copier(data) is (apply.copy_of if split else np.ndarray.copy)
