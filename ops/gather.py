@@ -21,6 +21,7 @@ from .checks import (
     require_rank_at_least,
 )
 from .dtypes import as_tensor
+from .errors import IndexOutOfRangeError
 from .index_map import IndexMap
 from .small_calls import plain
 
@@ -111,13 +112,30 @@ def _small_take(data: np.ndarray, indices: np.ndarray, a: int, moved: int):
 
 
 def gather_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
-    """The plan of a Gather call :func:`gather` has accepted (:mod:`ops.small_calls`): its small
-    route, where no compiled route comes first; None otherwise."""
+    """The plan of a Gather call :func:`gather` has accepted (:mod:`ops.small_calls`): the
+    compiled last-axis route (:func:`_last_axis_route`) where it runs, else its small route
+    where the compiled row gather does not come first; None otherwise."""
     if not plain(data):
         return None
     a = normalize_axis(OP, axis, data.ndim)
     moved = indices.size * (data.size // max(data.shape[a], 1))
-    compiled = accel.supports_rows(data, indices, moved) if a == 0 else accel.supports_last_axis(data, indices, a)
-    if compiled and accel.enabled():
+    if a > 0 and accel.supports_last_axis(data, indices, a) and accel.enabled():
+        return _last_axis_route(data.shape[a], a)
+    if a == 0 and accel.supports_rows(data, indices, moved) and accel.enabled():
         return None
     return _small_take(data, indices, a, moved)
+
+
+def _last_axis_route(size: int, a: int):
+    """:func:`gather`'s compiled route on the last axis as a function of ``(data, indices)``:
+    the indices normalised (:func:`ops.checks.normalize_indices`), then
+    :func:`ops.accel.gather_last`, which splits the rows across threads itself; None for a bad
+    index (the long path then names it)."""
+    def last_axis(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+        try:
+            idx = normalize_indices(OP, "indices", indices, size, a)
+        except IndexOutOfRangeError:
+            return None
+        return accel.gather_last(data, idx)
+
+    return last_axis
