@@ -89,11 +89,16 @@ def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
 
 def gather_elements_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
     """The plan of a GatherElements call :func:`gather_elements` has accepted
-    (:mod:`ops.small_calls`): its compiled kernel in one call (:func:`ops.accel.gather_elements_plan`)
-    where it runs and the work is one part; None otherwise."""
+    (:mod:`ops.small_calls`), where its compiled kernel runs: one kernel call
+    (:func:`ops.accel.gather_elements_plan`) where the work is one part, else
+    :func:`ops.accel.gather_elements`, which splits the work across threads itself; None
+    otherwise."""
     if not plain(data):
         return None
     a = normalize_axis(OP, axis, data.ndim)
-    if accel.supports_gather_elements(data, indices, a) and accel.enabled():
-        return accel.gather_elements_plan(data, indices, a)
-    return None
+    if not (accel.supports_gather_elements(data, indices, a) and accel.enabled()):
+        return None
+    one_call = accel.gather_elements_plan(data, indices, a)
+    if one_call is not None:
+        return one_call
+    return lambda data, indices: accel.gather_elements(data, indices, a)

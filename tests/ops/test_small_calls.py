@@ -166,3 +166,37 @@ def test_a_planned_scatter_copies_data_as_the_long_path_does(split, monkeypatch)
         parallel.set_threads(before)
         small_calls.forget()
     assert apply.copier(data) is (apply.copy_of if split else np.ndarray.copy)
+
+
+@pytest.mark.parametrize("op, axis", [("GatherElements", 1), ("Gather", 1)])
+def test_planned_routes_that_split_their_work_split_it_at_every_call(op, axis, monkeypatch):
+    """GatherElements beyond one part and Gather on the last axis plan their compiled route,
+    which splits the rows across threads when it runs: with two threads every planned call of
+    two threads' worth runs in two parts, gives the reference's result (negative indices
+    included), and a bad index after planned calls gets the long path's error."""
+    from ops import parallel
+    require_accelerator()
+    parts = []
+    real_run_parts = parallel.run_parts
+    monkeypatch.setattr(parallel, "run_parts", lambda fn, n, **k: parts.append(n) or real_run_parts(fn, n, **k))
+    before = parallel.threads()
+    parallel.set_threads(2)
+    try:
+        rng = np.random.default_rng(37)
+        data = rng.standard_normal((64, 300)).astype(np.float32)
+        idx = rng.integers(-300, 300, (64, 2100) if op == "GatherElements" else 2100)  # 134,400 picks
+        assert idx.size * (64 if op == "Gather" else 1) >= 2 * parallel.MIN_PART
+        wrapped = idx % 300  # numpy's own picks with the indices made non-negative
+        want = np.take_along_axis(data, wrapped, 1) if op == "GatherElements" else np.take(data, wrapped, 1)
+        for _ in range(3):
+            parts.clear()
+            got = ops.run_op(op, [data, idx], {"axis": axis})
+            assert got.tobytes() == want.tobytes() and parts == [2]
+        assert small_calls.PLANS[small_calls.key(op, [data, idx], {"axis": axis}, True)] is not None
+        bad = idx.copy()
+        bad.reshape(-1)[-1] = 300
+        with pytest.raises(ops.IndexOutOfRangeError, match=r"= 300 is out of range"):
+            ops.run_op(op, [data, bad], {"axis": axis})
+    finally:
+        parallel.set_threads(before)
+        small_calls.forget()
