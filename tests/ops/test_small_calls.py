@@ -172,8 +172,8 @@ def test_a_planned_scatter_copies_data_as_the_long_path_does(split, monkeypatch)
 def test_planned_routes_that_split_their_work_split_it_at_every_call(op, axis, monkeypatch):
     """GatherElements beyond one part and Gather on the last axis plan their compiled route,
     which splits the rows across threads when it runs: with two threads every planned call of
-    two threads' worth runs in two parts, gives the reference's result (negative indices
-    included), and a bad index after planned calls gets the long path's error."""
+    two threads' worth runs in two parts, gives numpy's picks (negative indices included), and
+    a bad index after planned calls gets the long path's error."""
     from ops import parallel
     require_accelerator()
     parts = []
