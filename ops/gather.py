@@ -112,9 +112,10 @@ def _small_take(data: np.ndarray, indices: np.ndarray, a: int, moved: int):
 
 
 def gather_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
-    """The plan of a Gather call :func:`gather` has accepted (:mod:`ops.small_calls`): the
-    compiled last-axis route (:func:`_last_axis_route`) where it runs, else its small route
-    where the compiled row gather does not come first; None otherwise."""
+    """The plan of a Gather call :func:`gather` has accepted (:mod:`ops.small_calls`): its
+    compiled route where one runs (the row gather on axis 0, :func:`_last_axis_route` on the
+    last axis; both split their work across threads when they run), else its small route;
+    None otherwise."""
     if not plain(data):
         return None
     a = normalize_axis(OP, axis, data.ndim)
@@ -122,7 +123,7 @@ def gather_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
     if a > 0 and accel.supports_last_axis(data, indices, a) and accel.enabled():
         return _last_axis_route(data.shape[a], a)
     if a == 0 and accel.supports_rows(data, indices, moved) and accel.enabled():
-        return None
+        return lambda data, indices: accel.gather_tuples(data, indices[..., None], 1)
     return _small_take(data, indices, a, moved)
 
 

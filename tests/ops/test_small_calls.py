@@ -168,10 +168,11 @@ def test_a_planned_scatter_copies_data_as_the_long_path_does(split, monkeypatch)
     assert apply.copier(data) is (apply.copy_of if split else np.ndarray.copy)
 
 
-@pytest.mark.parametrize("op, axis", [("GatherElements", 1), ("Gather", 1)])
+@pytest.mark.parametrize("op, axis", [("GatherElements", 1), ("Gather", 1), ("Gather", 0)])
 def test_planned_routes_that_split_their_work_split_it_at_every_call(op, axis, monkeypatch):
-    """GatherElements beyond one part and Gather on the last axis plan their compiled route,
-    which splits the rows across threads when it runs: with two threads every planned call of
+    """GatherElements beyond one part and Gather on either axis (the row gather on axis 0 from a
+    table of 2 MiB or more) plan their compiled route, which splits the work across threads
+    when it runs: with two threads every planned call of
     two threads' worth runs in two parts, gives numpy's picks (negative indices included), and
     a bad index after planned calls gets the long path's error."""
     from ops import parallel
@@ -183,19 +184,20 @@ def test_planned_routes_that_split_their_work_split_it_at_every_call(op, axis, m
     parallel.set_threads(2)
     try:
         rng = np.random.default_rng(37)
-        data = rng.standard_normal((64, 300)).astype(np.float32)
-        idx = rng.integers(-300, 300, (64, 2100) if op == "GatherElements" else 2100)  # 134,400 picks
-        assert idx.size * (64 if op == "Gather" else 1) >= 2 * parallel.MIN_PART
-        wrapped = idx % 300  # numpy's own picks with the indices made non-negative
-        want = np.take_along_axis(data, wrapped, 1) if op == "GatherElements" else np.take(data, wrapped, 1)
+        data = rng.standard_normal((2048 if axis == 0 else 64, 300)).astype(np.float32)
+        size = data.shape[axis]
+        idx = rng.integers(-size, size, (64, 2100) if op == "GatherElements" else 2100)
+        assert idx.size * (1 if op == "GatherElements" else data.size // size) >= 2 * parallel.MIN_PART
+        wrapped = idx % size  # numpy's own picks with the indices made non-negative
+        want = np.take_along_axis(data, wrapped, 1) if op == "GatherElements" else np.take(data, wrapped, axis)
         for _ in range(3):
             parts.clear()
             got = ops.run_op(op, [data, idx], {"axis": axis})
             assert got.tobytes() == want.tobytes() and parts == [2]
         assert small_calls.PLANS[small_calls.key(op, [data, idx], {"axis": axis}, True)] is not None
         bad = idx.copy()
-        bad.reshape(-1)[-1] = 300
-        with pytest.raises(ops.IndexOutOfRangeError, match=r"= 300 is out of range"):
+        bad.reshape(-1)[-1] = size
+        with pytest.raises(ops.IndexOutOfRangeError, match=rf"= {size} is out of range"):
             ops.run_op(op, [data, bad], {"axis": axis})
     finally:
         parallel.set_threads(before)
