@@ -86,15 +86,19 @@ def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray
 
 def scatter_elements_plan(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: int = 0,
                           reduction: str = "none"):
-    """The plan of a ScatterElements call the kernel has accepted (:mod:`ops.small_calls`): a
-    copy of data and the compiled kernel in one call (:func:`ops.accel.scatter_elements_plan`)
-    where it runs and one thread does the work; None otherwise."""
+    """The plan of a ScatterElements call the kernel has accepted (:mod:`ops.small_calls`), where
+    the compiled kernel runs: a copy of data (:func:`ops.apply.copier`), then the kernel in one
+    call (:func:`ops.accel.scatter_elements_plan`) where one thread does the work, else
+    :func:`ops.accel.scatter_elements`, which splits the work across threads itself; None
+    otherwise."""
     if not plain(data) or not accel.supports_scatter_elements(data.dtype, indices, reduction) \
             or not accel.enabled():
         return None
-    scatter = accel.scatter_elements_plan(data, indices, normalize_axis(OP, axis, data.ndim), reduction)
+    a = normalize_axis(OP, axis, data.ndim)
+    scatter = accel.scatter_elements_plan(data, indices, a, reduction)
     if scatter is None:
-        return None
+        def scatter(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> bool:
+            return accel.scatter_elements(out, indices, updates, a, reduction)
     copy = copier(data)
 
     def one_call(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:

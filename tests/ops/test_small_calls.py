@@ -202,3 +202,42 @@ def test_planned_routes_that_split_their_work_split_it_at_every_call(op, axis, m
     finally:
         parallel.set_threads(before)
         small_calls.forget()
+
+
+@pytest.mark.parametrize("reduction", ["none", "add"])
+def test_a_planned_scatter_elements_beyond_one_part_splits_at_every_call(reduction, monkeypatch):
+    """ScatterElements of two threads' worth plans its compiled route, which splits the rows
+    across threads when it runs: every planned call runs in two parts and gives what numpy's
+    own in-order writes give (np.add.at, or fancy assignment where the last duplicate wins),
+    and a bad index after planned calls gets the long path's error."""
+    from ops import parallel
+    require_accelerator()
+    parts = []
+    real_run_parts = parallel.run_parts
+    monkeypatch.setattr(parallel, "run_parts", lambda fn, n, **k: parts.append(n) or real_run_parts(fn, n, **k))
+    before = parallel.threads()
+    parallel.set_threads(2)
+    try:
+        rng = np.random.default_rng(41)
+        data = rng.standard_normal((64, 300)).astype(np.float32)
+        idx = rng.integers(-300, 300, (64, 2100))  # duplicates in every row
+        upd = rng.standard_normal(idx.shape).astype(np.float32)
+        want = data.copy()
+        rows = np.arange(64)[:, None].repeat(2100, axis=1)
+        if reduction == "add":
+            np.add.at(want, (rows, idx % 300), upd)
+        else:
+            want[rows, idx % 300] = upd
+        attrs = {"axis": 1, "reduction": reduction}
+        for _ in range(3):
+            parts.clear()
+            got = ops.run_op("ScatterElements", [data, idx, upd], attrs)
+            assert got.tobytes() == want.tobytes() and parts == [2]
+        assert small_calls.PLANS[small_calls.key("ScatterElements", [data, idx, upd], attrs, True)] is not None
+        bad = idx.copy()
+        bad[-1, -1] = 300
+        with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[63, 2099\] = 300 is out of range"):
+            ops.run_op("ScatterElements", [data, bad, upd], attrs)
+    finally:
+        parallel.set_threads(before)
+        small_calls.forget()
