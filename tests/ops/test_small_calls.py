@@ -168,76 +168,74 @@ def test_a_planned_scatter_copies_data_as_the_long_path_does(split, monkeypatch)
     assert apply.copier(data) is (apply.copy_of if split else np.ndarray.copy)
 
 
-@pytest.mark.parametrize("op, axis", [("GatherElements", 1), ("Gather", 1), ("Gather", 0)])
-def test_planned_routes_that_split_their_work_split_it_at_every_call(op, axis, monkeypatch):
-    """GatherElements beyond one part and Gather on either axis (the row gather on axis 0 from a
-    table of 2 MiB or more) plan their compiled route, which splits the work across threads
-    when it runs: with two threads every planned call of
-    two threads' worth runs in two parts, gives numpy's picks (negative indices included), and
-    a bad index after planned calls gets the long path's error."""
+@pytest.fixture
+def two_threads_parts(monkeypatch):
+    """Two threads (compiled routes, plans made afresh) and the list of how many parts each
+    ``ops.parallel.run_parts`` call ran in, cleared by the test before each call it counts."""
     from ops import parallel
     require_accelerator()
-    parts = []
+    parts: list[int] = []
     real_run_parts = parallel.run_parts
     monkeypatch.setattr(parallel, "run_parts", lambda fn, n, **k: parts.append(n) or real_run_parts(fn, n, **k))
     before = parallel.threads()
     parallel.set_threads(2)
-    try:
-        rng = np.random.default_rng(37)
-        data = rng.standard_normal((2048 if axis == 0 else 64, 300)).astype(np.float32)
-        size = data.shape[axis]
-        idx = rng.integers(-size, size, (64, 2100) if op == "GatherElements" else 2100)
-        assert idx.size * (1 if op == "GatherElements" else data.size // size) >= 2 * parallel.MIN_PART
-        wrapped = idx % size  # numpy's own picks with the indices made non-negative
-        want = np.take_along_axis(data, wrapped, 1) if op == "GatherElements" else np.take(data, wrapped, axis)
-        for _ in range(3):
-            parts.clear()
-            got = ops.run_op(op, [data, idx], {"axis": axis})
-            assert got.tobytes() == want.tobytes() and parts == [2]
-        assert small_calls.PLANS[small_calls.key(op, [data, idx], {"axis": axis}, True)] is not None
-        bad = idx.copy()
-        bad.reshape(-1)[-1] = size
-        with pytest.raises(ops.IndexOutOfRangeError, match=rf"= {size} is out of range"):
-            ops.run_op(op, [data, bad], {"axis": axis})
-    finally:
-        parallel.set_threads(before)
-        small_calls.forget()
+    small_calls.forget()
+    yield parts
+    parallel.set_threads(before)
+    small_calls.forget()
+
+
+@pytest.mark.parametrize("op, axis", [("GatherElements", 1), ("Gather", 1), ("Gather", 0)])
+def test_planned_routes_that_split_their_work_split_it_at_every_call(op, axis, two_threads_parts):
+    """GatherElements beyond one part and Gather on either axis (the row gather on axis 0 from a
+    table of 2 MiB or more) plan their compiled route, which splits the work across threads
+    when it runs: with two threads every planned call of two threads' worth runs in two parts,
+    gives numpy's picks (negative indices included), and a bad index after planned calls gets
+    the long path's error."""
+    from ops import parallel
+    parts = two_threads_parts
+    rng = np.random.default_rng(37)
+    data = rng.standard_normal((2048 if axis == 0 else 64, 300)).astype(np.float32)
+    size = data.shape[axis]
+    idx = rng.integers(-size, size, (64, 2100) if op == "GatherElements" else 2100)
+    assert idx.size * (1 if op == "GatherElements" else data.size // size) >= 2 * parallel.MIN_PART
+    wrapped = idx % size  # numpy's own picks with the indices made non-negative
+    want = np.take_along_axis(data, wrapped, 1) if op == "GatherElements" else np.take(data, wrapped, axis)
+    for _ in range(3):
+        parts.clear()
+        got = ops.run_op(op, [data, idx], {"axis": axis})
+        assert got.tobytes() == want.tobytes() and parts == [2]
+    assert small_calls.PLANS[small_calls.key(op, [data, idx], {"axis": axis}, True)] is not None
+    bad = idx.copy()
+    bad.reshape(-1)[-1] = size
+    with pytest.raises(ops.IndexOutOfRangeError, match=rf"= {size} is out of range"):
+        ops.run_op(op, [data, bad], {"axis": axis})
 
 
 @pytest.mark.parametrize("reduction", ["none", "add"])
-def test_a_planned_scatter_elements_beyond_one_part_splits_at_every_call(reduction, monkeypatch):
+def test_a_planned_scatter_elements_beyond_one_part_splits_at_every_call(reduction, two_threads_parts):
     """ScatterElements of two threads' worth plans its compiled route, which splits the rows
     across threads when it runs: every planned call runs in two parts and gives what numpy's
     own in-order writes give (np.add.at, or fancy assignment where the last duplicate wins),
     and a bad index after planned calls gets the long path's error."""
-    from ops import parallel
-    require_accelerator()
-    parts = []
-    real_run_parts = parallel.run_parts
-    monkeypatch.setattr(parallel, "run_parts", lambda fn, n, **k: parts.append(n) or real_run_parts(fn, n, **k))
-    before = parallel.threads()
-    parallel.set_threads(2)
-    try:
-        rng = np.random.default_rng(41)
-        data = rng.standard_normal((64, 300)).astype(np.float32)
-        idx = rng.integers(-300, 300, (64, 2100))  # duplicates in every row
-        upd = rng.standard_normal(idx.shape).astype(np.float32)
-        want = data.copy()
-        rows = np.arange(64)[:, None].repeat(2100, axis=1)
-        if reduction == "add":
-            np.add.at(want, (rows, idx % 300), upd)
-        else:
-            want[rows, idx % 300] = upd
-        attrs = {"axis": 1, "reduction": reduction}
-        for _ in range(3):
-            parts.clear()
-            got = ops.run_op("ScatterElements", [data, idx, upd], attrs)
-            assert got.tobytes() == want.tobytes() and parts == [2]
-        assert small_calls.PLANS[small_calls.key("ScatterElements", [data, idx, upd], attrs, True)] is not None
-        bad = idx.copy()
-        bad[-1, -1] = 300
-        with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[63, 2099\] = 300 is out of range"):
-            ops.run_op("ScatterElements", [data, bad, upd], attrs)
-    finally:
-        parallel.set_threads(before)
-        small_calls.forget()
+    parts = two_threads_parts
+    rng = np.random.default_rng(41)
+    data = rng.standard_normal((64, 300)).astype(np.float32)
+    idx = rng.integers(-300, 300, (64, 2100))  # duplicates in every row
+    upd = rng.standard_normal(idx.shape).astype(np.float32)
+    want = data.copy()
+    rows = np.arange(64)[:, None].repeat(2100, axis=1)
+    if reduction == "add":
+        np.add.at(want, (rows, idx % 300), upd)
+    else:
+        want[rows, idx % 300] = upd
+    attrs = {"axis": 1, "reduction": reduction}
+    for _ in range(3):
+        parts.clear()
+        got = ops.run_op("ScatterElements", [data, idx, upd], attrs)
+        assert got.tobytes() == want.tobytes() and parts == [2]
+    assert small_calls.PLANS[small_calls.key("ScatterElements", [data, idx, upd], attrs, True)] is not None
+    bad = idx.copy()
+    bad[-1, -1] = 300
+    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[63, 2099\] = 300 is out of range"):
+        ops.run_op("ScatterElements", [data, bad, upd], attrs)
