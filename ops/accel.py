@@ -122,6 +122,11 @@ _load_failed = False
 CHUNKS_PER_THREAD = 4
 #: ScatterND (the folds and reduction none): each part scans every row number, so one part per thread.
 ND_CHUNKS_PER_THREAD = 1
+#: ScatterND none splits its writes by ranges of target rows across threads
+#: (:func:`scatter_tuples`). Off: every thread then scans every index, and on the 2-core VM of
+#: benchmarks/README.md that cost more than the writes it shared out, from 1 MB to 200 MB of
+#: data; only the copy splits.
+ND_SPLIT_WRITES = False
 
 
 def _run_chunks(fn, n: int, work: int, chunks_per_thread: int = CHUNKS_PER_THREAD, align: int = 1) -> list:
@@ -186,7 +191,8 @@ def _load() -> dict | None:
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
-            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part, K.gather_rows_wide):
+            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part, K.scatter_words,
+                           K.gather_rows_wide):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
@@ -542,14 +548,15 @@ def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -
     updates and ``data`` is empty (the caller's numpy path then raises the exact error, or
     gives the result).
 
-    Data whose copy splits (:func:`ops.parallel.copy_splits`) with work for more
-    than one thread (:func:`_run_chunks`) splits the target rows into one range per thread
-    (:data:`ND_CHUNKS_PER_THREAD`): each thread copies its rows of ``data`` and then
-    writes, in order, the updates whose row is in its range, scanning all the indices. Each
-    row is written by one thread, with its updates in their order, so the result is the one
-    thread's; the writes find the rows the same thread has just copied still in its cache.
-    Every thread checks every index, so a bad one is found whichever thread holds its row.
-    Data that is not C-contiguous is copied whole first, in the calling thread."""
+    Data whose copy splits (:func:`ops.parallel.copy_splits`) is copied in parts across
+    threads (:func:`ops.parallel.copy_into`), then written in this thread. With
+    :data:`ND_SPLIT_WRITES` and work for more than one thread (:func:`_run_chunks`), the target
+    rows split into one range per thread (:data:`ND_CHUNKS_PER_THREAD`) instead: each thread
+    copies its rows of ``data`` and then writes, in order, the updates whose row is in its
+    range, scanning all the indices. Each row is written by one thread, with its updates in
+    their order, so the result is the one thread's; every thread checks every index, so a bad
+    one is found whichever thread holds its row. Data that is not C-contiguous is copied whole
+    first there, in the calling thread."""
     k = indices.shape[-1]
     n = indices.size // k if k else 0
     out = buffers.empty(data.shape, data.dtype)
@@ -558,22 +565,23 @@ def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -
     rows = prod(data.shape[:k])
     block = out.size // rows
     dest = out.reshape(rows, block)
-    src = data.reshape(rows, block) if data.flags.c_contiguous else None
-    if src is None:  # no row ranges to copy from: copy it all first, here
-        np.copyto(out, data)
     kernel = _load()["scatter_tuples"]
     limits, strides = _tuple_limits(data.shape, k)
     table = _words(dest)
     idx2 = kernel_indices(indices).reshape(n, k)
     vals = _words(np.ascontiguousarray(updates, dtype=data.dtype).reshape(n, block))
+    if not (ND_SPLIT_WRITES and parallel.copy_splits(data.nbytes)):
+        parallel.copy_into(out, data)
+        return out if kernel(table, idx2, limits, strides, vals, 0, rows) < 0 else None
+    src = data.reshape(rows, block) if data.flags.c_contiguous else None
+    if src is None:  # no row ranges to copy from: copy it all first, here
+        np.copyto(out, data)
 
     def part(a: int, b: int) -> int:
         if src is not None:
             np.copyto(dest[a:b], src[a:b])
         return kernel(table, idx2, limits, strides, vals, a, b)
 
-    if not parallel.copy_splits(data.nbytes):  # two threads gained nothing on the copy or the writes
-        return out if part(0, rows) < 0 else None
     results = _run_chunks(part, rows, out.size + n * block, chunks_per_thread=ND_CHUNKS_PER_THREAD)
     return out if _all_valid(results) else None
 

@@ -167,8 +167,7 @@ def copy_of(data: np.ndarray) -> np.ndarray:
         np.copyto(out, data)
         return out
     out = buffers.empty(data.shape, data.dtype)
-    parallel.run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=data.nbytes,
-                       min_part=parallel.COPY_MIN_PART_BYTES)
+    parallel.copy_into(out, data)
     return out
 
 

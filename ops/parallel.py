@@ -8,6 +8,8 @@ threads uses more cores. The caller decides what a part is; the contract here is
   ``0..n`` and returns when every call has finished (re-raising the first exception).
 * Work smaller than ``min_part`` per thread runs inline in the calling thread, so small tensors
   pay no thread hand-off.
+* Having run the first range itself, the calling thread polls the others for up to
+  :data:`JOIN_SPIN_NS` before it blocks on them (:func:`copy_into` is the split copy).
 * Callers must make parts independent: each part writes only cells no other part writes
   (gathers: disjoint output rows; reductions: disjoint destination ranges).
 
@@ -19,8 +21,11 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
 
 from . import config
 
@@ -37,6 +42,16 @@ def copy_splits(nbytes: int) -> bool:
     return nbytes >= 2 * COPY_MIN_PART_BYTES
 
 
+def copy_into(out: np.ndarray, data: np.ndarray) -> None:
+    """``np.copyto(out, data)`` (same shapes, numeric dtypes), split along the first axis across
+    threads when :func:`copy_splits` says so."""
+    if not copy_splits(data.nbytes) or data.ndim == 0 or data.shape[0] < 2:
+        np.copyto(out, data)
+        return
+    run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=data.nbytes,
+              min_part=COPY_MIN_PART_BYTES)
+
+
 def _default_threads() -> int:
     configured = config.threads()
     if configured is not None:
@@ -46,6 +61,11 @@ def _default_threads() -> int:
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
 
+
+#: Having run its own part, the calling thread polls the pool's parts for up to this long
+#: (yielding the CPU and the GIL between polls) before it blocks on them: a blocked thread on
+#: an otherwise idle core can take tens of microseconds to wake (benchmarks/README.md). 0: block at once.
+JOIN_SPIN_NS = 1_000_000
 
 _threads = _default_threads()
 _pool: ThreadPoolExecutor | None = None
@@ -110,6 +130,18 @@ def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None,
     map_parts(fn, n, work, min_part)
 
 
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))  # each releases the GIL
+
+
+def _join(future: Future) -> object:
+    """``future.result()``, after polling it for up to :data:`JOIN_SPIN_NS`."""
+    if JOIN_SPIN_NS > 0 and not future.done():
+        deadline = time.perf_counter_ns() + JOIN_SPIN_NS
+        while not future.done() and time.perf_counter_ns() < deadline:
+            _yield()
+    return future.result()
+
+
 def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> list:
     """Like :func:`run_parts` but returns ``[fn(start, stop), ...]`` in range order (an empty
     list when ``n == 0``)."""
@@ -132,7 +164,7 @@ def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None,
         error = exc
     for f in futures:
         try:
-            f.result()
+            _join(f)
         except BaseException as exc:  # noqa: BLE001 - the first error is re-raised below
             error = error or exc
     if error is not None:

@@ -77,7 +77,8 @@ def scatter_nd(data, indices, updates, reduction: str = "none") -> np.ndarray:
         if out is not None:
             return out
     elif reduction == "none" and accel.supports_tuples(data, indices, k, updates.size) and accel.enabled():
-        scatter_nd_output_shape(data.shape, indices.shape, updates.shape)
+        checked_once((OP, data.shape, indices.shape, updates.shape),
+                     lambda: scatter_nd_output_shape(data.shape, indices.shape, updates.shape))
         out = accel.scatter_tuples(data, indices, updates)
         if out is not None:
             return out

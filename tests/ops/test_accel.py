@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from functools import partial
 from pathlib import Path
 
@@ -570,9 +571,11 @@ def split_nd_case(rng, case: str):
 
 @pytest.mark.parametrize("case", ["elements", "blocks", "strided"])
 def test_scatter_nd_none_split_by_target_rows_is_bit_identical(case, threads, monkeypatch):
-    """With two threads each takes one range of target rows, copies those rows and writes, in
-    order, the updates whose row is in its range: the numpy path's bits (the last duplicate
-    wins, also on the rows where two ranges meet) and the reference's values."""
+    """With two threads (and ``ND_SPLIT_WRITES``) each takes one range of target rows, copies
+    those rows and writes, in order, the updates whose row is in its range: the numpy path's
+    bits (the last duplicate wins, also on the rows where two ranges meet) and the reference's
+    values."""
+    monkeypatch.setattr(accel, "ND_SPLIT_WRITES", True)
     ranges = []
     kernels = accel._load()
     original = kernels["scatter_tuples"]
@@ -631,6 +634,35 @@ def test_checking_kernels_refuse_every_bad_index(where, value, threads, stream, 
     # the kernels ran (with the accelerator on): Gather and GatherND, ScatterND, GatherElements, ScatterElements
     assert {name: len(c) for name, c in calls.items()} == {
         "gather_tuples": 2, "scatter_tuples": 1, "gather_elements": 1, "scatter_elements": 4}
+
+
+@pytest.mark.parametrize("case", ["elements", "blocks", "strided"])
+def test_scatter_nd_none_copy_splits_and_the_caller_writes(case, threads, monkeypatch):
+    """By default data whose copy splits is copied in parts across the threads (along its first
+    axis, whatever its layout), then written by the calling thread in one kernel call over all
+    target rows: the numpy path's bits (the last duplicate wins) and the reference's values."""
+    calls, parts = [], []
+    kernels = accel._load()
+    original, run_parts = kernels["scatter_tuples"], parallel.run_parts
+
+    def spy(table, idx, limits, strides, vals, r0, r1):
+        calls.append((r0, r1, threading.get_ident()))
+        return original(table, idx, limits, strides, vals, r0, r1)
+
+    def parts_spy(fn, n, work=None, min_part=parallel.MIN_PART):
+        return run_parts(lambda a, b: (parts.append((a, b)), fn(a, b))[1], n, work, min_part)
+
+    monkeypatch.setitem(kernels, "scatter_tuples", spy)
+    monkeypatch.setattr(parallel, "run_parts", parts_spy)
+    monkeypatch.setattr(parallel, "COPY_MIN_PART_BYTES", 1 << 10)  # data this small splits too
+    data, idx, upd = split_nd_case(np.random.default_rng([19, len(case)]), case)
+    fast = np.array(ops.scatter_nd(data, idx, upd), copy=True)  # the accelerator is on
+    rows, half, lead = int(np.prod(data.shape[:idx.shape[-1]])), data.shape[0] // 2, data.shape[0]
+    assert calls == [(0, rows, threading.get_ident())]
+    assert sorted(parts) == ([(0, lead)] if threads == 1 else [(0, half), (half, lead)])
+    accel.set_enabled(False)
+    assert_same_bits(fast, ops.scatter_nd(data, idx, upd))
+    assert_same_bits(fast, reference.scatter_nd(data, idx, upd))
 
 
 # ---------------------------------------------------------------- switch, errors, reference
