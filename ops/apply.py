@@ -179,8 +179,9 @@ def copier(data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def _one_part_copy(data: np.ndarray) -> bool:
-    """:func:`copy_of` copies ``data`` in one part: too small to split, objects, or one row."""
-    return not parallel.copy_splits(data.nbytes) or data.dtype.hasobject or data.ndim == 0 or data.shape[0] < 2
+    """:func:`copy_of` copies ``data`` in one part: objects, or what
+    :func:`ops.parallel.copy_into` would not split."""
+    return data.dtype.hasobject or not parallel.copies_in_parts(data)
 
 
 def _column_bands(imap: IndexMap, itemsize: int) -> list[tuple[int, int]]:

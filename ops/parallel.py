@@ -42,10 +42,16 @@ def copy_splits(nbytes: int) -> bool:
     return nbytes >= 2 * COPY_MIN_PART_BYTES
 
 
+def copies_in_parts(data: np.ndarray) -> bool:
+    """:func:`copy_into` splits a copy of ``data``: worth splitting (:func:`copy_splits`) and
+    at least two rows along the first axis."""
+    return copy_splits(data.nbytes) and data.ndim > 0 and data.shape[0] >= 2
+
+
 def copy_into(out: np.ndarray, data: np.ndarray) -> None:
     """``np.copyto(out, data)`` (same shapes, numeric dtypes), split along the first axis across
-    threads when :func:`copy_splits` says so."""
-    if not copy_splits(data.nbytes) or data.ndim == 0 or data.shape[0] < 2:
+    threads when :func:`copies_in_parts` says so."""
+    if not copies_in_parts(data):
         np.copyto(out, data)
         return
     run_parts(lambda a, b: np.copyto(out[a:b], data[a:b]), out.shape[0], work=data.nbytes,
