@@ -19,7 +19,7 @@ from .gather_nd import gather_nd
 from .index_map import IndexMap
 from .opdef import AxisSpec, OpDef, PortRole
 from .opdefs import OPDEFS, get_opdef
-from .registry import index_map, infer_types, run_op
+from .registry import formula, index_map, infer_types, run_op
 from .scatter_elements import scatter, scatter_elements
 from .scatter_nd import scatter_nd
 from .schema import AttrSpec, OpSchema, PortSpec
@@ -30,7 +30,7 @@ from .vjp import vjp
 
 __all__ = [
     "gather", "gather_elements", "gather_nd", "scatter", "scatter_elements", "scatter_nd", "tensor_scatter",
-    "run_op", "index_map", "infer_types", "vjp",
+    "run_op", "index_map", "infer_types", "formula", "vjp",
     "OpError", "IndexOutOfRangeError", "ShapeUnknownError", "is_known",
     "IndexMap", "TensorType", "OpSchema", "PortSpec", "AttrSpec", "SCHEMAS", "OP_NAMES", "get_schema", "MAX_OPSET",
     "OpDef", "PortRole", "AxisSpec", "OPDEFS", "get_opdef",

@@ -1,6 +1,7 @@
 """Each op's defining formula written out for concrete ranks and attributes, for people.
 
-``formula("GatherElements", {"axis": 1}, data_rank=2)`` gives
+Each op's :class:`ops.opdef.OpDef` names its function here; :func:`ops.registry.formula` looks
+it up by op name: ``formula("GatherElements", {"axis": 1}, data_rank=2)`` gives
 ``output[i, j] = data[i, indices[i, j]]``: the spec's formula with the axis in its place
 and one coordinate per dimension, so a reader sees exactly which coordinate the index
 replaces. Naming: coordinates over ``indices`` are ``i, j, k, ..``; over the other axes of
@@ -9,9 +10,6 @@ ScatterND); batch coordinates ``n0, n1, ..``. Returns None when a rank it needs 
 (the caller shows the schema's generic text instead).
 """
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 _INDEX_NAMES = "ijklmh"
 _DATA_NAMES = "abcdefg"
@@ -36,19 +34,6 @@ def _assign(target: str, value: str, reduction: str) -> str:
     if reduction in ("max", "min"):
         return f"{target} = {reduction}({target}, {value})"
     return f"{target} = {value}"
-
-
-def formula(op: str, attrs: Mapping[str, Any], data_rank: int | None = None, indices_rank: int | None = None,
-            tuple_length: int | None = None) -> str | None:
-    """The formula of ``op`` for these attributes and ranks (``tuple_length``: the last
-    dimension of GatherND/ScatterND indices), or None when the op has no formula, a needed rank
-    is unknown or the attributes do not fit the ranks (the node shows that error elsewhere).
-
-    Reads the op's :class:`ops.opdef.OpDef` (its ``formula`` is one of the functions below)."""
-    from .opdefs import OPDEFS  # the OpDefs name the functions below, so import them late
-
-    opdef = OPDEFS.get(op)
-    return None if opdef is None else opdef.formula_text(attrs, data_rank, indices_rank, tuple_length)
 
 
 def gather_formula(attrs, r, q, _k):

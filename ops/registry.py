@@ -215,4 +215,14 @@ def infer_types(op_name: str, input_types: Sequence[TensorType | None], attrs: M
     return (TensorType(out_dtype, tuple(out_shape)),)
 
 
-__all__ = ["run_op", "index_map", "infer_types", "fmt_shape"]
+def formula(op_name: str, attrs: Mapping[str, Any], data_rank: int | None = None, indices_rank: int | None = None,
+            tuple_length: int | None = None) -> str | None:
+    """The defining formula of ``op_name`` for these attributes and ranks (``tuple_length``:
+    the last dimension of GatherND/ScatterND indices), written out for people
+    (:mod:`ops.formulas`), or None when the op is unknown or has no formula, a needed rank is
+    unknown or the attributes do not fit the ranks (the node shows that error elsewhere)."""
+    opdef = OPDEFS.get(op_name)
+    return None if opdef is None else opdef.formula_text(attrs, data_rank, indices_rank, tuple_length)
+
+
+__all__ = ["run_op", "index_map", "infer_types", "formula", "fmt_shape"]

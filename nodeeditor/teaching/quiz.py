@@ -11,7 +11,7 @@ two ways (:class:`QuizMode`):
 The right answers are never worked out here: values come from running the op
 (:func:`ops.run_op`), landing cells from its index map through :class:`ops.explain.Explanation`.
 A wrong answer's :attr:`Verdict.explanation` is that element's formula
-(:func:`ops.formulas.formula`), the formula with the element's coordinates put in, and the
+(:func:`ops.formula`), the formula with the element's coordinates put in, and the
 explainer's sentence for that step, which has the numbers.
 
 Scoring: a question is *solved* by its first right answer; :class:`Score` counts the
@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 
 import ops
+from ops import formula as op_formula
 from ops.dtypes import COMPLEX_NAMES, INTEGER_NAMES, dtype_name
 from ops.explain import Explanation, Move, position_text, value_text
-from ops.formulas import formula as op_formula
 from ops.opdef import PortRole
 
 #: At most this many questions (output cells or update elements) in one quiz.

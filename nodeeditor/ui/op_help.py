@@ -11,7 +11,7 @@ from PySide6 import QtCore, QtWidgets
 import ops
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
-from ops.formulas import formula
+from ops import formula
 
 from .screen_fit import fit_to_screen
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ops
-from ops.formulas import formula
+from ops import formula
 
 
 @pytest.mark.parametrize("op,attrs,ranks,expected", [

@@ -12,8 +12,8 @@ import onnx.defs
 import pytest
 
 import ops
+from ops import formula
 from ops.dtypes import INTEGER_NAMES, is_ml_dtype, is_ml_float
-from ops.formulas import formula
 from ops.opdef import AxisSpec, OpDef, PortRole
 
 T = ops.TensorType
