@@ -1,13 +1,10 @@
 """Blocks: everything a person can add to a graph, for the palette and the quick-add box.
 
-A :class:`Block` has a stable ``key`` (also the drag-and-drop payload), a title, a category
-and a ``make(graph, position)`` that builds a fresh, not yet added node object (so an undo
-command can add and remove that same object). No Qt here.
+A :class:`Block` (:mod:`.block_type`) has a stable ``key`` (also the drag-and-drop payload), a
+title, a category and a ``make(graph, position)`` that builds a fresh, not yet added node
+object (so an undo command can add and remove that same object). No Qt here.
 """
 from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,17 +14,11 @@ from nodeeditor.graph.document import Graph
 from nodeeditor.graph.losses import DEFAULT_LOSS
 from nodeeditor.graph.sources import GENERATORS
 
+from .block_type import Block
+from .onnx_blocks import is_onnx_key, onnx_block
+
 MIME_TYPE = "application/x-indexflow-block"
 CATEGORIES = ("Sources", "Gather", "Scatter", "Training", "Outputs")
-
-
-@dataclass(frozen=True)
-class Block:
-    key: str
-    title: str
-    category: str
-    description: str
-    make: Callable[[Graph, tuple[float, float]], N.Node]
 
 
 def _op_block(op: str, category: str) -> Block:
@@ -119,8 +110,6 @@ def block(key: str) -> Block:
         return BY_KEY[key]
     except KeyError:
         pass
-    from .onnx_blocks import is_onnx_key, onnx_block
-
     if is_onnx_key(key):
         return onnx_block(key)
     raise KeyError(f"no block {key!r}")

@@ -26,7 +26,7 @@ from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
 from ops.dtypes import INTEGER_NAMES
 
-from .blocks import Block
+from .block_type import Block
 
 KEY_PREFIX = "onnx:"
 CATEGORY = "ONNX"
