@@ -71,19 +71,18 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     (:func:`ops.accel.gather_tuples`, the same rows, checked as it copies; on a bad index the
     numpy path below raises the error). The last axis (not the first) runs its compiled
     element gather (:func:`ops.accel.gather_last`) on the indices the numpy path normalised.
-    Otherwise small outputs take the small route (:func:`_small_take`)."""
+    (:func:`_compiled_route` chooses, for this function and its plan.) Otherwise small outputs
+    take the small route (:func:`_small_take`)."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
     require_data_dtype(OP, "data", data)
     a = checked_once((OP, data.shape, indices.shape, axis, type(axis)),
                      lambda: _checked_axis(data.shape, indices.shape, axis))
     moved = indices.size * (data.size // max(data.shape[a], 1))
-    if a == 0:
-        if accel.supports_rows(data, indices, moved) and accel.enabled():
-            out = accel.gather_tuples(data, indices[..., None], 1)
-            if out is not None:
-                return out
-    elif accel.supports_last_axis(data, indices, a) and accel.enabled():
-        return accel.gather_last(data, normalize_indices(OP, "indices", indices, data.shape[a], a))
+    route = _compiled_route(data, indices, a, moved)
+    if route is not None:
+        out = route(data, indices)
+        if out is not None:
+            return out
     take = _small_take(data, indices, a, moved)
     if take is not None:
         out = take(data, indices)
@@ -113,25 +112,38 @@ def _small_take(data: np.ndarray, indices: np.ndarray, a: int, moved: int):
 
 def gather_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
     """The plan of a Gather call :func:`gather` has accepted (:mod:`ops.small_calls`): its
-    compiled route where one runs (the row gather on axis 0, :func:`_last_axis_route` on the
-    last axis; both split their work across threads when they run), else its small route;
-    None otherwise."""
+    compiled route where one runs (:func:`_compiled_route`), else its small route; None
+    otherwise."""
     if not plain(data):
         return None
     a = normalize_axis(OP, axis, data.ndim)
     moved = indices.size * (data.size // max(data.shape[a], 1))
-    if a > 0 and accel.supports_last_axis(data, indices, a) and accel.enabled():
+    route = _compiled_route(data, indices, a, moved)
+    return route if route is not None else _small_take(data, indices, a, moved)
+
+
+def _compiled_route(data: np.ndarray, indices: np.ndarray, a: int, moved: int):
+    """Gather's compiled route for the shapes and dtypes of ``data`` and ``indices``, as a
+    function of ``(data, indices)`` that returns the result, or None for a bad index (the numpy
+    path then names it); None where no compiled route runs. Axis 0: the row gather
+    (:func:`ops.accel.gather_tuples`, tables beyond the per-core caches,
+    :func:`ops.accel.supports_rows`); the last axis: :func:`_last_axis_route`. Both split their
+    work across threads when they run."""
+    if a == 0:
+        return _rows_route if accel.supports_rows(data, indices, moved) and accel.enabled() else None
+    if accel.supports_last_axis(data, indices, a) and accel.enabled():
         return _last_axis_route(data.shape[a], a)
-    if a == 0 and accel.supports_rows(data, indices, moved) and accel.enabled():
-        return lambda data, indices: accel.gather_tuples(data, indices[..., None], 1)
-    return _small_take(data, indices, a, moved)
+    return None
+
+
+def _rows_route(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+    return accel.gather_tuples(data, indices[..., None], 1)
 
 
 def _last_axis_route(size: int, a: int):
-    """:func:`gather`'s compiled route on the last axis as a function of ``(data, indices)``:
-    the indices normalised (:func:`ops.checks.normalize_indices`), then
-    :func:`ops.accel.gather_last`, which splits the rows across threads itself; None for a bad
-    index (the long path then names it)."""
+    """The compiled route on the last axis: the indices normalised
+    (:func:`ops.checks.normalize_indices`), then :func:`ops.accel.gather_last`; None for a bad
+    index."""
     def last_axis(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
         try:
             idx = normalize_indices(OP, "indices", indices, size, a)

@@ -21,8 +21,8 @@ Inputs whose key is not enough (not a plain ``np.ndarray``, an attribute that is
 ml_dtypes inputs (the ops' plan functions decline them).
 
 Threads: plans exist only for work done in one part (:mod:`ops.parallel`), or for routes that
-split their work when they run (the compiled routes of Gather and GatherElements), so the
-thread count is not part of the key. Module constants that choose
+split their work when they run (the compiled routes of Gather, GatherElements and
+ScatterElements), so the thread count is not part of the key. Module constants that choose
 routes (``ops.accel.MIN_SIZE`` and the like) are read when a plan is made; tests that change
 them call :func:`forget` first.
 """
