@@ -107,6 +107,12 @@ MIN_SIZE = 1 << 12
 #: kernel's call costs more there (numba's dispatch, the thread hand-out; benchmarks/README.md).
 SMALL_WORK = 1 << 15
 
+#: How the small helpers become part of the kernels that call them: compiled on their own and
+#: inlined by LLVM (numba's ``forceinline``: the ``alwaysinline`` attribute). numba's IR inlining
+#: (``inline="always"``) gave the same machine code (benchmarks/README.md, 2026-12-02) and cost
+#: twice the compile time, as it types the helper's body again at every call site.
+INLINED = {"forceinline": True}
+
 _state = {"enabled": config.accel()}
 _kernels: dict | None = None
 _load_lock = threading.Lock()
@@ -187,7 +193,7 @@ def _load() -> dict | None:
             jit = numba.njit(cache=True, nogil=True)
             for helper in (K.normalised, K.tuple_row, K.copy_row, K.stream_row, K.prefetch_row, K.prefetch_band,
                            K.in_range, K.warm_row, K.line_shift):
-                numba.extending.register_jitable(inline="always")(helper)  # inlined into the kernels' IR
+                numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
@@ -197,10 +203,10 @@ def _load() -> dict | None:
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
                 accel_intrinsics.install(K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16,
-                                         K.store_fence)
+                                         K.store_fence, jit_options=INLINED)
             except Exception:  # noqa: BLE001 - numba internals moved: no prefetches, ordinary stores, same results
                 for helper in (K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16, K.store_fence):
-                    numba.extending.register_jitable(inline="always")(helper)
+                    numba.extending.register_jitable(**INLINED)(helper)
             _kernels = {
                 "gather_elements": jit(K.gather_elements),
                 "gather_rows": jit(K.gather_rows),

@@ -163,31 +163,32 @@ def _probe() -> None:
         raise RuntimeError("intrinsics probe wrote the wrong values")
 
 
-def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_fence) -> None:
+def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_fence, jit_options) -> None:
     """Register the compiled implementations of the plain-Python helpers, after :func:`_probe`
-    showed that the intrinsics compile and work here."""
+    showed that the intrinsics compile and work here; each is compiled with ``jit_options``
+    (:data:`ops.accel.INLINED`, so that LLVM inlines it into its caller)."""
     _probe()
 
-    @overload(prefetch, inline="always")
+    @overload(prefetch, jit_options=jit_options)
     def _prefetch_impl(arr, i, j):
         return lambda arr, i, j: _prefetch(arr, i, j)
 
-    @overload(prefetch_once, inline="always")
+    @overload(prefetch_once, jit_options=jit_options)
     def _prefetch_once_impl(arr, i, j):
         return lambda arr, i, j: _prefetch_once(arr, i, j)
 
-    @overload(touch, inline="always")
+    @overload(touch, jit_options=jit_options)
     def _touch_impl(arr, i):
         return lambda arr, i: _touch(arr, i)
 
-    @overload(stream_store, inline="always")
+    @overload(stream_store, jit_options=jit_options)
     def _stream_store_impl(arr, i, j, value):
         return lambda arr, i, j, value: _nontemporal_store(arr, i, j, value)
 
-    @overload(stream_copy16, inline="always")
+    @overload(stream_copy16, jit_options=jit_options)
     def _stream_copy16_impl(src, i, j, dst, r, b):
         return lambda src, i, j, dst, r, b: _nontemporal_copy16(src, i, j, dst, r, b)
 
-    @overload(store_fence, inline="always")
+    @overload(store_fence, jit_options=jit_options)
     def _store_fence_impl():
         return lambda: _sfence()

@@ -706,6 +706,33 @@ def test_env_switch_and_missing_numba_turn_it_off():
     assert results["on"][:2] == ["True", "True"]
 
 
+def test_the_helpers_are_inlined_into_the_kernel_that_calls_them():
+    """``accel.INLINED`` (LLVM's alwaysinline) leaves no helper of ops/accel_kernels.py or
+    ops/accel_intrinsics.py as a function of its own in a kernel's machine code: GatherElements'
+    kernel calls eight of them (checks, row warming, streaming stores and the fence), and only the
+    kernel and numba's wrappers of it are defined, with no reference to any helper. On x86-64 the
+    intrinsics' instructions are there: non-temporal stores and the fence."""
+    import platform
+    import re
+
+    import numba
+
+    require_accelerator()
+    kernel = numba.njit(nogil=True)(accel_kernels.gather_elements)   # not cached: its code can be inspected
+    data, out = np.zeros(20000, np.uint32), np.zeros((1000, 20), np.uint32)
+    assert kernel(data, np.zeros((1000, 20), np.int64), out, np.zeros(1000, np.int64), 1, True, 20, True, 0,
+                  1000) == -1
+    asm = kernel.inspect_asm(kernel.signatures[0])
+    defined = [line[:-1] for line in asm.splitlines() if re.match(r"^[_A-Za-z][\w.]*:$", line)]
+    ours = [name for name in defined if re.search(r"accel_(kernels|intrinsics)", name)]
+    assert ours and all("15gather_elements" in name for name in ours), ours
+    referenced = set(re.findall(r"\$(_ZN\w+)", asm))
+    assert all("15gather_elements" in name for name in referenced if "accel_" in name), referenced
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        instructions = {line.split()[0] for line in asm.splitlines() if line.startswith("\t") and line.split()}
+        assert "sfence" in instructions and any(i.startswith("movnt") for i in instructions), sorted(instructions)
+
+
 BREAK_INTRINSICS = {
     # the module does not import (llvmlite or numba.extending moved)
     "import": "sys.modules['ops.accel_intrinsics'] = None\n",
