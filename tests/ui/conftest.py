@@ -103,11 +103,9 @@ def small_graph():
     return g
 
 
-@pytest.fixture
-def window(qtbot, dialogs):
-    from nodeeditor.ui.app import create_main_window
-
-    w = create_main_window()
+def _shown(qtbot, w):
+    """Shows the main window ``w`` and waits for its first evaluation; afterwards (the
+    generator's second step) drops its changes and stops its work."""
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w, timeout=20000)
@@ -120,16 +118,32 @@ def window(qtbot, dialogs):
 
 
 @pytest.fixture
-def small(window, qtbot):
-    """The window showing ``small_graph()`` framed 1:1 (evaluated)."""
+def window(qtbot, dialogs):
+    """A shown main window on the default example (as the editor starts), evaluated."""
+    from nodeeditor.ui.app import create_main_window
+
+    yield from _shown(qtbot, create_main_window())
+
+
+@pytest.fixture
+def small(qtbot, dialogs):
+    """A shown main window on ``small_graph()`` framed 1:1 (evaluated). Made on that graph
+    rather than on the default example then switched: the example's evaluation and views
+    cost a third of a window's making, for nothing here."""
+    from nodeeditor.ui.app import ensure_application
+    from nodeeditor.ui.main_window import MainWindow
+
     from .helpers import deliver_posted_events
 
-    window.set_document(small_graph(), None)
+    ensure_application()
+    shown = _shown(qtbot, MainWindow(small_graph()))
+    window = next(shown)
     deliver_posted_events()           # the opening frame (a zero-delay timer) before the 1:1 framing
     window.view.resetTransform()
     window.view.centerOn(360, 120)
     window.runner.wait()
-    return window
+    yield window
+    next(shown, None)
 
 
 @pytest.fixture
