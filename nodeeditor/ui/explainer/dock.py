@@ -65,11 +65,24 @@ class ExplainerController(QtCore.QObject):
         runner.finished.connect(lambda _result: self.refresh())
         dock.visibilityChanged.connect(self._on_visibility_changed)
         widget.directionChanged.connect(lambda _direction: self._direction_changed())
+        widget.slidesRequested.connect(self.export_slides)
         if gradients is not None:
             gradients.changed.connect(self._on_gradients)
         else:
             widget.backward_button.hide()
             widget.backward_action.setVisible(False)
+
+    def export_slides(self) -> QtWidgets.QDialog | None:
+        """Explainer > Export Slides…: ask where and how, then write (see :mod:`.slides_dialog`);
+        returns the dialog (opened, not waited for), None with nothing to export."""
+        from .slides_dialog import SlidesDialog
+
+        if self.widget.operation() is None:
+            return None
+        dialog = SlidesDialog(self.widget, self.host)
+        dialog.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     @property
     def backward(self) -> bool:

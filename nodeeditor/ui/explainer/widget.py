@@ -117,6 +117,8 @@ class ExplainerWidget(QtWidgets.QWidget):
     operationChanged = QtCore.Signal()
     #: The person chose Forward or Backward (a :class:`Direction`).
     directionChanged = QtCore.Signal(object)
+    #: Explainer > Export Slides… was chosen (the controller that holds the widget opens the dialog)
+    slidesRequested = QtCore.Signal()
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, interval_ms: int | None = None) -> None:
         super().__init__(parent)
@@ -283,7 +285,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.menu.addMenu(self.speed_menu)
         self.menu.addAction(self.backward_action)
         self.menu.addSeparator()
-        self.export_action = self.menu.addAction("Export &Slides…", self.export_slides)
+        self.export_action = self.menu.addAction("Export &Slides…", self.slidesRequested.emit)
         self.export_action.setStatusTip("Save the step-through as an animated GIF or numbered PNG frames")
         self.menu_button.setMenu(self.menu)
 
@@ -546,18 +548,6 @@ class ExplainerWidget(QtWidgets.QWidget):
         policy = QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff if on else QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded
         self.scroll.setHorizontalScrollBarPolicy(policy)
         self.scroll.setVerticalScrollBarPolicy(policy)
-
-    def export_slides(self) -> QtWidgets.QDialog | None:
-        """Explainer > Export Slides…: ask where and how, then write (see :mod:`.slides_dialog`);
-        returns the dialog (opened, not waited for), None with nothing to export."""
-        from .slides_dialog import SlidesDialog
-
-        if self._operation is None:
-            return None
-        dialog = SlidesDialog(self, self.window())
-        dialog.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
 
     def changeEvent(self, event: QtCore.QEvent) -> None:
         super().changeEvent(event)
