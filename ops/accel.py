@@ -191,8 +191,8 @@ def _load() -> dict | None:
             from . import accel_kernels as K
 
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (K.normalised, K.tuple_row, K.copy_row, K.stream_row, K.prefetch_row, K.prefetch_band,
-                           K.in_range, K.warm_row, K.line_shift):
+            for helper in (K.normalised, K.tuple_row, K.copy_row, K.move_row, K.stream_row, K.prefetch_row,
+                           K.prefetch_band, K.in_range, K.warm_row, K.line_shift):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
@@ -464,12 +464,23 @@ def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
             np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64))
 
 
-def _rows_stream(touched: int) -> bool:
+def _rows_stream(touched: int, row_bytes: int) -> bool:
     """The row gathers (:func:`gather_tuples`) write with streaming stores when the bytes a call
-    touches (table, indices and output) are at least :data:`STREAM_MIN_BYTES`: the output then
+    touches (table, indices and output) are at least :data:`STREAM_MIN_BYTES`, or
+    :data:`SHORT_ROWS_STREAM_FACTOR` times that for rows under a cache line: the output then
     evicts the table it reads from the caches, and a non-temporal store also saves reading each
     output line in before it is overwritten (benchmarks/README.md)."""
+    if row_bytes < 64:
+        return touched >= SHORT_ROWS_STREAM_FACTOR * STREAM_MIN_BYTES
     return touched >= STREAM_MIN_BYTES
+
+
+#: Rows under a cache line go one word per streaming store (:func:`ops.accel_kernels.copy_row`),
+#: where the ordinary copy moves them in one or two vector moves: below this many times
+#: :data:`STREAM_MIN_BYTES` touched, the ordinary stores were as fast or faster (Gather axis 0
+#: of 40-byte rows: 4 MB out of a 4 MB table 0.47 against 0.60 ms; 16 MB out, level; 40 MB out
+#: of a 40 MB table, streaming 15.4 against 19.3 ms; benchmarks/README.md).
+SHORT_ROWS_STREAM_FACTOR = 4
 
 
 def _rows_once(data: np.ndarray) -> bool:
@@ -497,7 +508,7 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     block = prod(data.shape[k:])
     table = _words(np.ascontiguousarray(data).reshape(-1, block))
     dest = _words(out.reshape(-1, block))
-    stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes)
+    stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes, block * data.dtype.itemsize)
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
         kernel, idx1, size, once = _load()["gather_rows"], idx2.reshape(-1), int(limits[0]), _rows_once(data)
         results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, once, a, b), idx1.size, out.size)
@@ -522,7 +533,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
     words = _word_view(dtype, block)
     row = words(np.empty((1, block), dtype))  # one output row as words
     word, width = row.dtype, row.shape[1]
-    stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes)
+    stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes, block * dtype.itemsize)
     limits, strides = _tuple_limits(data.shape, k)
     if k == 1:  # one index per row: no tuples to combine
         rows_kernel, rows, once = _load()["gather_rows"], int(limits[0]), _rows_once(data)

@@ -1,7 +1,7 @@
 """The compiled kernels of :mod:`ops.accel`, written as plain Python.
 
 :func:`ops.accel._load` compiles them with ``numba.njit(cache=True, nogil=True)`` and makes
-the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`,
+the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`, :func:`move_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
 :func:`scatter_tuples_part`, :func:`gather_rows_wide`, :func:`stream_row`, :func:`prefetch`,
@@ -250,13 +250,41 @@ def store_fence():
 
 
 def copy_row(table, row, out, r, stream):
-    """out[r, :] = table[row, :], with streaming stores when ``stream``."""
+    """out[r, :] = table[row, :] (``row`` and ``r`` non-negative), with streaming stores when
+    ``stream`` (one word per store), else by :func:`move_row`."""
     if stream:
-        for b in range(table.shape[1]):
-            stream_store(out, r, b, table[row, b])
+        i, t = np.uint64(row), np.uint64(r)
+        for b in range(np.uint64(table.shape[1])):
+            stream_store(out, t, b, table[i, b])
     else:
-        for b in range(table.shape[1]):
-            out[r, b] = table[row, b]
+        move_row(table, row, out, r)
+
+
+def move_row(src, i, dst, r):
+    """dst[r, :] = src[i, :] (``i`` and ``r`` non-negative) for 2-D C-contiguous arrays of the
+    same word and row length that do not overlap: four words at a time, then the row's last
+    four words (its last two, for rows of two or three words), which may write some words
+    again, instead of a loop over the rest; all offsets unsigned. Signed offsets made numba add
+    a negative-index test to each load and store, which kept LLVM from merging the word moves
+    into vector ones, and a plain loop over the words ran its run-time alias checks for every
+    row: a gather of 40-byte rows took twice to three times as long (benchmarks/README.md)."""
+    one = np.uint64(1)
+    n, i, r = np.uint64(src.shape[1]), np.uint64(i), np.uint64(r)
+    if n > np.uint64(8):
+        for b in range(src.shape[1]):
+            dst[r, b] = src[i, b]
+    elif n >= np.uint64(4):
+        e = n - np.uint64(4)
+        a0, a1, a2, a3 = src[i, np.uint64(0)], src[i, one], src[i, np.uint64(2)], src[i, np.uint64(3)]
+        c0, c1, c2, c3 = src[i, e], src[i, e + one], src[i, e + np.uint64(2)], src[i, e + np.uint64(3)]
+        dst[r, np.uint64(0)], dst[r, one], dst[r, np.uint64(2)], dst[r, np.uint64(3)] = a0, a1, a2, a3
+        dst[r, e], dst[r, e + one], dst[r, e + np.uint64(2)], dst[r, e + np.uint64(3)] = c0, c1, c2, c3
+    elif n >= np.uint64(2):
+        e = n - np.uint64(2)
+        a0, a1, c0, c1 = src[i, np.uint64(0)], src[i, one], src[i, e], src[i, e + one]
+        dst[r, np.uint64(0)], dst[r, one], dst[r, e], dst[r, e + one] = a0, a1, c0, c1
+    elif n == one:
+        dst[r, np.uint64(0)] = src[i, np.uint64(0)]
 
 
 def stream_row(table, row, out, r):
@@ -327,12 +355,18 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     the first ``r`` whose index is outside ``[-size, size)`` (``out`` is then incomplete)."""
     if stream and table.shape[1] * table.itemsize >= 64:
         return gather_rows_wide(table, idx, size, out, once, r0, r1)
-    ahead = ROWS_AHEAD_SHORT if table.shape[1] * table.itemsize < 64 else ROWS_AHEAD
+    short = table.shape[1] * table.itemsize < 64
+    ahead = ROWS_AHEAD_SHORT if short else ROWS_AHEAD
+    last = np.uint64(table.shape[1] - 1)
     for r in range(r0, r1):
         if r + ahead < r1:
             w = normalised(idx[r + ahead], size)
             if w >= 0:
-                prefetch_row(table, w)
+                if short:  # a row under a line spans at most two: one prefetch at each end
+                    prefetch(table, np.uint64(w), np.uint64(0))
+                    prefetch(table, np.uint64(w), last)
+                else:
+                    prefetch_row(table, w)
         row = normalised(idx[r], size)
         if row < 0:
             store_fence()
@@ -441,15 +475,13 @@ def scatter_tuples(table, idx, limits, strides, vals, r0, r1):
             row = normalised(idx[r, 0], size)
             if row < 0:
                 return r
-            for b in range(nb):
-                table[row, b] = vals[r, b]
+            move_row(vals, r, table, row)
         return -1
     for r in range(n):
         row = tuple_row(idx, r, limits, strides)
         if row < 0:
             return r * k + (-1 - row)
-        for b in range(nb):
-            table[row, b] = vals[r, b]
+        move_row(vals, r, table, row)
     return -1
 
 
@@ -506,9 +538,7 @@ def scatter_tuples_part(table, idx, limits, strides, vals, r0, r1):
         for q in range(count):
             if ahead and q + SCATTER_AHEAD < count:
                 prefetch(table, rows[q + SCATTER_AHEAD], 0)
-            row, r = rows[q], at[q]
-            for b in range(nb):
-                table[row, b] = vals[r, b]
+            move_row(vals, at[q], table, rows[q])
     return -1
 
 

@@ -504,6 +504,29 @@ def test_gather_axis0_streams_rows_16_bytes_at_a_time_from_every_alignment(dtype
     assert len(calls) == 1
 
 
+@pytest.mark.parametrize("words", [1, 2, 3, 4, 5, 7, 8, 9, 12, 17])
+def test_rows_of_every_word_count_move_whole(words, stream, threads):
+    """The row copy (:func:`ops.accel_kernels.move_row`: one word, two overlapping pairs,
+    two overlapping fours, or a loop past eight words) moves every word of every row for the
+    row gathers (Gather axis 0, GatherND) and ScatterND none, as numpy's fancy indexing does;
+    ScatterND's duplicates end with the last update (a loop in row-major order, here)."""
+    rng = np.random.default_rng([22, words])
+    table = rng.integers(0, 2**63, size=(300, 4, words), dtype=np.uint64)
+    n = 9000 // words + 1  # at least 2 * MIN_SIZE elements moved: more than one part at two threads
+    rows = rng.integers(-300, 300, n)
+    pairs = np.stack([rng.integers(-300, 300, n), rng.integers(-4, 4, n)], axis=-1)
+    got = accel.gather_tuples(table, rows[:, None], 1)
+    np.testing.assert_array_equal(got, table[rows])
+    got = accel.gather_tuples(table, pairs, 2)
+    np.testing.assert_array_equal(got, table[pairs[:, 0], pairs[:, 1]])
+    updates = rng.integers(0, 2**63, size=(n, words), dtype=np.uint64)
+    expected = table.copy()
+    for i in range(n):
+        expected[pairs[i, 0], pairs[i, 1]] = updates[i]
+    got = accel.scatter_tuples(table, pairs, updates)
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_gather_axis0_runs_compiled_from_rows_and_tables_large_enough(monkeypatch):
     """Rows of ``ROWS_MIN_ROW_BYTES`` from a table of ``ROWS_MIN_TABLE_BYTES`` (the module's
     values, not the tests' zeros) run the compiled row gather; narrower rows or a smaller table
