@@ -320,25 +320,41 @@ def _as(word: np.dtype, dtype: np.dtype):
 
 
 def _element_rows(data_shape: tuple, idx: np.ndarray, axis: int):
-    """The operands of the elementwise kernels: ``idx`` viewed as ``(rows, last)``, each row's
+    """The operands of the elementwise kernels: ``idx`` viewed as ``(rows, columns)``, each row's
     start in the flat data with the axis coordinate left out (int64, the index map's own
-    :func:`ops.index_map.element_base` over ``idx.shape[:-1]``), the data stride of the axis, and
-    whether the axis is the last (then ``bases`` includes every coordinate but the axis)."""
+    :func:`ops.index_map.element_base` over the leading axes), the data stride of the axis, and
+    whether the axis is the last (then ``bases`` includes every coordinate but the axis).
+
+    The columns are the last axis, or, on another axis where ``idx`` has data's extents on
+    every axis after it (the common case: the same shape), all those axes merged
+    (:func:`_row_axes`): a column ``c`` is then the offset within that contiguous block in both,
+    and the kernels' column term ``c`` and bands of columns hold as on the last axis. Without
+    the merge a 3-D tensor of a few elements per last axis scattered on axis 0 had rows of a
+    few columns, each update landing anywhere in the table."""
     key = (tuple(data_shape), tuple(idx.shape), axis)
     known = _ROW_BASES.get(key)
     if known is None:
         strides = np.array(row_major_strides(data_shape), dtype=np.int64)
-        lead = tuple(idx.shape[:-1])
-        bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:-1], axis), lead), dtype=np.int64)
+        k = _row_axes(tuple(data_shape), tuple(idx.shape), axis)
+        lead = tuple(idx.shape[:k])
+        bases = np.ascontiguousarray(np.broadcast_to(element_base(lead, strides[:k], axis), lead), dtype=np.int64)
         # read-only whether or not the broadcast needed a copy: numba compiles one kernel per
         # array type, and a writable and a read-only ``bases`` would be two
         bases.setflags(write=False)
-        known = bases.reshape(-1), int(strides[axis])
+        known = bases.reshape(-1), int(strides[axis]), (prod(lead), prod(idx.shape[k:]))
         if bases.size <= ROW_BASES_MAX_SIZE:  # shared by later calls: the kernels only read it
             if len(_ROW_BASES) >= ROW_BASES_ENTRIES:
                 _ROW_BASES.clear()
             _ROW_BASES[key] = known
-    return idx.reshape(-1, idx.shape[-1]), known[0], known[1], axis == idx.ndim - 1
+    return idx.reshape(known[2]), known[0], known[1], axis == idx.ndim - 1
+
+
+def _row_axes(data_shape: tuple, idx_shape: tuple, axis: int) -> int:
+    """How many leading axes of ``idx`` index the rows of :func:`_element_rows`' view: up to
+    and including ``axis`` when every later axis has data's extent, else all but the last."""
+    if axis < len(idx_shape) - 1 and idx_shape[axis + 1:] == data_shape[axis + 1:]:
+        return axis + 1
+    return len(idx_shape) - 1
 
 
 #: :func:`_element_rows` keeps the row starts of up to this many (shapes, axis) it has seen, each
@@ -663,10 +679,10 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     discarded; the caller's numpy path raises the exact error).
 
     Threads split the updates along a dimension other than the axis, so no two threads write
-    one cell and each cell's updates keep their order: rows of the ``(rows, last)`` view when
-    the axis is the last (each row writes one target row), else the last dimension in bands of
-    :data:`BAND` columns (column ``c`` of the updates writes column ``c`` of ``out``, and a
-    band's targets stay in cache); one thread for rank 1."""
+    one cell and each cell's updates keep their order: rows of the ``(rows, columns)`` view
+    (:func:`_element_rows`) when the axis is the last (each row writes one target row), else
+    its columns in bands of :data:`BAND` (column ``c`` of the updates writes column ``c`` of
+    ``out``, and a band's targets stay in cache); one thread for rank 1."""
     one_call = scatter_elements_plan(out, indices, axis, reduction)
     if one_call is not None:  # the common small call
         return one_call(out, indices, values)

@@ -22,7 +22,8 @@ import numpy as np
 
 def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     """out[r, j] = data[bases[r] + (v if last else j + v * sa)] for rows r0..r1 of the indices
-    viewed as (rows, last), where ``v`` is ``idx[r, j]`` made non-negative (``+ size``):
+    viewed as (rows, columns) (:func:`ops.accel._element_rows`: the last axis, or every axis
+    after the axis), where ``v`` is ``idx[r, j]`` made non-negative (``+ size``):
     ``bases[r]`` is where row ``r`` starts in ``data`` with the axis coordinate left out
     (:func:`ops.index_map.element_base`), ``sa`` the data stride of the axis, ``last`` whether
     the axis is the last. Returns -1, or the flat position ``r * last + j`` of the first index
@@ -544,7 +545,7 @@ def scatter_tuples_part(table, idx, limits, strides, vals, r0, r1):
 
 def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, band):
     """Fold ``vals[r, c]`` into ``out[bases[r] + (v if last else c + v * sa)]`` for rows
-    ``r0..r1`` and columns ``c0..c1`` of the indices and updates viewed as ``(rows, last)``,
+    ``r0..r1`` and columns ``c0..c1`` of the indices and updates viewed as ``(rows, columns)``,
     where ``v`` is ``idx[r, c]`` made non-negative (``bases``, ``sa`` and ``last`` as for
     :func:`gather_elements`): the ScatterElements index map, applied as it is computed
     (:func:`fold_block`; ``op`` 0..3 add/mul/max/min, 4 assign). Row-major order of ``(r,

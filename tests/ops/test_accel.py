@@ -301,6 +301,27 @@ def test_gather_elements_big_every_axis_threads(dtype, rank, threads, stream):
         assert_same_bits(fast, slow)
 
 
+@pytest.mark.parametrize("reduction", ["none", "add"])
+def test_elementwise_rows_merge_the_axes_after_the_axis(reduction, threads):
+    """On an axis other than the last, where the indices have data's extents on every later
+    axis, those axes form the columns of the kernels' view (one row per leading position): a
+    (60, 50, 4) tensor scattered on axis 0 by (700, 50, 4) indices is 700 rows of 200 columns,
+    not 35,000 rows of 4. Where a later extent differs, the columns stay the last axis. Both
+    views give the reference's result, split across threads."""
+    rng = np.random.default_rng([23, len(reduction)])
+    data = values("float32", (60, 50, 4), rng, payloads=False)
+    # 700 x 50 x 4 updates: two threads' worth of work
+    for idx in (rng.integers(-60, 60, size=(700, 50, 4)), rng.integers(-60, 60, size=(700, 49, 4))):
+        idx2, bases, stride, last = accel._element_rows(data.shape, idx, 0)
+        merged = idx.shape[1:] == data.shape[1:]
+        assert idx2.shape == ((700, 200) if merged else (700 * 49, 4)) and stride == 200 and not last
+        upd = values("float32", idx.shape, rng, payloads=False)
+        np.testing.assert_array_equal(ops.gather_elements(data, idx, 0), reference.gather_elements(data, idx, 0))
+        got = ops.scatter_elements(data, idx, upd, 0, reduction)
+        np.testing.assert_allclose(got, reference.scatter_elements(data, idx, upd, 0, reduction), rtol=1e-6)
+        assert_same_bits(*both(partial(ops.scatter_elements, data, idx, upd, 0, reduction)))
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint16", "float32", "float64"])
 def test_gather_elements_last_axis_rows_checked_first(dtype, monkeypatch):
     """Rows of CHECKED_LAST_MIN or more picks from a table that fits the caches are checked in
