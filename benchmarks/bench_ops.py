@@ -106,6 +106,12 @@ def make_cases(rng: np.random.Generator, huge: bool = True) -> list[Case]:
     # issue #17: an inner axis of a 3-D tensor, small tensors (the editor's), other dtypes, 1e8 elements
     data = rng.standard_normal((64, 256, 64)).astype(f32)
     cases.append(Case("Gather axis2 (64,256,64) x 32 idx", "Gather", [data, rng.integers(0, 64, 32)], {"axis": 2}))
+    # elementwise ops on axis 0 of a 3-D tensor with a short last axis (own generator: the cases
+    # after it keep the inputs of earlier runs)
+    r3 = np.random.default_rng(17)
+    cases.append(Case("ScatterElements axis0 add (1000,1000,4) 3-D", "ScatterElements",
+                      [r3.standard_normal((1000, 1000, 4)).astype(f32), r3.integers(0, 1000, (1000, 1000, 4)),
+                       r3.standard_normal((1000, 1000, 4)).astype(f32)], {"axis": 0, "reduction": "add"}))
     data = rng.standard_normal((100, 100)).astype(f32)
     cases.append(Case("Gather axis1 (100,100) x 50 idx [small]", "Gather", [data, rng.integers(0, 100, 50)],
                       {"axis": 1}, scale=("Gather inner axis", 5_000)))
