@@ -263,12 +263,14 @@ def copy_row(table, row, out, r, stream):
 
 def move_row(src, i, dst, r):
     """dst[r, :] = src[i, :] (``i`` and ``r`` non-negative) for 2-D C-contiguous arrays of the
-    same word and row length that do not overlap: four words at a time, then the row's last
-    four words (its last two, for rows of two or three words), which may write some words
-    again, instead of a loop over the rest; all offsets unsigned. Signed offsets made numba add
-    a negative-index test to each load and store, which kept LLVM from merging the word moves
-    into vector ones, and a plain loop over the words ran its run-time alias checks for every
-    row: a gather of 40-byte rows took twice to three times as long (benchmarks/README.md)."""
+    same word and row length that do not overlap. Rows of up to eight words move as two
+    overlapping groups with unsigned offsets, which LLVM makes one or two vector moves: the
+    first four words and the last four (the first two and the last two for rows of two or
+    three; words in both are written twice, with the same value). Longer rows keep the word
+    loop (a loop of four-word groups was slower there). Signed offsets made numba add a
+    negative-index test to each load and store, which kept LLVM from merging the moves, and
+    the word loop ran its run-time alias checks for every row: a gather of 40-byte rows took
+    twice to three times as long (benchmarks/README.md)."""
     one = np.uint64(1)
     n, i, r = np.uint64(src.shape[1]), np.uint64(i), np.uint64(r)
     if n > np.uint64(8):
