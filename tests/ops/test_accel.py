@@ -533,16 +533,19 @@ def test_rows_of_every_word_count_move_whole(words, stream, threads):
     ScatterND's duplicates end with the last update (a loop in row-major order, here)."""
     rng = np.random.default_rng([22, words])
     table = rng.integers(0, 2**63, size=(300, 4, words), dtype=np.uint64)
-    n = 9000 // words + 1  # at least 2 * MIN_SIZE elements moved: more than one part at two threads
+    # at least two parts' worth of elements moved by each gather (2 * parallel.MIN_PART), so two
+    # threads split them
+    n = 2 * parallel.MIN_PART // words + 1
     rows = rng.integers(-300, 300, n)
     pairs = np.stack([rng.integers(-300, 300, n), rng.integers(-4, 4, n)], axis=-1)
     got = accel.gather_tuples(table, rows[:, None], 1)
     np.testing.assert_array_equal(got, table[rows])
     got = accel.gather_tuples(table, pairs, 2)
     np.testing.assert_array_equal(got, table[pairs[:, 0], pairs[:, 1]])
-    updates = rng.integers(0, 2**63, size=(n, words), dtype=np.uint64)
+    pairs = pairs[:3000]  # ScatterND none writes in one thread: its reference loop needs no more
+    updates = rng.integers(0, 2**63, size=(len(pairs), words), dtype=np.uint64)
     expected = table.copy()
-    for i in range(n):
+    for i in range(len(pairs)):
         expected[pairs[i, 0], pairs[i, 1]] = updates[i]
     got = accel.scatter_tuples(table, pairs, updates)
     np.testing.assert_array_equal(got, expected)
