@@ -29,7 +29,10 @@ threads keep spinning for a while after each run and take a core from whatever r
 everything in one rotation, ``--interleaved``, that is charged to ops, e.g. GatherElements 3.3
 -> 5.5 ms while onnxruntime's own time does not change), and the numpy path, slow and
 allocating, evicts the caches a small call uses, which slowed ops' small calls by a quarter
-and torch's by more when either followed it (benchmarks/README.md).
+and torch's by more when either followed it (benchmarks/README.md). With ``--rounds N`` the
+phases of each case run N times and each engine keeps its best round (the statistic above,
+then the minimum over rounds; the 1e8 cases run one round): the machine's speed drifts by up
+to 2x over seconds, and one round can put one engine's phase in a slow moment.
 """
 from __future__ import annotations
 
@@ -332,6 +335,35 @@ def _matches(case: Case, got, expected: np.ndarray) -> bool:
     return got.tobytes() == expected.tobytes()
 
 
+def _round_times(run, run_numpy, copy, torch_fns: dict, ort_fns: dict, repeat: int, args) -> tuple[dict, dict]:
+    """One round of a case at one thread count: the times of ops, numpy, the copy and
+    onnxruntime's sessions (``ort1``, ``ort``), and, apart, torch's candidates (``torch <route>``):
+    in phases (ops with the copy, then numpy, then torch, then onnxruntime, each with the copy)
+    or, with ``--interleaved``, all in one rotation."""
+    if not args.phases:
+        times = interleaved_times({"ops": run, "numpy": run_numpy, "copy": copy, **torch_fns, **ort_fns}, repeat)
+        return ({k: v for k, v in times.items() if not k.startswith("torch ")},
+                {k: v for k, v in times.items() if k.startswith("torch ")})
+    if args.numpy_beside_ops:
+        times = interleaved_times({"ops": run, "numpy": run_numpy, "copy": copy}, repeat)
+    else:
+        times = interleaved_times({"ops": run, "copy": copy}, repeat)
+        times["numpy"] = interleaved_times({"numpy": run_numpy, "copy": copy}, repeat)["numpy"]
+    tt = {}
+    if torch_fns:
+        tt = interleaved_times({**torch_fns, "copy": copy}, repeat)
+        tt.pop("copy")
+    if ort_fns:
+        ot = interleaved_times({**ort_fns, "copy": copy}, repeat)
+        times.update({k: v for k, v in ot.items() if k != "copy"})
+    return times, tt
+
+
+def _best_of(best: dict, new: dict) -> dict:
+    """Per name, the smaller of two rounds' times (``--rounds``: each engine's best round)."""
+    return {k: min(v, best.get(k, v)) for k, v in new.items()}
+
+
 def _available_bytes() -> int:
     try:
         with open("/proc/meminfo") as f:
@@ -357,6 +389,9 @@ def main(argv=None) -> int:
                              "(torch.set_num_threads) and onnxruntime's multi-threaded session all use each")
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="median (default) or min: the best run, less sensitive to other load on the machine")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat each case's phases (or rotation) this many times and keep each engine's best "
+                             "round: on a machine whose speed drifts, every engine then gets its quiet moment")
     parser.add_argument("--no-ort", action="store_true", help="skip onnxruntime")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch (skipped anyway when not installed)")
     parser.add_argument("--no-huge", action="store_true", help="skip the 1e8-element cases")
@@ -401,6 +436,7 @@ def main(argv=None) -> int:
           + (("; ops, numpy, torch and onnxruntime timed in separate phases" if not args.numpy_beside_ops
               else "; ops and numpy, torch, onnxruntime timed in separate phases") if args.phases
              else "; all in one rotation")
+          + (f"; each engine's best of {args.rounds} rounds (the 1e8 cases one)" if args.rounds > 1 else "")
           + ("; onnxruntime threads do not spin" if args.ort_no_spin else "")
           + (f"; {args.gap_ms:g} ms idle before each timed call" if GAP else ""))
     t0 = time.perf_counter()
@@ -464,34 +500,17 @@ def main(argv=None) -> int:
             ops.parallel.set_threads(n)
             if torch is not None:
                 torch.set_num_threads(n)
-            fns = {"ops": run, "numpy": run_numpy, "copy": copy}
-            times = {}
-            if args.phases and args.numpy_beside_ops:
-                times = interleaved_times(fns, repeat)
-            elif args.phases:
-                times = interleaved_times({"ops": run, "copy": copy}, repeat)
-                times["numpy"] = interleaved_times({"numpy": run_numpy, "copy": copy}, repeat)["numpy"]
-            t_torch, route = float("nan"), "; ".join(torch_notes) or "-"
-            if torch_fns:
-                if args.phases:
-                    tt = interleaved_times({**torch_fns, "copy": copy}, repeat)
-                    tt.pop("copy")
-                else:
-                    fns.update(torch_fns)
-                    tt = None
             ort_fns = {}
             if ort_one is not None:
                 ort_fns = {"ort1": ort_one}
                 if n > 1:
                     ort_fns["ort"] = ort_session(case, n)
-                if args.phases:
-                    ot = interleaved_times({**ort_fns, "copy": copy}, repeat)
-                    times.update({k: v for k, v in ot.items() if k != "copy"})
-                else:
-                    fns.update(ort_fns)
-            if not args.phases:
-                times = interleaved_times(fns, repeat)
-                tt = {k: v for k, v in times.items() if k.startswith("torch ")}
+            times, tt = {}, {}
+            for _ in range(1 if case.huge else args.rounds):  # a 1e8 case's round takes minutes
+                t_round, tt_round = _round_times(run, run_numpy, copy, torch_fns, ort_fns, repeat, args)
+                times = _best_of(times, t_round)
+                tt = _best_of(tt, tt_round)
+            t_torch, route = float("nan"), "; ".join(torch_notes) or "-"
             if torch_fns:
                 best_torch = min(tt, key=tt.get)
                 t_torch, route = tt[best_torch], best_torch[len("torch "):]
