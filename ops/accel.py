@@ -97,8 +97,13 @@ _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 STREAM_MIN_BYTES = 8 << 20 if config.stream_stores() else 1 << 62
 #: Index dtypes the checking kernels read directly (others are normalised by numpy first).
 INDEX_DTYPES = frozenset({np.dtype(np.int32), np.dtype(np.int64)})
-#: ScatterElements on an axis other than the last: columns per band (targets of a band stay in cache).
+#: ScatterElements on an axis other than the last: columns per band (targets of a band stay in
+#: cache), at least; narrower elements take :data:`BAND_BYTES` of each target row (:func:`band`).
 BAND = 64
+#: ... a band is at least this many bytes of each target row: with 64 columns, rows of 1- and
+#: 2-byte elements spent their time in the loop over rows, not in the writes (bool 2000x2000,
+#: axis 0: 256 columns ran 0.81-0.86 of 64's time; benchmarks/README.md).
+BAND_BYTES = 256
 #: Below this many elements the numpy path is as fast; small calls (the editor's) also never
 #: import numba (callers test ``supports_*`` before :func:`enabled`).
 MIN_SIZE = 1 << 12
@@ -681,7 +686,7 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     Threads split the updates along a dimension other than the axis, so no two threads write
     one cell and each cell's updates keep their order: rows of the ``(rows, columns)`` view
     (:func:`_element_rows`) when the axis is the last (each row writes one target row), else
-    its columns in bands of :data:`BAND` (column ``c`` of the updates writes column ``c`` of
+    its columns in bands (:func:`band`; column ``c`` of the updates writes column ``c`` of
     ``out``, and a band's targets stay in cache); one thread for rank 1."""
     one_call = scatter_elements_plan(out, indices, axis, reduction)
     if one_call is not None:  # the common small call
@@ -703,9 +708,16 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
         results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, a, b, 0, m, m),
                               n, indices.size)
     else:
-        results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, a, b, BAND),
-                              m, indices.size, align=BAND)
+        width = band(out.itemsize)
+        results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, a, b, width),
+                              m, indices.size, align=width)
     return _all_valid(results)
+
+
+def band(itemsize: int) -> int:
+    """Columns per band of :func:`scatter_elements` for elements of ``itemsize`` bytes:
+    :data:`BAND`, or :data:`BAND_BYTES` worth of narrower elements."""
+    return max(BAND, BAND_BYTES // itemsize)
 
 
 def scatter_elements_plan(out: np.ndarray, indices: np.ndarray, axis: int, reduction: str):

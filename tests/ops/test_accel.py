@@ -202,6 +202,34 @@ def test_scatter_elements_none_big_every_axis_threads_matches_reference(rank, th
         np.testing.assert_array_equal(fast, reference.scatter_elements(data, idx, upd, axis))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "uint16", "float32", "int64"])
+def test_scatter_elements_bands_hold_bytes_of_narrow_elements(dtype, threads, monkeypatch):
+    """On an axis other than the last, the columns go in bands of at least ``BAND_BYTES`` of
+    each target row (256 columns of 1-byte elements, 128 of 2-byte ones, ``BAND`` of wider),
+    split across the threads band by band; bands that end inside the columns (600 of them)
+    change nothing: reduction none (the last duplicate wins) and add give the numpy path's bits
+    and the reference's values."""
+    monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # 18,000 updates: several parts' worth
+    widths = []
+    kernels = accel._load()
+    original = kernels["scatter_elements"]
+
+    def spy(*args):
+        widths.append(args[-1])
+        return original(*args)
+
+    monkeypatch.setitem(kernels, "scatter_elements", spy)
+    rng = np.random.default_rng([21, len(dtype)])
+    data = values(dtype, (40, 600), rng, payloads=False)
+    idx = rng.integers(-40, 40, (30, 600))
+    upd = values(dtype, (30, 600), rng, payloads=False)
+    for reduction in ("none", "add") if dtype in FOLD_DTYPES else ("none",):
+        fast, slow = both(partial(ops.scatter_elements, data, idx, upd, 0, reduction))
+        assert_same_bits(fast, slow)
+        np.testing.assert_array_equal(fast, reference.scatter_elements(data, idx, upd, 0, reduction))
+    assert widths and set(widths) == {{1: 256, 2: 128}.get(np.dtype(dtype).itemsize, accel.BAND)}
+
+
 # ---------------------------------------------------------------- ScatterND
 
 
