@@ -10,6 +10,9 @@ threads uses more cores. The caller decides what a part is; the contract here is
   pay no thread hand-off.
 * Having run the first range itself, the calling thread polls the others for up to
   :data:`JOIN_SPIN_NS` before it blocks on them (:func:`copy_into` is the split copy).
+* The other ranges run on the pool's threads (:mod:`ops.part_threads`), one range each, while
+  no other call is using them; a call that finds them busy (another thread's, or a range that
+  splits its own work again) runs all its ranges in its own thread, in order.
 * Callers must make parts independent: each part writes only cells no other part writes
   (gathers: disjoint output rows; reductions: disjoint destination ranges).
 
@@ -21,13 +24,12 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
 from . import config
+from .part_threads import Crew
 
 #: Below this many elements of work per thread, threading costs more than it saves.
 MIN_PART = 1 << 16
@@ -74,7 +76,7 @@ def _default_threads() -> int:
 JOIN_SPIN_NS = 1_000_000
 
 _threads = _default_threads()
-_pool: ThreadPoolExecutor | None = None
+_pool: Crew | None = None
 _pool_lock = threading.Lock()
 
 
@@ -95,7 +97,7 @@ def set_threads(n: int) -> None:
     with _pool_lock:
         _threads = max(1, int(n))
         if _pool is not None:
-            _pool.shutdown(wait=False)
+            _pool.stop()
             _pool = None
 
 
@@ -104,11 +106,11 @@ def threads() -> int:
     return _threads
 
 
-def _get_pool() -> ThreadPoolExecutor:
+def _get_pool() -> Crew:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=max(1, _threads - 1), thread_name_prefix="indexflow")
+            _pool = Crew(max(1, _threads - 1))
         return _pool
 
 
@@ -136,18 +138,6 @@ def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None,
     map_parts(fn, n, work, min_part)
 
 
-_yield = getattr(os, "sched_yield", lambda: time.sleep(0))  # each releases the GIL
-
-
-def _join(future: Future) -> object:
-    """``future.result()``, after polling it for up to :data:`JOIN_SPIN_NS`."""
-    if JOIN_SPIN_NS > 0 and not future.done():
-        deadline = time.perf_counter_ns() + JOIN_SPIN_NS
-        while not future.done() and time.perf_counter_ns() < deadline:
-            _yield()
-    return future.result()
-
-
 def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> list:
     """Like :func:`run_parts` but returns ``[fn(start, stop), ...]`` in range order (an empty
     list when ``n == 0``)."""
@@ -157,22 +147,23 @@ def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None,
     if parts <= 1 or n <= 1:
         return [fn(0, n)]
     ranges = split(n, parts)
+    crew = _get_pool()
+    if not crew.claim():  # in use: another thread's call, or a range of this one splitting again
+        return [fn(a, b) for a, b in ranges]
     results: list = [None] * len(ranges)
-
-    def run(i: int) -> None:
-        results[i] = fn(*ranges[i])
-
-    futures = [_get_pool().submit(run, i) for i in range(1, len(ranges))]
     error = None
     try:
-        run(0)
-    except BaseException as exc:  # noqa: BLE001 - re-raised below, once every part has finished
-        error = exc
-    for f in futures:
+        for i, (a, b) in enumerate(ranges[1:]):
+            crew.start(i, fn, a, b)
         try:
-            _join(f)
-        except BaseException as exc:  # noqa: BLE001 - the first error is re-raised below
+            results[0] = fn(*ranges[0])
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, once every part has finished
+            error = exc
+        for i in range(1, len(ranges)):
+            results[i], exc = crew.join(i - 1, JOIN_SPIN_NS)
             error = error or exc
+    finally:
+        crew.release()
     if error is not None:
         raise error
     return results

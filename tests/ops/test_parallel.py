@@ -1,0 +1,115 @@
+"""ops.parallel's split calls on the pool threads of ops.part_threads: ranges, order, errors,
+calls that find the threads busy, and the threads' end."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from ops import parallel
+from ops.part_threads import Crew
+
+WORK = 1 << 30  # always worth splitting
+
+
+@pytest.fixture(params=[2, 3], ids=lambda n: f"threads{n}")
+def threads(request):
+    before = parallel.threads()
+    parallel.set_threads(request.param)
+    yield request.param
+    parallel.set_threads(before)
+
+
+def test_ranges_cover_in_order_and_the_others_run_on_pool_threads(threads):
+    caller = threading.get_ident()
+    seen = parallel.map_parts(lambda a, b: (a, b, threading.get_ident()), 10, work=WORK)
+    assert [(a, b) for a, b, _ in seen] == parallel.split(10, threads)
+    idents = [ident for _, _, ident in seen]
+    assert idents[0] == caller
+    assert caller not in idents[1:] and len(set(idents)) == threads
+
+
+def test_the_same_threads_serve_every_call(threads):
+    first = {ident for *_, ident in parallel.map_parts(lambda a, b: (a, threading.get_ident()), 8, work=WORK)}
+    for _ in range(50):
+        again = {ident for *_, ident in parallel.map_parts(lambda a, b: (a, threading.get_ident()), 8, work=WORK)}
+        assert again == first
+
+
+@pytest.mark.parametrize("failing", ["caller", "pool"])
+def test_an_error_is_raised_once_every_range_has_finished(failing, threads):
+    finished = []
+    release = threading.Event()
+
+    def part(a: int, b: int):
+        if (a == 0) == (failing == "caller"):
+            raise ValueError(f"range {a}")
+        release.wait(5)  # the other ranges are still running when the failing one raises
+        finished.append(a)
+        return a
+
+    release_later = threading.Timer(0.05, release.set)
+    release_later.start()
+    with pytest.raises(ValueError, match="range"):
+        parallel.map_parts(part, 12, work=WORK)
+    release_later.join()
+    others = [a for a, _ in parallel.split(12, threads) if (a == 0) != (failing == "caller")]
+    assert sorted(finished) == sorted(others)
+    # the threads serve the next call as before
+    assert parallel.map_parts(lambda a, b: b - a, 12, work=WORK) == [b - a for a, b in parallel.split(12, threads)]
+
+
+def test_a_range_that_splits_again_runs_its_ranges_itself(threads):
+    def outer(a: int, b: int):
+        mine = threading.get_ident()
+        inner = parallel.map_parts(lambda c, d: (c, d, threading.get_ident()), 6, work=WORK)
+        assert [(c, d) for c, d, _ in inner] == parallel.split(6, threads)
+        return {ident for *_, ident in inner} == {mine}
+
+    assert parallel.map_parts(outer, 6, work=WORK) == [True] * threads
+
+
+def test_calls_from_two_threads_at_once_both_get_every_range(threads):
+    results: dict[str, list] = {}
+    barrier = threading.Barrier(2)
+
+    def call(name: str) -> None:
+        barrier.wait(5)
+        results[name] = [parallel.map_parts(lambda a, b: list(range(a, b)), 1000, work=WORK) for _ in range(200)]
+
+    workers = [threading.Thread(target=call, args=(name,)) for name in ("one", "two")]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    expected = [list(range(a, b)) for a, b in parallel.split(1000, threads)]
+    assert set(results) == {"one", "two"}
+    assert all(got == expected for runs in results.values() for got in runs)
+
+
+def test_set_threads_ends_the_old_threads():
+    before = parallel.threads()
+    try:
+        parallel.set_threads(3)
+        idents = {ident for *_, ident in parallel.map_parts(lambda a, b: (a, threading.get_ident()), 9, work=WORK)}
+        pool_threads = [t for t in threading.enumerate() if t.ident in idents and t is not threading.current_thread()]
+        assert len(pool_threads) == 2
+        parallel.set_threads(2)  # waits for the old threads to end
+        assert not any(t.is_alive() for t in pool_threads)
+        assert len(parallel.map_parts(lambda a, b: a, 9, work=WORK)) == 2
+    finally:
+        parallel.set_threads(before)
+
+
+def test_a_claimed_crew_refuses_a_second_claim_until_released():
+    crew = Crew(1)
+    try:
+        assert crew.claim()
+        assert not crew.claim()
+        crew.start(0, lambda a, b: a + b, 2, 3)
+        assert crew.join(0, spin_ns=0) == (5, None)
+        crew.release()
+        assert crew.claim()
+        crew.release()
+    finally:
+        crew.stop()
