@@ -148,7 +148,9 @@ def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None,
         return [fn(0, n)]
     ranges = split(n, parts)
     crew = _get_pool()
-    if not crew.claim():  # in use: another thread's call, or a range of this one splitting again
+    # in use (another thread's call, or a range of this one splitting again), stopped, or made
+    # for fewer threads than this call counted (set_threads in between): the ranges run here
+    if len(ranges) - 1 > len(crew) or not crew.claim():
         return [fn(a, b) for a, b in ranges]
     results: list = [None] * len(ranges)
     error = None

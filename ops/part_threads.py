@@ -15,7 +15,8 @@ Contract:
 * The claimant gives thread ``i`` one part with :meth:`Crew.start`, takes ``(result,
   exception)`` back with :meth:`Crew.join` (every started part must be joined), then
   :meth:`Crew.release` s the crew.
-* :meth:`Crew.stop` waits for the claimant, if any, then ends the threads and waits for them.
+* :meth:`Crew.stop` waits for the claimant, if any, then ends the threads and waits for them;
+  a stopped crew refuses every claim.
 """
 from __future__ import annotations
 
@@ -64,13 +65,20 @@ class Crew:
     def __init__(self, size: int, name: str = "indexflow") -> None:
         self._threads = [_Thread(f"{name}-{i}") for i in range(size)]
         self._claim = threading.Lock()
+        self._stopped = False
 
     def __len__(self) -> int:
         return len(self._threads)
 
     def claim(self) -> bool:
-        """Take the crew for one split call; False at once when someone has it."""
-        return self._claim.acquire(blocking=False)
+        """Take the crew for one split call; False at once when someone has it, or when it has
+        been stopped (a caller that fetched it just before :func:`ops.parallel.set_threads`)."""
+        if not self._claim.acquire(blocking=False):
+            return False
+        if self._stopped:
+            self._claim.release()
+            return False
+        return True
 
     def release(self) -> None:
         self._claim.release()
@@ -97,6 +105,7 @@ class Crew:
     def stop(self) -> None:
         """End the threads (after the claimant's call, if one is running) and wait for them."""
         with self._claim:
+            self._stopped = True
             for thread in self._threads:
                 thread.task = None
                 thread.go.release()

@@ -101,6 +101,25 @@ def test_set_threads_ends_the_old_threads():
         parallel.set_threads(before)
 
 
+def test_a_stopped_crew_refuses_claims_and_a_call_holding_it_runs_its_ranges_itself(monkeypatch):
+    """A caller that fetched the crew just before set_threads replaced it must not hand parts to
+    threads that have ended (it would wait for them for ever)."""
+    before = parallel.threads()
+    try:
+        parallel.set_threads(2)
+        stale = parallel._get_pool()
+        parallel.set_threads(2)  # stops ``stale``
+        assert not stale.claim()
+        caller = threading.get_ident()
+        monkeypatch.setattr(parallel, "_get_pool", lambda: stale)
+        seen = parallel.map_parts(lambda a, b: (a, b, threading.get_ident()), 10, work=WORK)
+        monkeypatch.undo()
+        assert [(a, b) for a, b, _ in seen] == parallel.split(10, 2)
+        assert {ident for *_, ident in seen} == {caller}
+    finally:
+        parallel.set_threads(before)
+
+
 def test_a_claimed_crew_refuses_a_second_claim_until_released():
     crew = Crew(1)
     try:
