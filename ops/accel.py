@@ -33,8 +33,9 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   :data:`ops.accel_kernels.AHEAD` for GatherND),
   GatherElements and Gather on the last axis
   read a data row in order before picking from it (from tables of
-  :data:`ops.accel_kernels.WARM_MIN_BYTES` up, when the row gets at least as many picks as it
-  has cache lines); outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
+  :data:`ops.accel_kernels.WARM_MIN_BYTES`, for Gather
+  :data:`ops.accel_kernels.LAST_WARM_MIN_BYTES`, up, when the row gets at least as many picks as
+  it has cache lines); outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
   stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
 * ScatterND with reduction none (:func:`scatter_tuples`): the rows are written in row-major
   order of the updates, so the last duplicate wins, as with numpy's assignment. Threads split

@@ -101,6 +101,11 @@ CHECKED_LAST_MIN = 32
 #: only when the whole flat table has at least this many bytes: below it the table stays in
 #: the caches between calls and the extra loads only cost time (benchmarks/README.md).
 WARM_MIN_BYTES = 1 << 20
+#: ... and :func:`gather_last` only from this many: its rows read in order first cost it time on
+#: tables up to 8 MB (4 MB: 0.70-0.93 of the time without; GatherElements' and ScatterElements'
+#: did not gain there, ScatterElements add lost 1.2x), and it gained from 15 MB (1.22x slower
+#: without) (benchmarks/README.md).
+LAST_WARM_MIN_BYTES = 8 << 20
 
 
 def in_range(idx, r, c0, c1, size):
@@ -404,12 +409,12 @@ def gather_last(data, idx, out, r0, r1):
     leading dimensions, ``idx`` the flattened indices, already normalised to ``[0, size)`` by
     the caller). Each data row is read while it is in cache; the offsets are unsigned, so
     numba adds no wrap-around test and LLVM vectorises the loop. When a row gets at least as many
-    picks as it has cache lines, from a table of :data:`WARM_MIN_BYTES` or more, each row is
-    first read in order (:func:`warm_row`), as :func:`gather_elements` does."""
+    picks as it has cache lines, from a table of :data:`LAST_WARM_MIN_BYTES` or more, each row
+    is first read in order (:func:`warm_row`), as :func:`gather_elements` does."""
     n = idx.shape[0]
     size = data.shape[1]
     shift = line_shift(data.itemsize)
-    warm = 1 << shift if n >= size >> shift and data.shape[0] * size * data.itemsize >= WARM_MIN_BYTES else 0
+    warm = 1 << shift if n >= size >> shift and data.shape[0] * size * data.itemsize >= LAST_WARM_MIN_BYTES else 0
     for r in range(r0, r1):
         row = data[r]
         warm_row(row, 0, size, warm)

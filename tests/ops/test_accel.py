@@ -374,11 +374,11 @@ def test_gather_elements_last_axis_rows_checked_first(dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "float32", "float64"])
 def test_last_axis_kernels_that_read_each_row_first_give_numpys_bits(dtype, threads, monkeypatch):
-    """From tables of 1 MiB up (the compiled-in WARM_MIN_BYTES) with at least as many picks or
-    updates per row as the row has cache lines, GatherElements, ScatterElements and Gather on
-    the last axis first read each row in order, a line's worth of elements apart (warm_row's
-    step): the same bits as numpy, for each word size and rows of 509 elements, which do not
-    start on a cache line."""
+    """From tables of 1 MiB up (the compiled-in WARM_MIN_BYTES; 8 MiB for Gather,
+    LAST_WARM_MIN_BYTES) with at least as many picks or updates per row as the row has cache
+    lines, GatherElements, ScatterElements and Gather on the last axis first read each row in
+    order, a line's worth of elements apart (warm_row's step): the same bits as numpy, for each
+    word size and rows of 509 elements, which do not start on a cache line."""
     calls = [count_calls(monkeypatch, name) for name in ("gather_elements", "gather_last", "scatter_elements")]
     rng = np.random.default_rng([21, np.dtype(dtype).itemsize])
     width = 509
@@ -387,7 +387,8 @@ def test_last_axis_kernels_that_read_each_row_first_give_numpys_bits(dtype, thre
     idx = rng.integers(-width, width, size=(rows, 64))
     upd = values(dtype, idx.shape, rng)
     assert_same_bits(*both(partial(ops.gather_elements, data, idx, 1)))
-    assert_same_bits(*both(partial(ops.gather, data, rng.integers(-width, width, size=64), 1)))
+    big = values(dtype, ((8 << 20) // (width * np.dtype(dtype).itemsize) + 1, width), rng)
+    assert_same_bits(*both(partial(ops.gather, big, rng.integers(-width, width, size=64), 1)))
     for reduction in ("add", "max"):
         assert_same_bits(*both(partial(ops.scatter_elements, data, idx, upd, 1, reduction)))
     assert [len(c) for c in calls] == [1, 1, 2]  # each ran compiled
