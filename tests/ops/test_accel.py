@@ -712,6 +712,22 @@ def test_checking_kernels_refuse_every_bad_index(where, value, threads, stream, 
         "gather_tuples": 2, "scatter_tuples": 1, "gather_elements": 1, "scatter_elements": 4}
 
 
+@pytest.mark.parametrize("block", [1, 4])
+def test_scatter_nd_none_into_a_table_it_prefetches_matches_the_reference(block, threads):
+    """ScatterND none into a table of ``SCATTER_PREFETCH_MIN_BYTES`` or more, where the writes
+    prefetch the row of the update 32 later (from its index clamped into range: negative ones
+    among them): duplicates keep the last value, the numpy path's bits and the reference's."""
+    rng = np.random.default_rng([23, block])
+    rows = accel_kernels.SCATTER_PREFETCH_MIN_BYTES // (4 * block) + 1000
+    data = values("float32", (rows, block) if block > 1 else (rows,), rng, payloads=False)
+    idx = rng.integers(-rows, rows, (20_000, 1))
+    idx[1::50] = idx[::50][: idx[1::50].shape[0]]  # duplicates, the later one 1 update after
+    upd = values("float32", (20_000,) + data.shape[1:], rng, payloads=False)
+    fast, slow = both(partial(ops.scatter_nd, data, idx, upd))
+    assert_same_bits(fast, slow)
+    np.testing.assert_array_equal(fast, reference.scatter_nd(data, idx, upd))
+
+
 @pytest.mark.parametrize("case", ["elements", "blocks", "strided"])
 def test_scatter_nd_none_copy_splits_and_the_caller_writes(case, threads, monkeypatch):
     """By default data whose copy splits is copied in parts across the threads (along its first
