@@ -132,9 +132,9 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
     for r in range(r0, r1):
         base = bases[r]
         warm_row(out, base, size, warm)
-        if banded and r + AHEAD < r1:
-            prefetch_band(idx, r + AHEAD, c0, c1)
-            prefetch_band(vals, r + AHEAD, c0, c1)
+        if banded and r + BAND_AHEAD < r1:
+            prefetch_band(idx, r + BAND_AHEAD, c0, c1)
+            prefetch_band(vals, r + BAND_AHEAD, c0, c1)
         for c in range(c0, c1):
             uc = np.uint64(c)  # an unsigned column: numba adds no wrap-around test where it indexes
             v = np.int64(idx[r, uc])
@@ -318,11 +318,15 @@ def stream_row(table, row, out, r):
         stream_store(out, r, t, table[row, t])
 
 
-#: GatherND's row gather (:func:`gather_tuples`; Gather on axis 0 has :data:`ROWS_AHEAD`) works
-#: this many rows ahead (a power of two): a row's number is computed, and
-#: its cache lines prefetched, ``AHEAD`` rows before it is copied, so that many memory misses
-#: overlap instead of one at a time (the choice of 8: benchmarks/README.md).
-AHEAD = 8
+#: GatherND's row gather (:func:`gather_tuples`; Gather on axis 0 has :data:`ROWS_AHEAD`) and
+#: ScatterND's folds (:func:`scatter_rows`) work this many rows ahead (a power of two): a row's
+#: number is computed, and its cache lines prefetched, ``AHEAD`` rows before it is copied or
+#: folded, so that many memory misses overlap instead of one at a time (the choice of 32, which
+#: was 8: benchmarks/README.md).
+AHEAD = 32
+#: The folds of :func:`fold_block` in a band of columns prefetch the band of the indices and
+#: updates this many rows ahead (32 measured level or slower there).
+BAND_AHEAD = 8
 
 
 def prefetch_row(table, row, once=False):
