@@ -102,8 +102,7 @@ INDEX_DTYPES = frozenset({np.dtype(np.int32), np.dtype(np.int64)})
 #: cache), at least; narrower elements take :data:`BAND_BYTES` of each target row (:func:`band`).
 BAND = 64
 #: ... a band is at least this many bytes of each target row: with 64 columns, rows of 1- and
-#: 2-byte elements spent their time in the loop over rows, not in the writes (bool 2000x2000,
-#: axis 0: 256 columns ran 0.81-0.86 of 64's time; benchmarks/README.md).
+#: 2-byte elements spent their time in the loop over rows, not in the writes (benchmarks/README.md).
 BAND_BYTES = 256
 #: Below this many elements the numpy path is as fast; small calls (the editor's) also never
 #: import numba (callers test ``supports_*`` before :func:`enabled`).

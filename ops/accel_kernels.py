@@ -101,10 +101,9 @@ CHECKED_LAST_MIN = 32
 #: only when the whole flat table has at least this many bytes: below it the table stays in
 #: the caches between calls and the extra loads only cost time (benchmarks/README.md).
 WARM_MIN_BYTES = 1 << 20
-#: ... and :func:`gather_last` only from this many: its rows read in order first cost it time on
-#: tables up to 8 MB (4 MB: 0.70-0.93 of the time without; GatherElements' and ScatterElements'
-#: did not gain there, ScatterElements add lost 1.2x), and it gained from 15 MB (1.22x slower
-#: without) (benchmarks/README.md).
+#: ... and :func:`gather_last` only from this many: reading its rows in order first cost it time
+#: on tables that stay in the last-level cache, where GatherElements and ScatterElements gained
+#: or broke even (benchmarks/README.md).
 LAST_WARM_MIN_BYTES = 8 << 20
 
 
@@ -325,7 +324,7 @@ def stream_row(table, row, out, r):
 #: was 8: benchmarks/README.md).
 AHEAD = 32
 #: The folds of :func:`fold_block` in a band of columns prefetch the band of the indices and
-#: updates this many rows ahead (32 measured level or slower there).
+#: updates this many rows ahead (farther was no faster there; benchmarks/README.md).
 BAND_AHEAD = 8
 
 
@@ -455,7 +454,7 @@ def gather_tuples(table, idx, limits, strides, out, stream, r0, r1):
 FILTER_BATCH = 1024
 #: The row scatters prefetch the target row of the update this many updates ahead, in tables of
 #: at least ``SCATTER_PREFETCH_MIN_BYTES`` (a table that stays in the caches only pays for the
-#: prefetches: a 3.8 MB table written without them took 0.85 of the time; benchmarks/README.md).
+#: prefetches, up to a few MB; benchmarks/README.md).
 SCATTER_AHEAD = 32
 SCATTER_PREFETCH_MIN_BYTES = 4 << 20
 

@@ -3,8 +3,8 @@
 A part reaches its thread through two locks, not a queue of futures: the caller stores the
 part and releases the thread's ``go`` lock; the thread runs it, stores the result or the
 exception, sets ``finished`` and releases its ``done`` lock, which the caller takes when it
-joins. A round trip of two parts that do nothing cost 55 us through
-``ThreadPoolExecutor.submit`` and its future, 11 us so (benchmarks/README.md).
+joins: a fraction of the cost of ``ThreadPoolExecutor.submit`` and its future
+(benchmarks/README.md).
 
 Contract:
 
