@@ -92,13 +92,15 @@ if hasattr(os, "register_at_fork"):
 
 
 def set_threads(n: int) -> None:
-    """Use at most ``n`` threads (>= 1) from now on."""
+    """Use at most ``n`` threads (>= 1) from now on. The old pool's threads end once a split
+    call using them has finished; that wait happens outside the pool lock, so a range of that
+    call which splits its own work (and asks for the pool) is not kept waiting on it."""
     global _threads, _pool
     with _pool_lock:
         _threads = max(1, int(n))
-        if _pool is not None:
-            _pool.stop()
-            _pool = None
+        old, _pool = _pool, None
+    if old is not None:
+        old.stop()
 
 
 def threads() -> int:

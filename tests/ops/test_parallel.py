@@ -132,3 +132,49 @@ def test_a_claimed_crew_refuses_a_second_claim_until_released():
         crew.release()
     finally:
         crew.stop()
+
+
+def test_set_threads_while_a_split_call_splits_again_finishes(monkeypatch):
+    """set_threads from another thread while a split call runs, one of whose ranges then has
+    more work split (asking for the pool) and waits for it: both finish. (Stopping the old pool
+    under the pool lock kept that split waiting for the lock while the stop waited for the call.)"""
+    before = parallel.threads()
+    parallel.set_threads(2)
+    inside, stopping = threading.Event(), threading.Event()
+    real_stop = Crew.stop
+
+    def stop(crew: Crew) -> None:
+        stopping.set()  # set_threads has reached the old pool's stop
+        real_stop(crew)
+
+    monkeypatch.setattr(Crew, "stop", stop)
+    seen = []
+
+    def outer(a: int, b: int):
+        if a == 0:
+            inside.set()
+            assert stopping.wait(10)
+        # the nested split in a helper the range waits for, with a time limit: a deadlock
+        # fails the test instead of hanging it
+        nested = threading.Thread(target=lambda: seen.append(parallel.map_parts(lambda c, d: d - c, 4, work=WORK)),
+                                  daemon=True)
+        nested.start()
+        nested.join(10)
+        return a
+
+    def change() -> None:
+        assert inside.wait(10)
+        parallel.set_threads(2)
+
+    changer = threading.Thread(target=change, daemon=True)
+    try:
+        changer.start()
+        assert parallel.map_parts(outer, 4, work=WORK) == [0, 2]
+        changer.join(10)
+        assert not changer.is_alive()
+        assert len(seen) == 2 and all(sum(parts) == 4 for parts in seen)
+    finally:
+        stopping.set()
+        changer.join(10)
+        monkeypatch.undo()
+        parallel.set_threads(before)
