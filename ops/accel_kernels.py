@@ -273,8 +273,7 @@ def move_row(src, i, dst, r):
     three; words in both are written twice, with the same value). Longer rows keep the word
     loop (a loop of four-word groups was slower there). Signed offsets made numba add a
     negative-index test to each load and store, which kept LLVM from merging the moves, and
-    the word loop ran its run-time alias checks for every row: a gather of 40-byte rows took
-    twice to three times as long (benchmarks/README.md)."""
+    the word loop ran its run-time alias checks for every row (benchmarks/README.md)."""
     one = np.uint64(1)
     n, i, r = np.uint64(src.shape[1]), np.uint64(i), np.uint64(r)
     if n > np.uint64(8):
