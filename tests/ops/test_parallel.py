@@ -9,15 +9,14 @@ import pytest
 from ops import parallel
 from ops.part_threads import Crew
 
+from ._helpers import with_threads
+
 WORK = 1 << 30  # always worth splitting
 
 
 @pytest.fixture(params=[2, 3], ids=lambda n: f"threads{n}")
 def threads(request):
-    before = parallel.threads()
-    parallel.set_threads(request.param)
-    yield request.param
-    parallel.set_threads(before)
+    yield from with_threads(request)
 
 
 def test_ranges_cover_in_order_and_the_others_run_on_pool_threads(threads):
