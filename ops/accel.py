@@ -197,13 +197,14 @@ def _load() -> dict | None:
 
             jit = numba.njit(cache=True, nogil=True)
             for helper in (K.normalised, K.tuple_row, K.copy_row, K.move_row, K.stream_row, K.prefetch_row,
-                           K.prefetch_band, K.in_range, K.warm_row, K.line_shift):
+                           K.prefetch_band, K.in_range, K.warm_row, K.line_shift, K.tuples_in_range, K.row_of,
+                           K.prefetch_ahead):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
             for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part, K.scatter_words,
-                           K.gather_rows_wide):
+                           K.gather_rows_wide, K.gather_tuples_checked):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
@@ -485,6 +486,13 @@ def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
             np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64))
 
 
+def _tuple_extents(data_shape: tuple, k: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`_tuple_limits` as tuples of ints, as the row gather of index tuples takes them
+    (:func:`ops.accel_kernels.gather_tuples`: one compiled loop per tuple length)."""
+    lead = tuple(int(d) for d in data_shape[:k])
+    return lead, tuple(row_major_strides(lead))
+
+
 def _rows_stream(touched: int, row_bytes: int) -> bool:
     """The row gathers (:func:`gather_tuples`) write with streaming stores when the bytes a call
     touches (table, indices and output) are at least :data:`STREAM_MIN_BYTES`, or
@@ -534,7 +542,7 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
         kernel, idx1, size, once = _load()["gather_rows"], idx2.reshape(-1), int(limits[0]), _rows_once(data)
         results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, once, a, b), idx1.size, out.size)
     else:
-        kernel = _load()["gather_tuples"]
+        kernel, (limits, strides) = _load()["gather_tuples"], _tuple_extents(data.shape, k)
         results = _run_chunks(lambda a, b: kernel(table, idx2, limits, strides, dest, stream, a, b),
                               idx2.shape[0], out.size)
     return out if _all_valid(results) else None
@@ -567,7 +575,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
             return None
 
         return one_call
-    kernel = _load()["gather_tuples"]
+    kernel, (limits, strides) = _load()["gather_tuples"], _tuple_extents(data.shape, k)
 
     def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
         out = np.empty((n, width), word)

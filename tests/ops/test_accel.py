@@ -534,6 +534,39 @@ def test_gather_axis0_look_ahead_meets_bad_and_negative_indices_before_their_row
                 ops.gather(data, bad_idx, 0)
 
 
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("width", [3, 16, 40], ids=["12-byte rows", "64-byte rows", "160-byte rows"])
+def test_gather_nd_checks_each_block_of_tuples_before_copying_it(k, width, stream, threads, monkeypatch):
+    """GatherND's row gather checks the index tuples of a block of rows in one pass, then
+    copies them with no test: a negative component or a bad one in any block (its first row,
+    its last, the last row of all) sends that block and the rest to the checked copy, with the
+    numpy path's bits, the reference's values, and the error naming the element."""
+    calls = count_calls(monkeypatch, "gather_tuples")
+    block = accel_kernels.CHECK_BLOCK
+    rng = np.random.default_rng([19, k, width])
+    data = values("float32", (6, 5, 4)[:k] + (width,), rng)
+    limits = np.array(data.shape[:k])
+    n = 3 * block + 17
+    idx = rng.integers(0, limits, (n, k))
+    for at in (None, 0, block - 1, block, 2 * block + 5, n - 1):
+        for c in range(k) if at is not None else (0,):
+            if at is not None:
+                negative = idx.copy()
+                negative[at, c] -= limits[c]
+            else:
+                negative = idx
+            fast, slow = both(partial(ops.gather_nd, data, negative))
+            assert_same_bits(fast, slow)
+            assert_same_bits(fast, reference.gather_nd(data, negative))
+            if at is None:
+                continue
+            bad = idx.copy()
+            bad[at, c] = limits[c] if at % 2 else -limits[c] - 1
+            with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[{at}, {c}\] = {bad[at, c]} is out of range"):
+                ops.gather_nd(data, bad)
+    assert len(calls) >= 1 + 2 * 5 * k
+
+
 @pytest.mark.parametrize("dtype, width", [("uint8", 63), ("uint8", 65), ("int16", 33), ("float32", 17),
                                           ("float64", 9), ("float32", 100)],
                          ids=["63 bytes", "65 bytes", "66 bytes", "68 bytes", "72 bytes", "400 bytes"])
