@@ -75,11 +75,12 @@ from __future__ import annotations
 import functools
 import itertools
 import threading
+import time
 from math import prod
 
 import numpy as np
 
-from . import buffers, config, parallel
+from . import buffers, config, parallel, part_threads
 from .index_map import element_base, row_major_strides
 
 #: Reduction codes passed to the kernels.
@@ -209,10 +210,13 @@ def _load() -> dict | None:
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
                 accel_intrinsics.install(K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16,
-                                         K.store_fence, jit_options=INLINED)
+                                         K.store_fence, jit_options=INLINED, load_acquire=K.load_acquire)
+                intrinsics = True
             except Exception:  # noqa: BLE001 - numba internals moved: no prefetches, ordinary stores, same results
-                for helper in (K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16, K.store_fence):
+                for helper in (K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16, K.store_fence,
+                               K.load_acquire):
                     numba.extending.register_jitable(**INLINED)(helper)
+                intrinsics = False
             _kernels = {
                 "gather_elements": jit(K.gather_elements),
                 "gather_rows": jit(K.gather_rows),
@@ -221,8 +225,34 @@ def _load() -> dict | None:
                 "scatter_tuples": jit(K.scatter_tuples),
                 "scatter_elements": jit(K.scatter_elements),
                 "scatter_rows": jit(K.scatter_rows),
+                "wait_for_change": jit(K.wait_for_change),
             }
+            if intrinsics:  # a plain load could be hoisted out of the poll loop
+                part_threads.set_idle_wait(idle_wait(_kernels["wait_for_change"]))
     return _kernels
+
+
+#: :func:`idle_wait` times this many polls once to turn :data:`ops.parallel.IDLE_SPIN_NS` into polls.
+CALIBRATION_POLLS = 1 << 18
+
+
+def idle_wait(wait_for_change):
+    """The pool threads' wait between parts (:func:`ops.part_threads.set_idle_wait`): the
+    compiled poll :func:`ops.accel_kernels.wait_for_change` for about
+    :data:`ops.parallel.IDLE_SPIN_NS`, its number of polls measured here, once; None when that
+    time is 0."""
+    if parallel.IDLE_SPIN_NS <= 0:
+        return None
+    flags = np.zeros(1, dtype=np.int64)
+    wait_for_change(flags, 0, 0, 1)  # compiled, or loaded from numba's cache, before the timing
+    t0 = time.perf_counter_ns()
+    wait_for_change(flags, 0, 0, CALIBRATION_POLLS)
+    polls = max(1, parallel.IDLE_SPIN_NS * CALIBRATION_POLLS // max(1, time.perf_counter_ns() - t0))
+
+    def wait(signals: np.ndarray, i: int, seen: int) -> None:
+        wait_for_change(signals, i, seen, polls)
+
+    return wait
 
 
 def small(work: int) -> bool:

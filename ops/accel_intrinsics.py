@@ -24,7 +24,8 @@ store tagged ``!nontemporal``, ``stream_copy16(src, i, j, dst, r, b)`` (a 16-byt
 assignment) a 16-byte load and a 16-byte store so tagged, to an address the caller has made a
 multiple of 16; ``store_fence()`` (nothing), on x86-64, an ``sfence`` that makes
 the weakly ordered streaming stores visible before the kernel returns (elsewhere LLVM's
-ordinary lowering applies and the fence is a no-op). Imported only by :func:`ops.accel._load`,
+ordinary lowering applies and the fence is a no-op); ``load_acquire(arr, i)`` (``arr[i]``) an
+atomic load with acquire ordering, which a polling loop cannot hoist. Imported only by :func:`ops.accel._load`,
 after numba itself; if it fails, the helpers keep their plain meaning (same results).
 
 Developers: numba's on-disk cache of the kernels is keyed by ``ops/accel_kernels.py`` (and
@@ -123,6 +124,19 @@ def _nontemporal_copy16(typingctx, src, i, j, dst, r, b):
 
 
 @intrinsic
+def _atomic_load(typingctx, arr, i):
+    """``arr[i]`` (1-D array of 8-byte integers, index in range) read with acquire ordering: a
+    loop of such loads sees another thread's store (a plain load may be hoisted out of it)."""
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        return builder.load_atomic(ptr, "acquire", 8)
+
+    return arr.dtype(arr, i), codegen
+
+
+@intrinsic
 def _sfence(typingctx):
     """x86-64 ``sfence``: earlier non-temporal stores are globally visible before later stores."""
     def codegen(context, builder, signature, args):
@@ -163,7 +177,8 @@ def _probe() -> None:
         raise RuntimeError("intrinsics probe wrote the wrong values")
 
 
-def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_fence, jit_options) -> None:
+def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_fence, jit_options,
+            load_acquire=None) -> None:
     """Register the compiled implementations of the plain-Python helpers, after :func:`_probe`
     showed that the intrinsics compile and work here; each is compiled with ``jit_options``
     (:data:`ops.accel.INLINED`, so that LLVM inlines it into its caller)."""
@@ -192,3 +207,8 @@ def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_f
     @overload(store_fence, jit_options=jit_options)
     def _store_fence_impl():
         return lambda: _sfence()
+
+    if load_acquire is not None:
+        @overload(load_acquire, jit_options=jit_options)
+        def _load_acquire_impl(arr, i):
+            return lambda arr, i: _atomic_load(arr, i)

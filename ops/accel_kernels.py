@@ -258,6 +258,22 @@ def touch(arr, i):
     cache line is in L1 afterwards (:mod:`ops.accel_intrinsics`)."""
 
 
+def load_acquire(arr, i):
+    """``arr[i]``; compiled, an atomic load with acquire ordering (:mod:`ops.accel_intrinsics`),
+    so a loop polling it sees another thread's store."""
+    return arr[i]
+
+
+def wait_for_change(flags, i, seen, polls):
+    """Poll ``flags[i]`` up to ``polls`` times (:func:`load_acquire`; the caller holds no GIL
+    while this runs): True as soon as it differs from ``seen``, False once the polls are used
+    up. A pool thread's wait for its next part (:func:`ops.part_threads.set_idle_wait`)."""
+    for _ in range(polls):
+        if load_acquire(flags, i) != seen:
+            return True
+    return False
+
+
 def prefetch(arr, i, j):
     """Nothing in Python; compiled, a prefetch of ``arr[i, j]``'s cache line
     (:mod:`ops.accel_intrinsics`)."""

@@ -74,6 +74,12 @@ def _default_threads() -> int:
 #: (yielding the CPU and the GIL between polls) before it blocks on them: a blocked thread on
 #: an otherwise idle core can take tens of microseconds to wake (benchmarks/README.md). 0: block at once.
 JOIN_SPIN_NS = 1_000_000
+#: After each part, a pool thread polls for its next one for about this long, without the GIL,
+#: before it blocks (:func:`ops.part_threads.set_idle_wait`; the compiled poll is installed with
+#: the accelerator's kernels, :func:`ops.accel.idle_wait`): a split call that follows within it,
+#: after the caller's own work, finds the thread running instead of asleep on an idle core
+#: (benchmarks/README.md). 0: block at once.
+IDLE_SPIN_NS = 1_000_000
 
 _threads = _default_threads()
 _pool: Crew | None = None

@@ -17,6 +17,12 @@ Contract:
   :meth:`Crew.release` s the crew.
 * :meth:`Crew.stop` waits for the claimant, if any, then ends the threads and waits for them;
   a stopped crew refuses every claim.
+* Between parts a thread first runs the idle wait set with :func:`set_idle_wait`, if any: a
+  compiled poll, without the GIL, of the thread's signal word, which :meth:`Crew.start` and
+  :meth:`Crew.stop` bump before they release ``go``. It returns when the word changes or its
+  time is up; then the thread blocks on ``go`` as before. A thread that blocks lets its core
+  idle, and on a VM an idle core took tens to hundreds of microseconds to run the next part
+  (benchmarks/README.md); a polling one starts it at once.
 """
 from __future__ import annotations
 
@@ -25,14 +31,28 @@ import threading
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 #: Between polls of a part's ``finished`` flag: gives up the CPU, and the GIL while in the call.
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+
+#: ``wait(signals, i, seen)``: returns once ``signals[i] != seen`` or its time is up, without
+#: holding the GIL; None: pool threads block between parts at once.
+_idle_wait: Callable[[np.ndarray, int, int], object] | None = None
+
+
+def set_idle_wait(wait: Callable[[np.ndarray, int, int], object] | None) -> None:
+    """Pool threads (of every crew, from their next part on) run ``wait(signals, i, seen)``
+    between parts, before they block (:func:`ops.accel.idle_wait` installs the compiled one)."""
+    global _idle_wait
+    _idle_wait = wait
 
 
 class _Thread:
     """One pool thread and the slots a part and its outcome pass through."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, signals: np.ndarray, slot: int) -> None:
+        self.signals, self.slot = signals, slot
         self.go = threading.Lock()
         self.go.acquire()
         self.done = threading.Lock()
@@ -47,6 +67,7 @@ class _Thread:
     def _serve(self) -> None:
         while True:
             self.go.acquire()
+            seen = int(self.signals[self.slot])  # bumped before go was released; a later start bumps it again
             task, self.task = self.task, None
             if task is None:  # stop
                 return
@@ -57,13 +78,17 @@ class _Thread:
                 self.result, self.error = None, exc
             self.finished = True
             self.done.release()
+            wait = _idle_wait
+            if wait is not None:
+                wait(self.signals, self.slot, seen)
 
 
 class Crew:
     """``size`` pool threads, used by one claimant at a time."""
 
     def __init__(self, size: int, name: str = "indexflow") -> None:
-        self._threads = [_Thread(f"{name}-{i}") for i in range(size)]
+        self._signals = np.zeros(max(size, 1), dtype=np.int64)  # one word per thread: see set_idle_wait
+        self._threads = [_Thread(f"{name}-{i}", self._signals, i) for i in range(size)]
         self._claim = threading.Lock()
         self._stopped = False
 
@@ -87,6 +112,7 @@ class Crew:
         """Thread ``i`` runs ``fn(start, stop)`` (the caller has claimed the crew)."""
         thread = self._threads[i]
         thread.task, thread.finished = (fn, start, stop), False
+        self._signals[i] += 1
         thread.go.release()
 
     def join(self, i: int, spin_ns: int) -> tuple[object, BaseException | None]:
@@ -106,8 +132,9 @@ class Crew:
         """End the threads (after the claimant's call, if one is running) and wait for them."""
         with self._claim:
             self._stopped = True
-            for thread in self._threads:
+            for i, thread in enumerate(self._threads):
                 thread.task = None
+                self._signals[i] += 1
                 thread.go.release()
             for thread in self._threads:
                 thread.thread.join()

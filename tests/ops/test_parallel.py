@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 
-from ops import parallel
+from ops import accel, parallel, part_threads
 from ops.part_threads import Crew
 
-from ._helpers import with_threads
+from ._helpers import require_accelerator, with_threads
 
 WORK = 1 << 30  # always worth splitting
 
@@ -177,3 +178,65 @@ def test_set_threads_while_a_split_call_splits_again_finishes(monkeypatch):
         changer.join(10)
         monkeypatch.undo()
         parallel.set_threads(before)
+
+
+class _RecordingWait:
+    """An idle wait (:func:`ops.part_threads.set_idle_wait`) that polls in Python, for up to
+    60 s, until the thread's signal word changes, and records why each wait ended."""
+
+    def __init__(self) -> None:
+        self.ended: list[str] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, signals, i, seen) -> None:
+        changed = threading.Event()
+        for _ in range(600_000):
+            if int(signals[i]) != seen:
+                changed.set()
+                break
+            changed.wait(1e-4)
+        with self.lock:
+            self.ended.append("changed" if changed.is_set() else "time up")
+
+
+def test_pool_threads_wait_between_parts_and_each_start_or_stop_ends_the_wait(monkeypatch):
+    """A thread in its idle wait after a part takes the next part as soon as it is started,
+    and stop ends the wait too: every wait ends because its signal word changed, none by
+    running out of time (which would take a minute)."""
+    wait = _RecordingWait()
+    monkeypatch.setattr(part_threads, "_idle_wait", wait)
+    crew = Crew(1)
+    try:
+        for n in range(5):
+            assert crew.claim()
+            crew.start(0, lambda a, b: a * b, n, 7)
+            assert crew.join(0, spin_ns=0) == (7 * n, None)
+            crew.release()
+    finally:
+        crew.stop()
+    assert wait.ended == ["changed"] * 5
+
+
+def test_the_compiled_idle_wait_sees_another_threads_store():
+    """The accelerator's poll (an acquire load in a compiled loop, no GIL) returns True once
+    another thread changes the word, however many polls it was given; False when the polls run
+    out unchanged. A plain load hoisted out of the loop would return False at once."""
+    require_accelerator()
+    wait_for_change = accel._load()["wait_for_change"]
+    signals = np.zeros(2, dtype=np.int64)
+    assert wait_for_change(signals, 1, 0, 1000) is False
+    outcome = []
+    waiter = threading.Thread(target=lambda: outcome.append(wait_for_change(signals, 1, 0, 1 << 62)))
+    waiter.start()
+    signals[1] = 1
+    waiter.join(60)
+    assert not waiter.is_alive() and outcome == [True]
+
+
+def test_the_accelerator_installs_its_idle_wait_for_pool_threads():
+    require_accelerator()
+    accel._load()
+    assert part_threads._idle_wait is not None
+    signals = np.zeros(1, dtype=np.int64)
+    signals[0] = 3
+    part_threads._idle_wait(signals, 0, 2)  # already changed: returns at once
