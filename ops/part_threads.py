@@ -80,7 +80,10 @@ class _Thread:
             self.done.release()
             wait = _idle_wait
             if wait is not None:
-                wait(self.signals, self.slot, seen)
+                try:
+                    wait(self.signals, self.slot, seen)
+                except Exception:  # noqa: BLE001 - only a speed-up: the thread blocks on go below as without it
+                    pass
 
 
 class Crew:

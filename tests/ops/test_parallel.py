@@ -240,3 +240,19 @@ def test_the_accelerator_installs_its_idle_wait_for_pool_threads():
     signals = np.zeros(1, dtype=np.int64)
     signals[0] = 3
     part_threads._idle_wait(signals, 0, 2)  # already changed: returns at once
+
+
+def test_a_failing_idle_wait_leaves_the_threads_serving(monkeypatch):
+    def broken(signals, i, seen):
+        raise RuntimeError("no wait here")
+
+    monkeypatch.setattr(part_threads, "_idle_wait", broken)
+    crew = Crew(1)
+    try:
+        for n in range(3):
+            assert crew.claim()
+            crew.start(0, lambda a, b: a - b, 10, n)
+            assert crew.join(0, spin_ns=0) == (10 - n, None)
+            crew.release()
+    finally:
+        crew.stop()
