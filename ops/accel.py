@@ -526,19 +526,18 @@ def _tuple_extents(data_shape: tuple, k: int) -> tuple[tuple[int, ...], tuple[in
 def _rows_stream(touched: int, row_bytes: int) -> bool:
     """The row gathers (:func:`gather_tuples`) write with streaming stores when the bytes a call
     touches (table, indices and output) are at least :data:`STREAM_MIN_BYTES`, or
-    :data:`SHORT_ROWS_STREAM_FACTOR` times that for rows under a cache line: the output then
+    :data:`SHORT_ROWS_STREAM_FACTOR` times that for rows of up to a cache line: the output then
     evicts the table it reads from the caches, and a non-temporal store also saves reading each
     output line in before it is overwritten (benchmarks/README.md)."""
-    if row_bytes < 64:
+    if row_bytes <= 64:
         return touched >= SHORT_ROWS_STREAM_FACTOR * STREAM_MIN_BYTES
     return touched >= STREAM_MIN_BYTES
 
 
-#: Rows under a cache line go one word per streaming store (:func:`ops.accel_kernels.copy_row`),
-#: where the ordinary copy moves them in one or two vector moves: below this many times
-#: :data:`STREAM_MIN_BYTES` touched, the ordinary stores were as fast or faster (Gather axis 0
-#: of 40-byte rows: 4 MB out of a 4 MB table 0.47 against 0.60 ms; 16 MB out, level; 40 MB out
-#: of a 40 MB table, streaming 15.4 against 19.3 ms; benchmarks/README.md).
+#: Rows of up to a cache line: below this many times :data:`STREAM_MIN_BYTES` touched, ordinary
+#: stores were as fast or faster than streaming ones (rows under a line go one word per
+#: streaming store, :func:`ops.accel_kernels.copy_row`, where the ordinary copy moves them in one
+#: or two vector moves; rows of one line were slower streamed too: benchmarks/README.md).
 SHORT_ROWS_STREAM_FACTOR = 4
 
 

@@ -613,6 +613,17 @@ def test_rows_of_every_word_count_move_whole(words, stream, threads):
     np.testing.assert_array_equal(got, expected)
 
 
+def test_rows_of_up_to_a_line_stream_only_from_more_bytes_touched():
+    """Row gathers stream their output from STREAM_MIN_BYTES touched, rows of a cache line or
+    less (a line or two of random reads each, streamed no faster) only from
+    SHORT_ROWS_STREAM_FACTOR times that."""
+    low, high = accel.STREAM_MIN_BYTES, accel.SHORT_ROWS_STREAM_FACTOR * accel.STREAM_MIN_BYTES
+    for row_bytes in (4, 40, 64):
+        assert not accel._rows_stream(high - 1, row_bytes) and accel._rows_stream(high, row_bytes)
+    for row_bytes in (65, 256, 4096):
+        assert not accel._rows_stream(low - 1, row_bytes) and accel._rows_stream(low, row_bytes)
+
+
 def test_gather_axis0_runs_compiled_from_rows_and_tables_large_enough(monkeypatch):
     """Rows of ``ROWS_MIN_ROW_BYTES`` from a table of ``ROWS_MIN_TABLE_BYTES`` (the module's
     values, not the tests' zeros) run the compiled row gather; narrower rows or a smaller table
