@@ -493,7 +493,7 @@ def gather_tuples(table, idx, limits, strides, out, stream, r0, r1):
         b1 = min(r1, b0 + CHECK_BLOCK)
         if not tuples_in_range(idx, limits, b0, b1):
             return gather_tuples_checked(table, idx, limits, strides, out, stream, b0, r1)
-        # two loops, not a test of ``stream`` per row: the test in the loop cost a quarter of its time
+        # two loops, not a test of ``stream`` per row, which slowed the loop (benchmarks/README.md)
         if stream:
             for r in range(b0, b1):
                 if r + AHEAD < r1:

@@ -21,7 +21,7 @@ Contract:
   compiled poll, without the GIL, of the thread's signal word, which :meth:`Crew.start` and
   :meth:`Crew.stop` bump before they release ``go``. It returns when the word changes or its
   time is up; then the thread blocks on ``go`` as before. A thread that blocks lets its core
-  idle, and on a VM an idle core took tens to hundreds of microseconds to run the next part
+  idle, and on a VM an idle core was slow to run the next part
   (benchmarks/README.md); a polling one starts it at once.
 """
 from __future__ import annotations
