@@ -509,18 +509,18 @@ def kernel_indices(indices: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(indices)
 
 
-def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sizes and row-major strides (int64) of ``data_shape[:k]``, the axes index tuples of
-    length ``k`` address."""
-    return (np.array(data_shape[:k], dtype=np.int64),
-            np.array(row_major_strides(tuple(data_shape[:k])), dtype=np.int64))
-
-
 def _tuple_extents(data_shape: tuple, k: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """:func:`_tuple_limits` as tuples of ints, as the row gather of index tuples takes them
+    """The sizes and row-major strides of ``data_shape[:k]``, the axes index tuples of length
+    ``k`` address, as tuples of ints: as the row gather of index tuples takes them
     (:func:`ops.accel_kernels.gather_tuples`: one compiled loop per tuple length)."""
     lead = tuple(int(d) for d in data_shape[:k])
     return lead, tuple(row_major_strides(lead))
+
+
+def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_tuple_extents` as int64 arrays, as the scatters' kernels take them."""
+    lead, strides = _tuple_extents(data_shape, k)
+    return np.array(lead, dtype=np.int64), np.array(strides, dtype=np.int64)
 
 
 def _rows_stream(touched: int, row_bytes: int) -> bool:
@@ -562,16 +562,16 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     if out.size == 0:
         return None
     idx2 = kernel_indices(indices).reshape(-1, k)
-    limits, strides = _tuple_limits(data.shape, k)
+    limits, strides = _tuple_extents(data.shape, k)
     block = prod(data.shape[k:])
     table = _words(np.ascontiguousarray(data).reshape(-1, block))
     dest = _words(out.reshape(-1, block))
     stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes, block * data.dtype.itemsize)
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
-        kernel, idx1, size, once = _load()["gather_rows"], idx2.reshape(-1), int(limits[0]), _rows_once(data)
+        kernel, idx1, size, once = _load()["gather_rows"], idx2.reshape(-1), limits[0], _rows_once(data)
         results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, once, a, b), idx1.size, out.size)
     else:
-        kernel, (limits, strides) = _load()["gather_tuples"], _tuple_extents(data.shape, k)
+        kernel = _load()["gather_tuples"]
         results = _run_chunks(lambda a, b: kernel(table, idx2, limits, strides, dest, stream, a, b),
                               idx2.shape[0], out.size)
     return out if _all_valid(results) else None
@@ -592,9 +592,9 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
     row = words(np.empty((1, block), dtype))  # one output row as words
     word, width = row.dtype, row.shape[1]
     stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes, block * dtype.itemsize)
-    limits, strides = _tuple_limits(data.shape, k)
+    limits, strides = _tuple_extents(data.shape, k)
     if k == 1:  # one index per row: no tuples to combine
-        rows_kernel, rows, once = _load()["gather_rows"], int(limits[0]), _rows_once(data)
+        rows_kernel, rows, once = _load()["gather_rows"], limits[0], _rows_once(data)
 
         def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
             out = np.empty((n, width), word)
@@ -604,7 +604,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
             return None
 
         return one_call
-    kernel, (limits, strides) = _load()["gather_tuples"], _tuple_extents(data.shape, k)
+    kernel = _load()["gather_tuples"]
 
     def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
         out = np.empty((n, width), word)
