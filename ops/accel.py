@@ -73,7 +73,6 @@ time.
 from __future__ import annotations
 
 import functools
-import itertools
 import threading
 import time
 from math import prod
@@ -119,7 +118,9 @@ SMALL_WORK = 1 << 15
 #: twice the compile time, as it types the helper's body again at every call site.
 INLINED = {"forceinline": True}
 
-_state = {"enabled": config.accel()}
+#: ``enabled``: the switch (:func:`set_enabled`); ``atomic``: the kernels' counters are atomic
+#: (the intrinsics installed), so threads may share one (:func:`_share`).
+_state = {"enabled": config.accel(), "atomic": False}
 _kernels: dict | None = None
 _load_lock = threading.Lock()
 _load_failed = False
@@ -129,11 +130,14 @@ _load_failed = False
 # threads
 
 
-#: Parts per thread for :func:`_run_chunks`: a thread slowed by other load on the machine takes
-#: fewer of them instead of holding up the whole call.
-CHUNKS_PER_THREAD = 4
-#: ScatterND (the folds and reduction none): each part scans every row number, so one part per thread.
-ND_CHUNKS_PER_THREAD = 1
+#: Chunks per thread of the shared kernels (:func:`_share`): fine enough that a thread which
+#: starts late, or is slowed by other load on the machine, takes fewer of them instead of
+#: holding up the whole call, coarse enough that the counter is rarely touched
+#: (benchmarks/README.md).
+SHARED_CHUNKS_PER_THREAD = 16
+#: ... for kernels that pay for each chunk: GatherND's row gather, whose prefetches start over
+#: at each one, and ScatterElements on bands of columns, each chunk a pass over every row.
+COARSE_CHUNKS_PER_THREAD = 4
 #: ScatterND none splits its writes by ranges of target rows across threads
 #: (:func:`scatter_tuples`). Off: every thread then scans every index, and on the 2-core VM of
 #: benchmarks/README.md that cost more than the writes it shared out, from 1 MB to 200 MB of
@@ -141,33 +145,39 @@ ND_CHUNKS_PER_THREAD = 1
 ND_SPLIT_WRITES = False
 
 
-def _run_chunks(fn, n: int, work: int, chunks_per_thread: int = CHUNKS_PER_THREAD, align: int = 1) -> list:
-    """Call ``fn(start, stop)`` over disjoint ranges covering ``0..n`` (multiples of ``align``
-    long, except the last), handed out one at a time to the threads :mod:`ops.parallel` would
-    use for ``work`` elements, and return the results (in no particular order). Each range runs
-    in exactly one thread, so the caller's destination partition holds as with
-    :func:`ops.parallel.run_parts`."""
-    threads = parallel.part_count(work)
-    if threads <= 1 or n <= 1:
-        return [fn(0, n)]
-    chunk = -(-n // (threads * chunks_per_thread))
-    chunk = max(align, -(-chunk // align) * align)
-    counter = itertools.count()  # next() is atomic under the GIL
-    results: list = []  # list.append is atomic under the GIL
+def _share(name: str, args: tuple, n: int, work: int, chunks_per_thread: int | None = None,
+           align: int = 1) -> list | None:
+    """Split the work of the kernel ``name`` of :mod:`ops.accel_kernels` (its arguments
+    ``args``, then a range of rows) over its rows ``0..n`` across the threads
+    :mod:`ops.parallel` would use for ``work`` elements, and return the results (in no
+    particular order); None when that is one thread (the caller then calls the kernel itself).
 
-    def worker(_a: int, _b: int) -> None:
-        while True:
-            start = next(counter) * chunk
-            if start >= n:
-                return
-            results.append(fn(start, min(n, start + chunk)))
+    Each thread calls the kernel's ``name + "_shared"`` version with one counter, through
+    :func:`ops.parallel.map_woken` (pool threads start once the caller's kernel runs, not
+    while the caller still holds the GIL): the threads take chunks of rows (a multiple of
+    ``align``; ``chunks_per_thread`` each on average, default :data:`SHARED_CHUNKS_PER_THREAD`)
+    as they finish the last, in compiled code, so a thread that starts late takes fewer. Each
+    row runs in exactly one thread. Without atomic counters (:mod:`ops.accel_intrinsics` did
+    not install) each thread gets a range of its own (:func:`ops.parallel.map_parts`)."""
+    parts = parallel.part_count(work)
+    if parts <= 1 or n <= 1:
+        return None
+    shared = _load()[name + "_shared"]
+    if not _state["atomic"]:
+        return parallel.map_parts(lambda a, b: shared(*args, a, b, b - a, np.zeros(1, np.int64), _NO_SIGNALS, 0),
+                                  n, work)
+    chunk = -(-n // (parts * (chunks_per_thread or SHARED_CHUNKS_PER_THREAD)))
+    chunk = -(-chunk // align) * align
+    counter = np.zeros(1, np.int64)
+    return parallel.map_woken(lambda signals, woken: shared(*args, 0, n, chunk, counter, signals, woken), parts)
 
-    parallel.run_parts(worker, threads, work=work)
-    return results
+
+#: The signal words a shared kernel gets where it wakes no thread.
+_NO_SIGNALS = np.zeros(1, np.int64)
 
 
 def _one_part(work: int) -> bool:
-    """True when :func:`_run_chunks` would make one part of ``work`` elements (below two
+    """True when :func:`_share` would find ``work`` elements one thread's work (below two
     threads' worth, :data:`ops.parallel.MIN_PART` each): callers then call the kernel directly."""
     return work < 2 * parallel.MIN_PART
 
@@ -199,7 +209,7 @@ def _load() -> dict | None:
             jit = numba.njit(cache=True, nogil=True)
             for helper in (K.normalised, K.tuple_row, K.copy_row, K.move_row, K.stream_row, K.prefetch_row,
                            K.prefetch_band, K.in_range, K.warm_row, K.line_shift, K.tuples_in_range, K.row_of,
-                           K.prefetch_ahead):
+                           K.prefetch_ahead, K.claim, K.wake):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
@@ -210,13 +220,15 @@ def _load() -> dict | None:
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
                 accel_intrinsics.install(K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16,
-                                         K.store_fence, jit_options=INLINED, load_acquire=K.load_acquire)
+                                         K.store_fence, jit_options=INLINED, load_acquire=K.load_acquire,
+                                         fetch_add=K.fetch_add)
                 intrinsics = True
             except Exception:  # noqa: BLE001 - numba internals moved: no prefetches, ordinary stores, same results
                 for helper in (K.prefetch, K.prefetch_once, K.touch, K.stream_store, K.stream_copy16, K.store_fence,
-                               K.load_acquire):
+                               K.load_acquire, K.fetch_add):
                     numba.extending.register_jitable(**INLINED)(helper)
                 intrinsics = False
+            _state["atomic"] = intrinsics
             _kernels = {
                 "gather_elements": jit(K.gather_elements),
                 "gather_rows": jit(K.gather_rows),
@@ -226,7 +238,13 @@ def _load() -> dict | None:
                 "scatter_elements": jit(K.scatter_elements),
                 "scatter_rows": jit(K.scatter_rows),
                 "wait_for_change": jit(K.wait_for_change),
+                "gather_elements_shared": jit(K.gather_elements_shared),
+                "gather_last_shared": jit(K.gather_last_shared),
+                "gather_tuples_shared": jit(K.gather_tuples_shared),
+                "gather_rows_shared": jit(K.gather_rows_shared),
+                "scatter_elements_shared": jit(K.scatter_elements_shared),
             }
+            K.bind_compiled(_kernels)
             if intrinsics:  # a plain load could be hoisted out of the poll loop
                 part_threads.set_idle_wait(idle_wait(_kernels["wait_for_change"]))
     return _kernels
@@ -294,54 +312,56 @@ def supports_gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> bo
 def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray | None:
     """GatherElements on raw (not yet normalised) integer ``idx``, any axis: the numpy path's
     result as a new (possibly pooled) array, or None when an index is out of range (the
-    caller's numpy path then raises the exact error)."""
+    caller's numpy path then raises the exact error). Rows of the indices are split across
+    threads (:func:`_share`)."""
     one_call = gather_elements_plan(data, idx, axis)
-    if one_call is not None:  # the common small call
+    if one_call is not None:  # the common case: row starts kept by _element_rows, or few
         return one_call(data, idx)
-    k = _load()["gather_elements"]
-    data = np.ascontiguousarray(data)
     out = buffers.empty(idx.shape, data.dtype)
     if out.size == 0:
         return out
-    idx = kernel_indices(idx)
     copy_as = _COPY_AS[data.dtype.itemsize]
-    flat = data.reshape(-1).view(copy_as)
-    idx2, bases, sa, last = _element_rows(data.shape, idx, axis)
-    out2 = out.reshape(idx2.shape).view(copy_as)
-    size = int(data.shape[axis])
-    stream = out.nbytes >= STREAM_MIN_BYTES
-    results = _run_chunks(lambda a, b: k(flat, idx2, out2, bases, sa, last, size, stream, a, b),
-                          idx2.shape[0], idx.size)
-    return out if _all_valid(results) else None
+    idx2, bases, sa, last = _element_rows(data.shape, kernel_indices(idx), axis)
+    args = (np.ascontiguousarray(data).reshape(-1).view(copy_as), idx2, out.reshape(idx2.shape).view(copy_as), bases,
+            sa, last, int(data.shape[axis]), out.nbytes >= STREAM_MIN_BYTES)
+    k, rows = _load()["gather_elements"], idx2.shape[0]
+    return out if _all_valid(_share("gather_elements", args, rows, idx.size) or [k(*args, 0, rows)]) else None
 
 
 def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
-    """:func:`gather_elements` for work in one part (below two threads' worth) as one compiled
-    call: a function of ``(data, idx)`` of these shapes and dtypes (any strides) returning the
-    result, or None for a bad index; None when the work is more than one part or empty. The
-    operands that depend on the shapes alone are made here, once."""
-    if idx.size == 0 or not _one_part(idx.size):
+    """:func:`gather_elements` as a function of ``(data, idx)`` of these shapes and dtypes (any
+    strides) returning the result, or None for a bad index: one compiled call for work in one
+    part (below two threads' worth), else split across threads when it runs (:func:`_share`,
+    which reads the thread count then). The operands that depend on the shapes alone are made
+    here, once. None when ``idx`` is empty, or when split work has more rows than
+    :data:`ROW_BASES_MAX_SIZE` (their starts are not kept)."""
+    one_part = _one_part(idx.size)
+    if idx.size == 0:
         return None
-    k = _load()["gather_elements"]
     word = np.dtype(_COPY_AS[data.dtype.itemsize])
     dtype, shape = data.dtype, idx.shape
     idx2, bases, sa, last = _element_rows(data.shape, idx, axis)
     rows, m = idx2.shape
+    if not one_part and rows > ROW_BASES_MAX_SIZE:
+        return None
+    k = _load()["gather_elements"]
     size = int(data.shape[axis])
     stream = idx.size * data.dtype.itemsize >= STREAM_MIN_BYTES
     widen = idx.dtype not in INDEX_DTYPES
     flat_idx = shape != (rows, m)  # the shape of idx alone decides whether it needs the (rows, m) view
     as_word = _as(word, dtype)
+    alloc = np.empty if one_part else buffers.empty
 
     def one_call(data: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
         idx2 = idx.astype(np.int64) if widen else np.ascontiguousarray(idx)
         if flat_idx:
             idx2 = idx2.reshape(rows, m)
-        out = np.empty(shape, dtype)
-        if k(as_word(data.ravel()), idx2, as_word(out).reshape(rows, m) if flat_idx else as_word(out), bases, sa,
-             last, size, stream, 0, rows) < 0:
-            return out
-        return None
+        out = alloc(shape, dtype)
+        out2 = as_word(out).reshape(rows, m) if flat_idx else as_word(out)
+        if one_part:
+            return out if k(as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream, 0, rows) < 0 else None
+        args = (as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream)
+        return out if _all_valid(_share("gather_elements", args, rows, idx2.size) or [k(*args, 0, rows)]) else None
 
     return one_call
 
@@ -433,8 +453,8 @@ def gather_last(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
     table = np.ascontiguousarray(data).reshape(rows, size).view(word)
     dest = out.reshape(rows, idx.size).view(word)
     flat = kernel_indices(idx).reshape(-1)
-    kernel = _load()["gather_last"]
-    _run_chunks(lambda a, b: kernel(table, flat, dest, a, b), rows, out.size)
+    if _share("gather_last", (table, flat, dest), rows, out.size) is None:
+        _load()["gather_last"](table, flat, dest, 0, rows)
     return out
 
 
@@ -567,13 +587,14 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     table = _words(np.ascontiguousarray(data).reshape(-1, block))
     dest = _words(out.reshape(-1, block))
     stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes, block * data.dtype.itemsize)
+    n = idx2.shape[0]
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
-        kernel, idx1, size, once = _load()["gather_rows"], idx2.reshape(-1), limits[0], _rows_once(data)
-        results = _run_chunks(lambda a, b: kernel(table, idx1, size, dest, stream, once, a, b), idx1.size, out.size)
+        args = (table, idx2.reshape(-1), limits[0], dest, stream, _rows_once(data))
+        results = _share("gather_rows", args, n, out.size) or [_load()["gather_rows"](*args, 0, n)]
     else:
-        kernel = _load()["gather_tuples"]
-        results = _run_chunks(lambda a, b: kernel(table, idx2, limits, strides, dest, stream, a, b),
-                              idx2.shape[0], out.size)
+        args = (table, idx2, limits, strides, dest, stream)
+        results = (_share("gather_tuples", args, n, out.size, COARSE_CHUNKS_PER_THREAD)
+                   or [_load()["gather_tuples"](*args, 0, n)])
     return out if _all_valid(results) else None
 
 
@@ -625,8 +646,8 @@ def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -
 
     Data whose copy splits (:func:`ops.parallel.copy_splits`) is copied in parts across
     threads (:func:`ops.parallel.copy_into`), then written in this thread. With
-    :data:`ND_SPLIT_WRITES` and work for more than one thread (:func:`_run_chunks`), the target
-    rows split into one range per thread (:data:`ND_CHUNKS_PER_THREAD`) instead: each thread
+    :data:`ND_SPLIT_WRITES` and work for more than one thread, the target
+    rows split into one range per thread instead: each thread
     copies its rows of ``data`` and then writes, in order, the updates whose row is in its
     range, scanning all the indices. Each row is written by one thread, with its updates in
     their order, so the result is the one thread's; every thread checks every index, so a bad
@@ -657,7 +678,7 @@ def scatter_tuples(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -
             np.copyto(dest[a:b], src[a:b])
         return kernel(table, idx2, limits, strides, vals, a, b)
 
-    results = _run_chunks(part, rows, out.size + n * block, chunks_per_thread=ND_CHUNKS_PER_THREAD)
+    results = parallel.map_parts(part, rows, out.size + n * block)
     return out if _all_valid(results) else None
 
 
@@ -741,13 +762,12 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     v2 = values.reshape(idx2.shape)
     size = int(out.shape[axis])
     n, m = idx2.shape
-    if last:
-        results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, a, b, 0, m, m),
-                              n, indices.size)
-    else:
-        width = band(out.itemsize)
-        results = _run_chunks(lambda a, b: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, a, b, width),
-                              m, indices.size, align=width)
+    # rows when the axis is the last, else bands of columns, in chunks of whole bands
+    width = 0 if last else band(out.itemsize)
+    args = (flat, idx2, v2, bases, sa, last, size, code, not last, width)
+    results = (_share("scatter_elements", args, m if width else n, indices.size,
+                      COARSE_CHUNKS_PER_THREAD if width else SHARED_CHUNKS_PER_THREAD, max(width, 1))
+               or [kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, width or m)])
     return _all_valid(results)
 
 
@@ -797,8 +817,7 @@ def scatter_rows_fold(table: np.ndarray, rows: np.ndarray, values: np.ndarray, r
     if _one_part(values.size):  # the common small call: no closure, no result list
         k(table, rows, values, code, 0, table.shape[0])
         return
-    _run_chunks(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], values.size,
-                chunks_per_thread=ND_CHUNKS_PER_THREAD)
+    parallel.run_parts(lambda a, b: k(table, rows, values, code, a, b), table.shape[0], values.size)
 
 
 def fold_rows_plan(dtype: np.dtype, block: int, n_rows: int, reduction: str, work: int):

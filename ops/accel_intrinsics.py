@@ -25,7 +25,9 @@ assignment) a 16-byte load and a 16-byte store so tagged, to an address the call
 multiple of 16; ``store_fence()`` (nothing), on x86-64, an ``sfence`` that makes
 the weakly ordered streaming stores visible before the kernel returns (elsewhere LLVM's
 ordinary lowering applies and the fence is a no-op); ``load_acquire(arr, i)`` (``arr[i]``) an
-atomic load with acquire ordering, which a polling loop cannot hoist. Imported only by :func:`ops.accel._load`,
+atomic load with acquire ordering, which a polling loop cannot hoist; ``fetch_add(arr, i,
+value)`` (``arr[i] += value``, returning the old value) one atomic read-modify-write, so that
+threads sharing a counter each get their own value. Imported only by :func:`ops.accel._load`,
 after numba itself; if it fails, the helpers keep their plain meaning (same results).
 
 Developers: numba's on-disk cache of the kernels is keyed by ``ops/accel_kernels.py`` (and
@@ -137,6 +139,21 @@ def _atomic_load(typingctx, arr, i):
 
 
 @intrinsic
+def _atomic_add(typingctx, arr, i, value):
+    """``arr[i] += value`` (1-D array of 8-byte integers, index in range) as one atomic
+    read-modify-write; returns ``arr[i]`` as it was. Monotonic ordering: threads that share the
+    counter only need distinct values; what they write is ordered by the join that follows."""
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        delta = context.cast(builder, args[2], signature.args[2], aryty.dtype)
+        return builder.atomic_rmw("add", ptr, delta, "monotonic")
+
+    return arr.dtype(arr, i, value), codegen
+
+
+@intrinsic
 def _sfence(typingctx):
     """x86-64 ``sfence``: earlier non-temporal stores are globally visible before later stores."""
     def codegen(context, builder, signature, args):
@@ -149,7 +166,8 @@ def _sfence(typingctx):
     return types.void(), codegen
 
 
-def _probe_kernel(out, b):
+def _probe_kernel(out, b, counter):
+    _atomic_add(counter, 0, _atomic_add(counter, 0, 5) + 2)
     for j in range(out.shape[1]):
         _prefetch(out, 0, j)
         _prefetch_once(out, 0, j)
@@ -169,16 +187,17 @@ def _probe() -> None:
     from numba import njit
 
     out = np.zeros((2, 8), np.uint32)
+    counter = np.ones(1, np.int64)
     b = (-out[1].ctypes.data & 15) // 4  # out[1, b] on a 16-byte boundary
-    njit(cache=True)(_probe_kernel)(out, b)
+    njit(cache=True)(_probe_kernel)(out, b, counter)
     expected = [list(range(1, 9)), [0] * 8]
     expected[1][b:b + 4] = range(b + 1, b + 5)
-    if out.tolist() != expected:
+    if out.tolist() != expected or counter[0] != 1 + 5 + 3:
         raise RuntimeError("intrinsics probe wrote the wrong values")
 
 
 def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_fence, jit_options,
-            load_acquire=None) -> None:
+            load_acquire=None, fetch_add=None) -> None:
     """Register the compiled implementations of the plain-Python helpers, after :func:`_probe`
     showed that the intrinsics compile and work here; each is compiled with ``jit_options``
     (:data:`ops.accel.INLINED`, so that LLVM inlines it into its caller)."""
@@ -212,3 +231,8 @@ def install(prefetch, prefetch_once, touch, stream_store, stream_copy16, store_f
         @overload(load_acquire, jit_options=jit_options)
         def _load_acquire_impl(arr, i):
             return lambda arr, i: _atomic_load(arr, i)
+
+    if fetch_add is not None:
+        @overload(fetch_add, jit_options=jit_options)
+        def _fetch_add_impl(arr, i, value):
+            return lambda arr, i, value: _atomic_add(arr, i, value)

@@ -6,7 +6,8 @@ the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`, :fun
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
 :func:`scatter_tuples_part`, :func:`gather_rows_wide`, :func:`stream_row`, :func:`prefetch`,
 :func:`prefetch_once`,
-:func:`touch`, :func:`stream_store`, :func:`stream_copy16`, :func:`store_fence`) callable from them. As plain Python
+:func:`touch`, :func:`stream_store`, :func:`stream_copy16`, :func:`store_fence`, :func:`fetch_add`,
+:func:`claim`, :func:`wake`) callable from them. As plain Python
 they run too (slowly), which is what they mean: the docstrings are the contracts, and
 tests/ops/test_accel.py checks the compiled kernels against the numpy path bit for bit and
 against the index map.
@@ -262,6 +263,32 @@ def load_acquire(arr, i):
     """``arr[i]``; compiled, an atomic load with acquire ordering (:mod:`ops.accel_intrinsics`),
     so a loop polling it sees another thread's store."""
     return arr[i]
+
+
+def fetch_add(arr, i, value):
+    """``arr[i] += value``, returning ``arr[i]`` as it was; compiled, one atomic
+    read-modify-write (:mod:`ops.accel_intrinsics`), so threads sharing ``arr`` never get the
+    same value. This plain meaning (where the intrinsics did not install) is not atomic, and
+    :func:`ops.accel._share` then gives each thread a counter of its own."""
+    old = arr[i]
+    arr[i] = old + value
+    return old
+
+
+def claim(counter, start, stop, chunk):
+    """The first row of the next chunk of ``chunk`` rows of ``start..stop`` that no caller
+    sharing ``counter`` has taken (``counter[0]`` counts the chunks handed out, from 0), or -1
+    when none is left."""
+    r0 = start + fetch_add(counter, 0, 1) * chunk
+    return r0 if r0 < stop else -1
+
+
+def wake(signals, n):
+    """Bump ``signals[0..n)`` (:func:`fetch_add`): the pool threads polling them
+    (:func:`wait_for_change`) start the parts :func:`ops.parallel.map_woken` handed them. A
+    shared kernel's first step in the calling thread, once it no longer holds the GIL."""
+    for i in range(n):
+        fetch_add(signals, i, 1)
 
 
 def wait_for_change(flags, i, seen, polls):
@@ -717,3 +744,92 @@ def scatter_rows(out, rows, vals, op, r0, r1):
         t = rows[j]
         for b in range(out.shape[1]):
             out[t, b] = fold(out[t, b], vals[j, b], op)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared chunks: the split kernels' rows handed out in compiled code
+#
+# Each ``*_shared`` kernel first wakes ``woken`` pool threads (:func:`wake`: the calling
+# thread's call of :func:`ops.parallel.map_woken`; 0 in the pool threads), then runs its kernel
+# on chunks of ``chunk`` rows of ``start..stop``, taken with :func:`claim` until none is left:
+# threads that call it with one ``counter`` share the rows out as they finish, without coming
+# back to Python (and the GIL) between chunks, so a thread that starts late takes fewer chunks
+# (:func:`ops.accel._share`). They return -1, or the position of a bad index from some chunk
+# (the output is then incomplete).
+
+#: The kernels the shared kernels call, by name: the plain functions, until
+#: :func:`bind_compiled` puts their compiled dispatchers in their place.
+_gather_elements, _gather_tuples, _gather_last = gather_elements, gather_tuples, gather_last
+_gather_rows, _scatter_elements = gather_rows, scatter_elements
+
+
+def bind_compiled(kernels: dict) -> None:
+    """Have the shared kernels call the compiled ``kernels`` (:func:`ops.accel._load`'s) as
+    functions of their own, compiled once (as the plain calls of :func:`ops.accel._share` run
+    them), not as copies compiled into each shared kernel."""
+    global _gather_elements, _gather_tuples, _gather_last, _gather_rows, _scatter_elements
+    _gather_elements, _gather_tuples, _gather_last = (kernels["gather_elements"], kernels["gather_tuples"],
+                                                      kernels["gather_last"])
+    _gather_rows, _scatter_elements = kernels["gather_rows"], kernels["scatter_elements"]
+
+
+def gather_elements_shared(data, idx, out, bases, sa, last, size, stream, start, stop, chunk, counter, signals, woken):
+    """:func:`gather_elements` on shared chunks of its rows."""
+    wake(signals, woken)
+    status = -1
+    r0 = claim(counter, start, stop, chunk)
+    while r0 >= 0:
+        status = max(status, _gather_elements(data, idx, out, bases, sa, last, size, stream, r0, min(stop, r0 + chunk)))
+        r0 = claim(counter, start, stop, chunk)
+    return status
+
+
+def gather_tuples_shared(table, idx, limits, strides, out, stream, start, stop, chunk, counter, signals, woken):
+    """:func:`gather_tuples` on shared chunks of its rows."""
+    wake(signals, woken)
+    status = -1
+    r0 = claim(counter, start, stop, chunk)
+    while r0 >= 0:
+        status = max(status, _gather_tuples(table, idx, limits, strides, out, stream, r0, min(stop, r0 + chunk)))
+        r0 = claim(counter, start, stop, chunk)
+    return status
+
+
+def gather_last_shared(data, idx, out, start, stop, chunk, counter, signals, woken):
+    """:func:`gather_last` on shared chunks of its data rows (its indices are already checked)."""
+    wake(signals, woken)
+    r0 = claim(counter, start, stop, chunk)
+    while r0 >= 0:
+        _gather_last(data, idx, out, r0, min(stop, r0 + chunk))
+        r0 = claim(counter, start, stop, chunk)
+    return -1
+
+
+def gather_rows_shared(table, idx, size, out, stream, once, start, stop, chunk, counter, signals, woken):
+    """:func:`gather_rows` on shared chunks of its rows."""
+    wake(signals, woken)
+    status = -1
+    r0 = claim(counter, start, stop, chunk)
+    while r0 >= 0:
+        status = max(status, _gather_rows(table, idx, size, out, stream, once, r0, min(stop, r0 + chunk)))
+        r0 = claim(counter, start, stop, chunk)
+    return status
+
+
+def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, band, start, stop, chunk, counter,
+                            signals, woken):
+    """:func:`scatter_elements` on shared chunks of its rows (``columns`` False) or of its
+    columns (True: all rows, ``band`` columns at a time; chunks are whole bands)."""
+    wake(signals, woken)
+    status = -1
+    n, m = idx.shape
+    r0 = claim(counter, start, stop, chunk)
+    while r0 >= 0:
+        r1 = min(stop, r0 + chunk)
+        if columns:
+            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, 0, n, r0, r1, band)
+        else:
+            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, 0, m, m)
+        status = max(status, bad)
+        r0 = claim(counter, start, stop, chunk)
+    return status

@@ -89,10 +89,10 @@ def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
 
 def gather_elements_plan(data: np.ndarray, indices: np.ndarray, axis: int = 0):
     """The plan of a GatherElements call :func:`gather_elements` has accepted
-    (:mod:`ops.small_calls`), where its compiled kernel runs: one kernel call
-    (:func:`ops.accel.gather_elements_plan`) where the work is one part, else
-    :func:`ops.accel.gather_elements`, which splits the work across threads itself; None
-    otherwise."""
+    (:mod:`ops.small_calls`), where its compiled kernel runs: the accelerator's plan
+    (:func:`ops.accel.gather_elements_plan`: one kernel call, or the work split across threads
+    as it runs), or where that declines (split work of very many rows)
+    :func:`ops.accel.gather_elements`; None otherwise."""
     if not plain(data):
         return None
     a = normalize_axis(OP, axis, data.ndim)

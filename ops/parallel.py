@@ -139,6 +139,29 @@ def part_count(work: int, min_part: int = MIN_PART) -> int:
     return max(1, min(_threads, work // max(min_part, 1)))
 
 
+def map_woken(fn: Callable[[np.ndarray, int], object], parts: int) -> list:
+    """Call ``fn(signals, wake)`` once in each of ``parts`` threads at once (the caller's call
+    first in the results): the caller's with the pool's signal words and ``wake = parts - 1``,
+    which it must bump, ``signals[0..wake)``, as soon as it no longer holds the GIL (a compiled
+    kernel's first step: :func:`ops.accel_kernels.wake`); pool threads polling for their next
+    part start then (:meth:`ops.part_threads.Crew.start` with ``signal=False``). The pool
+    threads' calls get ``wake = 0``. Each call must do its share of one piece of work however
+    many calls run (the shared kernels take chunks from one counter): when the pool is busy,
+    all of them run here, one after another."""
+    if parts <= 1:
+        return [fn(_NO_SIGNALS, 0)]
+    crew = _get_pool()
+    if parts - 1 > len(crew) or not crew.claim():
+        return [fn(_NO_SIGNALS, 0) for _ in range(parts)]
+    signals = crew.signals
+    pool_part = (lambda _a, _b: fn(signals, 0), 0, 0)
+    return _run_claimed(crew, lambda: fn(signals, parts - 1), [pool_part] * (parts - 1), signal=False)
+
+
+#: The signal words :func:`map_woken` passes when no pool thread takes part (nothing to bump).
+_NO_SIGNALS = np.zeros(1, dtype=np.int64)
+
+
 def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> None:
     """Call ``fn(start, stop)`` over disjoint ranges covering ``0..n``, in parallel when the
     total ``work`` (elements touched; default ``n``) is worth it. The calling thread runs the
@@ -160,16 +183,23 @@ def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None,
     # for fewer threads than this call counted (set_threads in between): the ranges run here
     if len(ranges) - 1 > len(crew) or not crew.claim():
         return [fn(a, b) for a, b in ranges]
-    results: list = [None] * len(ranges)
+    return _run_claimed(crew, lambda: fn(*ranges[0]), [(fn, a, b) for a, b in ranges[1:]])
+
+
+def _run_claimed(crew: Crew, here: Callable[[], object], parts: list, signal: bool = True) -> list:
+    """With ``crew`` claimed: start ``parts[i]`` (``(fn, start, stop)``) on its thread ``i``, call
+    ``here()`` in this thread, join them all, release the crew, and return ``[here(), part 0,
+    ...]``'s results; the first exception is re-raised once every part has finished."""
+    results: list = [None] * (len(parts) + 1)
     error = None
     try:
-        for i, (a, b) in enumerate(ranges[1:]):
-            crew.start(i, fn, a, b)
+        for i, (fn, start, stop) in enumerate(parts):
+            crew.start(i, fn, start, stop, signal)
         try:
-            results[0] = fn(*ranges[0])
+            results[0] = here()
         except BaseException as exc:  # noqa: BLE001 - re-raised below, once every part has finished
             error = exc
-        for i in range(1, len(ranges)):
+        for i in range(1, len(results)):
             results[i], exc = crew.join(i - 1, JOIN_SPIN_NS)
             error = error or exc
     finally:

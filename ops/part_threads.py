@@ -19,7 +19,8 @@ Contract:
   a stopped crew refuses every claim.
 * Between parts a thread first runs the idle wait set with :func:`set_idle_wait`, if any: a
   compiled poll, without the GIL, of the thread's signal word, which :meth:`Crew.start` and
-  :meth:`Crew.stop` bump before they release ``go``. It returns when the word changes or its
+  :meth:`Crew.stop` bump before they release ``go`` (or, for a part started with ``signal=False``,
+  the claimant, from code that no longer holds the GIL). It returns when the word changes or its
   time is up; then the thread blocks on ``go`` as before. A thread that blocks lets its core
   idle, and on a VM an idle core was slow to run the next part
   (benchmarks/README.md); a polling one starts it at once.
@@ -111,11 +112,22 @@ class Crew:
     def release(self) -> None:
         self._claim.release()
 
-    def start(self, i: int, fn: Callable[[int, int], object], start: int, stop: int) -> None:
-        """Thread ``i`` runs ``fn(start, stop)`` (the caller has claimed the crew)."""
+    @property
+    def signals(self) -> np.ndarray:
+        """The threads' signal words (one int64 each, thread ``i``'s at ``i``)."""
+        return self._signals
+
+    def start(self, i: int, fn: Callable[[int, int], object], start: int, stop: int, signal: bool = True) -> None:
+        """Thread ``i`` runs ``fn(start, stop)`` (the caller has claimed the crew). With ``signal``
+        False its signal word is left to the caller, who bumps it once it has let go of the GIL
+        (a compiled kernel's first step, :func:`ops.accel_kernels.wake`): a thread polling for it
+        then comes back to Python when the GIL is free, instead of going to sleep waiting for
+        it while the caller finishes its own Python (a sleeping thread took 10-15 us to wake
+        here, benchmarks/README.md). A thread blocked on its lock starts as it would anyway."""
         thread = self._threads[i]
         thread.task, thread.finished = (fn, start, stop), False
-        self._signals[i] += 1
+        if signal:
+            self._signals[i] += 1
         thread.go.release()
 
     def join(self, i: int, spin_ns: int) -> tuple[object, BaseException | None]:

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import ops
-from ops import accel, accel_kernels, parallel
+from ops import accel, accel_kernels, parallel, small_calls
 
 from . import reference
 from ._helpers import NUMBA_INSTALLED, require_accelerator, with_threads
@@ -1026,3 +1026,110 @@ def test_every_path_reads_and_writes_what_the_index_map_says(accelerated, thread
                        "scatter_rows_fold": 1}, ran
     else:
         assert sum(ran.values()) == 0
+
+
+def test_fetch_add_gives_threads_that_share_a_counter_distinct_values():
+    """The compiled ``fetch_add`` (one atomic read-modify-write): two threads bumping one
+    counter 200,000 times each, at once and without the GIL, get every value from 0 once
+    between them, and the counter ends at their sum. A plain load and store would lose
+    bumps and hand out some values twice."""
+    import numba
+
+    require_accelerator()
+    accel._load()
+
+    @numba.njit(nogil=True)
+    def bump(counter, got):
+        for i in range(got.size):
+            got[i] = accel_kernels.fetch_add(counter, 0, 1)
+
+    counter = np.zeros(1, np.int64)
+    got = [np.full(200_000, -1, np.int64) for _ in range(2)]
+    bump(np.zeros(1, np.int64), np.zeros(1, np.int64))  # compiled before the threads start
+    workers = [threading.Thread(target=bump, args=(counter, g)) for g in got]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    assert counter[0] == 400_000
+    assert np.array_equal(np.sort(np.concatenate(got)), np.arange(400_000))
+
+
+@pytest.mark.parametrize("callers", [1, 2, 3])
+def test_shared_kernels_write_every_chunk_once_whoever_takes_it(callers):
+    """Callers of a shared kernel with one counter take its chunks between them: the output is
+    numpy's whoever took which chunk, and each caller's last claim finds none left (the counter
+    ends at the chunk count plus one per caller); a caller that comes after the rest finds no
+    chunk and writes nothing."""
+    require_accelerator()
+    shared = accel._load()["gather_elements_shared"]
+    rng = np.random.default_rng(11)
+    data = rng.standard_normal((300, 50)).astype(np.float32)
+    idx = rng.integers(-50, 50, (300, 40))
+    idx2, bases, sa, last = accel._element_rows(data.shape, idx, 1)
+    out = np.zeros(idx.shape, np.uint32)
+    args = (data.reshape(-1).view(np.uint32), idx2, out, bases, sa, last, 50, False)
+    counter, chunk = np.zeros(1, np.int64), 7  # 43 chunks, the last of 6 rows
+    results = []
+    workers = [threading.Thread(target=lambda: results.append(
+        shared(*args, 0, 300, chunk, counter, np.zeros(1, np.int64), 0))) for _ in range(callers)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    assert results == [-1] * callers and counter[0] == 43 + callers
+    assert out.view(np.float32).tobytes() == np.take_along_axis(data, idx % 50, 1).tobytes()
+    out[:] = 0
+    assert shared(*args, 0, 300, chunk, counter, np.zeros(1, np.int64), 0) == -1 and not out.any()
+
+
+def test_a_shared_kernel_wakes_the_threads_it_is_told_to_before_its_rows():
+    """The caller's shared kernel bumps ``signals[0..woken)`` once each (the pool threads of
+    :func:`ops.parallel.map_woken` wait for that) and no other word, even with no chunk left to
+    take."""
+    require_accelerator()
+    shared = accel._load()["gather_last_shared"]
+    data, out = np.arange(12, dtype=np.uint32).reshape(3, 4), np.zeros((3, 2), np.uint32)
+    signals = np.array([5, 7, 9], np.int64)
+    assert shared(data, np.array([3, 0]), out, 0, 3, 1, np.array([3], np.int64), signals, 2) == -1
+    assert signals.tolist() == [6, 8, 9] and not out.any()
+
+
+@pytest.mark.parametrize("atomic", [True, False], ids=["shared", "no-atomics"])
+def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic, monkeypatch):
+    """With two threads the split routes (GatherElements, Gather on the last axis and on axis 0,
+    GatherND, ScatterElements on rows and on bands of columns) give the numpy path's bits,
+    whether the threads share chunks through an atomic counter or, where the intrinsics did
+    not install, take a range each."""
+    require_accelerator()
+    accel._load()
+    monkeypatch.setitem(accel._state, "atomic", atomic)
+    before = parallel.threads()
+    parallel.set_threads(2)
+    try:
+        rng = np.random.default_rng(5)
+        data = rng.standard_normal((600, 400)).astype(np.float32)
+        idx = rng.integers(-400, 400, (600, 400))
+        upd = rng.standard_normal(idx.shape).astype(np.float32)
+        rows = rng.integers(-600, 600, 2000)
+        tuples = np.stack([rng.integers(-600, 600, 200_000), rng.integers(-400, 400, 200_000)], axis=1)
+        calls = [
+            ("GatherElements", [data, idx], {"axis": 1}),
+            ("Gather", [data, idx[:, :300] % 400], {"axis": 1}),
+            ("Gather", [data, rows], {"axis": 0}),
+            ("GatherND", [data[:, :, None].repeat(2, 2), tuples], {}),
+            ("ScatterElements", [data, idx, upd], {"axis": 1, "reduction": "add"}),
+            ("ScatterElements", [data, idx % 600, upd], {"axis": 0, "reduction": "max"}),
+        ]
+        for op, inputs, attrs in calls:
+            small_calls.forget()
+            got = ops.run_op(op, inputs, attrs)
+            accel.set_enabled(False)
+            try:
+                want = ops.run_op(op, inputs, attrs)
+            finally:
+                accel.set_enabled(True)
+            assert got.tobytes() == want.tobytes(), op
+    finally:
+        parallel.set_threads(before)
+        small_calls.forget()

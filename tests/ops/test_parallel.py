@@ -256,3 +256,51 @@ def test_a_failing_idle_wait_leaves_the_threads_serving(monkeypatch):
             crew.release()
     finally:
         crew.stop()
+
+
+def test_map_woken_starts_a_polling_pool_thread_only_once_the_caller_bumps_its_signal(monkeypatch):
+    """``map_woken`` hands the pool thread its call without bumping the thread's signal word:
+    a thread in its idle wait (here one that polls for a minute) starts only when the caller's
+    call bumps ``signals[0..wake)``, which a shared kernel does once it no longer holds the GIL.
+    The caller's call gets ``wake = 1``, the pool thread's ``wake = 0``; the results come back
+    caller first."""
+    wait = _RecordingWait()
+    monkeypatch.setattr(part_threads, "_idle_wait", wait)
+    before = parallel.threads()
+    parallel.set_threads(2)
+    try:
+        parallel.map_woken(lambda signals, wake: None, 2)  # the pool thread is now in its idle wait
+        pool_started = threading.Event()
+        seen_before_bump = []
+
+        def call(signals, wake):
+            if wake == 0:
+                pool_started.set()
+                return ("pool", threading.get_ident())
+            # the pool thread polls its word and does not start, however long it is given: its
+            # go lock is released, but it only takes that after its wait, which ends with the word
+            seen_before_bump.append(pool_started.wait(0.2))
+            signals[:wake] += 1
+            assert pool_started.wait(60)
+            return ("caller", threading.get_ident(), wake)
+
+        results = parallel.map_woken(call, 2)
+        assert seen_before_bump == [False]
+        assert results[0] == ("caller", threading.get_ident(), 1)
+        assert results[1][0] == "pool" and results[1][1] != threading.get_ident()
+        assert wait.ended[-1] == "changed"
+    finally:
+        monkeypatch.undo()
+        parallel.set_threads(before)
+
+
+def test_map_woken_runs_every_call_here_when_the_pool_is_busy(threads):
+    """A crew already claimed (here by the test, as by a split call of another thread): every
+    one of the ``parts`` calls runs in the calling thread, each with nothing to wake."""
+    crew = parallel._get_pool()
+    assert crew.claim()
+    try:
+        seen = parallel.map_woken(lambda signals, wake: (threading.get_ident(), wake, signals.size), threads)
+    finally:
+        crew.release()
+    assert seen == [(threading.get_ident(), 0, 1)] * threads

@@ -171,12 +171,14 @@ def test_a_planned_scatter_copies_data_as_the_long_path_does(split, monkeypatch)
 @pytest.fixture
 def two_threads_parts(monkeypatch):
     """Two threads (compiled routes, plans made afresh) and the list of how many parts each
-    ``ops.parallel.run_parts`` call ran in, cleared by the test before each call it counts."""
+    ``ops.parallel.run_parts`` call ran in, or how many threads each ``ops.parallel.map_woken``
+    call (the shared kernels') ran in, cleared by the test before each call it counts."""
     from ops import parallel
     require_accelerator()
     parts: list[int] = []
-    real_run_parts = parallel.run_parts
+    real_run_parts, real_map_woken = parallel.run_parts, parallel.map_woken
     monkeypatch.setattr(parallel, "run_parts", lambda fn, n, **k: parts.append(n) or real_run_parts(fn, n, **k))
+    monkeypatch.setattr(parallel, "map_woken", lambda fn, n: parts.append(n) or real_map_woken(fn, n))
     before = parallel.threads()
     parallel.set_threads(2)
     small_calls.forget()
