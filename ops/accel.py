@@ -164,16 +164,12 @@ def _share(name: str, args: tuple, n: int, work: int, chunks_per_thread: int | N
         return None
     shared = _load()[name + "_shared"]
     if not _state["atomic"]:
-        return parallel.map_parts(lambda a, b: shared(*args, a, b, b - a, np.zeros(1, np.int64), _NO_SIGNALS, 0),
-                                  n, work)
+        quiet = parallel.NO_SIGNALS
+        return parallel.map_parts(lambda a, b: shared(*args, a, b, b - a, np.zeros(1, np.int64), quiet, 0), n, work)
     chunk = -(-n // (parts * (chunks_per_thread or SHARED_CHUNKS_PER_THREAD)))
     chunk = -(-chunk // align) * align
     counter = np.zeros(1, np.int64)
     return parallel.map_woken(lambda signals, woken: shared(*args, 0, n, chunk, counter, signals, woken), parts)
-
-
-#: The signal words a shared kernel gets where it wakes no thread.
-_NO_SIGNALS = np.zeros(1, np.int64)
 
 
 def _one_part(work: int) -> bool:

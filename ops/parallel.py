@@ -149,17 +149,18 @@ def map_woken(fn: Callable[[np.ndarray, int], object], parts: int) -> list:
     many calls run (the shared kernels take chunks from one counter): when the pool is busy,
     all of them run here, one after another."""
     if parts <= 1:
-        return [fn(_NO_SIGNALS, 0)]
+        return [fn(NO_SIGNALS, 0)]
     crew = _get_pool()
     if parts - 1 > len(crew) or not crew.claim():
-        return [fn(_NO_SIGNALS, 0) for _ in range(parts)]
+        return [fn(NO_SIGNALS, 0) for _ in range(parts)]
     signals = crew.signals
     pool_part = (lambda _a, _b: fn(signals, 0), 0, 0)
     return _run_claimed(crew, lambda: fn(signals, parts - 1), [pool_part] * (parts - 1), signal=False)
 
 
-#: The signal words :func:`map_woken` passes when no pool thread takes part (nothing to bump).
-_NO_SIGNALS = np.zeros(1, dtype=np.int64)
+#: The signal words :func:`map_woken` passes when no pool thread takes part (nothing to bump;
+#: also what a shared kernel called outside it gets).
+NO_SIGNALS = np.zeros(1, dtype=np.int64)
 
 
 def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> None:
