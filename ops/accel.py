@@ -134,7 +134,7 @@ _load_failed = False
 #: starts late, or is slowed by other load on the machine, takes fewer of them instead of
 #: holding up the whole call, coarse enough that the counter is rarely touched
 #: (benchmarks/README.md).
-SHARED_CHUNKS_PER_THREAD = 16
+SHARED_CHUNKS_PER_THREAD = 8
 #: ... for kernels that pay for each chunk: GatherND's row gather, whose prefetches start over
 #: at each one, and ScatterElements on bands of columns, each chunk a pass over every row.
 COARSE_CHUNKS_PER_THREAD = 4
