@@ -75,6 +75,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
+from collections.abc import Callable
 from math import prod
 
 import numpy as np
@@ -146,11 +147,12 @@ ND_SPLIT_WRITES = False
 
 
 def _share(name: str, args: tuple, n: int, work: int, chunks_per_thread: int | None = None,
-           align: int = 1) -> list | None:
-    """Split the work of the kernel ``name`` of :mod:`ops.accel_kernels` (its arguments
-    ``args``, then a range of rows) over its rows ``0..n`` across the threads
-    :mod:`ops.parallel` would use for ``work`` elements, and return the results (in no
-    particular order); None when that is one thread (the caller then calls the kernel itself).
+           align: int = 1, alone: Callable[[], object] | None = None) -> list:
+    """Run the kernel ``name`` of :mod:`ops.accel_kernels` (its arguments ``args``, then a range
+    of rows) on its rows ``0..n``, split across the threads :mod:`ops.parallel` would use for
+    ``work`` elements, and return the results (in no particular order). In one thread: one
+    plain call of the kernel on ``0..n``, or ``alone()`` for a kernel whose plain call takes
+    its range elsewhere in its arguments.
 
     Each thread calls the kernel's ``name + "_shared"`` version with one counter, through
     :func:`ops.parallel.map_woken` (pool threads start once the caller's kernel runs, not
@@ -161,7 +163,7 @@ def _share(name: str, args: tuple, n: int, work: int, chunks_per_thread: int | N
     not install) each thread gets a range of its own (:func:`ops.parallel.map_parts`)."""
     parts = parallel.part_count(work)
     if parts <= 1 or n <= 1:
-        return None
+        return [alone() if alone is not None else _load()[name](*args, 0, n)]
     shared = _load()[name + "_shared"]
     if not _state["atomic"]:
         quiet = parallel.NO_SIGNALS
@@ -320,8 +322,7 @@ def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray 
     idx2, bases, sa, last = _element_rows(data.shape, kernel_indices(idx), axis)
     args = (np.ascontiguousarray(data).reshape(-1).view(copy_as), idx2, out.reshape(idx2.shape).view(copy_as), bases,
             sa, last, int(data.shape[axis]), out.nbytes >= STREAM_MIN_BYTES)
-    k, rows = _load()["gather_elements"], idx2.shape[0]
-    return out if _all_valid(_share("gather_elements", args, rows, idx.size) or [k(*args, 0, rows)]) else None
+    return out if _all_valid(_share("gather_elements", args, idx2.shape[0], idx.size)) else None
 
 
 def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
@@ -332,14 +333,12 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
     here, once. None when ``idx`` is empty, or when split work has more rows than
     :data:`ROW_BASES_MAX_SIZE` (their starts are not kept)."""
     one_part = _one_part(idx.size)
-    if idx.size == 0:
+    if idx.size == 0 or not one_part and prod(idx.shape[:_row_axes(data.shape, idx.shape, axis)]) > ROW_BASES_MAX_SIZE:
         return None
     word = np.dtype(_COPY_AS[data.dtype.itemsize])
     dtype, shape = data.dtype, idx.shape
     idx2, bases, sa, last = _element_rows(data.shape, idx, axis)
     rows, m = idx2.shape
-    if not one_part and rows > ROW_BASES_MAX_SIZE:
-        return None
     k = _load()["gather_elements"]
     size = int(data.shape[axis])
     stream = idx.size * data.dtype.itemsize >= STREAM_MIN_BYTES
@@ -357,7 +356,7 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
         if one_part:
             return out if k(as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream, 0, rows) < 0 else None
         args = (as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream)
-        return out if _all_valid(_share("gather_elements", args, rows, idx2.size) or [k(*args, 0, rows)]) else None
+        return out if _all_valid(_share("gather_elements", args, rows, idx2.size)) else None
 
     return one_call
 
@@ -449,8 +448,7 @@ def gather_last(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
     table = np.ascontiguousarray(data).reshape(rows, size).view(word)
     dest = out.reshape(rows, idx.size).view(word)
     flat = kernel_indices(idx).reshape(-1)
-    if _share("gather_last", (table, flat, dest), rows, out.size) is None:
-        _load()["gather_last"](table, flat, dest, 0, rows)
+    _share("gather_last", (table, flat, dest), rows, out.size)
     return out
 
 
@@ -586,11 +584,10 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     n = idx2.shape[0]
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
         args = (table, idx2.reshape(-1), limits[0], dest, stream, _rows_once(data))
-        results = _share("gather_rows", args, n, out.size) or [_load()["gather_rows"](*args, 0, n)]
+        results = _share("gather_rows", args, n, out.size)
     else:
         args = (table, idx2, limits, strides, dest, stream)
-        results = (_share("gather_tuples", args, n, out.size, COARSE_CHUNKS_PER_THREAD)
-                   or [_load()["gather_tuples"](*args, 0, n)])
+        results = _share("gather_tuples", args, n, out.size, COARSE_CHUNKS_PER_THREAD)
     return out if _all_valid(results) else None
 
 
@@ -761,9 +758,9 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     # rows when the axis is the last, else bands of columns, in chunks of whole bands
     width = 0 if last else band(out.itemsize)
     args = (flat, idx2, v2, bases, sa, last, size, code, not last, width)
-    results = (_share("scatter_elements", args, m if width else n, indices.size,
-                      COARSE_CHUNKS_PER_THREAD if width else SHARED_CHUNKS_PER_THREAD, max(width, 1))
-               or [kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, width or m)])
+    results = _share("scatter_elements", args, m if width else n, indices.size,
+                     COARSE_CHUNKS_PER_THREAD if width else SHARED_CHUNKS_PER_THREAD, max(width, 1),
+                     alone=lambda: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, width or m))
     return _all_valid(results)
 
 
