@@ -99,8 +99,9 @@ _COPY_AS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 STREAM_MIN_BYTES = 8 << 20 if config.stream_stores() else 1 << 62
 #: Index dtypes the checking kernels read directly (others are normalised by numpy first).
 INDEX_DTYPES = frozenset({np.dtype(np.int32), np.dtype(np.int64)})
-#: ScatterElements on an axis other than the last: columns per band (targets of a band stay in
-#: cache), at least; narrower elements take :data:`BAND_BYTES` of each target row (:func:`band`).
+#: ScatterElements and (on large tables) GatherElements on an axis other than the last: columns
+#: per band (the targets or picks of a band stay in cache), at least; narrower elements take
+#: :data:`BAND_BYTES` of each target row (:func:`band`).
 BAND = 64
 #: ... a band is at least this many bytes of each target row: with 64 columns, rows of 1- and
 #: 2-byte elements spent their time in the loop over rows, not in the writes (benchmarks/README.md).
@@ -229,6 +230,7 @@ def _load() -> dict | None:
             _state["atomic"] = intrinsics
             _kernels = {
                 "gather_elements": jit(K.gather_elements),
+                "gather_elements_bands": jit(K.gather_elements_bands),
                 "gather_rows": jit(K.gather_rows),
                 "gather_last": jit(K.gather_last),
                 "gather_tuples": jit(K.gather_tuples),
@@ -237,6 +239,7 @@ def _load() -> dict | None:
                 "scatter_rows": jit(K.scatter_rows),
                 "wait_for_change": jit(K.wait_for_change),
                 "gather_elements_shared": jit(K.gather_elements_shared),
+                "gather_elements_bands_shared": jit(K.gather_elements_bands_shared),
                 "gather_last_shared": jit(K.gather_last_shared),
                 "gather_tuples_shared": jit(K.gather_tuples_shared),
                 "gather_rows_shared": jit(K.gather_rows_shared),
@@ -310,8 +313,8 @@ def supports_gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> bo
 def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray | None:
     """GatherElements on raw (not yet normalised) integer ``idx``, any axis: the numpy path's
     result as a new (possibly pooled) array, or None when an index is out of range (the
-    caller's numpy path then raises the exact error). Rows of the indices are split across
-    threads (:func:`_share`)."""
+    caller's numpy path then raises the exact error). Rows of the indices, or bands of their
+    columns, are split across threads (:func:`_gather_split`)."""
     one_call = gather_elements_plan(data, idx, axis)
     if one_call is not None:  # the common case: row starts kept by _element_rows, or few
         return one_call(data, idx)
@@ -322,14 +325,39 @@ def gather_elements(data: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray 
     idx2, bases, sa, last = _element_rows(data.shape, kernel_indices(idx), axis)
     args = (np.ascontiguousarray(data).reshape(-1).view(copy_as), idx2, out.reshape(idx2.shape).view(copy_as), bases,
             sa, last, int(data.shape[axis]), out.nbytes >= STREAM_MIN_BYTES)
-    return out if _all_valid(_share("gather_elements", args, idx2.shape[0], idx.size)) else None
+    return out if _gather_split(args) else None
+
+
+def _gather_split(args: tuple) -> bool:
+    """Run :func:`gather_elements`' kernel on its operands ``args`` (the flat data as words, the
+    ``(rows, columns)`` indices and output, row starts, axis stride, whether the axis is the
+    last, its extent, streaming stores) across threads (:func:`_share`): by rows, or, on an
+    axis other than the last whose picks spread over :data:`BANDS_MIN_SPAN_BYTES` or more of
+    the table, by bands of columns (:func:`ops.accel_kernels.gather_elements_bands`). True
+    when every index was in range."""
+    data, idx2, out2, bases, sa, last, size, stream = args
+    rows, m = idx2.shape
+    if last or size * sa * data.itemsize < BANDS_MIN_SPAN_BYTES:
+        return _all_valid(_share("gather_elements", args, rows, idx2.size))
+    width = band(data.itemsize)
+    return _all_valid(_share("gather_elements_bands", (data, idx2, out2, bases, sa, size, stream, width), m,
+                             idx2.size, COARSE_CHUNKS_PER_THREAD, width))
+
+
+#: GatherElements on an axis other than the last gathers bands of columns, row after row
+#: (:func:`_gather_split`), when the picks from one row start spread over this many bytes of the
+#: table (the axis' extent times its stride), from two threads' worth of work up: in row order
+#: each pick then waits on a line far from the last, where a band's picks stay in a few hundred
+#: KB of cache. On the 2-core VM of benchmarks/README.md (32 MB of L3, shared with other
+#: machines' load) bands won from 11 MB and lost at 8 MB and below.
+BANDS_MIN_SPAN_BYTES = 10 << 20
 
 
 def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
     """:func:`gather_elements` as a function of ``(data, idx)`` of these shapes and dtypes (any
     strides) returning the result, or None for a bad index: one compiled call for work in one
-    part (below two threads' worth), else split across threads when it runs (:func:`_share`,
-    which reads the thread count then). The operands that depend on the shapes alone are made
+    part (below two threads' worth), else split across threads when it runs
+    (:func:`_gather_split`, which reads the thread count then). The operands that depend on the shapes alone are made
     here, once. None when ``idx`` is empty, or when split work has more rows than
     :data:`ROW_BASES_MAX_SIZE` (their starts are not kept)."""
     one_part = _one_part(idx.size)
@@ -355,8 +383,7 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
         out2 = as_word(out).reshape(rows, m) if flat_idx else as_word(out)
         if one_part:
             return out if k(as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream, 0, rows) < 0 else None
-        args = (as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream)
-        return out if _all_valid(_share("gather_elements", args, rows, idx2.size)) else None
+        return out if _gather_split((as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream)) else None
 
     return one_call
 
@@ -765,7 +792,8 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
 
 
 def band(itemsize: int) -> int:
-    """Columns per band of :func:`scatter_elements` for elements of ``itemsize`` bytes:
+    """Columns per band of :func:`scatter_elements` and :func:`_gather_split` for elements of
+    ``itemsize`` bytes:
     :data:`BAND`, or :data:`BAND_BYTES` worth of narrower elements."""
     return max(BAND, BAND_BYTES // itemsize)
 

@@ -329,6 +329,62 @@ def test_gather_elements_big_every_axis_threads(dtype, rank, threads, stream):
         assert_same_bits(fast, slow)
 
 
+def count_kernel_calls(monkeypatch, *names: str) -> dict:
+    """Count the calls of the compiled kernels ``names`` (as ops.accel looks them up)."""
+    kernels = accel._load()
+    ran = dict.fromkeys(names, 0)
+
+    def spy(name, kernel):
+        def counted(*args):
+            ran[name] += 1
+            return kernel(*args)
+        return counted
+
+    for name in names:
+        monkeypatch.setitem(kernels, name, spy(name, kernels[name]))
+    return ran
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "int64"])
+def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, threads, stream, monkeypatch):
+    """On an axis other than the last, from BANDS_MIN_SPAN_BYTES of table up (lowered to 0
+    here), GatherElements gathers bands of columns row after row, across threads by whole
+    bands: the numpy path's bits on axis 0 and a middle axis, with the later axes merged into
+    the columns and not (a later extent differs), bands that do not divide the columns,
+    negative indices and int32 ones; a bad index in the last band is named exactly."""
+    monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
+    rng = np.random.default_rng([31, np.dtype(dtype).itemsize])
+    cases = [
+        (values(dtype, (300, 517), rng), rng.integers(-300, 300, (600, 517)), 0),
+        (values(dtype, (6, 40, 30, 25), rng), rng.integers(-40, 40, (6, 120, 30, 25)), 1),
+        (values(dtype, (50, 40, 70), rng), rng.integers(-50, 50, (100, 30, 70)).astype(np.int32), 0),
+    ]
+    for data, idx, axis in cases:
+        assert idx.size >= 2 * parallel.MIN_PART  # split-sized work, which is what takes the bands
+        fast, slow = both(partial(ops.gather_elements, data, idx, axis))
+        assert_same_bits(fast, slow)
+        assert_same_bits(fast, reference.gather_elements(data, idx, axis))
+    data, idx, _ = cases[0]
+    idx[599, 516] = 300
+    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[599, 516\] = 300 is out of range"):
+        ops.gather_elements(data, idx, 0)
+    assert sum(ran.values()) >= 4, ran  # the three good calls and the bad one took the bands
+
+
+def test_gather_elements_keeps_rows_below_the_band_span(monkeypatch):
+    """Below BANDS_MIN_SPAN_BYTES, and on the last axis at any size, GatherElements gathers
+    whole rows."""
+    monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 300 * 517 * 4 + 1)
+    ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
+    rng = np.random.default_rng(32)
+    data = values("float32", (300, 517), rng)
+    ops.gather_elements(data, rng.integers(0, 300, (600, 517)), 0)
+    monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    ops.gather_elements(data, rng.integers(0, 517, (300, 1000)), 1)
+    assert sum(ran.values()) == 0
+
+
 @pytest.mark.parametrize("reduction", ["none", "add"])
 def test_elementwise_rows_merge_the_axes_after_the_axis(reduction, threads):
     """On an axis other than the last, where the indices have data's extents on every later
@@ -1097,13 +1153,15 @@ def test_a_shared_kernel_wakes_the_threads_it_is_told_to_before_its_rows():
 
 @pytest.mark.parametrize("atomic", [True, False], ids=["shared", "no-atomics"])
 def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic, monkeypatch):
-    """With two threads the split routes (GatherElements, Gather on the last axis and on axis 0,
-    GatherND, ScatterElements on rows and on bands of columns) give the numpy path's bits,
+    """With two threads the split routes (GatherElements on rows and on bands of columns, Gather
+    on the last axis and on axis 0, GatherND, ScatterElements on rows and on bands of columns)
+    give the numpy path's bits,
     whether the threads share chunks through an atomic counter or, where the intrinsics did
     not install, take a range each."""
     require_accelerator()
     accel._load()
     monkeypatch.setitem(accel._state, "atomic", atomic)
+    monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
     before = parallel.threads()
     parallel.set_threads(2)
     try:
@@ -1115,6 +1173,7 @@ def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic,
         tuples = np.stack([rng.integers(-600, 600, 200_000), rng.integers(-400, 400, 200_000)], axis=1)
         calls = [
             ("GatherElements", [data, idx], {"axis": 1}),
+            ("GatherElements", [data, idx % 600], {"axis": 0}),  # in bands of columns (span lowered below)
             ("Gather", [data, idx[:, :300] % 400], {"axis": 1}),
             ("Gather", [data, rows], {"axis": 0}),
             ("GatherND", [data[:, :, None].repeat(2, 2), tuples], {}),
