@@ -348,9 +348,10 @@ def _gather_split(args: tuple) -> bool:
 #: (:func:`_gather_split`), when the picks from one row start spread over this many bytes of the
 #: table (the axis' extent times its stride), from two threads' worth of work up: in row order
 #: each pick then waits on a line far from the last, where a band's picks stay in a few hundred
-#: KB of cache. On the 2-core VM of benchmarks/README.md (32 MB of L3, shared with other
-#: machines' load) bands won from 11 MB and lost at 8 MB and below.
-BANDS_MIN_SPAN_BYTES = 10 << 20
+#: KB of cache. On the 2-core VM of benchmarks/README.md (32 MB of L3) bands won from 24 MB
+#: (0.77-0.85 of the row order's time); at 8-16 MB they won only while other load on the
+#: machine held the L3, and lost up to 1.18 at two threads when the table stayed cached.
+BANDS_MIN_SPAN_BYTES = 20 << 20
 
 
 def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
