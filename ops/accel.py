@@ -206,9 +206,9 @@ def _load() -> dict | None:
             from . import accel_kernels as K
 
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (K.normalised, K.tuple_row, K.copy_row, K.move_row, K.stream_row, K.prefetch_row,
-                           K.prefetch_band, K.in_range, K.warm_row, K.line_shift, K.tuples_in_range, K.row_of,
-                           K.prefetch_ahead, K.claim, K.wake):
+            for helper in (K.normalised, K.normalised_mixed, K.tuple_row, K.copy_row, K.move_row, K.stream_row,
+                           K.prefetch_row, K.prefetch_band, K.in_range, K.warm_row, K.put, K.line_shift,
+                           K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's

@@ -1,7 +1,8 @@
 """The compiled kernels of :mod:`ops.accel`, written as plain Python.
 
 :func:`ops.accel._load` compiles them with ``numba.njit(cache=True, nogil=True)`` and makes
-the small helpers (:func:`normalised`, :func:`tuple_row`, :func:`copy_row`, :func:`move_row`,
+the small helpers (:func:`normalised`, :func:`normalised_mixed`, :func:`put`, :func:`tuple_row`,
+:func:`copy_row`, :func:`move_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
 :func:`scatter_tuples_part`, :func:`gather_rows_wide`, :func:`stream_row`, :func:`prefetch`,
@@ -35,9 +36,12 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     copied by a loop with no test in it, which LLVM unrolls; any other row goes through
     :func:`normalised` element by element. On the last axis the same holds for rows of
     :data:`CHECKED_LAST_MIN` picks or more from a table under :data:`WARM_MIN_BYTES`; other
-    rows check each index as it is read (one unsigned comparison inline, :func:`normalised`
-    only off the common path), which is faster where the picks wait on memory or the row is
-    too short to unroll. On the last axis, when a row makes
+    rows check each index as it is read (one unsigned comparison inline, which branch
+    prediction passes), which is faster where the picks wait on memory or the row is too short
+    to unroll, until an index outside ``[0, size)``: the row is then gathered again from its
+    start through :func:`normalised_mixed`, which has no branch, so a row whose indices change
+    sign at random costs about what one of a single sign does (the inline test would
+    mispredict at every change: such rows took four times as long). On the last axis, when a row makes
     at least as many picks as its data row has cache lines, the data row is first read in
     order, one load per line (:func:`warm_row`), when ``data`` has at least
     :data:`WARM_MIN_BYTES` (a table that fits the caches gains nothing from it): the hardware
@@ -70,27 +74,38 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
                     else:
                         out[r, j] = value
         elif last:
-            for j in range(m):
+            j = 0
+            while j < m:  # one comparison per index, which branch prediction passes ...
                 v = np.int64(idx[r, j])
                 if np.uint64(v) >= np.uint64(size):
-                    v = normalised(v, size)
+                    break
+                put(data, np.uint64(base + v), out, r, j, stream)
+                j += 1
+            if j < m:  # ... until the first outside [0, size): the row again, made non-negative without a branch
+                for k in range(m):
+                    v = normalised_mixed(idx[r, k], size)
                     if v < 0:
                         store_fence()
-                        return r * m + j
-                value = data[np.uint64(base + v)]
-                if stream:
-                    stream_store(out, r, j, value)
-                else:
-                    out[r, j] = value
+                        return r * m + k
+                    put(data, np.uint64(base + v), out, r, k, stream)
         else:
             for j in range(m):
-                v = normalised(idx[r, j], size)
+                v = normalised_mixed(idx[r, j], size)
                 if v < 0:
                     store_fence()
                     return r * m + j
-                out[r, j] = data[base + j + v * sa]
+                put(data, np.uint64(base + j + v * sa), out, r, j, stream)
     store_fence()
     return -1
+
+
+def put(data, i, out, r, j, stream):
+    """``out[r, j] = data[i]``, with a streaming store when ``stream``."""
+    value = data[i]
+    if stream:
+        stream_store(out, r, j, value)
+    else:
+        out[r, j] = value
 
 
 def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1):
@@ -125,11 +140,11 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1)
                         out[r, j] = value
             else:
                 for j in range(cb, ce):
-                    v = normalised(idx[r, j], size)
+                    v = normalised_mixed(idx[r, j], size)
                     if v < 0:
                         store_fence()
                         return r * m + j
-                    out[r, j] = data[base + j + v * sa]
+                    put(data, np.uint64(base + j + v * sa), out, r, j, stream)
     store_fence()
     return -1
 
@@ -165,9 +180,11 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
     each target row (``size`` elements from ``bases[r]``) is first read in order, every
     ``warm``-th element (:func:`warm_row`). Returns -1, or the flat position ``r * last + c``
     of the first index outside ``[-size, size)`` (``out`` is then partly written). The index
-    test is one unsigned comparison, inline, that branch prediction passes (:func:`normalised`
-    only for the rest); offsets are unsigned, so numba adds no wrap-around test where it
-    indexes."""
+    test is one unsigned comparison, inline, that branch prediction passes, until a row's
+    first index outside ``[0, size)``; the rest of that row goes through
+    :func:`normalised_mixed`, which has no branch (a fold cannot start the row again, as
+    :func:`gather_elements` does), so rows of mixed signs do not mispredict at every change of
+    sign. Offsets are unsigned, so numba adds no wrap-around test where it indexes."""
     m = idx.shape[1]
     banded = c1 - c0 < m  # a slice of each row: rows far apart in memory, which no prefetcher follows
     for r in range(r0, r1):
@@ -176,15 +193,23 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
         if banded and r + BAND_AHEAD < r1:
             prefetch_band(idx, r + BAND_AHEAD, c0, c1)
             prefetch_band(vals, r + BAND_AHEAD, c0, c1)
-        for c in range(c0, c1):
+        c = c0
+        while c < c1:  # as in :func:`gather_elements` on the last axis: a predicted comparison ...
             uc = np.uint64(c)  # an unsigned column: numba adds no wrap-around test where it indexes
             v = np.int64(idx[r, uc])
-            if np.uint64(v) >= np.uint64(size):  # inline, :func:`normalised` only off the common path
-                v = normalised(v, size)
-                if v < 0:
-                    return r * m + c
+            if np.uint64(v) >= np.uint64(size):
+                break
             t = np.uint64(base + c * cstep + v * vstep)
             out[t] = fold(out[t], vals[r, uc], op)
+            c += 1
+        while c < c1:  # ... until the first index outside [0, size), then :func:`normalised_mixed`
+            uc = np.uint64(c)
+            v = normalised_mixed(idx[r, uc], size)
+            if v < 0:
+                return r * m + c
+            t = np.uint64(base + c * cstep + v * vstep)
+            out[t] = fold(out[t], vals[r, uc], op)
+            c += 1
     return -1
 
 
@@ -243,13 +268,28 @@ def warm_row(out, base, size, warm):
 
 def normalised(index, size):
     """``index`` made non-negative (``+ size``), or -1 when it is outside ``[-size, size)``. The
-    common case, already in ``[0, size)``, costs one unsigned comparison."""
+    common case, already in ``[0, size)``, costs one unsigned comparison, a branch that
+    prediction passes while the indices keep one sign (:func:`normalised_mixed` where they may
+    not)."""
     v = np.int64(index)
     if np.uint64(v) < np.uint64(size):
         return v
     if v < 0 and v >= -size:
         return v + size
     return np.int64(-1)
+
+
+def normalised_mixed(index, size):
+    """:func:`normalised` compiled without a branch (the sign bit, spread by an arithmetic
+    shift, selects the ``+ size``; a select gives the -1): indices whose signs change at random
+    cost what indices of one sign do, where :func:`normalised`'s branch would mispredict at
+    each change (rows of such indices took four times as long). On indices of one sign it
+    costs more than :func:`normalised` (the row gathers lost 5-15% with it), so the
+    elementwise kernels switch to it only in a row that has shown an index outside ``[0,
+    size)``; its callers test only the result, a branch that prediction passes."""
+    v = np.int64(index)
+    v += np.int64(size) & (v >> np.int64(63))
+    return v if np.uint64(v) < np.uint64(size) else np.int64(-1)
 
 
 def tuple_row(idx, r, limits, strides):
@@ -739,13 +779,19 @@ def assign_last(out, idx, vals, bases, size, r0, r1, c0, c1):
     for r in range(r0, r1):
         base = bases[r]
         ir, vr = idx[r], vals[r]  # row views and unsigned columns: no wrap-around test where it indexes
-        for c in range(np.uint64(c0), np.uint64(c1)):
+        c = np.uint64(c0)
+        while c < np.uint64(c1):  # as in :func:`gather_elements` on the last axis: a predicted comparison ...
             v = np.int64(ir[c])
-            if np.uint64(v) >= np.uint64(size):  # inline, :func:`normalised` only off the common path
-                v = normalised(v, size)
-                if v < 0:
-                    return r * m + np.int64(c)
+            if np.uint64(v) >= np.uint64(size):
+                break
             out[np.uint64(base + v)] = vr[c]
+            c += np.uint64(1)
+        while c < np.uint64(c1):  # ... until the first index outside [0, size), then normalised_mixed
+            v = normalised_mixed(ir[c], size)
+            if v < 0:
+                return r * m + np.int64(c)
+            out[np.uint64(base + v)] = vr[c]
+            c += np.uint64(1)
     return -1
 
 

@@ -372,6 +372,41 @@ def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, threads, s
     assert sum(ran.values()) >= 4, ran  # the three good calls and the bad one took the bands
 
 
+@pytest.mark.parametrize("layout", ["last-cached", "last-large", "axis0", "axis0-bands"])
+def test_rows_of_mixed_signs_and_a_bad_index_after_negatives(layout, monkeypatch):
+    """Rows whose indices change sign anywhere (the kernels read indices in [0, size) with one
+    predicted comparison, and a row from its first other index on, or again from its start,
+    with the branch-free normalisation): GatherElements and ScatterElements (none, add, max)
+    give numpy's bits on the last axis from a cached table (rows checked first) and a large
+    one (each index tested as read), and on axis 0 by rows and by bands; an index outside
+    [-size, size) after negative ones in its row is named exactly."""
+    if layout == "axis0-bands":
+        monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    rng = np.random.default_rng([41, len(layout)])
+    ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
+    shapes = {"last-cached": (300, 100), "last-large": (1200, 300), "axis0": (300, 300), "axis0-bands": (400, 400)}
+    shape = shapes[layout]
+    axis = 1 if layout.startswith("last") else 0
+    size = shape[axis]
+    data = values("float32", shape, rng, payloads=False)
+    pos = rng.integers(0, size, shape)
+    idx = np.where(rng.random(shape) < 0.5, pos, pos - size)
+    idx[: shape[0] // 3] = pos[: shape[0] // 3] - size  # some rows all negative, the rest mixed
+    upd = values("float32", shape, rng, payloads=False)
+    assert_same_bits(*both(partial(ops.gather_elements, data, idx, axis)))
+    assert_same_bits(ops.gather_elements(data, idx, axis), reference.gather_elements(data, idx, axis))
+    for reduction in ("none", "add", "max"):
+        assert_same_bits(*both(partial(ops.scatter_elements, data, idx, upd, axis, reduction)))
+    bad = idx.copy()
+    bad[7, 40] = -size - 1  # after negatives in an all-negative row
+    bad[200, 5] = size
+    with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[7, 40\] = {-size - 1} is out of range"):
+        ops.gather_elements(data, bad, axis)
+    with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[7, 40\] = {-size - 1} is out of range"):
+        ops.scatter_elements(data, bad, upd, axis, "add")
+    assert (sum(ran.values()) > 0) == (layout == "axis0-bands")
+
+
 def test_gather_elements_keeps_rows_below_the_band_span(monkeypatch):
     """Below BANDS_MIN_SPAN_BYTES, and on the last axis at any size, GatherElements gathers
     whole rows."""
