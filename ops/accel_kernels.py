@@ -33,8 +33,11 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
 
     On axes other than the last each row of indices is first checked in one vectorised pass
     (:func:`in_range`); a row whose indices are all in ``[0, size)`` (the common case) is then
-    copied by a loop with no test in it, which LLVM unrolls; any other row goes through
-    :func:`normalised` element by element. On the last axis the same holds for rows of
+    copied by a loop with no test in it, which LLVM unrolls (from a table where one row's picks
+    spread over :data:`PICKS_PREFETCH_MIN_BYTES` or more, prefetching the pick
+    :data:`PICKS_AHEAD` on: a pick there waits on the last-level cache or memory, and the
+    out-of-order window alone does not hold enough of them); any other row goes through
+    :func:`normalised_mixed` element by element. On the last axis the same holds for rows of
     :data:`CHECKED_LAST_MIN` picks or more from a table under :data:`WARM_MIN_BYTES`; other
     rows check each index as it is read (one unsigned comparison inline, which branch
     prediction passes), which is faster where the picks wait on memory or the row is too short
@@ -54,6 +57,8 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     warm = 1 << shift if last and m >= size >> shift and not cached else 0
     # rows checked in one pass first: every axis but the last, and the last with long rows from a cached table
     checked = not last or (cached and m >= CHECKED_LAST_MIN)
+    far = not last and size * sa * data.itemsize >= PICKS_PREFETCH_MIN_BYTES
+    table = data.reshape((1, data.shape[0]))  # the prefetch takes a 2-D array
     for r in range(r0, r1):
         base = bases[r]
         warm_row(data, base, size, warm)
@@ -65,6 +70,12 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
                         stream_store(out, r, j, value)
                     else:
                         out[r, j] = value
+            elif far:  # the pick PICKS_AHEAD on prefetched (its index is in range: the row was checked)
+                for j in range(m - PICKS_AHEAD):
+                    prefetch(table, 0, np.uint64(base + j + PICKS_AHEAD + idx[r, j + PICKS_AHEAD] * sa))
+                    put(data, np.uint64(base + j + idx[r, j] * sa), out, r, j, stream)
+                for j in range(max(0, m - PICKS_AHEAD), m):
+                    put(data, np.uint64(base + j + idx[r, j] * sa), out, r, j, stream)
             else:
                 # unsigned offsets: numba then adds no wrap-around test for negative indices
                 for j in range(m):
@@ -147,6 +158,14 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1)
                     put(data, np.uint64(base + j + v * sa), out, r, j, stream)
     store_fence()
     return -1
+
+
+#: :func:`gather_elements` on an axis other than the last prefetches the pick this many picks on,
+#: when one row's picks spread over at least ``PICKS_PREFETCH_MIN_BYTES`` of the table: 0.69-0.85
+#: of the time without at 11-15 MB, level at 4-8 MB and at 34 MB (benchmarks/README.md). Larger
+#: tables split across threads go by bands of columns instead (:data:`ops.accel.BANDS_MIN_SPAN_BYTES`).
+PICKS_AHEAD = 64
+PICKS_PREFETCH_MIN_BYTES = 8 << 20
 
 
 #: :func:`gather_elements` on the last axis checks a row of indices in one pass before copying

@@ -407,6 +407,28 @@ def test_rows_of_mixed_signs_and_a_bad_index_after_negatives(layout, monkeypatch
     assert (sum(ran.values()) > 0) == (layout == "axis0-bands")
 
 
+@pytest.mark.parametrize("dtype", ["int8", "float32", "float64"])
+def test_gather_elements_prefetching_picks_from_a_large_table_gives_numpys_bits(dtype, threads):
+    """From PICKS_PREFETCH_MIN_BYTES of table spanned by one row's picks (compiled in), the
+    checked rows on an axis other than the last prefetch the pick PICKS_AHEAD on: numpy's bits
+    for rows longer and shorter than that distance, rows with negative indices (not checked
+    rows), and a bad index named exactly."""
+    itemsize = np.dtype(dtype).itemsize
+    rng = np.random.default_rng([43, itemsize])
+    ahead = accel_kernels.PICKS_AHEAD
+    for columns in (3 * ahead + 5, ahead // 2):
+        size = accel_kernels.PICKS_PREFETCH_MIN_BYTES // (columns * itemsize) + 1
+        data = values(dtype, (size, columns), rng)
+        idx = rng.integers(0, size, (200, columns))
+        idx[50:60] -= size
+        fast, slow = both(partial(ops.gather_elements, data, idx, 0))
+        assert_same_bits(fast, slow)
+        assert_same_bits(fast, reference.gather_elements(data, idx, 0))
+        idx[150, 3] = size
+        with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[150, 3\] = {size} is out of range"):
+            ops.gather_elements(data, idx, 0)
+
+
 def test_gather_elements_keeps_rows_below_the_band_span(monkeypatch):
     """Below BANDS_MIN_SPAN_BYTES, and on the last axis at any size, GatherElements gathers
     whole rows."""
