@@ -214,7 +214,7 @@ def _load() -> dict | None:
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
             for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part, K.scatter_words,
-                           K.gather_rows_wide, K.gather_tuples_checked):
+                           K.gather_rows_wide, K.gather_rows_mixed, K.gather_tuples_checked):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions
