@@ -904,9 +904,10 @@ _gather_elements_bands = gather_elements_bands
 
 
 def bind_compiled(kernels: dict) -> None:
-    """Have the shared kernels call the compiled ``kernels`` (:func:`ops.accel._load`'s) as
-    functions of their own, compiled once (as the plain calls of :func:`ops.accel._share` run
-    them), not as copies compiled into each shared kernel."""
+    """Have the shared kernels call the compiled ``kernels`` (:func:`ops.accel._load`'s): numba
+    types and compiles each kernel once, for the plain calls of :func:`ops.accel._share`, and
+    links that code into the shared kernels that call it, where LLVM may inline it (their
+    machine code holds the kernel's prefetches and streaming stores)."""
     global _gather_elements, _gather_tuples, _gather_last, _gather_rows, _scatter_elements, _gather_elements_bands
     _gather_elements, _gather_tuples, _gather_last = (kernels["gather_elements"], kernels["gather_tuples"],
                                                       kernels["gather_last"])
