@@ -206,7 +206,7 @@ def _load() -> dict | None:
             from . import accel_kernels as K
 
             jit = numba.njit(cache=True, nogil=True)
-            for helper in (K.normalised, K.normalised_mixed, K.tuple_row, K.copy_row, K.move_row, K.stream_row,
+            for helper in (K.normalised, K.wrapped, K.tuple_row, K.copy_row, K.move_row, K.stream_row,
                            K.prefetch_row, K.prefetch_band, K.in_range, K.warm_row, K.put, K.line_shift,
                            K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake):
                 numba.extending.register_jitable(**INLINED)(helper)
@@ -358,9 +358,9 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
     """:func:`gather_elements` as a function of ``(data, idx)`` of these shapes and dtypes (any
     strides) returning the result, or None for a bad index: one compiled call for work in one
     part (below two threads' worth), else split across threads when it runs
-    (:func:`_gather_split`, which reads the thread count then). The operands that depend on the shapes alone are made
-    here, once. None when ``idx`` is empty, or when split work has more rows than
-    :data:`ROW_BASES_MAX_SIZE` (their starts are not kept)."""
+    (:func:`_gather_split`, which reads the thread count then). The operands that depend on
+    the shapes alone are made here, once. None when ``idx`` is empty, or when split work has
+    more rows than :data:`ROW_BASES_MAX_SIZE` (their starts are not kept)."""
     one_part = _one_part(idx.size)
     if idx.size == 0 or not one_part and prod(idx.shape[:_row_axes(data.shape, idx.shape, axis)]) > ROW_BASES_MAX_SIZE:
         return None
@@ -794,8 +794,7 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
 
 def band(itemsize: int) -> int:
     """Columns per band of :func:`scatter_elements` and :func:`_gather_split` for elements of
-    ``itemsize`` bytes:
-    :data:`BAND`, or :data:`BAND_BYTES` worth of narrower elements."""
+    ``itemsize`` bytes: :data:`BAND`, or :data:`BAND_BYTES` worth of narrower elements."""
     return max(BAND, BAND_BYTES // itemsize)
 
 

@@ -1,7 +1,7 @@
 """The compiled kernels of :mod:`ops.accel`, written as plain Python.
 
 :func:`ops.accel._load` compiles them with ``numba.njit(cache=True, nogil=True)`` and makes
-the small helpers (:func:`normalised`, :func:`normalised_mixed`, :func:`put`, :func:`tuple_row`,
+the small helpers (:func:`normalised`, :func:`wrapped`, :func:`put`, :func:`tuple_row`,
 :func:`copy_row`, :func:`move_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
@@ -37,12 +37,12 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
     spread over :data:`PICKS_PREFETCH_MIN_BYTES` or more, prefetching the pick
     :data:`PICKS_AHEAD` on: a pick there waits on the last-level cache or memory, and the
     out-of-order window alone does not hold enough of them); any other row goes through
-    :func:`normalised_mixed` element by element. On the last axis the same holds for rows of
+    :func:`wrapped` element by element. On the last axis the same holds for rows of
     :data:`CHECKED_LAST_MIN` picks or more from a table under :data:`WARM_MIN_BYTES`; other
     rows check each index as it is read (one unsigned comparison inline, which branch
     prediction passes), which is faster where the picks wait on memory or the row is too short
     to unroll, until an index outside ``[0, size)``: the row is then gathered again from its
-    start through :func:`normalised_mixed`, which has no branch, so a row whose indices change
+    start through :func:`wrapped`, which has no branch, so a row whose indices change
     sign at random costs about what one of a single sign does (the inline test would
     mispredict at every change: such rows took four times as long). On the last axis, when a row makes
     at least as many picks as its data row has cache lines, the data row is first read in
@@ -94,15 +94,15 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
                 j += 1
             if j < m:  # ... until the first outside [0, size): the row again, made non-negative without a branch
                 for k in range(m):
-                    v = normalised_mixed(idx[r, k], size)
-                    if v < 0:
+                    v = wrapped(idx[r, k], size)
+                    if np.uint64(v) >= np.uint64(size):
                         store_fence()
                         return r * m + k
                     put(data, np.uint64(base + v), out, r, k, stream)
         else:
             for j in range(m):
-                v = normalised_mixed(idx[r, j], size)
-                if v < 0:
+                v = wrapped(idx[r, j], size)
+                if np.uint64(v) >= np.uint64(size):
                     store_fence()
                     return r * m + j
                 put(data, np.uint64(base + j + v * sa), out, r, j, stream)
@@ -127,8 +127,8 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1)
     where whole rows spread each row's picks over the whole table. The indices of the row
     :data:`BAND_AHEAD` rows on are prefetched, a line at a time (rows far apart in memory,
     which no prefetcher follows; stepping by :func:`line_shift`, not :func:`prefetch_band`'s
-    division, which cost this loop about a tenth of its time). Each row's piece of the band is checked in one pass first
-    (:func:`in_range`), as :func:`gather_elements` checks its rows. Returns -1, or the flat
+    division, which cost this loop 3-7%). Each row's piece of the band is checked in one pass
+    first (:func:`in_range`), as :func:`gather_elements` checks its rows. Returns -1, or the flat
     position ``r * m + j`` of the first index outside ``[-size, size)`` met (``out`` is then
     incomplete)."""
     n, m = idx.shape
@@ -151,8 +151,8 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1)
                         out[r, j] = value
             else:
                 for j in range(cb, ce):
-                    v = normalised_mixed(idx[r, j], size)
-                    if v < 0:
+                    v = wrapped(idx[r, j], size)
+                    if np.uint64(v) >= np.uint64(size):
                         store_fence()
                         return r * m + j
                     put(data, np.uint64(base + j + v * sa), out, r, j, stream)
@@ -201,7 +201,7 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
     of the first index outside ``[-size, size)`` (``out`` is then partly written). The index
     test is one unsigned comparison, inline, that branch prediction passes, until a row's
     first index outside ``[0, size)``; the rest of that row goes through
-    :func:`normalised_mixed`, which has no branch (a fold cannot start the row again, as
+    :func:`wrapped`, which has no branch (a fold cannot start the row again, as
     :func:`gather_elements` does), so rows of mixed signs do not mispredict at every change of
     sign. Offsets are unsigned, so numba adds no wrap-around test where it indexes."""
     m = idx.shape[1]
@@ -221,10 +221,10 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
             t = np.uint64(base + c * cstep + v * vstep)
             out[t] = fold(out[t], vals[r, uc], op)
             c += 1
-        while c < c1:  # ... until the first index outside [0, size), then :func:`normalised_mixed`
+        while c < c1:  # ... until the first index outside [0, size), then :func:`wrapped`
             uc = np.uint64(c)
-            v = normalised_mixed(idx[r, uc], size)
-            if v < 0:
+            v = wrapped(idx[r, uc], size)
+            if np.uint64(v) >= np.uint64(size):
                 return r * m + c
             t = np.uint64(base + c * cstep + v * vstep)
             out[t] = fold(out[t], vals[r, uc], op)
@@ -288,7 +288,7 @@ def warm_row(out, base, size, warm):
 def normalised(index, size):
     """``index`` made non-negative (``+ size``), or -1 when it is outside ``[-size, size)``. The
     common case, already in ``[0, size)``, costs one unsigned comparison, a branch that
-    prediction passes while the indices keep one sign (:func:`normalised_mixed` where they may
+    prediction passes while the indices keep one sign (:func:`wrapped` where they may
     not)."""
     v = np.int64(index)
     if np.uint64(v) < np.uint64(size):
@@ -298,17 +298,18 @@ def normalised(index, size):
     return np.int64(-1)
 
 
-def normalised_mixed(index, size):
-    """:func:`normalised` compiled without a branch (the sign bit, spread by an arithmetic
-    shift, selects the ``+ size``; a select gives the -1): indices whose signs change at random
-    cost what indices of one sign do, where :func:`normalised`'s branch would mispredict at
-    each change (rows of such indices took four times as long). On indices of one sign it
-    costs more than :func:`normalised` (the row gathers lost 5-15% with it), so the
-    elementwise kernels switch to it only in a row that has shown an index outside ``[0,
-    size)``; its callers test only the result, a branch that prediction passes."""
+def wrapped(index, size):
+    """``index`` plus ``size`` where it is negative, without a branch (the sign bit, spread by an
+    arithmetic shift, selects the ``+ size``): in ``[0, size)`` exactly when ``index`` is in
+    ``[-size, size)``, which its callers test with one unsigned comparison, a branch that
+    prediction passes. Indices whose signs change at random then cost what indices of one sign
+    do, where :func:`normalised`'s branch on the sign mispredicts at each change (rows of such
+    indices took four times as long). On indices of one sign it costs more than
+    :func:`normalised` (short row gathers 15-20% slower with it), so the kernels switch to it
+    only from a row's (or a range's) first index outside ``[0, size)`` on. (Returning -1 for
+    a bad index, as :func:`normalised` does, through a select, cost the rows it serves 8-19%.)"""
     v = np.int64(index)
-    v += np.int64(size) & (v >> np.int64(63))
-    return v if np.uint64(v) < np.uint64(size) else np.int64(-1)
+    return v + (np.int64(size) & (v >> np.int64(63)))
 
 
 def tuple_row(idx, r, limits, strides):
@@ -563,7 +564,7 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
 
 def gather_rows_mixed(table, idx, size, out, stream, r0, r1):
     """:func:`gather_rows`' loop from its first index outside ``[0, size)`` on, through
-    :func:`normalised_mixed`, which has no branch: indices of mixed signs then cost what
+    :func:`wrapped`, which has no branch: indices of mixed signs then cost what
     indices of one sign do. A plain call, not inlined: in :func:`gather_rows`' body this loop
     made its loop for indices in range 14-20% slower on short rows."""
     short = table.shape[1] * table.itemsize < 64
@@ -571,11 +572,11 @@ def gather_rows_mixed(table, idx, size, out, stream, r0, r1):
     last = np.uint64(table.shape[1] - 1)
     for r in range(r0, r1):
         if r + ahead < r1:
-            w = normalised_mixed(idx[r + ahead], size)
-            if w >= 0:
+            w = wrapped(idx[r + ahead], size)
+            if np.uint64(w) < np.uint64(size):
                 prefetch_ahead(table, np.uint64(w), short, last)
-        row = normalised_mixed(idx[r], size)
-        if row < 0:
+        row = wrapped(idx[r], size)
+        if np.uint64(row) >= np.uint64(size):
             return r
         copy_row(table, row, out, r, stream)
     return -1
@@ -597,13 +598,13 @@ def gather_rows_wide(table, idx, size, out, once, r0, r1):
             break
         stream_row(table, v, out, r)
         r += 1
-    while r < r1:  # ... until the first index outside [0, size), then normalised_mixed
+    while r < r1:  # ... until the first index outside [0, size), then wrapped
         if r + ROWS_AHEAD < r1:
-            w = normalised_mixed(idx[r + ROWS_AHEAD], size)
-            if w >= 0:
+            w = wrapped(idx[r + ROWS_AHEAD], size)
+            if np.uint64(w) < np.uint64(size):
                 prefetch_row(table, w, once)
-        row = normalised_mixed(idx[r], size)
-        if row < 0:
+        row = wrapped(idx[r], size)
+        if np.uint64(row) >= np.uint64(size):
             store_fence()
             return r
         stream_row(table, row, out, r)
@@ -838,9 +839,9 @@ def assign_last(out, idx, vals, bases, size, r0, r1, c0, c1):
                 break
             out[np.uint64(base + v)] = vr[c]
             c += np.uint64(1)
-        while c < np.uint64(c1):  # ... until the first index outside [0, size), then normalised_mixed
-            v = normalised_mixed(ir[c], size)
-            if v < 0:
+        while c < np.uint64(c1):  # ... until the first index outside [0, size), then wrapped
+            v = wrapped(ir[c], size)
+            if np.uint64(v) >= np.uint64(size):
                 return r * m + np.int64(c)
             out[np.uint64(base + v)] = vr[c]
             c += np.uint64(1)
