@@ -70,13 +70,12 @@ def gather_elements(data, idx, out, bases, sa, last, size, stream, r0, r1):
                         stream_store(out, r, j, value)
                     else:
                         out[r, j] = value
-            elif far:  # the pick PICKS_AHEAD on prefetched (its index is in range: the row was checked);
-                # ordinary stores (see PICKS_AHEAD)
+            elif far:  # the pick PICKS_AHEAD on prefetched (its index is in range: the row was checked)
                 for j in range(m - PICKS_AHEAD):
                     prefetch(table, 0, np.uint64(base + j + PICKS_AHEAD + idx[r, j + PICKS_AHEAD] * sa))
-                    out[r, j] = data[np.uint64(base + j + idx[r, j] * sa)]
+                    put(data, np.uint64(base + j + idx[r, j] * sa), out, r, j, stream)
                 for j in range(max(0, m - PICKS_AHEAD), m):
-                    out[r, j] = data[np.uint64(base + j + idx[r, j] * sa)]
+                    put(data, np.uint64(base + j + idx[r, j] * sa), out, r, j, stream)
             else:
                 # unsigned offsets: numba then adds no wrap-around test for negative indices
                 for j in range(m):
@@ -165,10 +164,6 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1)
 #: when one row's picks spread over at least ``PICKS_PREFETCH_MIN_BYTES`` of the table: 0.69-0.85
 #: of the time without at 11-15 MB, level at 4-8 MB and at 34 MB (benchmarks/README.md). Larger
 #: tables split across threads go by bands of columns instead (:data:`ops.accel.BANDS_MIN_SPAN_BYTES`).
-#: These rows are written with ordinary stores even where the output would stream: with
-#: streaming stores two threads took 8.8-27 ms on (2000,2000) axis 0, erratically (as long as
-#: one thread whenever an earlier result was still held), with ordinary ones 9.4-11.5, and one
-#: thread the same either way (benchmarks/README.md).
 PICKS_AHEAD = 64
 PICKS_PREFETCH_MIN_BYTES = 8 << 20
 
