@@ -81,6 +81,7 @@ from math import prod
 import numpy as np
 
 from . import buffers, config, parallel, part_threads
+from .accel_kernels import PICKS_PREFETCH_MIN_BYTES
 from .index_map import element_base, row_major_strides
 
 #: Reduction codes passed to the kernels.
@@ -333,11 +334,18 @@ def _gather_split(args: tuple) -> bool:
     ``(rows, columns)`` indices and output, row starts, axis stride, whether the axis is the
     last, its extent, streaming stores) across threads (:func:`_share`): by rows, or, on an
     axis other than the last whose picks spread over :data:`BANDS_MIN_SPAN_BYTES` or more of
-    the table, by bands of columns (:func:`ops.accel_kernels.gather_elements_bands`). True
-    when every index was in range."""
+    the table, by bands of columns (:func:`ops.accel_kernels.gather_elements_bands`). Rows
+    whose picks the kernel prefetches (a span of
+    :data:`ops.accel_kernels.PICKS_PREFETCH_MIN_BYTES` or more) are written with ordinary stores
+    when more threads than :data:`PREFETCHED_PICKS_STREAM_THREADS` run. True when every index
+    was in range."""
     data, idx2, out2, bases, sa, last, size, stream = args
     rows, m = idx2.shape
-    if last or size * sa * data.itemsize < BANDS_MIN_SPAN_BYTES:
+    span = size * sa * data.itemsize
+    if last or span < BANDS_MIN_SPAN_BYTES:
+        if stream and not last and span >= PICKS_PREFETCH_MIN_BYTES \
+                and parallel.part_count(idx2.size) > PREFETCHED_PICKS_STREAM_THREADS:
+            args = (*args[:-1], False)
         return _all_valid(_share("gather_elements", args, rows, idx2.size))
     width = band(data.itemsize)
     return _all_valid(_share("gather_elements_bands", (data, idx2, out2, bases, sa, size, stream, width), m,
@@ -352,6 +360,11 @@ def _gather_split(args: tuple) -> bool:
 #: (0.77-0.85 of the row order's time); at 8-16 MB they won only while other load on the
 #: machine held the L3, and lost up to 1.18 at two threads when the table stayed cached.
 BANDS_MIN_SPAN_BYTES = 20 << 20
+#: Rows whose picks are prefetched (:data:`ops.accel_kernels.PICKS_PREFETCH_MIN_BYTES`) stream
+#: their stores in one thread only: split across two threads, streaming stores there were the
+#: slower (in one thread level; bands and the last axis not affected: benchmarks/README.md). The
+#: value is the largest thread count that streams them.
+PREFETCHED_PICKS_STREAM_THREADS = 1
 
 
 def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):

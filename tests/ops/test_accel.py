@@ -429,6 +429,37 @@ def test_gather_elements_prefetching_picks_from_a_large_table_gives_numpys_bits(
             ops.gather_elements(data, idx, 0)
 
 
+def test_gather_elements_streams_prefetched_picks_in_one_thread_only(threads, monkeypatch):
+    """Rows whose picks are prefetched (a span of PICKS_PREFETCH_MIN_BYTES or more, below the
+    band span) are written with streaming stores when one thread runs them and with ordinary
+    ones when they are split across threads; the last axis streams at any thread count. The
+    result is numpy's either way."""
+    monkeypatch.setattr(accel, "STREAM_MIN_BYTES", 0)
+    kernels = accel._load()
+    streamed = []
+
+    def spy(kernel):
+        def recorded(*args):
+            streamed.append(bool(args[7]))
+            return kernel(*args)
+        return recorded
+
+    for name in ("gather_elements", "gather_elements_shared"):
+        monkeypatch.setitem(kernels, name, spy(kernels[name]))
+    rng = np.random.default_rng(44)
+    columns = 400
+    size = accel_kernels.PICKS_PREFETCH_MIN_BYTES // (columns * 4) + 1
+    data = values("float32", (size, columns), rng)
+    idx = rng.integers(-size, size, (2 * parallel.MIN_PART // columns + 1, columns))
+    np.testing.assert_array_equal(ops.gather_elements(data, idx, 0), np.take_along_axis(data, idx, 0))
+    assert streamed and set(streamed) == {threads <= accel.PREFETCHED_PICKS_STREAM_THREADS}
+    streamed.clear()
+    idx = rng.integers(-columns, columns, (size // 4, columns))
+    np.testing.assert_array_equal(ops.gather_elements(data[:size // 4], idx, 1),
+                                  np.take_along_axis(data[:size // 4], idx, 1))
+    assert streamed and set(streamed) == {True}
+
+
 def test_gather_elements_keeps_rows_below_the_band_span(monkeypatch):
     """Below BANDS_MIN_SPAN_BYTES, and on the last axis at any size, GatherElements gathers
     whole rows."""
