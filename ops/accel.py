@@ -578,12 +578,16 @@ def _tuple_limits(data_shape: tuple, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(lead, dtype=np.int64), np.array(strides, dtype=np.int64)
 
 
-def _rows_stream(touched: int, row_bytes: int) -> bool:
-    """The row gathers (:func:`gather_tuples`) write with streaming stores when the bytes a call
-    touches (table, indices and output) are at least :data:`STREAM_MIN_BYTES`, or
-    :data:`SHORT_ROWS_STREAM_FACTOR` times that for rows of up to a cache line: the output then
-    evicts the table it reads from the caches, and a non-temporal store also saves reading each
-    output line in before it is overwritten (benchmarks/README.md)."""
+def _rows_stream(touched: int, row_bytes: int, k: int) -> bool:
+    """The row gathers (:func:`gather_tuples`, ``k`` indices per row) write with streaming
+    stores when the bytes a call touches (table, indices and output) are at least
+    :data:`STREAM_MIN_BYTES`, or :data:`SHORT_ROWS_STREAM_FACTOR` times that for rows of up to
+    a cache line: the output then evicts the table it reads from the caches, and a
+    non-temporal store also saves reading each output line in before it is overwritten. Gather
+    on axis 0 (``k == 1``) streams rows of :data:`ROWS_STREAM_MIN_ROW_BYTES` or more only
+    (benchmarks/README.md)."""
+    if k == 1 and row_bytes < ROWS_STREAM_MIN_ROW_BYTES:
+        return False
     if row_bytes <= 64:
         return touched >= SHORT_ROWS_STREAM_FACTOR * STREAM_MIN_BYTES
     return touched >= STREAM_MIN_BYTES
@@ -594,6 +598,11 @@ def _rows_stream(touched: int, row_bytes: int) -> bool:
 #: streaming store, :func:`ops.accel_kernels.copy_row`, where the ordinary copy moves them in one
 #: or two vector moves; rows of one line were slower streamed too: benchmarks/README.md).
 SHORT_ROWS_STREAM_FACTOR = 4
+#: Gather on axis 0 (:func:`ops.accel_kernels.gather_rows`) streams rows of at least this many
+#: bytes (two cache lines) only: rows of 16 to 96 bytes were as fast or faster with ordinary
+#: stores at every output size tried (up to 250 MB, one and two threads), where GatherND's row
+#: gather gained from streaming rows of one line (benchmarks/README.md).
+ROWS_STREAM_MIN_ROW_BYTES = 128
 
 
 def _rows_once(data: np.ndarray) -> bool:
@@ -621,7 +630,7 @@ def gather_tuples(data: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray |
     block = prod(data.shape[k:])
     table = _words(np.ascontiguousarray(data).reshape(-1, block))
     dest = _words(out.reshape(-1, block))
-    stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes, block * data.dtype.itemsize)
+    stream = _rows_stream(out.nbytes + data.nbytes + indices.nbytes, block * data.dtype.itemsize, k)
     n = idx2.shape[0]
     if k == 1:  # one index per row (Gather axis 0): no tuples to combine
         args = (table, idx2.reshape(-1), limits[0], dest, stream, _rows_once(data))
@@ -646,7 +655,7 @@ def gather_tuples_plan(data: np.ndarray, indices: np.ndarray, k: int):
     words = _word_view(dtype, block)
     row = words(np.empty((1, block), dtype))  # one output row as words
     word, width = row.dtype, row.shape[1]
-    stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes, block * dtype.itemsize)
+    stream = _rows_stream(size * dtype.itemsize + data.nbytes + indices.nbytes, block * dtype.itemsize, k)
     limits, strides = _tuple_extents(data.shape, k)
     if k == 1:  # one index per row: no tuples to combine
         rows_kernel, rows, once = _load()["gather_rows"], limits[0], _rows_once(data)

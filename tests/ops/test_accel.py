@@ -51,9 +51,10 @@ def accel_state(monkeypatch):
 
 @pytest.fixture(params=[False, True], ids=["cached", "streamed"])
 def stream(request, monkeypatch):
-    """Gather outputs written with ordinary or (threshold lowered to 0) streaming stores."""
+    """Gather outputs written with ordinary or (thresholds lowered to 0) streaming stores."""
     if request.param:
         monkeypatch.setattr(accel, "STREAM_MIN_BYTES", 0)
+        monkeypatch.setattr(accel, "ROWS_STREAM_MIN_ROW_BYTES", 0)
     return request.param
 
 
@@ -715,11 +716,13 @@ def test_gather_nd_checks_each_block_of_tuples_before_copying_it(k, width, strea
                                           ("float64", 9), ("float32", 100)],
                          ids=["63 bytes", "65 bytes", "66 bytes", "68 bytes", "72 bytes", "400 bytes"])
 def test_gather_axis0_streams_rows_16_bytes_at_a_time_from_every_alignment(dtype, width, threads, monkeypatch):
-    """Streamed rows of a cache line or more are written as single words up to a 16-byte
-    boundary, then 16 bytes at a time, then single words; rows of 1-, 2-, 4- and 8-byte words
+    """Streamed rows of a cache line or more (row-width threshold lowered) are written as single
+    words up to a 16-byte boundary, then 16 bytes at a time, then single words; rows of 1-, 2-,
+    4- and 8-byte words
     whose widths put successive output rows at every phase of 16 bytes, split across threads,
     with the non-temporal prefetches of huge tables (threshold lowered), give numpy's bits."""
     monkeypatch.setattr(accel, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(accel, "ROWS_STREAM_MIN_ROW_BYTES", 0)
     monkeypatch.setattr(accel, "ROWS_ONCE_MIN_BYTES", 0)
     calls = count_calls(monkeypatch, "gather_tuples")
     rng = np.random.default_rng([20, width])
@@ -758,14 +761,21 @@ def test_rows_of_every_word_count_move_whole(words, stream, threads):
 
 
 def test_rows_of_up_to_a_line_stream_only_from_more_bytes_touched():
-    """Row gathers stream their output from STREAM_MIN_BYTES touched, rows of a cache line or
-    less (a line or two of random reads each, streamed no faster) only from
-    SHORT_ROWS_STREAM_FACTOR times that."""
+    """GatherND's row gather streams its output from STREAM_MIN_BYTES touched, rows of a cache
+    line or less (a line or two of random reads each, streamed no faster) only from
+    SHORT_ROWS_STREAM_FACTOR times that; Gather on axis 0 (one index per row) the same for rows
+    of ROWS_STREAM_MIN_ROW_BYTES or more, never for shorter ones."""
     low, high = accel.STREAM_MIN_BYTES, accel.SHORT_ROWS_STREAM_FACTOR * accel.STREAM_MIN_BYTES
+    wide = accel.ROWS_STREAM_MIN_ROW_BYTES
     for row_bytes in (4, 40, 64):
-        assert not accel._rows_stream(high - 1, row_bytes) and accel._rows_stream(high, row_bytes)
-    for row_bytes in (65, 256, 4096):
-        assert not accel._rows_stream(low - 1, row_bytes) and accel._rows_stream(low, row_bytes)
+        assert not accel._rows_stream(high - 1, row_bytes, 2) and accel._rows_stream(high, row_bytes, 2)
+        assert not accel._rows_stream(1 << 40, row_bytes, 1)
+    for row_bytes in (65, wide - 1):
+        assert not accel._rows_stream(low - 1, row_bytes, 2) and accel._rows_stream(low, row_bytes, 2)
+        assert not accel._rows_stream(1 << 40, row_bytes, 1)
+    for row_bytes in (wide, 256, 4096):
+        for k in (1, 2):
+            assert not accel._rows_stream(low - 1, row_bytes, k) and accel._rows_stream(low, row_bytes, k)
 
 
 def test_gather_axis0_runs_compiled_from_rows_and_tables_large_enough(monkeypatch):
@@ -1036,7 +1046,7 @@ def test_without_intrinsics_the_kernels_still_run(tmp_path, how):
         + breaking
         + "import numpy as np, ops\n"
         "from ops import accel\n"
-        "accel.STREAM_MIN_BYTES = 0\n"
+        "accel.STREAM_MIN_BYTES = accel.ROWS_STREAM_MIN_ROW_BYTES = 0\n"
         "accel.MIN_SIZE = accel.SMALL_WORK = accel.ROWS_MIN_ROW_BYTES = accel.ROWS_MIN_TABLE_BYTES = 0\n"
         "d = np.arange(20000, dtype=np.float32).reshape(1000, 20)\n"
         "i = np.arange(-1000, 1000)\n"
