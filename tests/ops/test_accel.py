@@ -718,9 +718,9 @@ def test_gather_nd_checks_each_block_of_tuples_before_copying_it(k, width, strea
 def test_gather_axis0_streams_rows_16_bytes_at_a_time_from_every_alignment(dtype, width, threads, monkeypatch):
     """Streamed rows of a cache line or more (row-width threshold lowered) are written as single
     words up to a 16-byte boundary, then 16 bytes at a time, then single words; rows of 1-, 2-,
-    4- and 8-byte words
-    whose widths put successive output rows at every phase of 16 bytes, split across threads,
-    with the non-temporal prefetches of huge tables (threshold lowered), give numpy's bits."""
+    4- and 8-byte words whose widths put successive output rows at every phase of 16 bytes,
+    split across threads, with the non-temporal prefetches of huge tables (threshold lowered),
+    give numpy's bits."""
     monkeypatch.setattr(accel, "STREAM_MIN_BYTES", 0)
     monkeypatch.setattr(accel, "ROWS_STREAM_MIN_ROW_BYTES", 0)
     monkeypatch.setattr(accel, "ROWS_ONCE_MIN_BYTES", 0)
