@@ -1023,6 +1023,40 @@ def test_the_helpers_are_inlined_into_the_kernel_that_calls_them():
         assert "sfence" in instructions and any(i.startswith("movnt") for i in instructions), sorted(instructions)
 
 
+#: The other kernels that write with streaming stores, and arguments that make them stream: the
+#: kernel, then its arguments as a function of numpy (the output array last but the ranges).
+STREAMING_KERNELS = {
+    "gather_elements_bands": lambda u: (np.zeros(20000, u), np.zeros((1000, 20), np.int64), np.zeros((1000, 20), u),
+                                        np.zeros(1000, np.int64), 20, 1000, True, 64, 0, 20),
+    "gather_rows": lambda u: (np.zeros((100, 32), u), np.zeros(1000, np.int64), 100, np.zeros((1000, 32), u), True,
+                              False, 0, 1000),
+    "gather_tuples": lambda u: (np.zeros((100, 32), u), np.zeros((1000, 2), np.int64), (10, 10), (10, 1),
+                                np.zeros((1000, 32), u), True, 0, 1000),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STREAMING_KERNELS))
+def test_the_other_streaming_kernels_keep_their_non_temporal_stores(name):
+    """GatherElements' bands, the row gather (Gather axis 0) and GatherND's row gather, compiled
+    afresh, run, and hold non-temporal stores and the fence after them in their machine code on
+    x86-64:
+    LLVM can merge a streaming store with an ordinary one on another branch and drop the
+    streaming mark (it did in GatherElements' kernel, tested above), so a change to these kernels
+    that loses them fails here rather than only in a benchmark."""
+    import platform
+
+    import numba
+
+    require_accelerator()
+    kernel = numba.njit(nogil=True)(getattr(accel_kernels, name))   # not cached: its code can be inspected
+    assert kernel(*STREAMING_KERNELS[name](np.uint32)) == -1
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return
+    asm = kernel.inspect_asm(kernel.signatures[0])
+    instructions = {line.split()[0] for line in asm.splitlines() if line.startswith("\t") and line.split()}
+    assert "sfence" in instructions and any(i.startswith("movnt") for i in instructions), sorted(instructions)
+
+
 #: Two ways numba's internals could move, and what each run checks. Either way ``_load`` takes the
 #: same fallback (plain helpers), so the costly row gather is compiled with it only once.
 BREAK_INTRINSICS = {
