@@ -36,11 +36,14 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   :data:`ops.accel_kernels.WARM_MIN_BYTES`, for Gather
   :data:`ops.accel_kernels.LAST_WARM_MIN_BYTES`, up, when the row gets at least as many picks as
   it has cache lines); outputs of ``STREAM_MIN_BYTES`` or more are written with non-temporal
-  stores unless ``INDEXFLOW_STREAM_STORES=0`` (:mod:`ops.accel_intrinsics`).
+  stores (:mod:`ops.accel_intrinsics`; not Gather's rows under two cache lines,
+  :func:`_rows_stream`, nor GatherElements' rows with prefetched picks split across threads,
+  :func:`_gather_split`), unless ``INDEXFLOW_STREAM_STORES=0``.
 * ScatterND with reduction none (:func:`scatter_tuples`): the rows are written in row-major
-  order of the updates, so the last duplicate wins, as with numpy's assignment. Threads split
-  by ranges of target rows: each copies its rows of data, then writes, in order, the updates
-  whose row is in its range (scanning all the indices, checking each).
+  order of the updates, so the last duplicate wins, as with numpy's assignment. The copy of
+  data splits across threads, the writes follow in the calling thread; with
+  :data:`ND_SPLIT_WRITES` threads would split by ranges of target rows instead (each copying its
+  rows of data, then writing, in order, the updates whose row is in its range).
 * ScatterElements (:func:`scatter_elements`) on the raw indices, like GatherElements: the
   index map's formula applied as it is computed, each index checked as it is read, so no
   flat-offset array is built.
