@@ -620,17 +620,39 @@ def gather_last(data, idx, out, r0, r1):
     the caller). Each data row is read while it is in cache; the offsets are unsigned, so
     numba adds no wrap-around test and LLVM vectorises the loop. When a row gets at least as many
     picks as it has cache lines, from a table of :data:`LAST_WARM_MIN_BYTES` or more, each row
-    is first read in order (:func:`warm_row`), as :func:`gather_elements` does."""
+    is first read in order (:func:`warm_row`), as :func:`gather_elements` does; from a smaller
+    table of :data:`LAST_AHEAD_MIN_BYTES` or more with rows of :data:`LAST_AHEAD_MIN_ROW_BYTES`
+    or more, the row :data:`LAST_AHEAD` on is prefetched instead, a line at a time, while this
+    one is picked from (picks in random order leave the hardware prefetcher nothing to follow)."""
     n = idx.shape[0]
     size = data.shape[1]
     shift = line_shift(data.itemsize)
-    warm = 1 << shift if n >= size >> shift and data.shape[0] * size * data.itemsize >= LAST_WARM_MIN_BYTES else 0
+    table_bytes = data.shape[0] * size * data.itemsize
+    every_line = n >= size >> shift  # at least as many picks as the row has lines
+    warm = 1 << shift if every_line and table_bytes >= LAST_WARM_MIN_BYTES else 0
+    ahead = 1 << shift if (every_line and not warm and table_bytes >= LAST_AHEAD_MIN_BYTES
+                           and size * data.itemsize >= LAST_AHEAD_MIN_ROW_BYTES) else 0
     for r in range(r0, r1):
         row = data[r]
         warm_row(row, 0, size, warm)
+        if ahead and r + LAST_AHEAD < r1:
+            q = 0
+            while q < size:
+                prefetch(data, r + LAST_AHEAD, q)
+                q += ahead
         dst = out[r]
         for j in range(n):
             dst[j] = row[np.uint64(idx[j])]
+
+
+#: :func:`gather_last` prefetches the data row this many rows on, from tables of
+#: ``LAST_AHEAD_MIN_BYTES`` (larger than L2) up to :data:`LAST_WARM_MIN_BYTES` with rows of
+#: ``LAST_AHEAD_MIN_ROW_BYTES`` or more: faster when the table comes from memory or L3, a few
+#: percent slower when the same call runs again on a table still in L2; rows of 1 KB lost both
+#: ways (benchmarks/README.md).
+LAST_AHEAD = 1
+LAST_AHEAD_MIN_BYTES = 1 << 20
+LAST_AHEAD_MIN_ROW_BYTES = 2048
 
 
 #: :func:`gather_tuples` checks the index tuples of this many rows in one pass before it copies

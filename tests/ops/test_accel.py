@@ -627,6 +627,25 @@ def test_gather_last_axis_big_threads(shape, threads):
     assert_same_bits(fast, reference.gather(data, idx, len(shape) - 1))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "float32", "float64"])
+def test_gather_last_axis_prefetching_the_next_row_gives_numpys_bits(dtype, threads):
+    """From tables of LAST_AHEAD_MIN_BYTES up to LAST_WARM_MIN_BYTES with rows of
+    LAST_AHEAD_MIN_ROW_BYTES or more and at least as many picks per row as the row has lines,
+    Gather on the last axis prefetches the row LAST_AHEAD on (compiled in): the same bits as
+    numpy and the reference, for rows that do not start on a cache line, split across threads
+    (the last rows of each chunk have no row on to prefetch)."""
+    itemsize = np.dtype(dtype).itemsize
+    width = accel_kernels.LAST_AHEAD_MIN_ROW_BYTES // itemsize + 3
+    rows = accel_kernels.LAST_AHEAD_MIN_BYTES // (width * itemsize) + 7
+    assert rows * width * itemsize < accel_kernels.LAST_WARM_MIN_BYTES
+    rng = np.random.default_rng([46, itemsize])
+    data = values(dtype, (rows, width), rng)
+    idx = rng.integers(-width, width, size=width // 8)
+    fast, slow = both(partial(ops.gather, data, idx, 1))
+    assert_same_bits(fast, slow)
+    assert_same_bits(fast, reference.gather(data, idx, 1))
+
+
 def test_records_of_odd_widths_move_as_bytes():
     """Rows whose items are 3, 5 or 6 bytes wide (structured records) copy through a byte view
     (numpy refuses to view a 3-byte item as 2-byte words directly). No ONNX dtype has such
