@@ -84,7 +84,6 @@ from math import prod
 import numpy as np
 
 from . import buffers, config, parallel, part_threads
-from .accel_kernels import PICKS_PREFETCH_MIN_BYTES
 from .index_map import element_base, row_major_strides
 
 #: Reduction codes passed to the kernels.
@@ -342,6 +341,8 @@ def _gather_split(args: tuple) -> bool:
     :data:`ops.accel_kernels.PICKS_PREFETCH_MIN_BYTES` or more) are written with ordinary stores
     when more threads than :data:`PREFETCHED_PICKS_STREAM_THREADS` run. True when every index
     was in range."""
+    from .accel_kernels import PICKS_PREFETCH_MIN_BYTES  # loaded with the kernels: not at start-up
+
     data, idx2, out2, bases, sa, last, size, stream = args
     rows, m = idx2.shape
     span = size * sa * data.itemsize
