@@ -254,25 +254,27 @@ def _load() -> dict | None:
     return _kernels
 
 
+#: :func:`idle_wait`'s ``done`` when there is no word to bump.
+NO_WORDS = np.zeros(0, dtype=np.int64)
 #: :func:`idle_wait` times this many polls once to turn :data:`ops.parallel.IDLE_SPIN_NS` into polls.
 CALIBRATION_POLLS = 1 << 18
 
 
 def idle_wait(wait_for_change):
-    """The pool threads' wait between parts (:func:`ops.part_threads.set_idle_wait`): the
-    compiled poll :func:`ops.accel_kernels.wait_for_change` for about
-    :data:`ops.parallel.IDLE_SPIN_NS`, its number of polls measured here, once; None when that
-    time is 0."""
+    """The pool threads' wait between parts and the claimant's wait for a part's end
+    (:func:`ops.part_threads.set_idle_wait`): the compiled poll
+    :func:`ops.accel_kernels.wait_for_change` for about :data:`ops.parallel.IDLE_SPIN_NS`, its
+    number of polls measured here, once; None when that time is 0."""
     if parallel.IDLE_SPIN_NS <= 0:
         return None
     flags = np.zeros(1, dtype=np.int64)
-    wait_for_change(flags, 0, 0, 1)  # compiled, or loaded from numba's cache, before the timing
+    wait_for_change(flags, 0, 0, 1, NO_WORDS)  # compiled, or loaded from numba's cache, before the timing
     t0 = time.perf_counter_ns()
-    wait_for_change(flags, 0, 0, CALIBRATION_POLLS)
+    wait_for_change(flags, 0, 0, CALIBRATION_POLLS, NO_WORDS)
     polls = max(1, parallel.IDLE_SPIN_NS * CALIBRATION_POLLS // max(1, time.perf_counter_ns() - t0))
 
-    def wait(signals: np.ndarray, i: int, seen: int) -> None:
-        wait_for_change(signals, i, seen, polls)
+    def wait(words: np.ndarray, i: int, seen: int, done: np.ndarray = NO_WORDS) -> None:
+        wait_for_change(words, i, seen, polls, done)
 
     return wait
 

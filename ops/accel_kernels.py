@@ -392,10 +392,15 @@ def wake(signals, n):
         fetch_add(signals, i, 1)
 
 
-def wait_for_change(flags, i, seen, polls):
-    """Poll ``flags[i]`` up to ``polls`` times (:func:`load_acquire`; the caller holds no GIL
-    while this runs): True as soon as it differs from ``seen``, False once the polls are used
-    up. A pool thread's wait for its next part (:func:`ops.part_threads.set_idle_wait`)."""
+def wait_for_change(flags, i, seen, polls, done):
+    """Bump ``done[i]`` (:func:`fetch_add`) when ``done`` has that word, then poll ``flags[i]``
+    up to ``polls`` times (:func:`load_acquire`; the caller holds no GIL while this runs): True
+    as soon as it differs from ``seen``, False once the polls are used up. A pool thread's wait
+    for its next part, which first tells the claimant its part is done, from here, where the
+    thread no longer holds the GIL the claimant is about to take; the claimant's wait for that
+    word, with an empty ``done`` (:mod:`ops.part_threads`)."""
+    if i < done.shape[0]:
+        fetch_add(done, i, 1)
     for _ in range(polls):
         if load_acquire(flags, i) != seen:
             return True

@@ -8,8 +8,8 @@ threads uses more cores. The caller decides what a part is; the contract here is
   ``0..n`` and returns when every call has finished (re-raising the first exception).
 * Work smaller than ``min_part`` per thread runs inline in the calling thread, so small tensors
   pay no thread hand-off.
-* Having run the first range itself, the calling thread polls the others for up to
-  :data:`JOIN_SPIN_NS` before it blocks on them (:func:`copy_into` is the split copy).
+* Having run the first range itself, the calling thread polls the others for a while before
+  it blocks on them (:data:`JOIN_SPIN_NS`; :func:`copy_into` is the split copy).
 * The other ranges run on the pool's threads (:mod:`ops.part_threads`), one range each, while
   no other call is using them; a call that finds them busy (another thread's, or a range that
   splits its own work again) runs all its ranges in its own thread, in order.
@@ -70,9 +70,11 @@ def _default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-#: Having run its own part, the calling thread polls the pool's parts for up to this long
-#: (yielding the CPU and the GIL between polls) before it blocks on them: a blocked thread on
-#: an otherwise idle core can take tens of microseconds to wake (benchmarks/README.md). 0: block at once.
+#: Having run its own part, the calling thread polls the pool's parts before it blocks on them:
+#: a blocked thread on an otherwise idle core can take tens of microseconds to wake
+#: (benchmarks/README.md). With the compiled idle wait it polls each part's finish word for the
+#: wait's time (:data:`IDLE_SPIN_NS`), holding no GIL (:meth:`ops.part_threads.Crew.join`);
+#: without it, for up to this long, yielding the CPU and the GIL between polls. 0: block at once.
 JOIN_SPIN_NS = 1_000_000
 #: After each part, a pool thread polls for its next one for about this long, without the GIL,
 #: before it blocks (:func:`ops.part_threads.set_idle_wait`; the compiled poll is installed with

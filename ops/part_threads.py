@@ -24,6 +24,13 @@ Contract:
   time is up; then the thread blocks on ``go`` as before. A thread that blocks lets its core
   idle, and on a VM an idle core was slow to run the next part
   (benchmarks/README.md); a polling one starts it at once.
+* Each thread also has a finish word, which it bumps after each part: from inside the idle wait,
+  once it has let go of the GIL (in Python, before blocking, without one). A claimant whose part
+  has not finished when it joins polls that word with the idle wait, holding no GIL itself, and
+  so takes the GIL back uncontended the moment the thread is done with it; without an idle
+  wait it polls the ``finished`` flag, yielding, as before. Polling the flag from Python, the
+  claimant held the GIL between yields, which the finished thread needed to report back
+  (benchmarks/README.md has what that cost).
 """
 from __future__ import annotations
 
@@ -37,14 +44,16 @@ import numpy as np
 #: Between polls of a part's ``finished`` flag: gives up the CPU, and the GIL while in the call.
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
-#: ``wait(signals, i, seen)``: returns once ``signals[i] != seen`` or its time is up, without
-#: holding the GIL; None: pool threads block between parts at once.
-_idle_wait: Callable[[np.ndarray, int, int], object] | None = None
+#: ``wait(words, i, seen, done=<none>)``: bumps ``done[i]`` when given, then returns once
+#: ``words[i] != seen`` or its time is up, holding no GIL from before the bump; None: pool
+#: threads block between parts at once, and claimants poll ``finished`` from Python.
+_idle_wait: Callable[..., object] | None = None
 
 
-def set_idle_wait(wait: Callable[[np.ndarray, int, int], object] | None) -> None:
-    """Pool threads (of every crew, from their next part on) run ``wait(signals, i, seen)``
-    between parts, before they block (:func:`ops.accel.idle_wait` installs the compiled one)."""
+def set_idle_wait(wait: Callable[..., object] | None) -> None:
+    """Pool threads (of every crew, from their next part on) run ``wait(signals, i, seen,
+    finishes)`` between parts, before they block, and claimants ``wait(finishes, i, seen)``
+    when they join a part still running (:func:`ops.accel.idle_wait` installs the compiled one)."""
     global _idle_wait
     _idle_wait = wait
 
@@ -52,8 +61,8 @@ def set_idle_wait(wait: Callable[[np.ndarray, int, int], object] | None) -> None
 class _Thread:
     """One pool thread and the slots a part and its outcome pass through."""
 
-    def __init__(self, name: str, signals: np.ndarray, slot: int) -> None:
-        self.signals, self.slot = signals, slot
+    def __init__(self, name: str, signals: np.ndarray, finishes: np.ndarray, slot: int) -> None:
+        self.signals, self.finishes, self.slot = signals, finishes, slot
         self.go = threading.Lock()
         self.go.acquire()
         self.done = threading.Lock()
@@ -80,11 +89,13 @@ class _Thread:
             self.finished = True
             self.done.release()
             wait = _idle_wait
-            if wait is not None:
-                try:
-                    wait(self.signals, self.slot, seen)
-                except Exception:  # noqa: BLE001 - only a speed-up: the thread blocks on go below as without it
-                    pass
+            if wait is None:
+                self.finishes[self.slot] += 1
+                continue
+            try:
+                wait(self.signals, self.slot, seen, self.finishes)
+            except Exception:  # noqa: BLE001 - only a speed-up: the thread blocks on go below as without it
+                pass
 
 
 class Crew:
@@ -92,7 +103,9 @@ class Crew:
 
     def __init__(self, size: int, name: str = "indexflow") -> None:
         self._signals = np.zeros(max(size, 1), dtype=np.int64)  # one word per thread: see set_idle_wait
-        self._threads = [_Thread(f"{name}-{i}", self._signals, i) for i in range(size)]
+        self._finishes = np.zeros(max(size, 1), dtype=np.int64)  # likewise, bumped after each part
+        self._started = [0] * size  # parts started on each thread: its finish word's goal
+        self._threads = [_Thread(f"{name}-{i}", self._signals, self._finishes, i) for i in range(size)]
         self._claim = threading.Lock()
         self._stopped = False
 
@@ -126,15 +139,24 @@ class Crew:
         here, benchmarks/README.md). A thread blocked on its lock starts as it would anyway."""
         thread = self._threads[i]
         thread.task, thread.finished = (fn, start, stop), False
+        self._started[i] += 1
         if signal:
             self._signals[i] += 1
         thread.go.release()
 
     def join(self, i: int, spin_ns: int) -> tuple[object, BaseException | None]:
-        """Thread ``i``'s ``(result, exception)`` once its part has finished: polled for up to
-        ``spin_ns`` (yielding between polls), then waited for."""
+        """Thread ``i``'s ``(result, exception)`` once its part has finished: with ``spin_ns`` > 0,
+        its finish word polled with the idle wait (for the wait's time), or without one its
+        ``finished`` flag polled for up to ``spin_ns`` (yielding between polls); then waited for."""
         thread = self._threads[i]
-        if not thread.finished and spin_ns > 0:
+        wait = _idle_wait
+        if not thread.finished and spin_ns > 0 and wait is not None:
+            for _ in range(2):  # the word may still owe the previous part's bump, made after its done
+                seen = int(self._finishes[i])
+                if seen >= self._started[i]:
+                    break
+                wait(self._finishes, i, seen)
+        elif not thread.finished and spin_ns > 0:
             deadline = time.perf_counter_ns() + spin_ns
             while not thread.finished and time.perf_counter_ns() < deadline:
                 _yield()

@@ -182,21 +182,31 @@ def test_set_threads_while_a_split_call_splits_again_finishes(monkeypatch):
 
 class _RecordingWait:
     """An idle wait (:func:`ops.part_threads.set_idle_wait`) that polls in Python, for up to
-    60 s, until the thread's signal word changes, and records why each wait ended."""
+    60 s, until the word it watches changes, and records why each wait ended: a pool thread's
+    wait (given ``done``, which it bumps first) in ``ended``, a claimant's in ``joins``."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold_bump: threading.Event | None = None) -> None:
         self.ended: list[str] = []
+        self.joins: list[str] = []
+        self.claimant_waits = threading.Semaphore(0)  # released as each claimant's wait begins
+        self.hold_bump = hold_bump  # when given, a pool thread's wait bumps only once it is set
         self.lock = threading.Lock()
 
-    def __call__(self, signals, i, seen) -> None:
+    def __call__(self, words, i, seen, done=None) -> None:
+        if done is not None:
+            if self.hold_bump is not None:
+                assert self.hold_bump.wait(60)
+            done[i] += 1
+        else:
+            self.claimant_waits.release()
         changed = threading.Event()
         for _ in range(600_000):
-            if int(signals[i]) != seen:
+            if int(words[i]) != seen:
                 changed.set()
                 break
             changed.wait(1e-4)
         with self.lock:
-            self.ended.append("changed" if changed.is_set() else "time up")
+            (self.ended if done is not None else self.joins).append("changed" if changed.is_set() else "time up")
 
 
 def test_pool_threads_wait_between_parts_and_each_start_or_stop_ends_the_wait(monkeypatch):
@@ -217,6 +227,93 @@ def test_pool_threads_wait_between_parts_and_each_start_or_stop_ends_the_wait(mo
     assert wait.ended == ["changed"] * 5
 
 
+def test_a_join_on_a_running_part_waits_for_the_threads_finish_word(monkeypatch):
+    """A claimant joining a part that is still running polls the thread's finish word with the
+    idle wait (holding no GIL, with the compiled one), which the thread bumps from its own idle
+    wait after the part: the join's wait ends because that word changed, well before its
+    minute is up, and the join returns the part's result."""
+    wait = _RecordingWait()
+    monkeypatch.setattr(part_threads, "_idle_wait", wait)
+    crew = Crew(1)
+    running, go_on = threading.Event(), threading.Event()
+
+    def part(a, b):
+        running.set()
+        assert go_on.wait(60)
+        return a + b
+
+    outcome = []
+    try:
+        for n in range(3):
+            running.clear()
+            go_on.clear()
+            assert crew.claim()
+            crew.start(0, part, n, 40)
+            assert running.wait(60)
+            joiner = threading.Thread(target=lambda: outcome.append(crew.join(0, spin_ns=1)))
+            joiner.start()
+            assert wait.claimant_waits.acquire(timeout=60)  # the claimant is polling the finish word
+            go_on.set()
+            joiner.join(60)
+            assert not joiner.is_alive()
+            crew.release()
+    finally:
+        go_on.set()
+        crew.stop()
+    assert outcome == [(40, None), (41, None), (42, None)]
+    assert wait.joins == ["changed"] * 3
+
+
+def test_a_join_waits_for_its_own_parts_bump_when_the_last_parts_came_late(monkeypatch):
+    """The thread bumps its finish word after it has released ``done``, so a claimant that
+    joined the last part at once (through ``done``) may start the next part before that bump.
+    Joining the next part, it waits past the late bump for the bump of the part it joins."""
+    hold_bump = threading.Event()
+    wait = _RecordingWait(hold_bump)
+    monkeypatch.setattr(part_threads, "_idle_wait", wait)
+    crew = Crew(1)
+    go_on = threading.Event()
+    outcome = []
+    try:
+        assert crew.claim()
+        crew.start(0, lambda a, b: a + b, 1, 2)
+        assert crew.join(0, spin_ns=0) == (3, None)  # through done: the bump is still held
+        crew.release()
+        assert crew.claim()
+        crew.start(0, lambda a, b: go_on.wait(60) and a * b, 4, 5)
+        joiner = threading.Thread(target=lambda: outcome.append(crew.join(0, spin_ns=1)))
+        joiner.start()
+        assert wait.claimant_waits.acquire(timeout=60)  # waiting, with the last part's bump owed
+        hold_bump.set()  # the late bump: not this part's
+        assert wait.claimant_waits.acquire(timeout=60)  # so it waits again
+        go_on.set()
+        joiner.join(60)
+        assert not joiner.is_alive()
+        crew.release()
+    finally:
+        hold_bump.set()
+        go_on.set()
+        crew.stop()
+    assert outcome == [(20, None)]
+    assert wait.joins == ["changed", "changed"]
+
+
+def test_without_an_idle_wait_a_join_polls_the_finished_flag(monkeypatch):
+    """No idle wait (numba missing): the thread bumps its finish word in Python and blocks on
+    its lock; a claimant's join polls ``finished`` and returns the part's result."""
+    monkeypatch.setattr(part_threads, "_idle_wait", None)
+    crew = Crew(1)
+    try:
+        for n in range(3):
+            assert crew.claim()
+            crew.start(0, lambda a, b: a * b, n, 3)
+            assert crew.join(0, spin_ns=10**9) == (3 * n, None)
+            crew.release()
+        assert int(crew._finishes[0]) == 3
+    finally:
+        crew.stop()
+
+
 def test_the_compiled_idle_wait_sees_another_threads_store():
     """The accelerator's poll (an acquire load in a compiled loop, no GIL) returns True once
     another thread changes the word, however many polls it was given; False when the polls run
@@ -224,13 +321,28 @@ def test_the_compiled_idle_wait_sees_another_threads_store():
     require_accelerator()
     wait_for_change = accel._load()["wait_for_change"]
     signals = np.zeros(2, dtype=np.int64)
-    assert wait_for_change(signals, 1, 0, 1000) is False
+    assert wait_for_change(signals, 1, 0, 1000, accel.NO_WORDS) is False
     outcome = []
-    waiter = threading.Thread(target=lambda: outcome.append(wait_for_change(signals, 1, 0, 1 << 62)))
+    waiter = threading.Thread(target=lambda: outcome.append(wait_for_change(signals, 1, 0, 1 << 62, accel.NO_WORDS)))
     waiter.start()
     signals[1] = 1
     waiter.join(60)
     assert not waiter.is_alive() and outcome == [True]
+
+
+def test_the_compiled_idle_wait_bumps_the_done_word_before_it_polls():
+    """Given ``done``, the compiled wait bumps ``done[i]`` (the pool thread's finish word), and
+    only that word, even when the polls run out; a ``done`` without that word is left alone."""
+    require_accelerator()
+    wait_for_change = accel._load()["wait_for_change"]
+    flags, done = np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64)
+    assert wait_for_change(flags, 1, 0, 10, done) is False
+    assert done.tolist() == [0, 1, 0]
+    flags[2] = 5
+    assert wait_for_change(flags, 2, 0, 10, done) is True
+    assert done.tolist() == [0, 1, 1]
+    short = np.zeros(1, dtype=np.int64)
+    assert wait_for_change(flags, 2, 0, 10, short) is True and short.tolist() == [0]
 
 
 def test_the_accelerator_installs_its_idle_wait_for_pool_threads():
@@ -243,7 +355,7 @@ def test_the_accelerator_installs_its_idle_wait_for_pool_threads():
 
 
 def test_a_failing_idle_wait_leaves_the_threads_serving(monkeypatch):
-    def broken(signals, i, seen):
+    def broken(words, i, seen, done=None):
         raise RuntimeError("no wait here")
 
     monkeypatch.setattr(part_threads, "_idle_wait", broken)
