@@ -162,20 +162,22 @@ def _share(name: str, args: tuple, n: int, work: int, chunks_per_thread: int | N
     :func:`ops.parallel.map_woken` (pool threads start once the caller's kernel runs, not
     while the caller still holds the GIL): the threads take chunks of rows (a multiple of
     ``align``; ``chunks_per_thread`` each on average, default :data:`SHARED_CHUNKS_PER_THREAD`)
-    as they finish the last, in compiled code, so a thread that starts late takes fewer. Each
-    row runs in exactly one thread. Without atomic counters (:mod:`ops.accel_intrinsics` did
-    not install) each thread gets a range of its own (:func:`ops.parallel.map_parts`)."""
+    as they finish the last, in compiled code, so a thread that starts late takes fewer; the
+    caller's kernel returns once the pool threads have reported their parts done
+    (:func:`ops.accel_kernels.await_parts`). Each row runs in exactly one thread. Without
+    atomic counters (:mod:`ops.accel_intrinsics` did not install) each thread gets a range of
+    its own (:func:`ops.parallel.map_parts`)."""
     parts = parallel.part_count(work)
     if parts <= 1 or n <= 1:
         return [alone() if alone is not None else _load()[name](*args, 0, n)]
     shared = _load()[name + "_shared"]
     if not _state["atomic"]:
-        quiet = parallel.NO_SIGNALS
+        quiet = parallel.NO_WORDS
         return parallel.map_parts(lambda a, b: shared(*args, a, b, b - a, np.zeros(1, np.int64), quiet, 0), n, work)
     chunk = -(-n // (parts * (chunks_per_thread or SHARED_CHUNKS_PER_THREAD)))
     chunk = -(-chunk // align) * align
     counter = np.zeros(1, np.int64)
-    return parallel.map_woken(lambda signals, woken: shared(*args, 0, n, chunk, counter, signals, woken), parts)
+    return parallel.map_woken(lambda words, woken: shared(*args, 0, n, chunk, counter, words, woken), parts)
 
 
 def _one_part(work: int) -> bool:
@@ -211,7 +213,7 @@ def _load() -> dict | None:
             jit = numba.njit(cache=True, nogil=True)
             for helper in (K.normalised, K.wrapped, K.tuple_row, K.copy_row, K.move_row, K.stream_row,
                            K.prefetch_row, K.prefetch_band, K.in_range, K.warm_row, K.put, K.line_shift,
-                           K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake):
+                           K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake, K.await_parts):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
@@ -255,7 +257,7 @@ def _load() -> dict | None:
 
 
 #: :func:`idle_wait`'s ``done`` when there is no word to bump.
-NO_WORDS = np.zeros(0, dtype=np.int64)
+NO_DONE = np.zeros(0, dtype=np.int64)
 #: :func:`idle_wait` times this many polls once to turn :data:`ops.parallel.IDLE_SPIN_NS` into polls.
 CALIBRATION_POLLS = 1 << 18
 
@@ -268,12 +270,12 @@ def idle_wait(wait_for_change):
     if parallel.IDLE_SPIN_NS <= 0:
         return None
     flags = np.zeros(1, dtype=np.int64)
-    wait_for_change(flags, 0, 0, 1, NO_WORDS)  # compiled, or loaded from numba's cache, before the timing
+    wait_for_change(flags, 0, 0, 1, NO_DONE)  # compiled, or loaded from numba's cache, before the timing
     t0 = time.perf_counter_ns()
-    wait_for_change(flags, 0, 0, CALIBRATION_POLLS, NO_WORDS)
+    wait_for_change(flags, 0, 0, CALIBRATION_POLLS, NO_DONE)
     polls = max(1, parallel.IDLE_SPIN_NS * CALIBRATION_POLLS // max(1, time.perf_counter_ns() - t0))
 
-    def wait(words: np.ndarray, i: int, seen: int, done: np.ndarray = NO_WORDS) -> None:
+    def wait(words: np.ndarray, i: int, seen: int, done: np.ndarray = NO_DONE) -> None:
         wait_for_change(words, i, seen, polls, done)
 
     return wait

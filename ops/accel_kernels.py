@@ -384,12 +384,33 @@ def claim(counter, start, stop, chunk):
     return r0 if r0 < stop else -1
 
 
-def wake(signals, n):
-    """Bump ``signals[0..n)`` (:func:`fetch_add`): the pool threads polling them
+def wake(words, n):
+    """Bump the signal words ``words[0, 0..n)`` (:func:`fetch_add`): the pool threads polling them
     (:func:`wait_for_change`) start the parts :func:`ops.parallel.map_woken` handed them. A
     shared kernel's first step in the calling thread, once it no longer holds the GIL."""
+    signals = words[0]
     for i in range(n):
         fetch_add(signals, i, 1)
+
+
+#: :func:`await_parts` polls each pool thread's finish word at most this many times by default
+#: (about a millisecond here) before it returns anyway (the caller then joins from Python).
+FINISH_POLLS = 1 << 20
+
+
+def await_parts(words, n, polls=FINISH_POLLS):
+    """Until each of the first ``n`` pool threads has reported its part done (its finish word,
+    ``words[1, i]``, has reached its goal, ``words[2, i]``; :mod:`ops.part_threads`), or
+    ``polls`` polls each: a shared kernel's last step in the calling thread. The pool
+    threads need the GIL between their kernel and their report, which they then take at once;
+    returned to Python first, the caller would wait for it, asleep, until they let go, and then
+    wake slowly (benchmarks/README.md)."""
+    finishes = words[1]
+    for i in range(n):
+        goal = words[2, i]
+        for _ in range(polls):
+            if load_acquire(finishes, i) >= goal:
+                break
 
 
 def wait_for_change(flags, i, seen, polls, done):
@@ -918,7 +939,8 @@ def scatter_rows(out, rows, vals, op, r0, r1):
 #
 # Each ``*_shared`` kernel first wakes ``woken`` pool threads (:func:`wake`: the calling
 # thread's call of :func:`ops.parallel.map_woken`; 0 in the pool threads), then runs its kernel
-# on chunks of ``chunk`` rows of ``start..stop``, taken with :func:`claim` until none is left:
+# on chunks of ``chunk`` rows of ``start..stop``, taken with :func:`claim` until none is left,
+# and last, in the calling thread, waits for the threads it woke to report (:func:`await_parts`):
 # threads that call it with one ``counter`` share the rows out as they finish, without coming
 # back to Python (and the GIL) between chunks, so a thread that starts late takes fewer chunks
 # (:func:`ops.accel._share`). They return -1, or the position of a bad index from some chunk
@@ -943,67 +965,72 @@ def bind_compiled(kernels: dict) -> None:
     _gather_elements_bands = kernels["gather_elements_bands"]
 
 
-def gather_elements_shared(data, idx, out, bases, sa, last, size, stream, start, stop, chunk, counter, signals, woken):
+def gather_elements_shared(data, idx, out, bases, sa, last, size, stream, start, stop, chunk, counter, words, woken):
     """:func:`gather_elements` on shared chunks of its rows."""
-    wake(signals, woken)
+    wake(words, woken)
     status = -1
     r0 = claim(counter, start, stop, chunk)
     while r0 >= 0:
         status = max(status, _gather_elements(data, idx, out, bases, sa, last, size, stream, r0, min(stop, r0 + chunk)))
         r0 = claim(counter, start, stop, chunk)
+    await_parts(words, woken)
     return status
 
 
-def gather_elements_bands_shared(data, idx, out, bases, sa, size, stream, band, start, stop, chunk, counter, signals,
+def gather_elements_bands_shared(data, idx, out, bases, sa, size, stream, band, start, stop, chunk, counter, words,
                                  woken):
     """:func:`gather_elements_bands` on shared chunks of its columns (whole bands)."""
-    wake(signals, woken)
+    wake(words, woken)
     status = -1
     c0 = claim(counter, start, stop, chunk)
     while c0 >= 0:
         status = max(status, _gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0,
                                                     min(stop, c0 + chunk)))
         c0 = claim(counter, start, stop, chunk)
+    await_parts(words, woken)
     return status
 
 
-def gather_tuples_shared(table, idx, limits, strides, out, stream, start, stop, chunk, counter, signals, woken):
+def gather_tuples_shared(table, idx, limits, strides, out, stream, start, stop, chunk, counter, words, woken):
     """:func:`gather_tuples` on shared chunks of its rows."""
-    wake(signals, woken)
+    wake(words, woken)
     status = -1
     r0 = claim(counter, start, stop, chunk)
     while r0 >= 0:
         status = max(status, _gather_tuples(table, idx, limits, strides, out, stream, r0, min(stop, r0 + chunk)))
         r0 = claim(counter, start, stop, chunk)
+    await_parts(words, woken)
     return status
 
 
-def gather_last_shared(data, idx, out, start, stop, chunk, counter, signals, woken):
+def gather_last_shared(data, idx, out, start, stop, chunk, counter, words, woken):
     """:func:`gather_last` on shared chunks of its data rows (its indices are already checked)."""
-    wake(signals, woken)
+    wake(words, woken)
     r0 = claim(counter, start, stop, chunk)
     while r0 >= 0:
         _gather_last(data, idx, out, r0, min(stop, r0 + chunk))
         r0 = claim(counter, start, stop, chunk)
+    await_parts(words, woken)
     return -1
 
 
-def gather_rows_shared(table, idx, size, out, stream, once, start, stop, chunk, counter, signals, woken):
+def gather_rows_shared(table, idx, size, out, stream, once, start, stop, chunk, counter, words, woken):
     """:func:`gather_rows` on shared chunks of its rows."""
-    wake(signals, woken)
+    wake(words, woken)
     status = -1
     r0 = claim(counter, start, stop, chunk)
     while r0 >= 0:
         status = max(status, _gather_rows(table, idx, size, out, stream, once, r0, min(stop, r0 + chunk)))
         r0 = claim(counter, start, stop, chunk)
+    await_parts(words, woken)
     return status
 
 
 def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, band, start, stop, chunk, counter,
-                            signals, woken):
+                            words, woken):
     """:func:`scatter_elements` on shared chunks of its rows (``columns`` False) or of its
     columns (True: all rows, ``band`` columns at a time; chunks are whole bands)."""
-    wake(signals, woken)
+    wake(words, woken)
     status = -1
     n, m = idx.shape
     r0 = claim(counter, start, stop, chunk)
@@ -1015,4 +1042,5 @@ def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, 
             bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, 0, m, m)
         status = max(status, bad)
         r0 = claim(counter, start, stop, chunk)
+    await_parts(words, woken)
     return status

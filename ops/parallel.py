@@ -142,27 +142,30 @@ def part_count(work: int, min_part: int = MIN_PART) -> int:
 
 
 def map_woken(fn: Callable[[np.ndarray, int], object], parts: int) -> list:
-    """Call ``fn(signals, wake)`` once in each of ``parts`` threads at once (the caller's call
-    first in the results): the caller's with the pool's signal words and ``wake = parts - 1``,
-    which it must bump, ``signals[0..wake)``, as soon as it no longer holds the GIL (a compiled
-    kernel's first step: :func:`ops.accel_kernels.wake`); pool threads polling for their next
-    part start then (:meth:`ops.part_threads.Crew.start` with ``signal=False``). The pool
-    threads' calls get ``wake = 0``. Each call must do its share of one piece of work however
-    many calls run (the shared kernels take chunks from one counter): when the pool is busy,
-    all of them run here, one after another."""
+    """Call ``fn(words, wake)`` once in each of ``parts`` threads at once (the caller's call
+    first in the results): the caller's with the pool's words (:attr:`ops.part_threads.Crew.words`)
+    and ``wake = parts - 1``. It must bump the signal words ``words[0, 0..wake)`` as soon as it
+    no longer holds the GIL (a compiled kernel's first step: :func:`ops.accel_kernels.wake`);
+    pool threads polling for their next part start then (:meth:`ops.part_threads.Crew.start`
+    with ``signal=False``). It may also wait, still without the GIL, for their finish words
+    ``words[1, i]`` to reach their goals ``words[2, i]`` (:func:`ops.accel_kernels.await_parts`),
+    so that it takes the GIL back once they have finished with it. The pool threads' calls get
+    ``wake = 0``. Each call must do its share of one piece of work however many calls run (the
+    shared kernels take chunks from one counter): when the pool is busy, all of them run here,
+    one after another."""
     if parts <= 1:
-        return [fn(NO_SIGNALS, 0)]
+        return [fn(NO_WORDS, 0)]
     crew = _get_pool()
     if parts - 1 > len(crew) or not crew.claim():
-        return [fn(NO_SIGNALS, 0) for _ in range(parts)]
-    signals = crew.signals
-    pool_part = (lambda _a, _b: fn(signals, 0), 0, 0)
-    return _run_claimed(crew, lambda: fn(signals, parts - 1), [pool_part] * (parts - 1), signal=False)
+        return [fn(NO_WORDS, 0) for _ in range(parts)]
+    words = crew.words
+    pool_part = (lambda _a, _b: fn(words, 0), 0, 0)
+    return _run_claimed(crew, lambda: fn(words, parts - 1), [pool_part] * (parts - 1), signal=False)
 
 
-#: The signal words :func:`map_woken` passes when no pool thread takes part (nothing to bump;
-#: also what a shared kernel called outside it gets).
-NO_SIGNALS = np.zeros(1, dtype=np.int64)
+#: The words :func:`map_woken` passes when no pool thread takes part (nothing to bump or wait
+#: for; also what a shared kernel called outside it gets).
+NO_WORDS = np.zeros((3, 1), dtype=np.int64)
 
 
 def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> None:

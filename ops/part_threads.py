@@ -25,10 +25,13 @@ Contract:
   idle, and on a VM an idle core was slow to run the next part
   (benchmarks/README.md); a polling one starts it at once.
 * Each thread also has a finish word, which it bumps after each part: from inside the idle wait,
-  once it has let go of the GIL (in Python, before blocking, without one). A claimant whose part
-  has not finished when it joins polls that word with the idle wait, holding no GIL itself, and
-  so takes the GIL back uncontended the moment the thread is done with it; without an idle
-  wait it polls the ``finished`` flag, yielding, as before. Polling the flag from Python, the
+  once it has let go of the GIL (in Python, before blocking, without one), and a goal, the
+  number of parts started on it (:attr:`Crew.words`). A claimant whose part has not finished
+  when it joins polls that word with the idle wait until it reaches the goal, holding no GIL
+  itself, and so takes the GIL back uncontended the moment the thread is done with it (a
+  compiled caller may wait so before it even returns to Python:
+  :func:`ops.parallel.map_woken`); without an idle wait it polls the ``finished`` flag,
+  yielding, as before. Polling the flag from Python, the
   claimant held the GIL between yields, which the finished thread needed to report back
   (benchmarks/README.md has what that cost).
 """
@@ -102,9 +105,11 @@ class Crew:
     """``size`` pool threads, used by one claimant at a time."""
 
     def __init__(self, size: int, name: str = "indexflow") -> None:
-        self._signals = np.zeros(max(size, 1), dtype=np.int64)  # one word per thread: see set_idle_wait
-        self._finishes = np.zeros(max(size, 1), dtype=np.int64)  # likewise, bumped after each part
-        self._started = [0] * size  # parts started on each thread: its finish word's goal
+        # one column per thread: its signal word (see set_idle_wait), its finish word (bumped
+        # after each part) and its goal (the parts started on it: the finish word's value once
+        # the part running now is done)
+        self._words = np.zeros((3, max(size, 1)), dtype=np.int64)
+        self._signals, self._finishes, self._goals = self._words
         self._threads = [_Thread(f"{name}-{i}", self._signals, self._finishes, i) for i in range(size)]
         self._claim = threading.Lock()
         self._stopped = False
@@ -126,9 +131,11 @@ class Crew:
         self._claim.release()
 
     @property
-    def signals(self) -> np.ndarray:
-        """The threads' signal words (one int64 each, thread ``i``'s at ``i``)."""
-        return self._signals
+    def words(self) -> np.ndarray:
+        """The threads' words, an int64 array of 3 rows with thread ``i``'s in column ``i``: its
+        signal word, its finish word and its goal (what the finish word will be once its
+        current part is done)."""
+        return self._words
 
     def start(self, i: int, fn: Callable[[int, int], object], start: int, stop: int, signal: bool = True) -> None:
         """Thread ``i`` runs ``fn(start, stop)`` (the caller has claimed the crew). With ``signal``
@@ -139,7 +146,7 @@ class Crew:
         here, benchmarks/README.md). A thread blocked on its lock starts as it would anyway."""
         thread = self._threads[i]
         thread.task, thread.finished = (fn, start, stop), False
-        self._started[i] += 1
+        self._goals[i] += 1
         if signal:
             self._signals[i] += 1
         thread.go.release()
@@ -153,7 +160,7 @@ class Crew:
         if not thread.finished and spin_ns > 0 and wait is not None:
             for _ in range(2):  # the word may still owe the previous part's bump, made after its done
                 seen = int(self._finishes[i])
-                if seen >= self._started[i]:
+                if seen >= self._goals[i]:
                     break
                 wait(self._finishes, i, seen)
         elif not thread.finished and spin_ns > 0:

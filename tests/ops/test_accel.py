@@ -1279,7 +1279,7 @@ def test_shared_kernels_write_every_chunk_once_whoever_takes_it(callers):
     counter, chunk = np.zeros(1, np.int64), 7  # 43 chunks, the last of 6 rows
     results = []
     workers = [threading.Thread(target=lambda: results.append(
-        shared(*args, 0, 300, chunk, counter, np.zeros(1, np.int64), 0))) for _ in range(callers)]
+        shared(*args, 0, 300, chunk, counter, parallel.NO_WORDS, 0))) for _ in range(callers)]
     for w in workers:
         w.start()
     for w in workers:
@@ -1287,19 +1287,55 @@ def test_shared_kernels_write_every_chunk_once_whoever_takes_it(callers):
     assert results == [-1] * callers and counter[0] == 43 + callers
     assert out.view(np.float32).tobytes() == np.take_along_axis(data, idx % 50, 1).tobytes()
     out[:] = 0
-    assert shared(*args, 0, 300, chunk, counter, np.zeros(1, np.int64), 0) == -1 and not out.any()
+    assert shared(*args, 0, 300, chunk, counter, parallel.NO_WORDS, 0) == -1 and not out.any()
 
 
 def test_a_shared_kernel_wakes_the_threads_it_is_told_to_before_its_rows():
-    """The caller's shared kernel bumps ``signals[0..woken)`` once each (the pool threads of
-    :func:`ops.parallel.map_woken` wait for that) and no other word, even with no chunk left to
-    take."""
+    """The caller's shared kernel bumps the signal words ``words[0, 0..woken)`` once each (the
+    pool threads of :func:`ops.parallel.map_woken` wait for that) and no other word, even with
+    no chunk left to take; it returns with their finish words at their goals."""
     require_accelerator()
     shared = accel._load()["gather_last_shared"]
     data, out = np.arange(12, dtype=np.uint32).reshape(3, 4), np.zeros((3, 2), np.uint32)
-    signals = np.array([5, 7, 9], np.int64)
-    assert shared(data, np.array([3, 0]), out, 0, 3, 1, np.array([3], np.int64), signals, 2) == -1
-    assert signals.tolist() == [6, 8, 9] and not out.any()
+    words = np.array([[5, 7, 9], [2, 4, 0], [2, 4, 6]], np.int64)
+    assert shared(data, np.array([3, 0]), out, 0, 3, 1, np.array([3], np.int64), words, 2) == -1
+    assert words.tolist() == [[6, 8, 9], [2, 4, 0], [2, 4, 6]] and not out.any()
+
+
+def test_await_parts_returns_once_every_woken_thread_has_reported():
+    """:func:`ops.accel_kernels.await_parts` (a shared kernel's last step in the calling thread)
+    returns only once each of the first ``n`` finish words ``words[1, i]`` has reached its goal
+    ``words[2, i]``, holding no GIL while it polls: a Python thread reports after it has started
+    and it returns after that report, not before. (Called here with an endless poll budget,
+    so that the test does not depend on how fast the reporting thread runs.)"""
+    require_accelerator()
+    import numba
+
+    @numba.njit(nogil=True)
+    def waiting(words, n):
+        accel_kernels.wake(words, n)
+        accel_kernels.await_parts(words, n, 1 << 62)
+
+    words = np.array([[0, 0, 0], [3, 5, 9], [4, 6, 1]], np.int64)
+    order = []
+
+    def report():
+        while words[0, 1] == 0:  # the waiting call's first step: it is past the GIL now
+            threading.Event().wait(1e-4)
+        order.append("thread 0")
+        words[1, 0] = 4
+        threading.Event().wait(1e-3)
+        order.append("thread 1")
+        words[1, 1] = 6
+
+    waiter = threading.Thread(target=lambda: (waiting(words, 2), order.append("returned")))
+    reporter = threading.Thread(target=report)
+    reporter.start()
+    waiter.start()
+    waiter.join(60)
+    reporter.join(60)
+    assert not waiter.is_alive() and order == ["thread 0", "thread 1", "returned"]
+    assert words[1].tolist() == [4, 6, 9]  # the third thread was not woken: not waited for
 
 
 @pytest.mark.parametrize("atomic", [True, False], ids=["shared", "no-atomics"])

@@ -321,9 +321,9 @@ def test_the_compiled_idle_wait_sees_another_threads_store():
     require_accelerator()
     wait_for_change = accel._load()["wait_for_change"]
     signals = np.zeros(2, dtype=np.int64)
-    assert wait_for_change(signals, 1, 0, 1000, accel.NO_WORDS) is False
+    assert wait_for_change(signals, 1, 0, 1000, accel.NO_DONE) is False
     outcome = []
-    waiter = threading.Thread(target=lambda: outcome.append(wait_for_change(signals, 1, 0, 1 << 62, accel.NO_WORDS)))
+    waiter = threading.Thread(target=lambda: outcome.append(wait_for_change(signals, 1, 0, 1 << 62, accel.NO_DONE)))
     waiter.start()
     signals[1] = 1
     waiter.join(60)
@@ -373,7 +373,7 @@ def test_a_failing_idle_wait_leaves_the_threads_serving(monkeypatch):
 def test_map_woken_starts_a_polling_pool_thread_only_once_the_caller_bumps_its_signal(monkeypatch):
     """``map_woken`` hands the pool thread its call without bumping the thread's signal word:
     a thread in its idle wait (here one that polls for a minute) starts only when the caller's
-    call bumps ``signals[0..wake)``, which a shared kernel does once it no longer holds the GIL.
+    call bumps ``words[0, 0..wake)``, which a shared kernel does once it no longer holds the GIL.
     The caller's call gets ``wake = 1``, the pool thread's ``wake = 0``; the results come back
     caller first."""
     wait = _RecordingWait()
@@ -381,18 +381,18 @@ def test_map_woken_starts_a_polling_pool_thread_only_once_the_caller_bumps_its_s
     before = parallel.threads()
     parallel.set_threads(2)
     try:
-        parallel.map_woken(lambda signals, wake: None, 2)  # the pool thread is now in its idle wait
+        parallel.map_woken(lambda words, wake: None, 2)  # the pool thread is now in its idle wait
         pool_started = threading.Event()
         seen_before_bump = []
 
-        def call(signals, wake):
+        def call(words, wake):
             if wake == 0:
                 pool_started.set()
                 return ("pool", threading.get_ident())
             # the pool thread polls its word and does not start, however long it is given: its
             # go lock is released, but it only takes that after its wait, which ends with the word
             seen_before_bump.append(pool_started.wait(0.2))
-            signals[:wake] += 1
+            words[0, :wake] += 1
             assert pool_started.wait(60)
             return ("caller", threading.get_ident(), wake)
 
@@ -412,7 +412,7 @@ def test_map_woken_runs_every_call_here_when_the_pool_is_busy(threads):
     crew = parallel._get_pool()
     assert crew.claim()
     try:
-        seen = parallel.map_woken(lambda signals, wake: (threading.get_ident(), wake, signals.size), threads)
+        seen = parallel.map_woken(lambda words, wake: (threading.get_ident(), wake, words.shape), threads)
     finally:
         crew.release()
-    assert seen == [(threading.get_ident(), 0, 1)] * threads
+    assert seen == [(threading.get_ident(), 0, (3, 1))] * threads
