@@ -180,6 +180,16 @@ def test_set_threads_while_a_split_call_splits_again_finishes(monkeypatch):
         parallel.set_threads(before)
 
 
+def _one_part(crew: Crew, fn, start: int, stop: int, spin_ns: int = 0) -> tuple:
+    """Claim ``crew``, run ``fn(start, stop)`` on its thread 0, join it and release the crew:
+    the join's ``(result, exception)``."""
+    assert crew.claim()
+    crew.start(0, fn, start, stop)
+    outcome = crew.join(0, spin_ns=spin_ns)
+    crew.release()
+    return outcome
+
+
 class _RecordingWait:
     """An idle wait (:func:`ops.part_threads.set_idle_wait`) that polls in Python, for up to
     60 s, until the word it watches changes, and records why each wait ended: a pool thread's
@@ -218,10 +228,7 @@ def test_pool_threads_wait_between_parts_and_each_start_or_stop_ends_the_wait(mo
     crew = Crew(1)
     try:
         for n in range(5):
-            assert crew.claim()
-            crew.start(0, lambda a, b: a * b, n, 7)
-            assert crew.join(0, spin_ns=0) == (7 * n, None)
-            crew.release()
+            assert _one_part(crew, lambda a, b: a * b, n, 7) == (7 * n, None)
     finally:
         crew.stop()
     assert wait.ended == ["changed"] * 5
@@ -275,10 +282,7 @@ def test_a_join_waits_for_its_own_parts_bump_when_the_last_parts_came_late(monke
     go_on = threading.Event()
     outcome = []
     try:
-        assert crew.claim()
-        crew.start(0, lambda a, b: a + b, 1, 2)
-        assert crew.join(0, spin_ns=0) == (3, None)  # through done: the bump is still held
-        crew.release()
+        assert _one_part(crew, lambda a, b: a + b, 1, 2) == (3, None)  # through done: the bump is still held
         assert crew.claim()
         crew.start(0, lambda a, b: go_on.wait(60) and a * b, 4, 5)
         joiner = threading.Thread(target=lambda: outcome.append(crew.join(0, spin_ns=1)))
@@ -305,10 +309,7 @@ def test_without_an_idle_wait_a_join_polls_the_finished_flag(monkeypatch):
     crew = Crew(1)
     try:
         for n in range(3):
-            assert crew.claim()
-            crew.start(0, lambda a, b: a * b, n, 3)
-            assert crew.join(0, spin_ns=10**9) == (3 * n, None)
-            crew.release()
+            assert _one_part(crew, lambda a, b: a * b, n, 3, spin_ns=10**9) == (3 * n, None)
         assert int(crew._finishes[0]) == 3
     finally:
         crew.stop()
@@ -362,10 +363,7 @@ def test_a_failing_idle_wait_leaves_the_threads_serving(monkeypatch):
     crew = Crew(1)
     try:
         for n in range(3):
-            assert crew.claim()
-            crew.start(0, lambda a, b: a - b, 10, n)
-            assert crew.join(0, spin_ns=0) == (10 - n, None)
-            crew.release()
+            assert _one_part(crew, lambda a, b: a - b, 10, n) == (10 - n, None)
     finally:
         crew.stop()
 
