@@ -31,9 +31,9 @@ Contract:
   itself, and so takes the GIL back uncontended the moment the thread is done with it (a
   compiled caller may wait so before it even returns to Python:
   :func:`ops.parallel.map_woken`); without an idle wait it polls the ``finished`` flag,
-  yielding, as before. Polling the flag from Python, the
-  claimant held the GIL between yields, which the finished thread needed to report back
-  (benchmarks/README.md has what that cost).
+  yielding, as before. Polling the flag from Python, the claimant held the GIL between
+  yields, which the finished thread needed to report back (benchmarks/README.md has what that
+  cost).
 """
 from __future__ import annotations
 
