@@ -364,10 +364,10 @@ def _gather_split(args: tuple) -> bool:
 #: (:func:`_gather_split`), when the picks from one row start spread over this many bytes of the
 #: table (the axis' extent times its stride), from two threads' worth of work up: in row order
 #: each pick then waits on a line far from the last, where a band's picks stay in a few hundred
-#: KB of cache. On the 2-core VM of benchmarks/README.md (32 MB of L3) bands won from 24 MB
-#: (0.77-0.85 of the row order's time); at 8-16 MB they won only while other load on the
-#: machine held the L3, and lost up to 1.18 at two threads when the table stayed cached.
-BANDS_MIN_SPAN_BYTES = 20 << 20
+#: KB of cache. On the 2-core VM of benchmarks/README.md, whose 32 MB L3 is shared with other
+#: guests (a table of 8 MB picked at random already costs what memory does), bands won at one
+#: thread from 16 MB and at two from 25 MB, and were level at 12-16 MB (below, rows won).
+BANDS_MIN_SPAN_BYTES = 15 << 20
 #: Rows whose picks are prefetched (:data:`ops.accel_kernels.PICKS_PREFETCH_MIN_BYTES`) stream
 #: their stores in one thread only: split across two threads, streaming stores there were the
 #: slower (in one thread level; bands and the last axis not affected: benchmarks/README.md). The

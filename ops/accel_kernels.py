@@ -127,35 +127,45 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1)
     where whole rows spread each row's picks over the whole table. The indices of the row
     :data:`BAND_AHEAD` rows on are prefetched, a line at a time (rows far apart in memory,
     which no prefetcher follows; stepping by :func:`line_shift`, not :func:`prefetch_band`'s
-    division, which cost this loop 3-7%). Each row's piece of the band is checked in one pass
-    first (:func:`in_range`), as :func:`gather_elements` checks its rows. Returns -1, or the flat
-    position ``r * m + j`` of the first index outside ``[-size, size)`` met (``out`` is then
-    incomplete)."""
+    division, which cost this loop 3-7%). Each index of a row's piece is tested as it is read
+    (one unsigned comparison, which branch prediction passes) until the first outside
+    ``[0, size)``; the piece is then gathered again from its start through :func:`wrapped`, as
+    :func:`gather_elements` does on the last axis (that pass writes with ordinary stores:
+    LLVM merges :func:`put`'s two stores to one address and drops the streaming mark). A first
+    pass over the piece (:func:`in_range`) made every pick wait for the piece's indices to
+    arrive. Offsets into the piece are unsigned: with a signed column numba tests each subscript
+    for a negative value. Returns -1, or the flat position ``r * m + j`` of the first index
+    outside ``[-size, size)`` met (``out`` is then incomplete)."""
     n, m = idx.shape
     step = 1 << line_shift(idx.itemsize)  # a line's worth of indices: no division per row
     for cb in range(c0, c1, band):
-        ce = min(c1, cb + band)
+        width = min(c1, cb + band) - cb
         for r in range(n):
             if r + BAND_AHEAD < n:
-                c = cb
-                while c < ce:
-                    prefetch(idx, r + BAND_AHEAD, c)
+                c = 0
+                while c < width:
+                    prefetch(idx, r + BAND_AHEAD, cb + c)
                     c += step
-            base = bases[r]
-            if in_range(idx, r, cb, ce, size):
-                for j in range(cb, ce):
-                    value = data[np.uint64(base + j + idx[r, j] * sa)]
-                    if stream:
-                        stream_store(out, r, j, value)
-                    else:
-                        out[r, j] = value
-            else:
-                for j in range(cb, ce):
-                    v = wrapped(idx[r, j], size)
+            base = np.uint64(bases[r] + cb)  # the piece's first column
+            piece = idx[r, cb:]
+            q = 0
+            while q < width:  # one comparison per index ...
+                v = np.int64(piece[q])
+                if np.uint64(v) >= np.uint64(size):
+                    break
+                value = data[base + np.uint64(q) + np.uint64(v) * np.uint64(sa)]
+                if stream:
+                    stream_store(out, r, np.uint64(cb + q), value)
+                else:
+                    out[r, np.uint64(cb + q)] = value
+                q += 1
+            if q < width:  # ... until the first outside [0, size): the piece again, without a branch on the sign
+                for q in range(width):
+                    v = wrapped(piece[q], size)
                     if np.uint64(v) >= np.uint64(size):
                         store_fence()
-                        return r * m + j
-                    put(data, np.uint64(base + j + v * sa), out, r, j, stream)
+                        return r * m + cb + q
+                    put(data, base + np.uint64(q) + np.uint64(v) * np.uint64(sa), out, r, np.uint64(cb + q), stream)
     store_fence()
     return -1
 
