@@ -213,7 +213,8 @@ def _load() -> dict | None:
             jit = numba.njit(cache=True, nogil=True)
             for helper in (K.normalised, K.wrapped, K.tuple_row, K.copy_row, K.move_row, K.stream_row,
                            K.prefetch_row, K.prefetch_band, K.in_range, K.warm_row, K.put, K.line_shift,
-                           K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake, K.await_parts):
+                           K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake, K.await_parts,
+                           K.pack_band, K.pick_piece):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
@@ -340,7 +341,8 @@ def _gather_split(args: tuple) -> bool:
     ``(rows, columns)`` indices and output, row starts, axis stride, whether the axis is the
     last, its extent, streaming stores) across threads (:func:`_share`): by rows, or, on an
     axis other than the last whose picks spread over :data:`BANDS_MIN_SPAN_BYTES` or more of
-    the table, by bands of columns (:func:`ops.accel_kernels.gather_elements_bands`). Rows
+    the table (:data:`PACKED_BANDS_MIN_SPAN_BYTES` when the bands are packed,
+    :func:`_pack_bands`), by bands of columns (:func:`ops.accel_kernels.gather_elements_bands`). Rows
     whose picks the kernel prefetches (a span of
     :data:`ops.accel_kernels.PICKS_PREFETCH_MIN_BYTES` or more) are written with ordinary stores
     when more threads than :data:`PREFETCHED_PICKS_STREAM_THREADS` run. True when every index
@@ -350,14 +352,37 @@ def _gather_split(args: tuple) -> bool:
     data, idx2, out2, bases, sa, last, size, stream = args
     rows, m = idx2.shape
     span = size * sa * data.itemsize
-    if last or span < BANDS_MIN_SPAN_BYTES:
+    pack = not last and _pack_bands(bases, size)
+    if last or span < (min(BANDS_MIN_SPAN_BYTES, PACKED_BANDS_MIN_SPAN_BYTES) if pack else BANDS_MIN_SPAN_BYTES):
         if stream and not last and span >= PICKS_PREFETCH_MIN_BYTES \
                 and parallel.part_count(idx2.size) > PREFETCHED_PICKS_STREAM_THREADS:
             args = (*args[:-1], False)
         return _all_valid(_share("gather_elements", args, rows, idx2.size))
     width = band(data.itemsize)
-    return _all_valid(_share("gather_elements_bands", (data, idx2, out2, bases, sa, size, stream, width), m,
-                             idx2.size, COARSE_CHUNKS_PER_THREAD, width))
+    args = (data, idx2, out2, bases, sa, size, stream, width, pack)
+    return _all_valid(_share("gather_elements_bands", args, m, idx2.size, COARSE_CHUNKS_PER_THREAD, width))
+
+
+def _pack_bands(bases: np.ndarray, size: int) -> bool:
+    """GatherElements' bands copy a band's pieces together before picking from them
+    (:func:`ops.accel_kernels.gather_elements_bands`' ``pack``): when the rows that pick from
+    one copy, the rows with one start (``bases``, consecutive rows sharing it), number at least
+    :data:`PACK_MIN_ROWS_PER_POSITION` times the axis' extent ``size`` (the pieces copied)."""
+    if not PACK_BANDS:
+        return False
+    starts = 1 + int(np.count_nonzero(bases[1:] != bases[:-1]))
+    return bases.size >= PACK_MIN_ROWS_PER_POSITION * size * starts
+
+
+#: GatherElements' bands pack (:func:`_pack_bands`): a switch kept for measuring and testing
+#: both ways; packed bands were faster, or level (1-byte elements), at every size, dtype and
+#: thread count tried (benchmarks/README.md).
+PACK_BANDS = True
+#: ... when each packed copy of a band's pieces serves at least this many rows per position on
+#: the axis: packing a band costs a copy of its ``size`` pieces, and each row that picks from the
+#: copy gains; packing lost with a sixteenth of a row per position and won from an eighth
+#: (benchmarks/README.md).
+PACK_MIN_ROWS_PER_POSITION = 0.125
 
 
 #: GatherElements on an axis other than the last gathers bands of columns, row after row
@@ -365,9 +390,14 @@ def _gather_split(args: tuple) -> bool:
 #: table (the axis' extent times its stride), from two threads' worth of work up: in row order
 #: each pick then waits on a line far from the last, where a band's picks stay in a few hundred
 #: KB of cache. On the 2-core VM of benchmarks/README.md, whose 32 MB L3 is shared with other
-#: guests (a table of 8 MB picked at random already costs what memory does), bands won at one
-#: thread from 16 MB and at two from 25 MB, and were level at 12-16 MB (below, rows won).
+#: guests (a table of 8 MB picked at random already costs what memory does), bands picking from
+#: the table in place won at one thread from 16 MB and at two from 25 MB, and were level at
+#: 12-16 MB (below, rows won).
 BANDS_MIN_SPAN_BYTES = 15 << 20
+#: ... and from this many bytes when the bands are packed (:func:`_pack_bands`): a band's picks
+#: then stay in a few hundred KB of L2 in consecutive pages, and packed bands won over rows from
+#: a few MB of table at one and two threads (benchmarks/README.md; 512 KB of L2 per core there).
+PACKED_BANDS_MIN_SPAN_BYTES = 4 << 20
 #: Rows whose picks are prefetched (:data:`ops.accel_kernels.PICKS_PREFETCH_MIN_BYTES`) stream
 #: their stores in one thread only: split across two threads, streaming stores there were the
 #: slower (in one thread level; bands and the last axis not affected: benchmarks/README.md). The

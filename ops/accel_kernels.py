@@ -4,6 +4,7 @@
 the small helpers (:func:`normalised`, :func:`wrapped`, :func:`put`, :func:`tuple_row`,
 :func:`copy_row`, :func:`move_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
+:func:`pack_band`, :func:`pick_piece`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
 :func:`scatter_tuples_part`, :func:`gather_rows_wide`, :func:`stream_row`, :func:`prefetch`,
 :func:`prefetch_once`,
@@ -119,54 +120,105 @@ def put(data, i, out, r, j, stream):
         out[r, j] = value
 
 
-def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0, c1):
+def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, pack, c0, c1):
     """:func:`gather_elements` on an axis other than the last, for columns ``c0..c1`` of every
     row, ``band`` columns at a time: each band is gathered for all the rows before the next
     starts, so its picks land in ``size`` short pieces of the table (one per position on the
     axis, ``band`` columns wide) that stay in the caches while every row picks from them,
-    where whole rows spread each row's picks over the whole table. The indices of the row
-    :data:`BAND_AHEAD` rows on are prefetched, a line at a time (rows far apart in memory,
-    which no prefetcher follows; stepping by :func:`line_shift`, not :func:`prefetch_band`'s
-    division, which cost this loop 3-7%). Each index of a row's piece is tested as it is read
-    (one unsigned comparison, which branch prediction passes) until the first outside
-    ``[0, size)``; the piece is then gathered again from its start through :func:`wrapped`, as
-    :func:`gather_elements` does on the last axis (that pass writes with ordinary stores:
-    LLVM merges :func:`put`'s two stores to one address and drops the streaming mark). A first
-    pass over the piece (:func:`in_range`) made every pick wait for the piece's indices to
-    arrive. Offsets into the piece are unsigned: with a signed column numba tests each subscript
-    for a negative value. Returns -1, or the flat position ``r * m + j`` of the first index
-    outside ``[-size, size)`` met (``out`` is then incomplete)."""
+    where whole rows spread each row's picks over the whole table. With ``pack``, the band's
+    pieces are first copied next to each other into a buffer of the kernel's own
+    (:func:`pack_band`, again whenever a row's start differs from the last row's), and the rows
+    pick from there: a few hundred KB in consecutive pages, where the pieces in place lie a
+    table row apart, one to a page for rows of a page or more, more pages than the TLB holds.
+    The indices of the row :data:`BAND_AHEAD` rows on are
+    prefetched, a line at a time (rows far apart in memory, which no prefetcher follows;
+    stepping by :func:`line_shift`, not :func:`prefetch_band`'s division, which cost this loop
+    3-7%). Each row's piece goes through :func:`pick_piece`. Returns -1, or the flat position
+    ``r * m + j`` of the first index outside ``[-size, size)`` met (``out`` is then
+    incomplete)."""
     n, m = idx.shape
     step = 1 << line_shift(idx.itemsize)  # a line's worth of indices: no division per row
+    scratch = np.empty(size * band if pack else 0, data.dtype)
     for cb in range(c0, c1, band):
         width = min(c1, cb + band) - cb
+        packed = np.int64(-1)  # the row start whose pieces ``scratch`` holds (starts are >= 0)
         for r in range(n):
             if r + BAND_AHEAD < n:
                 c = 0
                 while c < width:
                     prefetch(idx, r + BAND_AHEAD, cb + c)
                     c += step
-            base = np.uint64(bases[r] + cb)  # the piece's first column
-            piece = idx[r, cb:]
-            q = 0
-            while q < width:  # one comparison per index ...
-                v = np.int64(piece[q])
-                if np.uint64(v) >= np.uint64(size):
-                    break
-                value = data[base + np.uint64(q) + np.uint64(v) * np.uint64(sa)]
-                if stream:
-                    stream_store(out, r, np.uint64(cb + q), value)
-                else:
-                    out[r, np.uint64(cb + q)] = value
-                q += 1
-            if q < width:  # ... until the first outside [0, size): the piece again, without a branch on the sign
-                for q in range(width):
-                    v = wrapped(piece[q], size)
-                    if np.uint64(v) >= np.uint64(size):
-                        store_fence()
-                        return r * m + cb + q
-                    put(data, base + np.uint64(q) + np.uint64(v) * np.uint64(sa), out, r, np.uint64(cb + q), stream)
+            if pack:
+                if bases[r] != packed:
+                    pack_band(data, np.uint64(bases[r] + cb), sa, size, width, scratch)
+                    packed = bases[r]
+                q = pick_piece(scratch, np.uint64(0), width, idx, r, cb, width, size, out, stream)
+            else:
+                q = pick_piece(data, np.uint64(bases[r] + cb), sa, idx, r, cb, width, size, out, stream)
+            if q >= 0:
+                store_fence()
+                return r * m + cb + q
     store_fence()
+    return -1
+
+
+def pack_band(data, base, sa, size, width, scratch):
+    """``scratch[v * width + q] = data[base + v * sa + q]`` for ``v`` in ``0..size`` and ``q``
+    in ``0..width``: the ``size`` pieces of a band of :func:`gather_elements_bands` next to
+    each other. The piece :data:`PACK_AHEAD` pieces on is prefetched, a line at a time, and its
+    last word (a piece need not start on a line)."""
+    w = np.uint64(width)
+    last = np.uint64(width - 1)
+    step = np.uint64(1 << line_shift(data.itemsize))  # words per line
+    table = data.reshape((1, data.shape[0]))  # the prefetch takes a 2-D array
+    for v in range(size):
+        if v + PACK_AHEAD < size:
+            ahead = base + np.uint64(v + PACK_AHEAD) * np.uint64(sa)
+            p = np.uint64(0)
+            while p < w:
+                prefetch(table, 0, ahead + p)
+                p += step
+            prefetch(table, 0, ahead + last)
+        src = base + np.uint64(v) * np.uint64(sa)
+        dst = np.uint64(v) * w
+        for q in range(width):
+            scratch[dst + np.uint64(q)] = data[src + np.uint64(q)]
+
+
+#: :func:`pack_band` prefetches the piece this many pieces ahead (pieces a table row apart; 4 and
+#: 16 were no faster: benchmarks/README.md).
+PACK_AHEAD = 8
+
+
+def pick_piece(table, base, stride, idx, r, cb, width, size, out, stream):
+    """``out[r, cb + q] = table[base + q + v * stride]``, ``v`` = ``idx[r, cb + q]`` made
+    non-negative, for ``q`` in ``0..width``: one piece of a row of
+    :func:`gather_elements_bands`. Each index is tested as it is read (one unsigned comparison,
+    which branch prediction passes) until the first outside ``[0, size)``; the piece is then
+    gathered again from its start through :func:`wrapped`, as :func:`gather_elements` does on
+    the last axis (that pass writes with ordinary stores: LLVM merges :func:`put`'s two stores
+    to one address and drops the streaming mark). A first pass over the piece
+    (:func:`in_range`) made every pick wait for the piece's indices to arrive. Offsets are
+    unsigned: with a signed column numba tests each subscript for a negative value. Returns
+    -1, or the ``q`` of the first index outside ``[-size, size)``."""
+    piece = idx[r, cb:]
+    q = 0
+    while q < width:  # one comparison per index ...
+        v = np.int64(piece[q])
+        if np.uint64(v) >= np.uint64(size):
+            break
+        value = table[base + np.uint64(q) + np.uint64(v) * np.uint64(stride)]
+        if stream:
+            stream_store(out, r, np.uint64(cb + q), value)
+        else:
+            out[r, np.uint64(cb + q)] = value
+        q += 1
+    if q < width:  # ... until the first outside [0, size): the piece again, without a branch on the sign
+        for q in range(width):
+            v = wrapped(piece[q], size)
+            if np.uint64(v) >= np.uint64(size):
+                return q
+            put(table, base + np.uint64(q) + np.uint64(v) * np.uint64(stride), out, r, np.uint64(cb + q), stream)
     return -1
 
 
@@ -987,14 +1039,14 @@ def gather_elements_shared(data, idx, out, bases, sa, last, size, stream, start,
     return status
 
 
-def gather_elements_bands_shared(data, idx, out, bases, sa, size, stream, band, start, stop, chunk, counter, words,
-                                 woken):
+def gather_elements_bands_shared(data, idx, out, bases, sa, size, stream, band, pack, start, stop, chunk, counter,
+                                 words, woken):
     """:func:`gather_elements_bands` on shared chunks of its columns (whole bands)."""
     wake(words, woken)
     status = -1
     c0 = claim(counter, start, stop, chunk)
     while c0 >= 0:
-        status = max(status, _gather_elements_bands(data, idx, out, bases, sa, size, stream, band, c0,
+        status = max(status, _gather_elements_bands(data, idx, out, bases, sa, size, stream, band, pack, c0,
                                                     min(stop, c0 + chunk)))
         c0 = claim(counter, start, stop, chunk)
     await_parts(words, woken)

@@ -346,15 +346,28 @@ def count_kernel_calls(monkeypatch, *names: str) -> dict:
     return ran
 
 
+@pytest.mark.parametrize("pack", [True, False], ids=["packed", "in-place"])
 @pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "int64"])
-def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, threads, stream, monkeypatch):
+def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, pack, threads, stream, monkeypatch):
     """On an axis other than the last, from BANDS_MIN_SPAN_BYTES of table up (lowered to 0
     here), GatherElements gathers bands of columns row after row, across threads by whole
-    bands: the numpy path's bits on axis 0 and a middle axis, with the later axes merged into
-    the columns and not (a later extent differs), bands that do not divide the columns,
-    negative indices and int32 ones; a bad index in the last band is named exactly."""
+    bands, from a packed copy of each band or from the table in place: the numpy path's bits
+    on axis 0 and a middle axis, with the later axes merged into the columns (one row start,
+    then six, each packed again) and not (a later extent differs: a start per row, never
+    packed), bands that do not divide the columns, negative indices and int32 ones; a bad index
+    in the last band is named exactly."""
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    monkeypatch.setattr(accel, "PACK_BANDS", pack)
     ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
+    packed = []
+    split = accel._share
+
+    def share(name, args, *rest, **kw):
+        if name == "gather_elements_bands":
+            packed.append(args[8])
+        return split(name, args, *rest, **kw)
+
+    monkeypatch.setattr(accel, "_share", share)
     rng = np.random.default_rng([31, np.dtype(dtype).itemsize])
     cases = [
         (values(dtype, (300, 517), rng), rng.integers(-300, 300, (600, 517)), 0),
@@ -366,6 +379,7 @@ def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, threads, s
         fast, slow = both(partial(ops.gather_elements, data, idx, axis))
         assert_same_bits(fast, slow)
         assert_same_bits(fast, reference.gather_elements(data, idx, axis))
+    assert packed == [pack, pack, False], packed  # one compiled call per case (the numpy twin makes none)
     data, idx, _ = cases[0]
     idx[599, 516] = 300
     with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[599, 516\] = 300 is out of range"):
@@ -1046,7 +1060,7 @@ def test_the_helpers_are_inlined_into_the_kernel_that_calls_them():
 #: kernel, then its arguments as a function of numpy (the output array last but the ranges).
 STREAMING_KERNELS = {
     "gather_elements_bands": lambda u: (np.zeros(20000, u), np.zeros((1000, 20), np.int64), np.zeros((1000, 20), u),
-                                        np.zeros(1000, np.int64), 20, 1000, True, 64, 0, 20),
+                                        np.zeros(1000, np.int64), 20, 1000, True, 64, True, 0, 20),
     "gather_rows": lambda u: (np.zeros((100, 32), u), np.zeros(1000, np.int64), 100, np.zeros((1000, 32), u), True,
                               False, 0, 1000),
     "gather_tuples": lambda u: (np.zeros((100, 32), u), np.zeros((1000, 2), np.int64), (10, 10), (10, 1),
