@@ -214,12 +214,12 @@ def _load() -> dict | None:
             for helper in (K.normalised, K.wrapped, K.tuple_row, K.copy_row, K.move_row, K.stream_row,
                            K.prefetch_row, K.prefetch_band, K.in_range, K.warm_row, K.put, K.line_shift,
                            K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake, K.await_parts,
-                           K.pack_band, K.pick_piece):
+                           K.copy_band, K.pick_piece):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
-            for helper in (K.fold_block, K.fold, K.assign_last, K.scatter_tuples_part, K.scatter_words,
+            for helper in (K.fold_block, K.fold, K.assign_last, K.fold_packed, K.scatter_tuples_part, K.scatter_words,
                            K.gather_rows_wide, K.gather_rows_mixed, K.gather_tuples_checked):
                 numba.extending.register_jitable(helper)
             try:
@@ -845,11 +845,18 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     n, m = idx2.shape
     # rows when the axis is the last, else bands of columns, in chunks of whole bands
     width = 0 if last else band(out.itemsize)
-    args = (flat, idx2, v2, bases, sa, last, size, code, not last, width)
+    pack = not last and size * sa * out.itemsize >= PACKED_FOLDS_MIN_SPAN_BYTES and _pack_bands(bases, size)
+    args = (flat, idx2, v2, bases, sa, last, size, code, not last, width, pack)
     results = _share("scatter_elements", args, m if width else n, indices.size,
                      COARSE_CHUNKS_PER_THREAD if width else SHARED_CHUNKS_PER_THREAD, max(width, 1),
-                     alone=lambda: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, width or m))
+                     alone=lambda: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, width or m, pack))
     return _all_valid(results)
+
+
+#: ScatterElements on an axis other than the last folds each band into a packed copy
+#: (:func:`ops.accel_kernels.fold_packed`, where :func:`_pack_bands` allows) from this many bytes
+#: of table spanned by one row start's targets.
+PACKED_FOLDS_MIN_SPAN_BYTES = 4 << 20
 
 
 def band(itemsize: int) -> int:
@@ -882,7 +889,7 @@ def scatter_elements_plan(out: np.ndarray, indices: np.ndarray, axis: int, reduc
         v2 = as_word(np.ascontiguousarray(values, dtype=dtype))
         if reshape:
             idx2, v2 = idx2.reshape(n, m), v2.reshape(n, m)
-        return kernel(as_word(out).ravel(), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m) < 0
+        return kernel(as_word(out).ravel(), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m, False) < 0
 
     return one_call
 

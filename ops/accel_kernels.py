@@ -4,7 +4,7 @@
 the small helpers (:func:`normalised`, :func:`wrapped`, :func:`put`, :func:`tuple_row`,
 :func:`copy_row`, :func:`move_row`,
 :func:`prefetch_row`, :func:`prefetch_band`, :func:`line_shift`, :func:`in_range`,
-:func:`pack_band`, :func:`pick_piece`,
+:func:`copy_band`, :func:`pick_piece`, :func:`fold_packed`,
 :func:`fold_block`, :func:`fold`, :func:`warm_row`, :func:`assign_last`,
 :func:`scatter_tuples_part`, :func:`gather_rows_wide`, :func:`stream_row`, :func:`prefetch`,
 :func:`prefetch_once`,
@@ -127,7 +127,7 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, pack, c
     axis, ``band`` columns wide) that stay in the caches while every row picks from them,
     where whole rows spread each row's picks over the whole table. With ``pack``, the band's
     pieces are first copied next to each other into a buffer of the kernel's own
-    (:func:`pack_band`, again whenever a row's start differs from the last row's), and the rows
+    (:func:`copy_band`, again whenever a row's start differs from the last row's), and the rows
     pick from there: a few hundred KB in consecutive pages, where the pieces in place lie a
     table row apart, one to a page for rows of a page or more, more pages than the TLB holds.
     The indices of the row :data:`BAND_AHEAD` rows on are
@@ -150,7 +150,7 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, pack, c
                     c += step
             if pack:
                 if bases[r] != packed:
-                    pack_band(data, np.uint64(bases[r] + cb), sa, size, width, scratch)
+                    copy_band(data, np.uint64(bases[r] + cb), sa, scratch, np.uint64(0), width, size, width)
                     packed = bases[r]
                 q = pick_piece(scratch, np.uint64(0), width, idx, r, cb, width, size, out, stream)
             else:
@@ -162,30 +162,31 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, pack, c
     return -1
 
 
-def pack_band(data, base, sa, size, width, scratch):
-    """``scratch[v * width + q] = data[base + v * sa + q]`` for ``v`` in ``0..size`` and ``q``
-    in ``0..width``: the ``size`` pieces of a band of :func:`gather_elements_bands` next to
-    each other. The piece :data:`PACK_AHEAD` pieces on is prefetched, a line at a time, and its
-    last word (a piece need not start on a line)."""
+def copy_band(src, s0, ss, dst, d0, ds, rows, width):
+    """``dst[d0 + v * ds + q] = src[s0 + v * ss + q]`` for ``v`` in ``0..rows`` and ``q`` in
+    ``0..width`` (1-D arrays, offsets unsigned): a band's pieces copied between the table, a
+    row ``ss`` apart, and a packed buffer of :func:`gather_elements_bands` or
+    :func:`fold_packed`. The source piece :data:`PACK_AHEAD` pieces on is prefetched, a line
+    at a time, and its last word (a piece need not start on a line)."""
     w = np.uint64(width)
     last = np.uint64(width - 1)
-    step = np.uint64(1 << line_shift(data.itemsize))  # words per line
-    table = data.reshape((1, data.shape[0]))  # the prefetch takes a 2-D array
-    for v in range(size):
-        if v + PACK_AHEAD < size:
-            ahead = base + np.uint64(v + PACK_AHEAD) * np.uint64(sa)
+    step = np.uint64(1 << line_shift(src.itemsize))  # words per line
+    table = src.reshape((1, src.shape[0]))  # the prefetch takes a 2-D array
+    for v in range(rows):
+        if v + PACK_AHEAD < rows:
+            ahead = s0 + np.uint64(v + PACK_AHEAD) * np.uint64(ss)
             p = np.uint64(0)
             while p < w:
                 prefetch(table, 0, ahead + p)
                 p += step
             prefetch(table, 0, ahead + last)
-        src = base + np.uint64(v) * np.uint64(sa)
-        dst = np.uint64(v) * w
+        i = s0 + np.uint64(v) * np.uint64(ss)
+        o = d0 + np.uint64(v) * np.uint64(ds)
         for q in range(width):
-            scratch[dst + np.uint64(q)] = data[src + np.uint64(q)]
+            dst[o + np.uint64(q)] = src[i + np.uint64(q)]
 
 
-#: :func:`pack_band` prefetches the piece this many pieces ahead (pieces a table row apart; 4 and
+#: :func:`copy_band` prefetches the piece this many pieces ahead (pieces a table row apart; 4 and
 #: 16 were no faster: benchmarks/README.md).
 PACK_AHEAD = 8
 
@@ -907,14 +908,15 @@ def scatter_tuples_part(table, idx, limits, strides, vals, r0, r1):
     return -1
 
 
-def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, band):
+def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, band, pack):
     """Fold ``vals[r, c]`` into ``out[bases[r] + (v if last else c + v * sa)]`` for rows
     ``r0..r1`` and columns ``c0..c1`` of the indices and updates viewed as ``(rows, columns)``,
     where ``v`` is ``idx[r, c]`` made non-negative (``bases``, ``sa`` and ``last`` as for
     :func:`gather_elements`): the ScatterElements index map, applied as it is computed
     (:func:`fold_block`; ``op`` 0..3 add/mul/max/min, 4 assign). Row-major order of ``(r,
     c)``, ``band`` columns at a time (callers band only when a cell's updates all share one
-    column, so each cell still sees its updates in order). On the last axis, a row with as
+    column, so each cell still sees its updates in order); with ``pack`` (an axis other than
+    the last), each band folded into a packed copy (:func:`fold_packed`). On the last axis, a row with as
     many updates as its target row has cache lines first reads that row in order, as
     :func:`gather_elements` does (also from :data:`WARM_MIN_BYTES` up). Assignment on the last
     axis is :func:`assign_last`'s plain loop, the same writes in the same order. Returns -1,
@@ -922,6 +924,8 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     written)."""
     if op == 4 and last:  # 4: assign (ops.accel.ASSIGN), as in :func:`fold`
         return assign_last(out, idx, vals, bases, size, r0, r1, c0, c1)
+    if pack and not last:
+        return fold_packed(out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band)
     cstep, vstep = (0, 1) if last else (1, sa)
     shift = line_shift(out.itemsize)
     warm = 1 << shift if last and c1 - c0 >= size >> shift and out.shape[0] * out.itemsize >= WARM_MIN_BYTES else 0
@@ -929,6 +933,36 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
         bad = fold_block(out, idx, vals, r0, r1, cb, min(c1, cb + band), size, bases, cstep, vstep, warm, op)
         if bad >= 0:
             return bad
+    return -1
+
+
+def fold_packed(out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band):
+    """:func:`scatter_elements` on an axis other than the last, ``band`` columns at a time, each
+    band's pieces of ``out`` (one per position on the axis) first copied next to each other
+    into a buffer of the kernel's own (:func:`copy_band`), folded into there
+    (:func:`fold_block`), and copied back; once for each run of rows sharing a start
+    (``bases``). As :func:`gather_elements_bands`' packing: the folds then land in a few
+    hundred KB of consecutive pages instead of one piece a table row apart. Returns -1, or the
+    flat position of the first bad index met (``out`` is then partly written)."""
+    scratch = np.empty(size * band, out.dtype)
+    shifted = np.empty(r1, np.int64)  # row starts in the buffer: column c of the band is c - cb there
+    for cb in range(c0, c1, band):
+        ce = min(c1, cb + band)
+        width = ce - cb
+        shifted[r0:r1] = -cb
+        ra = r0
+        while ra < r1:
+            base = bases[ra]
+            rb = ra + 1
+            while rb < r1 and bases[rb] == base:
+                rb += 1
+            start = np.uint64(base + cb)
+            copy_band(out, start, sa, scratch, np.uint64(0), width, size, width)
+            bad = fold_block(scratch, idx, vals, ra, rb, cb, ce, size, shifted, 1, width, 0, op)
+            if bad >= 0:
+                return bad
+            copy_band(scratch, np.uint64(0), width, out, start, sa, size, width)
+            ra = rb
     return -1
 
 
@@ -1088,8 +1122,8 @@ def gather_rows_shared(table, idx, size, out, stream, once, start, stop, chunk, 
     return status
 
 
-def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, band, start, stop, chunk, counter,
-                            words, woken):
+def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, band, pack, start, stop, chunk,
+                            counter, words, woken):
     """:func:`scatter_elements` on shared chunks of its rows (``columns`` False) or of its
     columns (True: all rows, ``band`` columns at a time; chunks are whole bands)."""
     wake(words, woken)
@@ -1099,9 +1133,9 @@ def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, 
     while r0 >= 0:
         r1 = min(stop, r0 + chunk)
         if columns:
-            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, 0, n, r0, r1, band)
+            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, 0, n, r0, r1, band, pack)
         else:
-            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, 0, m, m)
+            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, 0, m, m, False)
         status = max(status, bad)
         r0 = claim(counter, start, stop, chunk)
     await_parts(words, woken)

@@ -216,7 +216,7 @@ def test_scatter_elements_bands_hold_bytes_of_narrow_elements(dtype, threads, mo
     original = kernels["scatter_elements"]
 
     def spy(*args):
-        widths.append(args[-1])
+        widths.append(args[12])  # band
         return original(*args)
 
     monkeypatch.setitem(kernels, "scatter_elements", spy)
@@ -229,6 +229,49 @@ def test_scatter_elements_bands_hold_bytes_of_narrow_elements(dtype, threads, mo
         assert_same_bits(fast, slow)
         np.testing.assert_array_equal(fast, reference.scatter_elements(data, idx, upd, 0, reduction))
     assert widths and set(widths) == {{1: 256, 2: 128}.get(np.dtype(dtype).itemsize, accel.BAND)}
+
+
+@pytest.mark.parametrize("pack", [True, False], ids=["packed", "in-place"])
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "int64"])
+def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monkeypatch):
+    """On an axis other than the last, from PACKED_FOLDS_MIN_SPAN_BYTES of table up (lowered to
+    0 here), each band of ScatterElements' targets is copied together, folded there and copied
+    back (once per run of rows sharing a start), or folded in place: every reduction gives the
+    numpy path's bits (add and mul in the same order of updates) and the reference's values,
+    with duplicates, negative indices, one start (axis 0), six (a middle axis, later axes
+    merged) and a start per row (a later extent differs: never packed); a bad index in the
+    last band is named exactly."""
+    monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # split-sized work, which is what takes the bands
+    monkeypatch.setattr(accel, "PACKED_FOLDS_MIN_SPAN_BYTES", 0)
+    monkeypatch.setattr(accel, "PACK_BANDS", pack)
+    packed = []
+    split = accel._share
+
+    def share(name, args, *rest, **kw):
+        if name == "scatter_elements":
+            packed.append(args[-1])
+        return split(name, args, *rest, **kw)
+
+    monkeypatch.setattr(accel, "_share", share)
+    rng = np.random.default_rng([47, np.dtype(dtype).itemsize])
+    cases = [
+        ((60, 517), rng.integers(-60, 60, (90, 517)), 0),
+        ((6, 40, 30, 5), rng.integers(-40, 40, (6, 50, 30, 5)), 1),
+        ((30, 40, 70), rng.integers(-30, 30, (45, 20, 70)).astype(np.int32), 0),
+    ]
+    reductions = ("none", "add", "mul", "max", "min") if dtype in FOLD_DTYPES else ("none",)
+    for shape, idx, axis in cases:
+        data = values(dtype, shape, rng, payloads=False)
+        upd = values(dtype, idx.shape, rng, payloads=False)
+        for reduction in reductions:
+            fast, slow = both(partial(ops.scatter_elements, data, idx, upd, axis, reduction))
+            assert_same_bits(fast, slow)
+            np.testing.assert_array_equal(fast, reference.scatter_elements(data, idx, upd, axis, reduction))
+    assert packed == [p for p in (pack, pack, False) for _ in reductions], packed
+    shape, idx, _ = cases[0]
+    idx[89, 516] = 60
+    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[89, 516\] = 60 is out of range"):
+        ops.scatter_elements(values(dtype, shape, rng, payloads=False), idx, values(dtype, idx.shape, rng), 0, "none")
 
 
 # ---------------------------------------------------------------- ScatterND
