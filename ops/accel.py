@@ -813,7 +813,8 @@ def supports_scatter_elements(dtype: np.dtype, indices: np.ndarray, reduction: s
     return supports_fold(dtype, reduction, indices.size)
 
 
-def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, axis: int, reduction: str) -> bool:
+def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, axis: int, reduction: str,
+                     source: np.ndarray | None = None) -> bool:
     """ScatterElements in place on the C-contiguous ``out`` (the copy of data), from the raw
     ``indices`` (negatives allowed; shape checked by the caller) and ``values`` of the same
     shape: ``out[..., v, ...] = f(out[..., v, ...], value)`` along ``axis`` in row-major order
@@ -822,6 +823,11 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     Returns False when an index is out of range (``out`` is then partly written and must be
     discarded; the caller's numpy path raises the exact error).
 
+    With ``source`` (the data), ``out`` is a new array of its shape and dtype, not yet written:
+    the packed folds (:func:`ops.accel_kernels.fold_packed`) fill it from ``source`` where
+    they cover every element of it (:func:`_folds_fill`), else ``source`` is copied into it
+    first (:func:`ops.parallel.copy_into`).
+
     Threads split the updates along a dimension other than the axis, so no two threads write
     one cell and each cell's updates keep their order: rows of the ``(rows, columns)`` view
     (:func:`_element_rows`) when the axis is the last (each row writes one target row), else
@@ -829,34 +835,51 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     ``out``, and a band's targets stay in cache); one thread for rank 1."""
     one_call = scatter_elements_plan(out, indices, axis, reduction)
     if one_call is not None:  # the common small call
+        if source is not None:
+            parallel.copy_into(out, source)
         return one_call(out, indices, values)
     kernel = _load()["scatter_elements"]
     code = ASSIGN if reduction == "none" else OPS[reduction]
     values = np.ascontiguousarray(values, dtype=out.dtype)
-    if code == ASSIGN:
-        word = _COPY_AS[out.dtype.itemsize]
-        out, values = out.view(word), values.view(word)
-    flat = out.reshape(-1)
-    if indices.size == 0:
-        return True
     idx2, bases, sa, last = _element_rows(out.shape, kernel_indices(indices), axis)
-    v2 = values.reshape(idx2.shape)
     size = int(out.shape[axis])
     n, m = idx2.shape
     # rows when the axis is the last, else bands of columns, in chunks of whole bands
     width = 0 if last else band(out.itemsize)
     pack = not last and size * sa * out.itemsize >= PACKED_FOLDS_MIN_SPAN_BYTES and _pack_bands(bases, size)
-    args = (flat, idx2, v2, bases, sa, last, size, code, not last, width, pack)
+    if source is not None and not (pack and _folds_fill(source, indices, axis)):
+        parallel.copy_into(out, source)
+        source = None
+    src = out if source is None else source
+    if code == ASSIGN:
+        word = _COPY_AS[out.dtype.itemsize]
+        out, values, src = out.view(word), values.view(word), src.view(word)
+    flat, src = out.reshape(-1), src.reshape(-1)
+    if indices.size == 0:
+        return True
+    v2 = values.reshape(idx2.shape)
+    args = (flat, idx2, v2, bases, sa, last, size, code, not last, width, pack, src)
     results = _share("scatter_elements", args, m if width else n, indices.size,
                      COARSE_CHUNKS_PER_THREAD if width else SHARED_CHUNKS_PER_THREAD, max(width, 1),
-                     alone=lambda: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, width or m, pack))
+                     alone=lambda: kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, width or m, pack,
+                                          src))
     return _all_valid(results)
+
+
+def _folds_fill(source: np.ndarray, indices: np.ndarray, axis: int) -> bool:
+    """The packed folds of ScatterElements write every element of the output once, so they can
+    read ``source`` (C-contiguous) instead of a copy of it: ``indices`` has ``source``'s extent
+    on every axis but ``axis`` (one row start per leading position, each start's rows
+    consecutive, the bands across all the columns)."""
+    return (source.flags.c_contiguous and indices.ndim == source.ndim
+            and indices.shape[:axis] == source.shape[:axis] and indices.shape[axis + 1:] == source.shape[axis + 1:])
 
 
 #: ScatterElements on an axis other than the last folds each band into a packed copy
 #: (:func:`ops.accel_kernels.fold_packed`, where :func:`_pack_bands` allows) from this many bytes
-#: of table spanned by one row start's targets.
-PACKED_FOLDS_MIN_SPAN_BYTES = 4 << 20
+#: of table spanned by one row start's targets: from about 2 MB packed folds won at one and two
+#: threads, below they were level at one (benchmarks/README.md).
+PACKED_FOLDS_MIN_SPAN_BYTES = 3 << 19
 
 
 def band(itemsize: int) -> int:
@@ -889,7 +912,8 @@ def scatter_elements_plan(out: np.ndarray, indices: np.ndarray, axis: int, reduc
         v2 = as_word(np.ascontiguousarray(values, dtype=dtype))
         if reshape:
             idx2, v2 = idx2.reshape(n, m), v2.reshape(n, m)
-        return kernel(as_word(out).ravel(), idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m, False) < 0
+        flat = as_word(out).ravel()
+        return kernel(flat, idx2, v2, bases, sa, last, size, code, 0, n, 0, m, m, False, flat) < 0
 
     return one_call
 

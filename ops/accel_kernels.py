@@ -908,7 +908,7 @@ def scatter_tuples_part(table, idx, limits, strides, vals, r0, r1):
     return -1
 
 
-def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, band, pack):
+def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, band, pack, src):
     """Fold ``vals[r, c]`` into ``out[bases[r] + (v if last else c + v * sa)]`` for rows
     ``r0..r1`` and columns ``c0..c1`` of the indices and updates viewed as ``(rows, columns)``,
     where ``v`` is ``idx[r, c]`` made non-negative (``bases``, ``sa`` and ``last`` as for
@@ -916,7 +916,9 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     (:func:`fold_block`; ``op`` 0..3 add/mul/max/min, 4 assign). Row-major order of ``(r,
     c)``, ``band`` columns at a time (callers band only when a cell's updates all share one
     column, so each cell still sees its updates in order); with ``pack`` (an axis other than
-    the last), each band folded into a packed copy (:func:`fold_packed`). On the last axis, a row with as
+    the last), each band folded into a packed copy of its pieces read from ``src`` (``out``
+    itself, or the data ``out`` is to be a copy of, where the bands cover every element:
+    :func:`fold_packed`). On the last axis, a row with as
     many updates as its target row has cache lines first reads that row in order, as
     :func:`gather_elements` does (also from :data:`WARM_MIN_BYTES` up). Assignment on the last
     axis is :func:`assign_last`'s plain loop, the same writes in the same order. Returns -1,
@@ -925,7 +927,7 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     if op == 4 and last:  # 4: assign (ops.accel.ASSIGN), as in :func:`fold`
         return assign_last(out, idx, vals, bases, size, r0, r1, c0, c1)
     if pack and not last:
-        return fold_packed(out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band)
+        return fold_packed(src, out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band)
     cstep, vstep = (0, 1) if last else (1, sa)
     shift = line_shift(out.itemsize)
     warm = 1 << shift if last and c1 - c0 >= size >> shift and out.shape[0] * out.itemsize >= WARM_MIN_BYTES else 0
@@ -936,14 +938,16 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
     return -1
 
 
-def fold_packed(out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band):
+def fold_packed(src, out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band):
     """:func:`scatter_elements` on an axis other than the last, ``band`` columns at a time, each
-    band's pieces of ``out`` (one per position on the axis) first copied next to each other
+    band's pieces (one per position on the axis) first copied from ``src`` next to each other
     into a buffer of the kernel's own (:func:`copy_band`), folded into there
-    (:func:`fold_block`), and copied back; once for each run of rows sharing a start
-    (``bases``). As :func:`gather_elements_bands`' packing: the folds then land in a few
-    hundred KB of consecutive pages instead of one piece a table row apart. Returns -1, or the
-    flat position of the first bad index met (``out`` is then partly written)."""
+    (:func:`fold_block`), and copied to ``out``; once for each run of rows sharing a start
+    (``bases``). ``src`` is ``out`` itself, or, when every start has one run and the bands
+    cover every element, the data ``out`` is to be a copy of (``out`` is then written whole
+    here, and never copied first). As :func:`gather_elements_bands`' packing: the folds land in
+    a few hundred KB of consecutive pages instead of one piece a table row apart. Returns -1,
+    or the flat position of the first bad index met (``out`` is then partly written)."""
     scratch = np.empty(size * band, out.dtype)
     shifted = np.empty(r1, np.int64)  # row starts in the buffer: column c of the band is c - cb there
     for cb in range(c0, c1, band):
@@ -957,7 +961,7 @@ def fold_packed(out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band):
             while rb < r1 and bases[rb] == base:
                 rb += 1
             start = np.uint64(base + cb)
-            copy_band(out, start, sa, scratch, np.uint64(0), width, size, width)
+            copy_band(src, start, sa, scratch, np.uint64(0), width, size, width)
             bad = fold_block(scratch, idx, vals, ra, rb, cb, ce, size, shifted, 1, width, 0, op)
             if bad >= 0:
                 return bad
@@ -1122,8 +1126,8 @@ def gather_rows_shared(table, idx, size, out, stream, once, start, stop, chunk, 
     return status
 
 
-def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, band, pack, start, stop, chunk,
-                            counter, words, woken):
+def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, band, pack, src, start, stop,
+                            chunk, counter, words, woken):
     """:func:`scatter_elements` on shared chunks of its rows (``columns`` False) or of its
     columns (True: all rows, ``band`` columns at a time; chunks are whole bands)."""
     wake(words, woken)
@@ -1133,9 +1137,9 @@ def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, 
     while r0 >= 0:
         r1 = min(stop, r0 + chunk)
         if columns:
-            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, 0, n, r0, r1, band, pack)
+            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, 0, n, r0, r1, band, pack, src)
         else:
-            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, 0, m, m, False)
+            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, 0, m, m, False, src)
         status = max(status, bad)
         r0 = claim(counter, start, stop, chunk)
     await_parts(words, woken)

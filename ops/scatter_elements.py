@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import accel
-from .apply import check_reduction, copier, copy_of, put_rows
+from . import accel, buffers
+from .apply import check_reduction, copier, put_rows
 from .checks import check_same_dtype, checked_once, dims_equal, fmt_shape, normalize_axis, require_data_dtype
 from .dtypes import as_tensor
 from .errors import OpError
@@ -76,8 +76,8 @@ def _scatter_elements(op, data, indices, updates, axis, reduction) -> np.ndarray
                      lambda: _checked_axis(op, data.shape, indices.shape, updates.shape, axis))
     check_reduction(op, reduction, data)
     if accel.supports_scatter_elements(data.dtype, indices, reduction) and accel.enabled():
-        out = copy_of(data)
-        if accel.scatter_elements(out, indices, updates, a, reduction):
+        out = buffers.empty(data.shape, data.dtype)  # data's copy, made by the kernel's caller or by its folds
+        if accel.scatter_elements(out, indices, updates, a, reduction, source=data):
             return out
     imap = scatter_elements_index_map(data, indices, updates.shape, axis, op)
     columns_stay = data.ndim >= 2 and a != data.ndim - 1
@@ -89,16 +89,22 @@ def scatter_elements_plan(data: np.ndarray, indices: np.ndarray, updates: np.nda
     """The plan of a ScatterElements call the kernel has accepted (:mod:`ops.small_calls`), where
     the compiled kernel runs: a copy of data (:func:`ops.apply.copier`), then the kernel in one
     call (:func:`ops.accel.scatter_elements_plan`) where one thread does the work, else
-    :func:`ops.accel.scatter_elements`, which splits the work across threads itself; None
+    :func:`ops.accel.scatter_elements` on a new array and data (it copies data, or has its
+    packed folds write the new array whole) and splits the work across threads itself; None
     otherwise."""
     if not plain(data) or not accel.supports_scatter_elements(data.dtype, indices, reduction) \
             or not accel.enabled():
         return None
     a = normalize_axis(OP, axis, data.ndim)
     scatter = accel.scatter_elements_plan(data, indices, a, reduction)
-    if scatter is None:
-        def scatter(out: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> bool:
-            return accel.scatter_elements(out, indices, updates, a, reduction)
+    if scatter is None:  # split work: the kernel's caller copies data, or its folds do
+        shape, dtype = data.shape, data.dtype
+
+        def split_call(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
+            out = buffers.empty(shape, dtype)
+            return out if accel.scatter_elements(out, indices, updates, a, reduction, source=data) else None
+
+        return split_call
     copy = copier(data)
 
     def one_call(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:

@@ -236,7 +236,9 @@ def test_scatter_elements_bands_hold_bytes_of_narrow_elements(dtype, threads, mo
 def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monkeypatch):
     """On an axis other than the last, from PACKED_FOLDS_MIN_SPAN_BYTES of table up (lowered to
     0 here), each band of ScatterElements' targets is copied together, folded there and copied
-    back (once per run of rows sharing a start), or folded in place: every reduction gives the
+    back (once per run of rows sharing a start; where the bands cover the whole output, read
+    from data and written to the output, which is never copied first), or folded in place on
+    a copy of data: every reduction gives the
     numpy path's bits (add and mul in the same order of updates) and the reference's values,
     with duplicates, negative indices, one start (axis 0), six (a middle axis, later axes
     merged) and a start per row (a later extent differs: never packed); a bad index in the
@@ -244,12 +246,13 @@ def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monk
     monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # split-sized work, which is what takes the bands
     monkeypatch.setattr(accel, "PACKED_FOLDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACK_BANDS", pack)
-    packed = []
+    packed, filled = [], []
     split = accel._share
 
     def share(name, args, *rest, **kw):
         if name == "scatter_elements":
-            packed.append(args[-1])
+            packed.append(args[10])
+            filled.append(not np.shares_memory(args[0], args[-1]))  # the folds read data, not out
         return split(name, args, *rest, **kw)
 
     monkeypatch.setattr(accel, "_share", share)
@@ -268,6 +271,7 @@ def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monk
             assert_same_bits(fast, slow)
             np.testing.assert_array_equal(fast, reference.scatter_elements(data, idx, upd, axis, reduction))
     assert packed == [p for p in (pack, pack, False) for _ in reductions], packed
+    assert filled == packed  # packed folds cover the whole output in the first two cases
     shape, idx, _ = cases[0]
     idx[89, 516] = 60
     with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[89, 516\] = 60 is out of range"):
