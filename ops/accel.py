@@ -352,7 +352,7 @@ def _gather_split(args: tuple) -> bool:
     data, idx2, out2, bases, sa, last, size, stream = args
     rows, m = idx2.shape
     span = size * sa * data.itemsize
-    pack = not last and _pack_bands(bases, size)
+    pack = not last and _pack_bands(bases, size, data.itemsize)
     if last or span < (min(BANDS_MIN_SPAN_BYTES, PACKED_BANDS_MIN_SPAN_BYTES) if pack else BANDS_MIN_SPAN_BYTES):
         if stream and not last and span >= PICKS_PREFETCH_MIN_BYTES \
                 and parallel.part_count(idx2.size) > PREFETCHED_PICKS_STREAM_THREADS:
@@ -363,12 +363,14 @@ def _gather_split(args: tuple) -> bool:
     return _all_valid(_share("gather_elements_bands", args, m, idx2.size, COARSE_CHUNKS_PER_THREAD, width))
 
 
-def _pack_bands(bases: np.ndarray, size: int) -> bool:
+def _pack_bands(bases: np.ndarray, size: int, itemsize: int) -> bool:
     """GatherElements' bands copy a band's pieces together before picking from them
-    (:func:`ops.accel_kernels.gather_elements_bands`' ``pack``): when the rows that pick from
-    one copy, the rows with one start (``bases``, consecutive rows sharing it), number at least
-    :data:`PACK_MIN_ROWS_PER_POSITION` times the axis' extent ``size`` (the pieces copied)."""
-    if not PACK_BANDS:
+    (:func:`ops.accel_kernels.gather_elements_bands`' ``pack``; ScatterElements' folds likewise):
+    when the rows that pick from one copy, the rows with one start (``bases``, consecutive rows
+    sharing it), number at least :data:`PACK_MIN_ROWS_PER_POSITION` times the axis' extent
+    ``size`` (the pieces copied), and a band's copy of elements of ``itemsize`` bytes takes no
+    more than :data:`PACK_MAX_BYTES`."""
+    if not PACK_BANDS or size * band(itemsize) * itemsize > PACK_MAX_BYTES:
         return False
     starts = 1 + int(np.count_nonzero(bases[1:] != bases[:-1]))
     return bases.size >= PACK_MIN_ROWS_PER_POSITION * size * starts
@@ -383,6 +385,10 @@ PACK_BANDS = True
 #: copy gains; packing lost with a sixteenth of a row per position and won from an eighth
 #: (benchmarks/README.md).
 PACK_MIN_ROWS_PER_POSITION = 0.125
+#: ... and when a band's copy (one per thread) takes at most this many bytes: packed bands won
+#: with copies of up to 13 MB and lost with 51 MB, where the copy no longer stays in any cache
+#: (benchmarks/README.md).
+PACK_MAX_BYTES = 16 << 20
 
 
 #: GatherElements on an axis other than the last gathers bands of columns, row after row
@@ -846,7 +852,8 @@ def scatter_elements(out: np.ndarray, indices: np.ndarray, values: np.ndarray, a
     n, m = idx2.shape
     # rows when the axis is the last, else bands of columns, in chunks of whole bands
     width = 0 if last else band(out.itemsize)
-    pack = not last and size * sa * out.itemsize >= PACKED_FOLDS_MIN_SPAN_BYTES and _pack_bands(bases, size)
+    pack = (not last and size * sa * out.itemsize >= PACKED_FOLDS_MIN_SPAN_BYTES
+            and _pack_bands(bases, size, out.itemsize))
     if source is not None and not (pack and _folds_fill(source, indices, axis)):
         parallel.copy_into(out, source)
         source = None

@@ -434,6 +434,33 @@ def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, pack, thre
     assert sum(ran.values()) >= 4, ran  # the three good calls and the bad one took the bands
 
 
+def test_bands_pack_only_copies_that_fit_pack_max_bytes(monkeypatch):
+    """A band's packed copy is one per thread: GatherElements' bands and ScatterElements' folds
+    pack only while it takes at most PACK_MAX_BYTES (the axis' extent times a band's bytes), and
+    give numpy's bits either way."""
+    monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    monkeypatch.setattr(accel, "PACKED_FOLDS_MIN_SPAN_BYTES", 0)
+    packed = []
+    split = accel._share
+
+    def share(name, args, *rest, **kw):
+        packed.append(args[8] if name == "gather_elements_bands" else args[10])
+        return split(name, args, *rest, **kw)
+
+    monkeypatch.setattr(accel, "_share", share)
+    rng = np.random.default_rng(48)
+    data = values("float32", (300, 517), rng, payloads=False)
+    idx = rng.integers(-300, 300, (600, 517))
+    upd = values("float32", idx.shape, rng, payloads=False)
+    copy_bytes = 300 * accel.band(4) * 4
+    for limit, expected in ((copy_bytes, True), (copy_bytes - 1, False)):
+        monkeypatch.setattr(accel, "PACK_MAX_BYTES", limit)
+        packed.clear()
+        assert_same_bits(*both(partial(ops.gather_elements, data, idx, 0)))
+        assert_same_bits(*both(partial(ops.scatter_elements, data, idx, upd, 0, "add")))
+        assert packed == [expected, expected], (limit, packed)
+
+
 @pytest.mark.parametrize("layout", ["last-cached", "last-large", "axis0", "axis0-bands"])
 def test_rows_of_mixed_signs_and_a_bad_index_after_negatives(layout, monkeypatch):
     """Rows whose indices change sign anywhere (the kernels read indices in [0, size) with one
