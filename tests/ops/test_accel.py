@@ -258,9 +258,9 @@ def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monk
     monkeypatch.setattr(accel, "_share", share)
     rng = np.random.default_rng([47, np.dtype(dtype).itemsize])
     cases = [
-        ((60, 517), rng.integers(-60, 60, (90, 517)), 0),
-        ((6, 40, 30, 5), rng.integers(-40, 40, (6, 50, 30, 5)), 1),
-        ((30, 40, 70), rng.integers(-30, 30, (45, 20, 70)).astype(np.int32), 0),
+        ((60, 300), rng.integers(-60, 60, (40, 300)), 0),
+        ((6, 40, 6, 5), rng.integers(-40, 40, (6, 50, 6, 5)), 1),
+        ((30, 40, 20), rng.integers(-30, 30, (45, 10, 20)).astype(np.int32), 0),
     ]
     reductions = ("none", "add", "mul", "max", "min") if dtype in FOLD_DTYPES else ("none",)
     for shape, idx, axis in cases:
@@ -273,8 +273,8 @@ def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monk
     assert packed == [p for p in (pack, pack, False) for _ in reductions], packed
     assert filled == packed  # packed folds cover the whole output in the first two cases
     shape, idx, _ = cases[0]
-    idx[89, 516] = 60
-    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[89, 516\] = 60 is out of range"):
+    idx[39, 299] = 60
+    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[39, 299\] = 60 is out of range"):
         ops.scatter_elements(values(dtype, shape, rng, payloads=False), idx, values(dtype, idx.shape, rng), 0, "none")
 
 
@@ -403,6 +403,7 @@ def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, pack, thre
     then six, each packed again) and not (a later extent differs: a start per row, never
     packed), bands that do not divide the columns, negative indices and int32 ones; a bad index
     in the last band is named exactly."""
+    monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # split-sized work from 2,048 picks
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACK_BANDS", pack)
     ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
@@ -417,9 +418,9 @@ def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, pack, thre
     monkeypatch.setattr(accel, "_share", share)
     rng = np.random.default_rng([31, np.dtype(dtype).itemsize])
     cases = [
-        (values(dtype, (300, 517), rng), rng.integers(-300, 300, (600, 517)), 0),
-        (values(dtype, (6, 40, 30, 25), rng), rng.integers(-40, 40, (6, 120, 30, 25)), 1),
-        (values(dtype, (50, 40, 70), rng), rng.integers(-50, 50, (100, 30, 70)).astype(np.int32), 0),
+        (values(dtype, (60, 300), rng), rng.integers(-60, 60, (90, 300)), 0),
+        (values(dtype, (6, 40, 6, 5), rng), rng.integers(-40, 40, (6, 60, 6, 5)), 1),
+        (values(dtype, (20, 40, 30), rng), rng.integers(-20, 20, (30, 20, 30)).astype(np.int32), 0),
     ]
     for data, idx, axis in cases:
         assert idx.size >= 2 * parallel.MIN_PART  # split-sized work, which is what takes the bands
@@ -428,8 +429,8 @@ def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, pack, thre
         assert_same_bits(fast, reference.gather_elements(data, idx, axis))
     assert packed == [pack, pack, False], packed  # one compiled call per case (the numpy twin makes none)
     data, idx, _ = cases[0]
-    idx[599, 516] = 300
-    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[599, 516\] = 300 is out of range"):
+    idx[89, 299] = 60
+    with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[89, 299\] = 60 is out of range"):
         ops.gather_elements(data, idx, 0)
     assert sum(ran.values()) >= 4, ran  # the three good calls and the bad one took the bands
 
