@@ -353,7 +353,7 @@ def _gather_split(args: tuple) -> bool:
     rows, m = idx2.shape
     span = size * sa * data.itemsize
     pack = not last and _pack_bands(bases, size, data.itemsize)
-    if last or span < (min(BANDS_MIN_SPAN_BYTES, PACKED_BANDS_MIN_SPAN_BYTES) if pack else BANDS_MIN_SPAN_BYTES):
+    if last or span < (PACKED_BANDS_MIN_SPAN_BYTES if pack else BANDS_MIN_SPAN_BYTES):
         if stream and not last and span >= PICKS_PREFETCH_MIN_BYTES \
                 and parallel.part_count(idx2.size) > PREFETCHED_PICKS_STREAM_THREADS:
             args = (*args[:-1], False)

@@ -130,12 +130,11 @@ def gather_elements_bands(data, idx, out, bases, sa, size, stream, band, pack, c
     (:func:`copy_band`, again whenever a row's start differs from the last row's), and the rows
     pick from there: a few hundred KB in consecutive pages, where the pieces in place lie a
     table row apart, one to a page for rows of a page or more, more pages than the TLB holds.
-    The indices of the row :data:`BAND_AHEAD` rows on are
-    prefetched, a line at a time (rows far apart in memory, which no prefetcher follows;
-    stepping by :func:`line_shift`, not :func:`prefetch_band`'s division, which cost this loop
-    3-7%). Each row's piece goes through :func:`pick_piece`. Returns -1, or the flat position
-    ``r * m + j`` of the first index outside ``[-size, size)`` met (``out`` is then
-    incomplete)."""
+    The indices of the row :data:`BAND_AHEAD` rows on are prefetched, a line at a time (rows
+    far apart in memory, which no prefetcher follows; stepping by :func:`line_shift`, not
+    :func:`prefetch_band`'s division, which cost this loop 3-7%). Each row's piece goes
+    through :func:`pick_piece`. Returns -1, or the flat position ``r * m + j`` of the first
+    index outside ``[-size, size)`` met (``out`` is then incomplete)."""
     n, m = idx.shape
     step = 1 << line_shift(idx.itemsize)  # a line's worth of indices: no division per row
     scratch = np.empty(size * band if pack else 0, data.dtype)

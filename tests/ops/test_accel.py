@@ -396,15 +396,17 @@ def count_kernel_calls(monkeypatch, *names: str) -> dict:
 @pytest.mark.parametrize("pack", [True, False], ids=["packed", "in-place"])
 @pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "int64"])
 def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, pack, threads, stream, monkeypatch):
-    """On an axis other than the last, from BANDS_MIN_SPAN_BYTES of table up (lowered to 0
-    here), GatherElements gathers bands of columns row after row, across threads by whole
-    bands, from a packed copy of each band or from the table in place: the numpy path's bits
-    on axis 0 and a middle axis, with the later axes merged into the columns (one row start,
-    then six, each packed again) and not (a later extent differs: a start per row, never
-    packed), bands that do not divide the columns, negative indices and int32 ones; a bad index
+    """On an axis other than the last, from BANDS_MIN_SPAN_BYTES of table up
+    (PACKED_BANDS_MIN_SPAN_BYTES where they pack; both lowered to 0 here), GatherElements
+    gathers bands of columns row after row, across threads by whole bands, from a packed copy
+    of each band or from the table in place: the numpy path's bits on axis 0 and a middle axis,
+    with the later axes merged into the columns (one row start, then six, each packed again)
+    and not (a later extent differs: a start per row, never packed), bands that do not divide
+    the columns, negative indices and int32 ones; a bad index
     in the last band is named exactly."""
     monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # split-sized work from 2,048 picks
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACK_BANDS", pack)
     ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
     packed = []
@@ -440,6 +442,7 @@ def test_bands_pack_only_copies_that_fit_pack_max_bytes(monkeypatch):
     pack only while it takes at most PACK_MAX_BYTES (the axis' extent times a band's bytes), and
     give numpy's bits either way."""
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACKED_FOLDS_MIN_SPAN_BYTES", 0)
     packed = []
     split = accel._share
@@ -472,6 +475,7 @@ def test_rows_of_mixed_signs_and_a_bad_index_after_negatives(layout, monkeypatch
     [-size, size) after negative ones in its row is named exactly."""
     if layout == "axis0-bands":
         monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+        monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
     rng = np.random.default_rng([41, len(layout)])
     ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
     shapes = {"last-cached": (300, 100), "last-large": (1200, 300), "axis0": (300, 300), "axis0-bands": (400, 400)}
@@ -551,14 +555,16 @@ def test_gather_elements_streams_prefetched_picks_in_one_thread_only(threads, mo
 
 
 def test_gather_elements_keeps_rows_below_the_band_span(monkeypatch):
-    """Below BANDS_MIN_SPAN_BYTES, and on the last axis at any size, GatherElements gathers
-    whole rows."""
+    """Below BANDS_MIN_SPAN_BYTES (PACKED_BANDS_MIN_SPAN_BYTES for bands that pack), and on the
+    last axis at any size, GatherElements gathers whole rows."""
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 300 * 517 * 4 + 1)
+    monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 300 * 517 * 4 + 1)
     ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
     rng = np.random.default_rng(32)
     data = values("float32", (300, 517), rng)
     ops.gather_elements(data, rng.integers(0, 300, (600, 517)), 0)
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
     ops.gather_elements(data, rng.integers(0, 517, (300, 1000)), 1)
     assert sum(ran.values()) == 0
 
@@ -1438,6 +1444,7 @@ def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic,
     accel._load()
     monkeypatch.setitem(accel._state, "atomic", atomic)
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
+    monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
     before = parallel.threads()
     parallel.set_threads(2)
     try:
