@@ -219,8 +219,8 @@ def _load() -> dict | None:
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
             # loop also ran slower inlined into scatter_elements (benchmarks/README.md)
-            for helper in (K.fold_block, K.fold, K.assign_last, K.fold_packed, K.scatter_tuples_part, K.scatter_words,
-                           K.gather_rows_wide, K.gather_rows_mixed, K.gather_tuples_checked):
+            for helper in (K.fold_block, K.fold, K.assign_last, K.fold_packed, K.fold_bands, K.scatter_tuples_part,
+                           K.scatter_words, K.gather_rows_wide, K.gather_rows_mixed, K.gather_tuples_checked):
                 numba.extending.register_jitable(helper)
             try:
                 from . import accel_intrinsics  # numba internals (llvmlite, cgutils): may move between versions

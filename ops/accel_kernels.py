@@ -254,9 +254,9 @@ def in_range(idx, r, c0, c1, size):
     return not outside
 
 
-def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, op):
+def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, shift, cstep, vstep, warm, op):
     """For rows ``r`` in ``r0..r1`` and, within each, columns ``c`` in ``c0..c1``, in that
-    order: ``out[t] = f(out[t], vals[r, c])`` with ``t = bases[r] + c * cstep + v * vstep``,
+    order: ``out[t] = f(out[t], vals[r, c])`` with ``t = bases[r] + shift + c * cstep + v * vstep``,
     ``v`` = ``idx[r, c]`` made non-negative; ``f`` is :func:`fold`'s ``op``. With ``warm`` > 0,
     each target row (``size`` elements from ``bases[r]``) is first read in order, every
     ``warm``-th element (:func:`warm_row`). Returns -1, or the flat position ``r * last + c``
@@ -269,7 +269,7 @@ def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, cstep, vstep, warm, 
     m = idx.shape[1]
     banded = c1 - c0 < m  # a slice of each row: rows far apart in memory, which no prefetcher follows
     for r in range(r0, r1):
-        base = bases[r]
+        base = bases[r] + shift
         warm_row(out, base, size, warm)
         if banded and r + BAND_AHEAD < r1:
             prefetch_band(idx, r + BAND_AHEAD, c0, c1)
@@ -927,11 +927,20 @@ def scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, 
         return assign_last(out, idx, vals, bases, size, r0, r1, c0, c1)
     if pack and not last:
         return fold_packed(src, out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band)
+    return fold_bands(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, band)
+
+
+def fold_bands(out, idx, vals, bases, sa, last, size, op, r0, r1, c0, c1, band):
+    """:func:`scatter_elements` in place, ``band`` columns at a time (:func:`fold_block`),
+    warming target rows on the last axis. A helper of its own, as :func:`fold_packed`: numba
+    compiles a helper once per kind of caller (a kernel or a helper) and argument types, so
+    :func:`fold_block`, called from these two alone with the same types, is compiled once."""
     cstep, vstep = (0, 1) if last else (1, sa)
+    no_shift = np.int64(0)  # typed int64 (a literal 0 would be a type of its own), as fold_packed's shift
     shift = line_shift(out.itemsize)
     warm = 1 << shift if last and c1 - c0 >= size >> shift and out.shape[0] * out.itemsize >= WARM_MIN_BYTES else 0
     for cb in range(c0, c1, band):
-        bad = fold_block(out, idx, vals, r0, r1, cb, min(c1, cb + band), size, bases, cstep, vstep, warm, op)
+        bad = fold_block(out, idx, vals, r0, r1, cb, min(c1, cb + band), size, bases, no_shift, cstep, vstep, warm, op)
         if bad >= 0:
             return bad
     return -1
@@ -948,11 +957,10 @@ def fold_packed(src, out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band):
     a few hundred KB of consecutive pages instead of one piece a table row apart. Returns -1,
     or the flat position of the first bad index met (``out`` is then partly written)."""
     scratch = np.empty(size * band, out.dtype)
-    shifted = np.empty(r1, np.int64)  # row starts in the buffer: column c of the band is c - cb there
+    one, no_warming = np.int64(1), np.int64(0)  # typed int64, as :func:`fold_bands`' (literals are types of their own)
     for cb in range(c0, c1, band):
         ce = min(c1, cb + band)
         width = ce - cb
-        shifted[r0:r1] = -cb
         ra = r0
         while ra < r1:
             base = bases[ra]
@@ -961,7 +969,8 @@ def fold_packed(src, out, idx, vals, bases, sa, size, op, r0, r1, c0, c1, band):
                 rb += 1
             start = np.uint64(base + cb)
             copy_band(src, start, sa, scratch, np.uint64(0), width, size, width)
-            bad = fold_block(scratch, idx, vals, ra, rb, cb, ce, size, shifted, 1, width, 0, op)
+            # column c of the band is c - cb in the buffer, rows ra..rb all start at base
+            bad = fold_block(scratch, idx, vals, ra, rb, cb, ce, size, bases, -(base + cb), one, width, no_warming, op)
             if bad >= 0:
                 return bad
             copy_band(scratch, np.uint64(0), width, out, start, sa, size, width)
@@ -1136,10 +1145,13 @@ def scatter_elements_shared(out, idx, vals, bases, sa, last, size, op, columns, 
     while r0 >= 0:
         r1 = min(stop, r0 + chunk)
         if columns:
-            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, 0, n, r0, r1, band, pack, src)
+            ra, rb, ca, cb, width, packed = 0, n, r0, r1, band, pack
         else:
-            bad = _scatter_elements(out, idx, vals, bases, sa, last, size, op, r0, r1, 0, m, m, False, src)
-        status = max(status, bad)
+            ra, rb, ca, cb, width, packed = r0, r1, 0, m, m, False
+        # one call, whose arguments numba types as int64 and bool (the constants as literals in
+        # two calls would each compile the kernel again)
+        status = max(status, _scatter_elements(out, idx, vals, bases, sa, last, size, op, ra, rb, ca, cb, width, packed,
+                                               src))
         r0 = claim(counter, start, stop, chunk)
     await_parts(words, woken)
     return status
