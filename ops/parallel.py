@@ -136,9 +136,10 @@ def split(n: int, parts: int) -> list[tuple[int, int]]:
     return bounds
 
 
-def part_count(work: int, min_part: int = MIN_PART) -> int:
-    """How many parts ``work`` elements are worth: 1 up to ``threads()``."""
-    return max(1, min(_threads, work // max(min_part, 1)))
+def part_count(work: int, min_part: int | None = None) -> int:
+    """How many parts ``work`` elements are worth, at least ``min_part`` each (default
+    :data:`MIN_PART`, read at the call): 1 up to ``threads()``."""
+    return max(1, min(_threads, work // max(MIN_PART if min_part is None else min_part, 1)))
 
 
 def map_woken(fn: Callable[[np.ndarray, int], object], parts: int) -> list:
@@ -168,14 +169,14 @@ def map_woken(fn: Callable[[np.ndarray, int], object], parts: int) -> list:
 NO_WORDS = np.zeros((3, 1), dtype=np.int64)
 
 
-def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> None:
+def run_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int | None = None) -> None:
     """Call ``fn(start, stop)`` over disjoint ranges covering ``0..n``, in parallel when the
     total ``work`` (elements touched; default ``n``) is worth it. The calling thread runs the
     first range itself."""
     map_parts(fn, n, work, min_part)
 
 
-def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int = MIN_PART) -> list:
+def map_parts(fn: Callable[[int, int], object], n: int, work: int | None = None, min_part: int | None = None) -> list:
     """Like :func:`run_parts` but returns ``[fn(start, stop), ...]`` in range order (an empty
     list when ``n == 0``)."""
     parts = part_count(n if work is None else work, min_part)

@@ -212,14 +212,14 @@ def test_scatter_elements_bands_hold_bytes_of_narrow_elements(dtype, threads, mo
     and the reference's values."""
     monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # 18,000 updates: several parts' worth
     widths = []
-    kernels = accel._load()
-    original = kernels["scatter_elements"]
+    share = accel._share
 
-    def spy(*args):
-        widths.append(args[12])  # band
-        return original(*args)
+    def spy(name, args, *rest, **kw):
+        if name == "scatter_elements":
+            widths.append(args[9])  # band
+        return share(name, args, *rest, **kw)
 
-    monkeypatch.setitem(kernels, "scatter_elements", spy)
+    monkeypatch.setattr(accel, "_share", spy)
     rng = np.random.default_rng([21, len(dtype)])
     data = values(dtype, (40, 600), rng, payloads=False)
     idx = rng.integers(-40, 40, (30, 600))
@@ -260,7 +260,8 @@ def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monk
     cases = [
         ((60, 300), rng.integers(-60, 60, (40, 300)), 0),
         ((6, 40, 6, 5), rng.integers(-40, 40, (6, 50, 6, 5)), 1),
-        ((30, 40, 20), rng.integers(-30, 30, (45, 10, 20)).astype(np.int32), 0),
+        # int32 indices on one dtype: each index type is a compiled kernel of its own per dtype
+        ((30, 40, 20), rng.integers(-30, 30, (45, 10, 20)).astype(np.int32 if dtype == "float32" else np.int64), 0),
     ]
     reductions = ("none", "add", "mul", "max", "min") if dtype in FOLD_DTYPES else ("none",)
     for shape, idx, axis in cases:
@@ -570,19 +571,20 @@ def test_gather_elements_keeps_rows_below_the_band_span(monkeypatch):
 
 
 @pytest.mark.parametrize("reduction", ["none", "add"])
-def test_elementwise_rows_merge_the_axes_after_the_axis(reduction, threads):
+def test_elementwise_rows_merge_the_axes_after_the_axis(reduction, threads, monkeypatch):
     """On an axis other than the last, where the indices have data's extents on every later
     axis, those axes form the columns of the kernels' view (one row per leading position): a
-    (60, 50, 4) tensor scattered on axis 0 by (700, 50, 4) indices is 700 rows of 200 columns,
-    not 35,000 rows of 4. Where a later extent differs, the columns stay the last axis. Both
+    (60, 50, 4) tensor scattered on axis 0 by (100, 50, 4) indices is 100 rows of 200 columns,
+    not 5,000 rows of 4. Where a later extent differs, the columns stay the last axis. Both
     views give the reference's result, split across threads."""
+    monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # 100 x 50 x 4 updates: two threads' worth of work
     rng = np.random.default_rng([23, len(reduction)])
     data = values("float32", (60, 50, 4), rng, payloads=False)
-    # 700 x 50 x 4 updates: two threads' worth of work
-    for idx in (rng.integers(-60, 60, size=(700, 50, 4)), rng.integers(-60, 60, size=(700, 49, 4))):
+    for idx in (rng.integers(-60, 60, size=(100, 50, 4)), rng.integers(-60, 60, size=(100, 49, 4))):
+        assert parallel.part_count(idx.size) == parallel.threads()
         idx2, bases, stride, last = accel._element_rows(data.shape, idx, 0)
         merged = idx.shape[1:] == data.shape[1:]
-        assert idx2.shape == ((700, 200) if merged else (700 * 49, 4)) and stride == 200 and not last
+        assert idx2.shape == ((100, 200) if merged else (100 * 49, 4)) and stride == 200 and not last
         upd = values("float32", idx.shape, rng, payloads=False)
         np.testing.assert_array_equal(ops.gather_elements(data, idx, 0), reference.gather_elements(data, idx, 0))
         got = ops.scatter_elements(data, idx, upd, 0, reduction)
@@ -807,6 +809,7 @@ def test_gather_nd_checks_each_block_of_tuples_before_copying_it(k, width, strea
     limits = np.array(data.shape[:k])
     n = 3 * block + 17
     idx = rng.integers(0, limits, (n, k))
+    expected = reference.gather_nd(data, idx)  # a negative component names the same element
     for at in (None, 0, block - 1, block, 2 * block + 5, n - 1):
         for c in range(k) if at is not None else (0,):
             if at is not None:
@@ -816,7 +819,7 @@ def test_gather_nd_checks_each_block_of_tuples_before_copying_it(k, width, strea
                 negative = idx
             fast, slow = both(partial(ops.gather_nd, data, negative))
             assert_same_bits(fast, slow)
-            assert_same_bits(fast, reference.gather_nd(data, negative))
+            assert_same_bits(fast, expected)
             if at is None:
                 continue
             bad = idx.copy()
@@ -1445,6 +1448,14 @@ def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic,
     monkeypatch.setitem(accel._state, "atomic", atomic)
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
+    split = []
+    share = accel._share
+
+    def spy(name, args, n, work, *more, **kw):
+        split.append(n > 1 and parallel.part_count(work) > 1)
+        return share(name, args, n, work, *more, **kw)
+
+    monkeypatch.setattr(accel, "_share", spy)
     before = parallel.threads()
     parallel.set_threads(2)
     try:
@@ -1457,7 +1468,7 @@ def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic,
         calls = [
             ("GatherElements", [data, idx], {"axis": 1}),
             ("GatherElements", [data, idx % 600], {"axis": 0}),  # in bands of columns (span lowered below)
-            ("Gather", [data, idx[:, :300] % 400], {"axis": 1}),
+            ("Gather", [data, idx[:8, :300] % 400], {"axis": 1}),
             ("Gather", [data, rows], {"axis": 0}),
             ("GatherND", [data[:, :, None].repeat(2, 2), tuples], {}),
             ("ScatterElements", [data, idx, upd], {"axis": 1, "reduction": "add"}),
@@ -1465,7 +1476,9 @@ def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic,
         ]
         for op, inputs, attrs in calls:
             small_calls.forget()
+            split.clear()
             got = ops.run_op(op, inputs, attrs)
+            assert any(split), (op, attrs, split)  # the route was split across the two threads
             accel.set_enabled(False)
             try:
                 want = ops.run_op(op, inputs, attrs)
