@@ -75,18 +75,10 @@ class TrainingPanel(QtWidgets.QWidget):
         self.message.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
 
-        self.plot = pg.PlotWidget()
-        self.plot.setMinimumSize(160, 90)
-        self.plot.setLabel("bottom", "step")
-        self.plot.setLabel("left", "loss")
-        self.plot.getAxis("left").enableAutoSIPrefix(False)   # "600" under "loss (x0.001)" misleads
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.curve = self.plot.plot([], [], pen=pg.mkPen(CURVE_COLOUR, width=2), symbol="o", symbolSize=4,
-                                    symbolBrush=CURVE_COLOUR, symbolPen=None)
-        self.curve.setDownsampling(auto=True, method="peak")
-        self.curve.setClipToView(True)
+        self._plot: pg.PlotWidget | None = None   # made on first use (:attr:`plot`)
+        self._curve: pg.PlotDataItem | None = None
+        self._plot_place = QtWidgets.QVBoxLayout()
+        self._plot_place.setContentsMargins(0, 0, 0, 0)
         self._steps: list[int] = []
         self._losses: list[float] = []
 
@@ -110,7 +102,7 @@ class TrainingPanel(QtWidgets.QWidget):
         left.setMaximumWidth(380)
         layout = QtWidgets.QHBoxLayout(self)
         layout.addWidget(left)
-        layout.addWidget(self.plot, 1)
+        layout.addLayout(self._plot_place, 1)
 
         self.step_button.clicked.connect(self.stepRequested)
         self.train_button.clicked.connect(lambda: self.trainRequested.emit(self.steps_box.value()))
@@ -159,10 +151,42 @@ class TrainingPanel(QtWidgets.QWidget):
         colour = style.STATE_COLOURS[style.ERROR].name() if error else theme.plot_colours().foreground
         self.message.setText(f"<span style='color:{colour}'>{html.escape(text)}</span>" if text else "")
 
+    @property
+    def plot(self) -> pg.PlotWidget:
+        """The loss curve's plot, made on first use (the panel's first showing, as a rule: the
+        dock starts closed, and most sessions never open it) with the points so far."""
+        if self._plot is None:
+            self._plot = pg.PlotWidget()
+            self._plot.setMinimumSize(160, 90)
+            self._plot.setLabel("bottom", "step")
+            self._plot.setLabel("left", "loss")
+            self._plot.getAxis("left").enableAutoSIPrefix(False)   # "600" under "loss (x0.001)" misleads
+            self._plot.showGrid(x=True, y=True, alpha=0.25)
+            self._plot.setMouseEnabled(x=False, y=False)
+            self._plot.hideButtons()
+            self._curve = self._plot.plot([], [], pen=pg.mkPen(CURVE_COLOUR, width=2), symbol="o", symbolSize=4,
+                                          symbolBrush=CURVE_COLOUR, symbolPen=None)
+            self._curve.setDownsampling(auto=True, method="peak")
+            self._curve.setClipToView(True)
+            self._plot_place.addWidget(self._plot)
+            self._plot.show()  # a child added to a shown panel (or one being shown) stays hidden until shown
+            self._restyle()
+            self._draw_curve()
+        return self._plot
+
+    @property
+    def curve(self) -> pg.PlotDataItem:
+        """The loss curve (:attr:`plot`'s)."""
+        self.plot  # noqa: B018 - made with its plot
+        return self._curve
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        self.plot  # noqa: B018 - the plot is made before its first showing
+        super().showEvent(event)
+
     def clear_curve(self) -> None:
         self._steps, self._losses = [], []
-        self.curve.setData([], [])
-        self.curve.setSymbol("o")
+        self._draw_curve()
 
     def add_points(self, steps: list[int], losses: list[float]) -> None:
         """More points of the curve: the loss at each of ``steps`` (counted over the curve),
@@ -171,9 +195,14 @@ class TrainingPanel(QtWidgets.QWidget):
         cheap to draw)."""
         self._steps.extend(steps)
         self._losses.extend(losses)
-        if len(self._steps) > MARKED_POINTS:
-            self.curve.setSymbol(None)
-        self.curve.setData(np.asarray(self._steps, float), np.asarray(self._losses, float))
+        self._draw_curve()
+
+    def _draw_curve(self) -> None:
+        """The points so far on the curve, once its plot is made."""
+        if self._curve is None:
+            return
+        self._curve.setSymbol("o" if len(self._steps) <= MARKED_POINTS else None)
+        self._curve.setData(np.asarray(self._steps, float), np.asarray(self._losses, float))
 
     def curve_points(self) -> tuple[list[int], list[float]]:
         """(steps, losses) drawn."""
@@ -183,9 +212,11 @@ class TrainingPanel(QtWidgets.QWidget):
         self._restyle()
 
     def _restyle(self) -> None:
+        if self._plot is None:  # styled when it is made
+            return
         colours = theme.plot_colours()
-        self.plot.setBackground(colours.background)
+        self._plot.setBackground(colours.background)
         for name in ("bottom", "left"):
-            axis = self.plot.getAxis(name)
+            axis = self._plot.getAxis(name)
             axis.setPen(pg.mkPen(colours.foreground))
             axis.setTextPen(pg.mkPen(colours.text))

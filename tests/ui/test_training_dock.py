@@ -183,3 +183,25 @@ def test_the_canvas_shows_gradient_wires_while_the_training_dock_is_open(window,
     w.training_dock.hide()
     qtbot.waitUntil(lambda: not w.scene.training_mode, timeout=10000)
     assert w.scene.gradient_wires() == []
+
+
+def test_the_loss_plot_is_made_when_the_panel_is_first_shown_with_the_points_so_far(qtbot):
+    """The dock starts closed: its plot is made on the panel's first showing (not with the
+    window), and points added before then are on the curve once it is, markers and all."""
+    from nodeeditor.ui.training_dock import MARKED_POINTS, TrainingPanel
+
+    panel = TrainingPanel()
+    qtbot.addWidget(panel)
+    panel.add_points([1, 2, 3], [0.5, 0.25, 0.125])
+    assert panel._plot is None
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert panel._plot is not None and panel.plot.isVisible()
+    x, y = panel.curve.getData()
+    assert x.tolist() == [1, 2, 3] and y.tolist() == [0.5, 0.25, 0.125]
+    assert panel.curve.opts["symbol"] == "o"
+    panel.add_points(list(range(4, MARKED_POINTS + 2)), [0.1] * (MARKED_POINTS - 2))
+    assert panel.curve.opts["symbol"] is None and len(panel.curve.getData()[0]) == MARKED_POINTS + 1
+    panel.clear_curve()
+    x, _ = panel.curve.getData()
+    assert panel.curve.opts["symbol"] == "o" and (x is None or len(x) == 0)
