@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import OrderedDict
+from collections.abc import Hashable
 
 import numpy as np
 
@@ -216,7 +217,8 @@ def _remembered(op):
     """``op``, with the results of the last :data:`REMEMBERED` inputs it was given kept (by
     value: dtypes, shapes, bytes) and a copy returned when they come again: parametrised tests
     (one thread or two, streaming stores or not) ask for the same expected values, which take
-    seconds on their larger inputs here. Inputs holding Python objects (strings) are not kept."""
+    seconds on their larger inputs here. Inputs holding Python objects (strings) or unhashable
+    ones (lists) are not kept."""
     kept: OrderedDict = OrderedDict()
 
     @functools.wraps(op)
@@ -245,6 +247,8 @@ def _value_key(values):
             if v.dtype.hasobject:
                 return None
             v = (v.dtype.str, v.shape, hashlib.blake2b(np.ascontiguousarray(v).tobytes(), digest_size=16).digest())
+        elif not isinstance(v, Hashable):  # a list of indices, say: not kept
+            return None
         key.append(v)
     return tuple(key)
 

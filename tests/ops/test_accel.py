@@ -154,6 +154,18 @@ def count_calls(monkeypatch, name: str) -> list:
     return calls
 
 
+def watch_shares(monkeypatch, seen) -> None:
+    """Call ``seen(name, args, n, work)`` with each call of :func:`ops.accel._share` (the kernel's
+    name and operands, its rows, the work that decides the split) before it runs."""
+    share = accel._share
+
+    def spy(name, args, n, work, *more, **kw):
+        seen(name, args, n, work)
+        return share(name, args, n, work, *more, **kw)
+
+    monkeypatch.setattr(accel, "_share", spy)
+
+
 # ---------------------------------------------------------------- ScatterElements
 
 
@@ -212,14 +224,7 @@ def test_scatter_elements_bands_hold_bytes_of_narrow_elements(dtype, threads, mo
     and the reference's values."""
     monkeypatch.setattr(parallel, "MIN_PART", 1 << 10)  # 18,000 updates: several parts' worth
     widths = []
-    share = accel._share
-
-    def spy(name, args, *rest, **kw):
-        if name == "scatter_elements":
-            widths.append(args[9])  # band
-        return share(name, args, *rest, **kw)
-
-    monkeypatch.setattr(accel, "_share", spy)
+    watch_shares(monkeypatch, lambda name, args, n, work: name == "scatter_elements" and widths.append(args[9]))
     rng = np.random.default_rng([21, len(dtype)])
     data = values(dtype, (40, 600), rng, payloads=False)
     idx = rng.integers(-40, 40, (30, 600))
@@ -247,15 +252,13 @@ def test_scatter_elements_folds_packed_bands_as_numpy(dtype, pack, threads, monk
     monkeypatch.setattr(accel, "PACKED_FOLDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACK_BANDS", pack)
     packed, filled = [], []
-    split = accel._share
 
-    def share(name, args, *rest, **kw):
+    def seen(name, args, n, work):
         if name == "scatter_elements":
             packed.append(args[10])
             filled.append(not np.shares_memory(args[0], args[-1]))  # the folds read data, not out
-        return split(name, args, *rest, **kw)
 
-    monkeypatch.setattr(accel, "_share", share)
+    watch_shares(monkeypatch, seen)
     rng = np.random.default_rng([47, np.dtype(dtype).itemsize])
     cases = [
         ((60, 300), rng.integers(-60, 60, (40, 300)), 0),
@@ -411,14 +414,7 @@ def test_gather_elements_in_bands_of_columns_gives_numpys_bits(dtype, pack, thre
     monkeypatch.setattr(accel, "PACK_BANDS", pack)
     ran = count_kernel_calls(monkeypatch, "gather_elements_bands", "gather_elements_bands_shared")
     packed = []
-    split = accel._share
-
-    def share(name, args, *rest, **kw):
-        if name == "gather_elements_bands":
-            packed.append(args[8])
-        return split(name, args, *rest, **kw)
-
-    monkeypatch.setattr(accel, "_share", share)
+    watch_shares(monkeypatch, lambda name, args, n, work: name == "gather_elements_bands" and packed.append(args[8]))
     rng = np.random.default_rng([31, np.dtype(dtype).itemsize])
     cases = [
         (values(dtype, (60, 300), rng), rng.integers(-60, 60, (90, 300)), 0),
@@ -446,13 +442,8 @@ def test_bands_pack_only_copies_that_fit_pack_max_bytes(monkeypatch):
     monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACKED_FOLDS_MIN_SPAN_BYTES", 0)
     packed = []
-    split = accel._share
-
-    def share(name, args, *rest, **kw):
-        packed.append(args[8] if name == "gather_elements_bands" else args[10])
-        return split(name, args, *rest, **kw)
-
-    monkeypatch.setattr(accel, "_share", share)
+    watch_shares(monkeypatch, lambda name, args, n, work: packed.append(
+        args[8] if name == "gather_elements_bands" else args[10]))
     rng = np.random.default_rng(48)
     data = values("float32", (300, 517), rng, payloads=False)
     idx = rng.integers(-300, 300, (600, 517))
@@ -1449,13 +1440,7 @@ def test_split_routes_give_numpys_result_with_or_without_atomic_counters(atomic,
     monkeypatch.setattr(accel, "BANDS_MIN_SPAN_BYTES", 0)
     monkeypatch.setattr(accel, "PACKED_BANDS_MIN_SPAN_BYTES", 0)
     split = []
-    share = accel._share
-
-    def spy(name, args, n, work, *more, **kw):
-        split.append(n > 1 and parallel.part_count(work) > 1)
-        return share(name, args, n, work, *more, **kw)
-
-    monkeypatch.setattr(accel, "_share", spy)
+    watch_shares(monkeypatch, lambda name, args, n, work: split.append(n > 1 and parallel.part_count(work) > 1))
     before = parallel.threads()
     parallel.set_threads(2)
     try:
