@@ -75,7 +75,7 @@ class TrainingPanel(QtWidgets.QWidget):
         self.message.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
 
-        self._plot: pg.PlotWidget | None = None   # made on first use (:attr:`plot`)
+        self._plot: pg.PlotWidget | None = None   # made on first use (:meth:`_ensure_plot`)
         self._curve: pg.PlotDataItem | None = None
         self._plot_place = QtWidgets.QVBoxLayout()
         self._plot_place.setContentsMargins(0, 0, 0, 0)
@@ -153,8 +153,22 @@ class TrainingPanel(QtWidgets.QWidget):
 
     @property
     def plot(self) -> pg.PlotWidget:
-        """The loss curve's plot, made on first use (the panel's first showing, as a rule: the
-        dock starts closed, and most sessions never open it) with the points so far."""
+        """The loss curve's plot, made on first use (:meth:`_ensure_plot`)."""
+        return self._ensure_plot()
+
+    @property
+    def curve(self) -> pg.PlotDataItem:
+        """The loss curve (:attr:`plot`'s)."""
+        self._ensure_plot()
+        return self._curve
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        self._ensure_plot()
+        super().showEvent(event)
+
+    def _ensure_plot(self) -> pg.PlotWidget:
+        """The plot, made with the points so far if it is not yet: on the panel's first
+        showing, as a rule (the dock starts closed, and most sessions never open it)."""
         if self._plot is None:
             self._plot = pg.PlotWidget()
             self._plot.setMinimumSize(160, 90)
@@ -173,16 +187,6 @@ class TrainingPanel(QtWidgets.QWidget):
             self._restyle()
             self._draw_curve()
         return self._plot
-
-    @property
-    def curve(self) -> pg.PlotDataItem:
-        """The loss curve (:attr:`plot`'s)."""
-        self.plot  # noqa: B018 - made with its plot
-        return self._curve
-
-    def showEvent(self, event: QtGui.QShowEvent) -> None:
-        self.plot  # noqa: B018 - the plot is made before its first showing
-        super().showEvent(event)
 
     def clear_curve(self) -> None:
         self._steps, self._losses = [], []
