@@ -624,48 +624,55 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     is copied, the row of ``idx[r + ahead]`` is prefetched (:data:`ROWS_AHEAD`, or
     :data:`ROWS_AHEAD_SHORT` for rows under a cache line; an index out of range there is
     skipped, its error comes when its row is reached). Streamed rows of a cache line or more go
-    to :func:`gather_rows_wide`, which prefetches non-temporally when ``once``. Indices in
+    to :func:`gather_rows_wide`, which prefetches non-temporally when ``once``; streamed shorter
+    rows (which ops' callers do not ask for) to :func:`gather_rows_mixed`. The loop here, for
+    ordinary stores, counts rows as unsigned integers (a signed one made numba test ``idx[r]``
+    for a negative position) and has no test of ``stream`` per row: with the two, the kernel
+    took 1.5x as long on short rows from a cached table (benchmarks/README.md). Indices in
     ``[0, size)`` take one comparison each, which branch prediction passes; from the first
     other index on, :func:`gather_rows_mixed` goes on without a branch on the sign (indices of
     mixed signs took twice as long on short rows). Returns -1, or the first ``r`` whose index
     is outside ``[-size, size)`` (``out`` is then incomplete)."""
-    if stream and table.shape[1] * table.itemsize >= 64:
-        return gather_rows_wide(table, idx, size, out, once, r0, r1)
+    if stream:
+        if table.shape[1] * table.itemsize >= 64:
+            return gather_rows_wide(table, idx, size, out, once, r0, r1)
+        bad = gather_rows_mixed(table, idx, size, out, stream, r0, r1)
+        store_fence()
+        return bad
     short = table.shape[1] * table.itemsize < 64
-    ahead = ROWS_AHEAD_SHORT if short else ROWS_AHEAD
+    ahead = np.uint64(ROWS_AHEAD_SHORT if short else ROWS_AHEAD)
     last = np.uint64(table.shape[1] - 1)
-    r = r0
-    while r < r1:  # indices in [0, size): one comparison each, which branch prediction passes ...
-        if r + ahead < r1:
+    stop = np.uint64(r1)
+    for r in range(np.uint64(r0), stop):  # indices in [0, size): one predicted comparison each ...
+        if r + ahead < stop:
             w = normalised(idx[r + ahead], size)
             if w >= 0:
                 prefetch_ahead(table, np.uint64(w), short, last)
         v = np.int64(idx[r])
-        if np.uint64(v) >= np.uint64(size):
-            break
-        copy_row(table, v, out, r, stream)
-        r += 1
-    bad = gather_rows_mixed(table, idx, size, out, stream, r, r1) if r < r1 else -1
-    store_fence()
-    return bad
+        if np.uint64(v) >= np.uint64(size):  # ... until the first index outside [0, size)
+            return gather_rows_mixed(table, idx, size, out, stream, np.int64(r), r1)
+        move_row(table, v, out, r)
+    return -1
 
 
 def gather_rows_mixed(table, idx, size, out, stream, r0, r1):
     """:func:`gather_rows`' loop from its first index outside ``[0, size)`` on, through
     :func:`wrapped`, which has no branch: indices of mixed signs then cost what
-    indices of one sign do. A plain call, not inlined: in :func:`gather_rows`' body this loop
-    made its loop for indices in range 14-20% slower on short rows."""
+    indices of one sign do. Rows counted as unsigned integers, as there. A plain call, not
+    inlined: in :func:`gather_rows`' body this loop made its loop for indices in range 14-20%
+    slower on short rows."""
     short = table.shape[1] * table.itemsize < 64
-    ahead = ROWS_AHEAD_SHORT if short else ROWS_AHEAD
+    ahead = np.uint64(ROWS_AHEAD_SHORT if short else ROWS_AHEAD)
     last = np.uint64(table.shape[1] - 1)
-    for r in range(r0, r1):
-        if r + ahead < r1:
+    stop = np.uint64(r1)
+    for r in range(np.uint64(r0), stop):
+        if r + ahead < stop:
             w = wrapped(idx[r + ahead], size)
             if np.uint64(w) < np.uint64(size):
                 prefetch_ahead(table, np.uint64(w), short, last)
         row = wrapped(idx[r], size)
         if np.uint64(row) >= np.uint64(size):
-            return r
+            return np.int64(r)
         copy_row(table, row, out, r, stream)
     return -1
 

@@ -1165,6 +1165,30 @@ def test_the_other_streaming_kernels_keep_their_non_temporal_stores(name):
     assert "sfence" in instructions and any(i.startswith("movnt") for i in instructions), sorted(instructions)
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["ordinary", "streamed"])
+def test_the_row_gather_takes_short_rows_of_either_sign_and_stops_at_the_first_bad_index(stream):
+    """The compiled row gather on rows under a cache line (ops' callers stream only wider ones;
+    a streamed short row takes the loop for indices of both signs): the rows of indices in
+    ``[-size, size)`` are ``table[index % size]``, first all non-negative, then from a
+    negative index on; an index outside returns its position, with every row before it
+    written."""
+    require_accelerator()
+    kernel = accel._load()["gather_rows"]
+    rng = np.random.default_rng(7)
+    table = rng.integers(0, 2**32, (100, 5), dtype=np.uint64).astype(np.uint32)  # 20-byte rows
+    idx = rng.integers(0, 100, 600)
+    idx[300:] -= rng.integers(0, 2, 300) * 100  # the second half of mixed signs
+    out = np.zeros((600, 5), np.uint32)
+    assert kernel(table, idx, 100, out, stream, False, 0, 600) == -1
+    np.testing.assert_array_equal(out, table[idx % 100])
+    for bad_at, bad in ((250, 100), (450, -101)):  # among non-negative indices, among mixed ones
+        wrong = idx.copy()
+        wrong[bad_at] = bad
+        out[:] = 0
+        assert kernel(table, wrong, 100, out, stream, False, 0, 600) == bad_at
+        np.testing.assert_array_equal(out[:bad_at], table[idx[:bad_at] % 100])
+
+
 #: Two ways numba's internals could move, and what each run checks. Either way ``_load`` takes the
 #: same fallback (plain helpers), so the costly row gather is compiled with it only once.
 BREAK_INTRINSICS = {
