@@ -616,6 +616,11 @@ def prefetch_row(table, row, once=False):
 #: distances: benchmarks/README.md).
 ROWS_AHEAD = 16
 ROWS_AHEAD_SHORT = 32
+#: :func:`gather_rows`' loop for ordinary stores prefetches only from tables of at least this
+#: many bytes: from a table that stays in the caches the prefetches cost more than they save
+#: (a gather of 40-byte rows from 1-8 MB tables took 1.3-2.4x as long with them, from 15 MB
+#: and more 0.65-0.8x; benchmarks/README.md). Streamed rows always prefetch.
+ROWS_PREFETCH_MIN_BYTES = 4 << 20
 
 
 def gather_rows(table, idx, size, out, stream, once, r0, r1):
@@ -623,7 +628,8 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     the (n_rows, words) tables), written with streaming stores when ``stream``. While row ``r``
     is copied, the row of ``idx[r + ahead]`` is prefetched (:data:`ROWS_AHEAD`, or
     :data:`ROWS_AHEAD_SHORT` for rows under a cache line; an index out of range there is
-    skipped, its error comes when its row is reached). Streamed rows of a cache line or more go
+    skipped, its error comes when its row is reached), from tables of
+    :data:`ROWS_PREFETCH_MIN_BYTES` or more when the stores are ordinary. Streamed rows of a cache line or more go
     to :func:`gather_rows_wide`, which prefetches non-temporally when ``once``; streamed shorter
     rows (which ops' callers do not ask for) to :func:`gather_rows_mixed`. The loop here, for
     ordinary stores, counts rows as unsigned integers (a signed one made numba test ``idx[r]``
@@ -643,8 +649,9 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     ahead = np.uint64(ROWS_AHEAD_SHORT if short else ROWS_AHEAD)
     last = np.uint64(table.shape[1] - 1)
     stop = np.uint64(r1)
+    prefetching = table.shape[0] * table.shape[1] * table.itemsize >= ROWS_PREFETCH_MIN_BYTES
     for r in range(np.uint64(r0), stop):  # indices in [0, size): one predicted comparison each ...
-        if r + ahead < stop:
+        if prefetching and r + ahead < stop:
             w = normalised(idx[r + ahead], size)
             if w >= 0:
                 prefetch_ahead(table, np.uint64(w), short, last)
@@ -665,8 +672,10 @@ def gather_rows_mixed(table, idx, size, out, stream, r0, r1):
     ahead = np.uint64(ROWS_AHEAD_SHORT if short else ROWS_AHEAD)
     last = np.uint64(table.shape[1] - 1)
     stop = np.uint64(r1)
+    # streamed rows always prefetch (their table is large); ordinary ones as in gather_rows
+    prefetching = stream or table.shape[0] * table.shape[1] * table.itemsize >= ROWS_PREFETCH_MIN_BYTES
     for r in range(np.uint64(r0), stop):
-        if r + ahead < stop:
+        if prefetching and r + ahead < stop:
             w = wrapped(idx[r + ahead], size)
             if np.uint64(w) < np.uint64(size):
                 prefetch_ahead(table, np.uint64(w), short, last)
