@@ -28,7 +28,8 @@ What is accelerated (benchmarks/bench_ops.py measures it; figures in benchmarks/
   by construction): any non-string dtype for Gather/GatherND, dtypes of 1, 2, 4 or 8 bytes for
   GatherElements; indices of any integer type but uint64 (:func:`kernel_index_type`). Output
   rows split across threads; the row gathers prefetch every cache line of a row some rows
-  before copying it (:data:`ops.accel_kernels.ROWS_AHEAD` for Gather on axis 0, non-temporally
+  before copying it (:data:`ops.accel_kernels.ROWS_AHEAD` for Gather on axis 0, with ordinary
+  stores from tables of :data:`ops.accel_kernels.ROWS_PREFETCH_MIN_BYTES` up, non-temporally
   for streamed rows of a cache line or more from tables of :data:`ROWS_ONCE_MIN_BYTES` up;
   :data:`ops.accel_kernels.AHEAD` for GatherND),
   GatherElements and Gather on the last axis

@@ -7,7 +7,9 @@ non-temporal ("streaming") stores. Neither changes a result; both only change wh
   numbers :data:`ops.accel_kernels.AHEAD` rows before it copies them and prefetches each one
   then; Gather on axis 0 reads the index :data:`ops.accel_kernels.ROWS_AHEAD` rows ahead
   (:data:`ops.accel_kernels.ROWS_AHEAD_SHORT` for rows under a cache line) and prefetches that
-  row, into every cache level, or non-temporally from tables of
+  row (written with ordinary stores: from tables of
+  :data:`ops.accel_kernels.ROWS_PREFETCH_MIN_BYTES` up), into every cache level, or
+  non-temporally from tables of
   :data:`ops.accel.ROWS_ONCE_MIN_BYTES` up (benchmarks/README.md has the measurements behind
   these choices).
 * **Streaming stores.** A gather that writes an output much larger than the caches spends a

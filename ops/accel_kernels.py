@@ -629,9 +629,10 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     is copied, the row of ``idx[r + ahead]`` is prefetched (:data:`ROWS_AHEAD`, or
     :data:`ROWS_AHEAD_SHORT` for rows under a cache line; an index out of range there is
     skipped, its error comes when its row is reached), from tables of
-    :data:`ROWS_PREFETCH_MIN_BYTES` or more when the stores are ordinary. Streamed rows of a cache line or more go
-    to :func:`gather_rows_wide`, which prefetches non-temporally when ``once``; streamed shorter
-    rows (which ops' callers do not ask for) to :func:`gather_rows_mixed`. The loop here, for
+    :data:`ROWS_PREFETCH_MIN_BYTES` or more when the stores are ordinary. Streamed rows of a
+    cache line or more go to :func:`gather_rows_wide`, which prefetches non-temporally when
+    ``once``; streamed shorter rows (which ops' callers do not ask for) to
+    :func:`gather_rows_mixed`. The loop here, for
     ordinary stores, counts rows as unsigned integers (a signed one made numba test ``idx[r]``
     for a negative position) and has no test of ``stream`` per row: with the two, the kernel
     took 1.5x as long on short rows from a cached table (benchmarks/README.md). Indices in
