@@ -632,10 +632,10 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     :data:`ROWS_PREFETCH_MIN_BYTES` or more when the stores are ordinary. Streamed rows of a
     cache line or more go to :func:`gather_rows_wide`, which prefetches non-temporally when
     ``once``; streamed shorter rows (which ops' callers do not ask for) to
-    :func:`gather_rows_mixed`. The loop here, for
-    ordinary stores, counts rows as unsigned integers (a signed one made numba test ``idx[r]``
-    for a negative position) and has no test of ``stream`` per row: with the two, the kernel
-    took 1.5x as long on short rows from a cached table (benchmarks/README.md). Indices in
+    :func:`gather_rows_mixed`. The loop here, for ordinary stores, counts rows as unsigned
+    integers (a signed one made numba test ``idx[r]`` for a negative position) and has no test
+    of ``stream`` per row: with the two, the kernel took 1.5x as long on short rows from a
+    cached table (benchmarks/README.md). Indices in
     ``[0, size)`` take one comparison each, which branch prediction passes; from the first
     other index on, :func:`gather_rows_mixed` goes on without a branch on the sign (indices of
     mixed signs took twice as long on short rows). Returns -1, or the first ``r`` whose index
@@ -643,7 +643,7 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     if stream:
         if table.shape[1] * table.itemsize >= 64:
             return gather_rows_wide(table, idx, size, out, once, r0, r1)
-        bad = gather_rows_mixed(table, idx, size, out, stream, r0, r1)
+        bad = gather_rows_mixed(table, idx, size, out, stream, True, r0, r1)
         store_fence()
         return bad
     short = table.shape[1] * table.itemsize < 64
@@ -658,23 +658,22 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
                 prefetch_ahead(table, np.uint64(w), short, last)
         v = np.int64(idx[r])
         if np.uint64(v) >= np.uint64(size):  # ... until the first index outside [0, size)
-            return gather_rows_mixed(table, idx, size, out, stream, np.int64(r), r1)
+            return gather_rows_mixed(table, idx, size, out, stream, prefetching, np.int64(r), r1)
         move_row(table, v, out, r)
     return -1
 
 
-def gather_rows_mixed(table, idx, size, out, stream, r0, r1):
+def gather_rows_mixed(table, idx, size, out, stream, prefetching, r0, r1):
     """:func:`gather_rows`' loop from its first index outside ``[0, size)`` on, through
     :func:`wrapped`, which has no branch: indices of mixed signs then cost what
-    indices of one sign do. Rows counted as unsigned integers, as there. A plain call, not
-    inlined: in :func:`gather_rows`' body this loop made its loop for indices in range 14-20%
-    slower on short rows."""
+    indices of one sign do. Rows counted as unsigned integers, as there; rows prefetched when
+    ``prefetching`` (:func:`gather_rows` decides). A plain call, not inlined: in
+    :func:`gather_rows`' body this loop made its loop for indices in range 14-20% slower on
+    short rows."""
     short = table.shape[1] * table.itemsize < 64
     ahead = np.uint64(ROWS_AHEAD_SHORT if short else ROWS_AHEAD)
     last = np.uint64(table.shape[1] - 1)
     stop = np.uint64(r1)
-    # streamed rows always prefetch (their table is large); ordinary ones as in gather_rows
-    prefetching = stream or table.shape[0] * table.shape[1] * table.itemsize >= ROWS_PREFETCH_MIN_BYTES
     for r in range(np.uint64(r0), stop):
         if prefetching and r + ahead < stop:
             w = wrapped(idx[r + ahead], size)
