@@ -248,6 +248,7 @@ def _load() -> dict | None:
                 "gather_elements_shared": jit(K.gather_elements_shared),
                 "gather_elements_bands_shared": jit(K.gather_elements_bands_shared),
                 "gather_last_shared": jit(K.gather_last_shared),
+                "gather_last_checked": jit(K.gather_last_checked),
                 "gather_tuples_shared": jit(K.gather_tuples_shared),
                 "gather_rows_shared": jit(K.gather_rows_shared),
                 "scatter_elements_shared": jit(K.scatter_elements_shared),
@@ -507,8 +508,9 @@ _ROW_BASES: dict[tuple, tuple[np.ndarray, int]] = {}
 
 
 #: Gather on the last axis runs compiled from this many times :data:`MIN_SIZE` output elements:
-#: below about 3e4 np.take was as fast (5,000: 35 against 42 us; 45,000: 84 against 73 us).
-LAST_AXIS_MIN_FACTOR = 8
+#: with its indices checked in the same compiled call (:func:`gather_last_plan`) it is level
+#: with np.take from there and faster above (benchmarks/README.md).
+LAST_AXIS_MIN_FACTOR = 1
 
 
 def supports_last_axis(data: np.ndarray, indices: np.ndarray, axis: int) -> bool:
@@ -536,6 +538,30 @@ def gather_last(data: np.ndarray, idx: np.ndarray) -> np.ndarray:
     flat = kernel_indices(idx).reshape(-1)
     _share("gather_last", (table, flat, dest), rows, out.size)
     return out
+
+
+def gather_last_plan(data: np.ndarray, indices: np.ndarray):
+    """Gather on the last axis as a function of ``(data, indices)`` of these shapes and dtypes
+    (any strides) that checks the raw indices (either sign) in the same compiled call as the
+    gather (:func:`ops.accel_kernels.gather_last_checked`) and returns the result, or None for
+    a bad index; None (the caller checks, then :func:`gather_last`) for int indices other than
+    int32/int64, no indices, or work of more than one part."""
+    out_size = indices.size * (data.size // max(data.shape[-1], 1))
+    if indices.dtype not in INDEX_DTYPES or indices.size == 0 or not _one_part(out_size):
+        return None
+    kernel = _load()["gather_last_checked"]
+    dtype, shape = data.dtype, data.shape[:-1] + indices.shape
+    size, n = data.shape[-1], indices.size
+    rows = out_size // n
+    as_word = _as(np.dtype(_COPY_AS[dtype.itemsize]), dtype)
+
+    def one_call(data: np.ndarray, indices: np.ndarray) -> np.ndarray | None:
+        out = np.empty(shape, dtype)
+        table = as_word(np.ascontiguousarray(data)).reshape(rows, size)
+        flat = np.ascontiguousarray(indices).reshape(n)
+        return out if kernel(table, flat, as_word(out).reshape(rows, n)) < 0 else None
+
+    return one_call
 
 
 # --------------------------------------------------------------------------------------------

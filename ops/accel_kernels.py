@@ -736,17 +736,56 @@ def gather_last(data, idx, out, r0, r1):
     warm = 1 << shift if every_line and table_bytes >= LAST_WARM_MIN_BYTES else 0
     ahead = 1 << shift if (every_line and not warm and table_bytes >= LAST_AHEAD_MIN_BYTES
                            and size * data.itemsize >= LAST_AHEAD_MIN_ROW_BYTES) else 0
-    for r in range(r0, r1):
-        row = data[r]
-        warm_row(row, 0, size, warm)
-        if ahead and r + LAST_AHEAD < r1:
-            q = 0
-            while q < size:
-                prefetch(data, r + LAST_AHEAD, q)
-                q += ahead
-        dst = out[r]
+    if warm or ahead:
+        for r in range(r0, r1):
+            row = data[r]
+            warm_row(row, 0, size, warm)
+            if ahead and r + LAST_AHEAD < r1:
+                q = 0
+                while q < size:
+                    prefetch(data, r + LAST_AHEAD, q)
+                    q += ahead
+            dst = out[r]
+            for j in range(n):
+                dst[j] = row[np.uint64(idx[j])]
+        return
+    r = r0
+    while r + 1 < r1:  # rows in cache: in pairs, each index read once for both
+        row, dst, row2, dst2 = data[r], out[r], data[r + 1], out[r + 1]
+        for j in range(n):
+            v = np.uint64(idx[j])
+            dst[j] = row[v]
+            dst2[j] = row2[v]
+        r += 2
+    if r < r1:
+        row, dst = data[r], out[r]
         for j in range(n):
             dst[j] = row[np.uint64(idx[j])]
+
+
+def gather_last_checked(data, idx, out):
+    """:func:`gather_last` on every row, with raw indices (int32 or int64, either sign) checked
+    here first: one pass over ``idx`` with no early exit (vectorised) when every index is in
+    ``[0, size)``; otherwise each is made non-negative (:func:`normalised`) into a copy, which
+    the gather then reads. Returns -1, or the position of the first index outside
+    ``[-size, size)`` (``out`` is then untouched). One compiled call for the whole Gather, where
+    its caller's separate check cost more than the gather of a small tensor."""
+    n = idx.shape[0]
+    size = data.shape[1]
+    outside = False
+    for j in range(n):
+        outside |= np.uint64(np.int64(idx[j])) >= np.uint64(size)
+    if not outside:
+        _gather_last(data, idx, out, 0, data.shape[0])
+        return -1
+    fixed = np.empty(n, np.int64)
+    for j in range(n):
+        v = normalised(idx[j], size)
+        if v < 0:
+            return j
+        fixed[j] = v
+    _gather_last(data, fixed, out, 0, data.shape[0])
+    return -1
 
 
 #: :func:`gather_last` prefetches the data row this many rows on, from tables of

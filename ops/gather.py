@@ -70,7 +70,9 @@ def gather(data, indices, axis: int = 0) -> np.ndarray:
     beyond the per-core caches) runs its compiled row gather
     (:func:`ops.accel.gather_tuples`, the same rows, checked as it copies; on a bad index the
     numpy path below raises the error). The last axis (not the first) runs its compiled
-    element gather (:func:`ops.accel.gather_last`) on the indices the numpy path normalised.
+    element gather (:func:`ops.accel.gather_last`): for int32/int64 indices and work of one
+    thread, in one call that checks the indices too (:func:`ops.accel.gather_last_plan`), else
+    on the indices the numpy path normalised.
     (:func:`_compiled_route` chooses, for this function and its plan.) Otherwise small outputs
     take the small route (:func:`_small_take`)."""
     data, indices = as_tensor(data, f"{OP}: data"), np.asarray(indices)
@@ -127,12 +129,13 @@ def _compiled_route(data: np.ndarray, indices: np.ndarray, a: int, moved: int):
     function of ``(data, indices)`` that returns the result, or None for a bad index (the numpy
     path then names it); None where no compiled route runs. Axis 0: the row gather
     (:func:`ops.accel.gather_tuples`, tables beyond the per-core caches,
-    :func:`ops.accel.supports_rows`); the last axis: :func:`_last_axis_route`. Both split their
-    work across threads when they run."""
+    :func:`ops.accel.supports_rows`); the last axis: :func:`ops.accel.gather_last_plan` (the
+    indices checked in the kernel's call) where it applies, else :func:`_last_axis_route`. All
+    three split their work across threads when they run, or do work of one part."""
     if a == 0:
         return _rows_route if accel.supports_rows(data, indices, moved) and accel.enabled() else None
     if accel.supports_last_axis(data, indices, a) and accel.enabled():
-        return _last_axis_route(data.shape[a], a)
+        return accel.gather_last_plan(data, indices) or _last_axis_route(data.shape[a], a)
     return None
 
 

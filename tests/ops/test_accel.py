@@ -154,6 +154,28 @@ def count_calls(monkeypatch, name: str) -> list:
     return calls
 
 
+def count_plan_calls(monkeypatch, name: str) -> list:
+    """Count the calls of the functions ``accel.<name>`` returns (a plan maker's one-call
+    routes), whoever made them."""
+    calls = []
+    original = getattr(accel, name)
+
+    def spy(*args, **kwargs):
+        route = original(*args, **kwargs)
+        if route is None:
+            return None
+
+        def counted(*route_args):
+            calls.append(name)
+            return route(*route_args)
+
+        return counted
+
+    monkeypatch.setattr(accel, name, spy)
+    small_calls.forget()  # plans made before the spy would bypass it
+    return calls
+
+
 def watch_shares(monkeypatch, seen) -> None:
     """Call ``seen(name, args, n, work)`` with each call of :func:`ops.accel._share` (the kernel's
     name and operands, its rows, the work that decides the split) before it runs."""
@@ -687,8 +709,10 @@ LAST_AXIS_DTYPES = ["bool", "int8", "uint16", "float16", "bfloat16", "int32", "f
 def test_gather_last_axis_bit_identical_and_as_the_reference(dtype, index_dtype, monkeypatch):
     """Gather on the last axis (ranks 2-4; scalar and N-D indices, negatives, duplicates):
     elements of 1, 2, 4 or 8 bytes run the compiled element gather, the result is the numpy
-    path's bit for bit and the reference's value for value; 16-byte complex stays on numpy."""
+    path's bit for bit and the reference's value for value; 16-byte complex stays on numpy.
+    int32/int64 indices (either sign) are checked in the kernel's own call."""
     calls = count_calls(monkeypatch, "gather_last")
+    checked = count_plan_calls(monkeypatch, "gather_last_plan")
     rng = np.random.default_rng([31, LAST_AXIS_DTYPES.index(dtype), len(index_dtype)])
     for trial in range(12):
         rank = 2 + trial % 3
@@ -701,7 +725,30 @@ def test_gather_last_axis_bit_identical_and_as_the_reference(dtype, index_dtype,
         fast, slow = both(partial(ops.gather, data, idx, axis))
         assert_same_bits(fast, slow)
         assert_same_bits(fast, reference.gather(data, idx, rank - 1))
-    assert len(calls) == (0 if dtype == "complex128" else 12)
+    assert len(calls) + len(checked) == (0 if dtype == "complex128" else 12)
+    assert len(checked) == (12 if index_dtype in ("int32", "int64") and dtype != "complex128" else 0)
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+def test_gather_last_axis_names_the_first_bad_index_as_numpy_does(index_dtype, monkeypatch):
+    """The last-axis kernel that checks its own indices (either sign) gathers nothing from a bad
+    one: Gather then raises the numpy path's error, naming the first bad index (before a later
+    one, among indices of both signs), on the first call and on its plan's."""
+    checked = count_plan_calls(monkeypatch, "gather_last_plan")
+    rng = np.random.default_rng([47, len(index_dtype)])
+    data = values("float32", (9, 40), rng)
+    for at, bad in ((0, 40), (13, -41), (29, 1000)):
+        idx = rng.integers(-40, 40, size=(3, 10)).astype(index_dtype)
+        idx.flat[at] = bad
+        if at != idx.size - 1:
+            idx.flat[-1] = -77  # a later bad index must not be the one named
+        where = f"indices\\[{at // 10}, {at % 10}\\] = {bad} is out of range"
+        for flag in (True, True, False):  # the long path, the plan, the numpy path
+            accel.set_enabled(flag)
+            with pytest.raises(ops.IndexOutOfRangeError, match=where):
+                ops.run_op("Gather", [data, idx], {"axis": 1})
+        accel.set_enabled(True)
+    assert len(checked) == 6  # the checked kernel ran twice per index array
 
 
 @pytest.mark.parametrize("shape", [(300, 200), (7, 40, 64)])
