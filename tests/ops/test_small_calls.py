@@ -46,6 +46,8 @@ def _cases(rng):
         ("ScatterElements", [data, rng.integers(-5, 5, (6, 5, 4)), rng.standard_normal((6, 5, 4)).astype(f32)],
          {"axis": 1, "reduction": "add"}),
         ("Scatter", [data, perm, rng.standard_normal((6, 3, 4)).astype(f32)], {"axis": 1}),
+        ("ScatterElements", [data, np.argsort(rng.random((6, 5, 4)), axis=2)[..., :3] - 4,
+                             rng.standard_normal((6, 5, 3)).astype(f32)], {"axis": 2}),  # the last axis
         ("ScatterND", [data, cells, rng.standard_normal(4).astype(f32)], {}),
         ("ScatterND", [data, np.unique(tuples % [6, 5], axis=0), None], {}),
         ("ScatterND", [data, tuples, rng.standard_normal((7, 4)).astype(f32)], {"reduction": "add"}),
@@ -77,6 +79,27 @@ def test_a_repeated_call_gives_the_references_result_every_time(case, accelerate
     assert ops.run_op(op, strided, attrs).tobytes() == want.tobytes()
     out = ops.run_op(op, inputs, attrs)
     assert not any(np.shares_memory(out, a) for a in inputs)
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+def test_scatter_on_the_last_axis_takes_a_slice_of_columns_of_indices(index_dtype, accelerated):
+    """ScatterElements (reduction none) on the last axis with indices that are a slice of the
+    columns of a larger array (each row contiguous, the rows apart), or of its columns reversed
+    (negative strides): the reference's result on the first call and from the plan, and a bad
+    index inside the slice gets the long path's error."""
+    rng = np.random.default_rng([48, len(index_dtype)])
+    data = rng.standard_normal((30, 40)).astype(np.float32)
+    upd = rng.standard_normal((30, 25)).astype(np.float32)
+    for flip in (False, True):
+        wide = (np.argsort(rng.random((30, 40)), axis=1) - 40).astype(index_dtype)  # unique per row, negative
+        idx = (wide[:, ::-1] if flip else wide)[:, :25]
+        assert not idx.flags.c_contiguous
+        want = reference.run("ScatterElements", [data, idx, upd], {"axis": 1})
+        for _ in range(3):
+            assert ops.run_op("ScatterElements", [data, idx, upd], {"axis": 1}).tobytes() == want.tobytes()
+        idx[7, 3] = 40
+        with pytest.raises(ops.IndexOutOfRangeError, match=r"indices\[7, 3\] = 40 is out of range"):
+            ops.run_op("ScatterElements", [data, idx, upd], {"axis": 1})
 
 
 def _bad(inputs):
