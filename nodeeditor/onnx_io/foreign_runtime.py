@@ -59,6 +59,8 @@ from .attributes import tensor_proto, to_onnx
 from .types import elem_type, tensor_type_of
 
 SESSION_CACHE = 256
+#: onnxruntime's session option for whether idle intra-op workers busy-wait for the next run.
+SPINNING = "session.intra_op.allow_spinning"
 TYPE_CACHE = 8192
 
 
@@ -328,6 +330,9 @@ class _Runner:
         options = ort.SessionOptions()
         options.intra_op_num_threads = config.threads() or 1   # a thread pool per session costs more than
         options.inter_op_num_threads = 1                       # one small node gains (benchmarks/README.md)
+        # the pool's workers block after a run instead of spinning: spinning, they hold the cores
+        # the engine's next node (ops' own threads) needs (benchmarks/README.md)
+        options.add_session_config_entry(SPINNING, "0")
         options.log_severity_level = 4
         try:
             self.session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])

@@ -135,6 +135,22 @@ def test_a_com_microsoft_op_runs_in_onnxruntime():
     np.testing.assert_allclose(Engine(graph).run().outputs["y"], ort_run(model, {"x": x})["y"], rtol=1e-6)
 
 
+def test_foreign_sessions_workers_block_between_runs_instead_of_spinning(monkeypatch):
+    """onnxruntime's idle workers would spin after each foreign node and hold the cores the
+    engine's next node runs its own threads on: every foreign session turns spinning off,
+    whatever the thread count."""
+    monkeypatch.setenv("INDEXFLOW_THREADS", "2")
+    foreign_runtime.clear_caches()
+    model = _model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [_fi("x", [2])], [_fi("y", [2])])
+    runner = foreign_runtime._Runner(model)
+    options = runner.session.get_session_options()
+    assert options.intra_op_num_threads == 2
+    assert options.get_session_config_entry(foreign_runtime.SPINNING) == "0"
+    graph = import_model(model)
+    graph.set_source(graph.find("x").id, example=np.array([-1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(Engine(graph).run().outputs["y"], [0.0, 2.0])
+
+
 def test_an_op_onnxruntime_has_no_kernel_for_runs_in_onnx_reference():
     import ml_dtypes
 
