@@ -554,8 +554,8 @@ def gather_last_plan(data: np.ndarray, indices: np.ndarray):
     size, n = data.shape[-1], indices.size
     rows = out_size // n
     word = np.dtype(_COPY_AS[dtype.itemsize])
-    # the shapes alone decide which views the kernel's operands need (each costs a tenth of a
-    # small call's time)
+    # the shapes alone decide which reshapes the kernel's operands need (each costs a small
+    # call noticeable time)
     table_shape = None if data.ndim == 2 else (rows, size)
     flat_shape = None if indices.ndim == 1 else (n,)
     out_shape = None if shape == (rows, n) else shape

@@ -722,12 +722,15 @@ def gather_last(data, idx, out, r0, r1):
     ``out`` as (rows, n), both of unsigned words: Gather on the last axis (rows are the
     leading dimensions, ``idx`` the flattened indices, already normalised to ``[0, size)`` by
     the caller). Each data row is read while it is in cache; the offsets are unsigned, so
-    numba adds no wrap-around test and LLVM vectorises the loop. When a row gets at least as many
-    picks as it has cache lines, from a table of :data:`LAST_WARM_MIN_BYTES` or more, each row
-    is first read in order (:func:`warm_row`), as :func:`gather_elements` does; from a smaller
-    table of :data:`LAST_AHEAD_MIN_BYTES` or more with rows of :data:`LAST_AHEAD_MIN_ROW_BYTES`
-    or more, the row :data:`LAST_AHEAD` on is prefetched instead, a line at a time, while this
-    one is picked from (picks in random order leave the hardware prefetcher nothing to follow)."""
+    numba adds no wrap-around test and LLVM unrolls the loop (three instructions a pick). When a
+    row gets at least as many picks as it has cache lines, from a table of
+    :data:`LAST_WARM_MIN_BYTES` or more, each row is first read in order (:func:`warm_row`), as
+    :func:`gather_elements` does; from a smaller table of :data:`LAST_AHEAD_MIN_BYTES` or more
+    with rows of :data:`LAST_AHEAD_MIN_ROW_BYTES` or more, the row :data:`LAST_AHEAD` on is
+    prefetched instead, a line at a time, while this one is picked from (picks in random order
+    leave the hardware prefetcher nothing to follow). Otherwise (the table in cache) rows go in
+    pairs, each index read once for both: faster there, and slower where rows wait on L3 or
+    memory, with or without the read-ahead (benchmarks/README.md)."""
     n = idx.shape[0]
     size = data.shape[1]
     shift = line_shift(data.itemsize)
