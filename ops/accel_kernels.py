@@ -617,9 +617,9 @@ def prefetch_row(table, row, once=False):
 ROWS_AHEAD = 16
 ROWS_AHEAD_SHORT = 32
 #: :func:`gather_rows`' loop for ordinary stores prefetches only from tables of at least this
-#: many bytes: from a table that stays in the caches the prefetches cost more than they save
-#: (a gather of 40-byte rows from 1-8 MB tables took 1.3-2.4x as long with them, from 15 MB
-#: and more 0.65-0.8x; benchmarks/README.md). Streamed rows always prefetch.
+#: many bytes: from a table that stays in the caches the prefetches cost more than they save,
+#: from larger ones they save more than they cost (benchmarks/README.md). Streamed rows always
+#: prefetch.
 ROWS_PREFETCH_MIN_BYTES = 4 << 20
 
 
@@ -634,8 +634,8 @@ def gather_rows(table, idx, size, out, stream, once, r0, r1):
     ``once``; streamed shorter rows (which ops' callers do not ask for) to
     :func:`gather_rows_mixed`. The loop here, for ordinary stores, counts rows as unsigned
     integers (a signed one made numba test ``idx[r]`` for a negative position) and has no test
-    of ``stream`` per row: with the two, the kernel took 1.5x as long on short rows from a
-    cached table (benchmarks/README.md). Indices in
+    of ``stream`` per row: with the two, the kernel was slower on short rows from a cached
+    table (benchmarks/README.md). Indices in
     ``[0, size)`` take one comparison each, which branch prediction passes; from the first
     other index on, :func:`gather_rows_mixed` goes on without a branch on the sign (indices of
     mixed signs took twice as long on short rows). Returns -1, or the first ``r`` whose index
@@ -768,17 +768,14 @@ def gather_last(data, idx, out, r0, r1):
 
 def gather_last_checked(data, idx, out):
     """:func:`gather_last` on every row, with raw indices (int32 or int64, either sign) checked
-    here first: one pass over ``idx`` with no early exit (vectorised) when every index is in
-    ``[0, size)``; otherwise each is made non-negative (:func:`normalised`) into a copy, which
+    here first: one pass over ``idx`` (:func:`in_range`) when every index is in ``[0, size)``;
+    otherwise each is made non-negative (:func:`normalised`) into a copy, which
     the gather then reads. Returns -1, or the position of the first index outside
     ``[-size, size)`` (``out`` is then untouched). One compiled call for the whole Gather, where
     its caller's separate check cost more than the gather of a small tensor."""
     n = idx.shape[0]
     size = data.shape[1]
-    outside = False
-    for j in range(n):
-        outside |= np.uint64(np.int64(idx[j])) >= np.uint64(size)
-    if not outside:
+    if in_range(idx.reshape((1, n)), 0, 0, n, size):
         _gather_last(data, idx, out, 0, data.shape[0])
         return -1
     fixed = np.empty(n, np.int64)
