@@ -215,7 +215,7 @@ def _load() -> dict | None:
             for helper in (K.normalised, K.wrapped, K.tuple_row, K.copy_row, K.move_row, K.stream_row,
                            K.prefetch_row, K.prefetch_band, K.in_range, K.warm_row, K.put, K.line_shift,
                            K.tuples_in_range, K.row_of, K.prefetch_ahead, K.claim, K.wake, K.await_parts,
-                           K.copy_band, K.pick_piece):
+                           K.copy_band, K.pick_piece, K.flat_in_range):
                 numba.extending.register_jitable(**INLINED)(helper)
             # plain calls (LLVM inlines the small fold): numba's IR inlining of a function with
             # several returns trips its own SSA check (NumbaIRAssumptionWarning); assign_last's
@@ -238,6 +238,7 @@ def _load() -> dict | None:
             _kernels = {
                 "gather_elements": jit(K.gather_elements),
                 "gather_elements_bands": jit(K.gather_elements_bands),
+                "gather_elements_last_checked": jit(K.gather_elements_last_checked),
                 "gather_rows": jit(K.gather_rows),
                 "gather_last": jit(K.gather_last),
                 "gather_tuples": jit(K.gather_tuples),
@@ -434,6 +435,8 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
     flat_idx = shape != (rows, m)  # the shape of idx alone decides whether it needs the (rows, m) view
     as_word = _as(word, dtype)
     alloc = np.empty if one_part else buffers.empty
+    # small calls on the last axis of a cached table: every index checked in one pass first
+    checked_first = _load()["gather_elements_last_checked"] if one_part and _checks_first(data, idx, last) else None
 
     def one_call(data: np.ndarray, idx: np.ndarray) -> np.ndarray | None:
         idx2 = idx.astype(np.int64) if widen else np.ascontiguousarray(idx)
@@ -441,11 +444,27 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
             idx2 = idx2.reshape(rows, m)
         out = alloc(shape, dtype)
         out2 = as_word(out).reshape(rows, m) if flat_idx else as_word(out)
+        if checked_first is not None:
+            return out if checked_first(as_word(data.ravel()), idx2, out2, bases, size) < 0 else None
         if one_part:
             return out if k(as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream, 0, rows) < 0 else None
         return out if _gather_split((as_word(data.ravel()), idx2, out2, bases, sa, last, size, stream)) else None
 
     return one_call
+
+
+def _checks_first(data: np.ndarray, idx: np.ndarray, last: bool) -> bool:
+    """GatherElements' plan checks all its indices in one pass before it gathers
+    (:func:`ops.accel_kernels.gather_elements_last_checked`): on the last axis of a table under
+    :data:`ops.accel_kernels.WARM_MIN_BYTES` (one the caches hold), for at most
+    :data:`CHECK_FIRST_MAX_INDICES` indices (still in cache for the gather)."""
+    from .accel_kernels import WARM_MIN_BYTES  # loaded with the kernels: not at start-up
+
+    return last and data.nbytes < WARM_MIN_BYTES and idx.size <= CHECK_FIRST_MAX_INDICES
+
+
+#: ... for at most this many indices (128 KB as int64).
+CHECK_FIRST_MAX_INDICES = 1 << 14
 
 
 def _as(word: np.dtype, dtype: np.dtype):

@@ -254,6 +254,20 @@ def in_range(idx, r, c0, c1, size):
     return not outside
 
 
+def flat_in_range(idx, size):
+    """Every index of the C-contiguous ``idx`` is in ``[0, size)``: one pass over them as one
+    flat run, where :func:`in_range` row by row ends each short row with a reduction of its
+    own. ``v`` is in range when both ``v`` and ``size - 1 - v`` are non-negative, so the pass
+    ORs them together and tests the sign once (no early exit)."""
+    flat = idx.reshape(idx.size)
+    top = np.int64(size) - 1
+    signs = np.int64(0)
+    for c in range(flat.shape[0]):
+        v = np.int64(flat[c])
+        signs |= v | (top - v)
+    return signs >= 0
+
+
 def fold_block(out, idx, vals, r0, r1, c0, c1, size, bases, shift, cstep, vstep, warm, op):
     """For rows ``r`` in ``r0..r1`` and, within each, columns ``c`` in ``c0..c1``, in that
     order: ``out[t] = f(out[t], vals[r, c])`` with ``t = bases[r] + shift + c * cstep + v * vstep``,
@@ -1126,6 +1140,22 @@ def bind_compiled(kernels: dict) -> None:
                                                       kernels["gather_last"])
     _gather_rows, _scatter_elements = kernels["gather_rows"], kernels["scatter_elements"]
     _gather_elements_bands = kernels["gather_elements_bands"]
+
+
+def gather_elements_last_checked(data, idx, out, bases, size):
+    """:func:`gather_elements` on the last axis (``data`` flat, as words; ``size`` the axis'
+    extent), every row, for indices that stay in cache between two passes (a plan's small
+    calls): when one pass over all of them as one flat run (:func:`flat_in_range`) finds every
+    index in ``[0, size)``, a loop with no test in it, which LLVM unrolls, with no row's own
+    check; otherwise :func:`gather_elements` (which wraps negative indices and finds a bad
+    one). Returns -1, or the flat position of the first index outside ``[-size, size)``."""
+    if flat_in_range(idx, size):
+        for r in range(idx.shape[0]):
+            base = bases[r]
+            for j in range(idx.shape[1]):
+                out[r, j] = data[np.uint64(base + idx[r, j])]
+        return -1
+    return _gather_elements(data, idx, out, bases, 1, True, size, False, 0, idx.shape[0])
 
 
 def gather_elements_shared(data, idx, out, bases, sa, last, size, stream, start, stop, chunk, counter, words, woken):

@@ -627,6 +627,57 @@ def test_gather_elements_last_axis_rows_checked_first(dtype, monkeypatch):
     assert len(calls) == 6  # three good calls and three bad ones ran compiled
 
 
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "float32", "float64"])
+def test_gather_elements_small_calls_check_all_their_indices_in_one_pass(dtype, index_dtype, monkeypatch):
+    """A plan's call on the last axis of a table the caches hold, with at most
+    CHECK_FIRST_MAX_INDICES indices, checks them all in one pass and then picks with no test
+    (rows short or long, ranks 2 and 3): numpy's bits; indices of both signs give numpy's bits
+    through the row-by-row kernel, and a bad index (either side, among non-negative indices or
+    indices of both signs, before another bad one) is named exactly on the long path, the plan
+    and the numpy path. Calls with more indices, on
+    another axis or from a larger table do not take that kernel."""
+    ran = count_kernel_calls(monkeypatch, "gather_elements_last_checked")
+    small_calls.forget()  # plans made before the spy would bypass it
+    rng = np.random.default_rng([59, np.dtype(dtype).itemsize, len(index_dtype)])
+    expected = 0
+    for dshape, width in (((40, 100), 8), ((40, 100), 100), ((3, 7, 50), 33)):
+        data = values(dtype, dshape, rng)
+        size, axis = dshape[-1], len(dshape) - 1
+        idx = rng.integers(0, size, size=dshape[:-1] + (width,)).astype(index_dtype)
+        for _ in range(2):  # the long path, then the plan
+            got = ops.run_op("GatherElements", [data, idx], {"axis": axis})
+            assert_same_bits(got, np.take_along_axis(data, idx, axis))
+        mixed = np.where(rng.random(idx.shape) < 0.5, idx - size, idx).astype(index_dtype)
+        for _ in range(2):
+            fast, slow = both(partial(ops.run_op, "GatherElements", [data, mixed], {"axis": axis}))
+            assert_same_bits(fast, slow)
+            assert_same_bits(fast, np.take_along_axis(data, mixed % size, axis))
+        expected += 4
+        assert ran["gather_elements_last_checked"] == expected
+        for bad, among in ((size, idx), (size, mixed), (-size - 1, mixed)):
+            wrong = among.copy()
+            wrong.flat[-3] = bad
+            wrong.flat[-1] = 10 * size  # a later bad index must not be the one named
+            where = ", ".join(str(int(i)) for i in np.unravel_index(wrong.size - 3, wrong.shape))
+            for flag in (True, True, False):  # the plan then the long path (twice), the numpy path
+                accel.set_enabled(flag)
+                with pytest.raises(ops.IndexOutOfRangeError, match=rf"indices\[{where}\] = {bad} is out of range"):
+                    ops.run_op("GatherElements", [data, wrong], {"axis": axis})
+            accel.set_enabled(True)
+        expected += 12
+        assert ran["gather_elements_last_checked"] == expected
+    more = rng.integers(0, 100, size=(accel.CHECK_FIRST_MAX_INDICES // 100 + 1, 100))
+    larger = values(dtype, (-(-accel_kernels.WARM_MIN_BYTES // (100 * np.dtype(dtype).itemsize)), 100), rng)
+    for data, idx, axis in ((values(dtype, (more.shape[0], 100), rng), more, 1),
+                            (values(dtype, (100, 40), rng), rng.integers(0, 100, size=(100, 40)), 0),
+                            (larger, rng.integers(0, 100, size=(50, 100)), 1)):
+        for _ in range(2):
+            got = ops.run_op("GatherElements", [data, idx.astype(index_dtype)], {"axis": axis})
+            assert_same_bits(got, reference.gather_elements(data, idx, axis))
+    assert ran["gather_elements_last_checked"] == expected
+
+
 @pytest.mark.parametrize("dtype", ["int8", "int16", "float32", "float64"])
 def test_last_axis_kernels_that_read_each_row_first_give_numpys_bits(dtype, threads, monkeypatch):
     """From tables of 1 MiB up (the compiled-in WARM_MIN_BYTES; 8 MiB for Gather,
