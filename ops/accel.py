@@ -418,9 +418,11 @@ def gather_elements_plan(data: np.ndarray, idx: np.ndarray, axis: int):
     """:func:`gather_elements` as a function of ``(data, idx)`` of these shapes and dtypes (any
     strides) returning the result, or None for a bad index: one compiled call for work in one
     part (below two threads' worth), else split across threads when it runs
-    (:func:`_gather_split`, which reads the thread count then). The operands that depend on
-    the shapes alone are made here, once. None when ``idx`` is empty, or when split work has
-    more rows than :data:`ROW_BASES_MAX_SIZE` (their starts are not kept)."""
+    (:func:`_gather_split`, which reads the thread count then); for a small call on the last
+    axis of a cached table, one compiled call that checks every index in one pass first
+    (:func:`_checks_first`). The operands that depend on the shapes alone are made here, once.
+    None when ``idx`` is empty, or when split work has more rows than
+    :data:`ROW_BASES_MAX_SIZE` (their starts are not kept)."""
     one_part = _one_part(idx.size)
     if idx.size == 0 or not one_part and prod(idx.shape[:_row_axes(data.shape, idx.shape, axis)]) > ROW_BASES_MAX_SIZE:
         return None
