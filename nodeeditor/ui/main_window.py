@@ -326,6 +326,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.lessons_action = help_menu.addAction("&Lessons", lambda: self.lessons.show_browser())
         self.legend_action = help_menu.addAction("Port and Wire &Colours", self.show_legend)
         help_menu.addAction("&About IndexFlow", lambda: show_about(self))
+        for top in (file_menu, self.edit_menu, view_menu, run_menu, help_menu):
+            # a value still being typed in the property panel belongs to its node before any action runs
+            top.aboutToShow.connect(self.properties.commit_pending)
 
     def show_shortcuts(self) -> QtWidgets.QDialog:
         """Help > Keyboard Shortcuts (built from the menus, see ``nodeeditor.ui.help``)."""

@@ -216,3 +216,66 @@ def test_ctrl_c_copies_the_selected_cells_as_rows_a_spreadsheet_reads(small, qtb
     QTest.keyClick(table, Key.Key_A, CTRL)
     QTest.keyClick(table, Key.Key_C, CTRL)
     assert QtWidgets.QApplication.clipboard().text() == "1.5\t2.0\n3.25\t4.0"
+
+
+def _start_typing(w, table, text: str) -> QtWidgets.QWidget:
+    """Open the first cell's editor by typing ``text`` into it, without Enter."""
+    _click(table, 0, 0)
+    QTest.keyClicks(_focused(table), text)
+    editor = QtWidgets.QApplication.focusWidget()
+    assert editor is not None and table.isAncestorOf(editor)   # the cell's editor is open
+    return editor
+
+
+def _open_menu(w, menu: QtWidgets.QMenu, qtbot) -> None:
+    menu.popup(w.mapToGlobal(QtCore.QPoint(40, 40)))
+    qtbot.waitUntil(menu.isVisible, timeout=10000)
+
+
+def test_a_value_typed_and_not_entered_stays_with_its_node_when_another_action_selects(small, qtbot):
+    """A cell typed in but not entered, then Edit > Select All: the value goes to the literal it
+    was typed into (it went to whichever node the panel showed by then: with no node shown, an
+    uncaught KeyError, the typed value lost)."""
+    w = small
+    nid, table = _literal(w, np.array([[1, 2], [3, 4]], np.int64))
+    _start_typing(w, table, "7")
+    _open_menu(w, w.edit_menu, qtbot)
+    w.select_all_action.trigger()
+    w.edit_menu.hide()
+    deliver_posted_events()
+    w.runner.wait()
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[7, 2], [3, 4]])
+    assert w.properties.node_id is None   # the panel shows the graph: several nodes are selected
+
+
+def test_duplicating_from_the_menu_keeps_a_value_still_being_typed(small, qtbot):
+    """Edit > Duplicate while a cell of the literal is being typed in: the typed value is the
+    literal's first, and the copy has it too (the copy took the old value, and the typed one
+    went to the copy, the node the panel showed next)."""
+    w = small
+    nid, table = _literal(w, np.array([[1, 2], [3, 4]], np.int64))
+    before = {n.id for n in w.graph.nodes}
+    _start_typing(w, table, "9")
+    _open_menu(w, w.edit_menu, qtbot)
+    w.duplicate_action.trigger()
+    w.edit_menu.hide()
+    deliver_posted_events()
+    w.runner.wait()
+    (copy,) = [n.id for n in w.graph.nodes if n.id not in before]
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[9, 2], [3, 4]])
+    np.testing.assert_array_equal(w.graph.node(copy).value, [[9, 2], [3, 4]])
+
+
+def test_selecting_another_node_commits_the_typed_value_to_the_node_it_was_typed_for(small, qtbot):
+    """The panel moving to another node (here selected by the program, as find and undo do)
+    first finishes the cell being typed, for its own node."""
+    w = small
+    nid, table = _literal(w, np.array([[1, 2], [3, 4]], np.int64))
+    other = w.graph.add_literal(np.array([[5, 6]], np.int64), name="other", position=(600, 400))
+    _start_typing(w, table, "8")
+    w.scene.select_nodes([other])
+    deliver_posted_events()
+    w.runner.wait()
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[8, 2], [3, 4]])
+    np.testing.assert_array_equal(w.graph.node(other).value, [[5, 6]])
+    assert w.properties.node_id == other

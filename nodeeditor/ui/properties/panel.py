@@ -124,13 +124,25 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
         return (f"<b style='font-size:12pt'>{html.escape(title)}</b><br>"
                 f"<span style='color:#6a7285'>{html.escape(subtitle)}</span>")
 
+    def commit_pending(self) -> None:
+        """Finish an edit still open on the page (a value cell or a field being typed in) for the
+        node the page shows: the widget with the focus gives it up, which commits its text. Called
+        before the page moves to another node and before a menu opens, so a typed value never
+        lands on another node or is lost."""
+        focus = QtWidgets.QApplication.focusWidget()
+        page = self._scroll.widget()
+        if focus is not None and page is not None and page.isAncestorOf(focus):
+            focus.clearFocus()
+
     def show_node(self, node_id: str | None) -> None:
+        self.commit_pending()
         self.node_id = node_id if node_id and self.graph is not None and self.graph.has_node(node_id) else None
         self.group_id = None
         self._rebuild()
 
     def show_group(self, frame_id: str) -> None:
         """Show a group block's page (``frame_id``: its collapsed frame): what is inside it."""
+        self.commit_pending()
         self.node_id = None
         self.group_id = frame_id if self.graph is not None and self.graph.has_frame(frame_id) else None
         self._rebuild()
