@@ -375,22 +375,29 @@ class FileController(QtCore.QObject):
         """Ask to restore what a crashed session left; True when a graph was restored.
 
         Without ``for_path`` (the app started on no file): the newest leftover is offered
-        and every leftover is removed after the answer. With ``for_path`` (the app started
-        on that file): only the work on that same file is offered — restoring it shows the
-        recovered graph in place of the file's saved content, still pointing at the file and
-        marked unsaved — and only those leftovers are removed; work on other files or on
-        unsaved graphs stays for a later start, so opening one file never replaces it with
-        unrelated work."""
+        and removed after the answer (No discards it, and the question says so); older ones
+        stay, each offered at a later start, so a second crashed session's work is never
+        removed unseen. With ``for_path`` (the app started on that file): only the work on
+        that same file is offered — restoring it shows the recovered graph in place of the
+        file's saved content, still pointing at the file and marked unsaved — and only those
+        leftovers are removed; work on other files or on unsaved graphs stays for a later
+        start, so opening one file never replaces it with unrelated work."""
         pending = self.pending_recoveries(for_path)
         if not pending:
             return False
         meta = pending[0]
         if for_path is None:
             text = (f"IndexFlow did not close properly. Restore the unsaved graph "
-                    f"“{meta.get('name')}” from {meta.get('time')}?")
+                    f"“{meta.get('name')}” from {meta.get('time')}? No discards it.")
+            if len(pending) > 1:
+                more = len(pending) - 1
+                text += (f" ({more} older unsaved graph{'s are' if more > 1 else ' is'} kept and offered "
+                         "at the next start.)")
+            handled = pending[:1]
         else:
             text = (f"IndexFlow did not close properly while “{Path(for_path).name}” had unsaved changes. "
-                    f"Restore them (from {meta.get('time')}) instead of the saved file?")
+                    f"Restore them (from {meta.get('time')}) instead of the saved file? No discards them.")
+            handled = pending
         answer = MB.question(self.parent_widget, "Recover unsaved work?", text,
                              MB.StandardButton.Yes | MB.StandardButton.No, MB.StandardButton.Yes)
         restored = False
@@ -409,7 +416,7 @@ class FileController(QtCore.QObject):
                 where = f"; Save writes it to {original.name}" if original else ""
                 self.host.show_status(f"Restored the unsaved work from {meta.get('time')}{where}")
                 restored = True
-        for m in pending:
+        for m in handled:
             self.clear_recovery(m["key"])
         if restored:
             self.note_edit()   # the restored work is unsaved: it has a recovery file of its own again

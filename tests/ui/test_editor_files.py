@@ -258,14 +258,17 @@ def test_command_line_example_name_and_missing_file(qtbot, dialogs, tmp_path):
 DEAD_PID = 2 ** 22 + 12345     # above Linux's largest pid: never a live process
 
 
-def _crash_leaving_recovery(qtbot, path, drag_ports=None):
+def _crash_leaving_recovery(qtbot, path, drag_ports=None, pid=None, when=None, name=None):
     """Open ``path`` (or, for None, the default example unsaved) in a window, connect
     data -> g.data with a real mouse drag when asked, write the recovery file, then make it
-    look left behind by a process that died. Returns the recovered graph's edges."""
+    look left behind by a process that died (``pid``, default one per kind of ``path``; its
+    time ``when`` and graph ``name`` when given). Returns the recovered graph's edges."""
     from .helpers import deliver_posted_events, drag, port_point
 
     w = create_main_window(path)
     qtbot.addWidget(w)
+    if name is not None:
+        w.graph.set_setting("name", name)
     w.show()
     qtbot.waitExposed(w)
     deliver_posted_events()            # the opening frame (a zero-delay timer) moves the ports
@@ -278,10 +281,13 @@ def _crash_leaving_recovery(qtbot, path, drag_ports=None):
     assert written is not None
     edges = sorted(str(e) for e in w.graph.edges)
     graph_path, meta_path = w.files.recovery_paths()
-    dead_graph, dead_meta = w.files.recovery_paths(DEAD_PID if path else DEAD_PID + 1)
+    pid = pid if pid is not None else DEAD_PID if path else DEAD_PID + 1
+    dead_graph, dead_meta = w.files.recovery_paths(pid)
     os.replace(graph_path, dead_graph)
     meta = json.loads(meta_path.read_text())
-    meta["pid"] = DEAD_PID if path else DEAD_PID + 1
+    meta["pid"] = pid
+    if when is not None:
+        meta["time"] = when
     dead_meta.write_text(json.dumps(meta))
     meta_path.unlink()
     w.runner.wait()
@@ -356,6 +362,34 @@ def test_declining_keeps_the_file_and_other_files_recoveries_wait(qtbot, dialogs
     for win in (w, w2, w3):
         win.runner.wait()
         win.discard_changes()
+
+
+def test_two_crashed_sessions_are_each_offered_and_neither_is_removed_unseen(qtbot, dialogs, tmp_path):
+    """Two editors with unsaved graphs both crashed: a start on no file offers the newer, says
+    the older is kept, and leaves it (it removed every leftover after one answer: the older
+    work was deleted without ever being offered); the next start offers the older, and No
+    discards it, as the question says."""
+    from nodeeditor.ui.app import start_window
+
+    _crash_leaving_recovery(qtbot, None, pid=DEAD_PID + 2, when="2026-01-01 09:00:00", name="Older work")
+    _crash_leaving_recovery(qtbot, None, pid=DEAD_PID + 3, when="2026-01-01 10:00:00", name="Newer work")
+    dialogs.answer = MB.StandardButton.Yes
+    w = start_window()
+    qtbot.addWidget(w)
+    question = dialogs.texts("question")[-1]
+    assert "“Newer work”" in question and "1 older unsaved graph is kept" in question
+    assert w.graph.name == "Newer work" and w.isWindowModified()
+    assert [m["name"] for m in w.files.pending_recoveries()] == ["Older work"]
+    w.runner.wait()
+    w.discard_changes()
+    w.close()
+    dialogs.answer = MB.StandardButton.No
+    w2 = start_window()
+    qtbot.addWidget(w2)
+    question = dialogs.texts("question")[-1]
+    assert "“Older work”" in question and "No discards it" in question and "kept" not in question
+    assert w2.graph.name != "Older work" and w2.files.pending_recoveries() == []
+    w2.runner.wait()
 
 
 def _two_data_folders(tmp_path):
