@@ -28,6 +28,11 @@ def default_export_path(graph: Graph, folder: str | Path | None = None) -> str:
     return str(Path(folder or Path.home()) / f"{name}.onnx")
 
 
+def with_onnx_suffix(path: str) -> str:
+    """``path`` ending in ``.onnx`` (added when it does not: ``model`` -> ``model.onnx``)."""
+    return path if path.lower().endswith(".onnx") else path + ".onnx"
+
+
 SOURCE_MODES = (("initializers", "Sources become initializers (weights inside the model)"),
                 ("inputs", "Sources become graph inputs (fed at run time)"))
 
@@ -44,6 +49,7 @@ class ExportDialog(QtWidgets.QDialog):
         self.push = push
         self._status = status
         self.path_edit = QtWidgets.QLineEdit(start_path or default_export_path(graph))
+        self._base_folder = Path(self.path_edit.text()).expanduser().parent
         self.path_edit.setPlaceholderText("model.onnx")
         browse = QtWidgets.QPushButton("Browse…")
         browse.clicked.connect(self.browse)
@@ -62,9 +68,14 @@ class ExportDialog(QtWidgets.QDialog):
                                        "onnx.checker and strict shape inference before it is written.")
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result.setMinimumHeight(70)
         self.result.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
         self.result.setStyleSheet("padding: 6px; background: palette(alternate-base); border-radius: 4px;")
+        # an exporter's message can run to many lines: it scrolls, and the dialog grows to show it
+        self.result_area = QtWidgets.QScrollArea()
+        self.result_area.setWidgetResizable(True)
+        self.result_area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.result_area.setWidget(self.result)
+        self.result_area.setMinimumHeight(80)
         self.suggest_button = QtWidgets.QPushButton()
         self.suggest_button.hide()
         self.suggest_button.clicked.connect(self._use_suggestion)
@@ -90,7 +101,7 @@ class ExportDialog(QtWidgets.QDialog):
         form.addRow("Sources", self.sources_combo)
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_area, 1)
         layout.addLayout(buttons)
         self.resize(560, 260)
         self.ok: bool | None = None
@@ -99,27 +110,55 @@ class ExportDialog(QtWidgets.QDialog):
         start = self.path_edit.text() or default_export_path(self.graph)
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export ONNX model", start, "ONNX models (*.onnx)")
         if path:
-            if not path.endswith(".onnx"):
-                path += ".onnx"
-            self.path_edit.setText(path)
+            self.path_edit.setText(with_onnx_suffix(path))
 
-    def _show(self, ok: bool, text: str) -> None:
+    def _show(self, ok: bool | None, text: str) -> None:
+        """Show ``text`` as a success (True), a failure (False) or a hint (None), the dialog
+        taller when it needs the room (up to most of the screen; beyond that it scrolls)."""
         self.ok = ok
-        colour = "#1f7a4a" if ok else "#c62828"
-        self.result.setStyleSheet(f"padding: 6px; border-radius: 4px; color: {colour}; "
-                                  f"background: {'#eaf6ef' if ok else '#fdeeee'};")
+        if ok is None:
+            self.result.setStyleSheet("padding: 6px; background: palette(alternate-base); border-radius: 4px;")
+        else:
+            colour = "#1f7a4a" if ok else "#c62828"
+            self.result.setStyleSheet(f"padding: 6px; border-radius: 4px; color: {colour}; "
+                                      f"background: {'#eaf6ef' if ok else '#fdeeee'};")
         self.result.setText(text)
+        self._fit_result()
+
+    def _fit_result(self) -> None:
+        """Grow the dialog so that the whole result shows, within 80% of its screen's height."""
+        needed = self.result.heightForWidth(self.result_area.viewport().width())
+        extra = needed - self.result_area.viewport().height()
+        if extra <= 0:
+            return
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        limit = int(screen.height() * 0.8) if screen is not None else self.height() + extra
+        self.resize(self.width(), min(self.height() + extra, max(self.height(), limit)))
+
+    def _target(self) -> Path | None:
+        """The path to write: the field's text ending in ``.onnx`` (as Browse… makes it), a
+        relative one taken in the folder the field first proposed (the graph's folder or the
+        last-used one, not wherever the program was started); None when empty."""
+        text = self.path_edit.text().strip()
+        if not text:
+            return None
+        path = Path(with_onnx_suffix(text)).expanduser()
+        if not path.is_absolute():
+            path = self._base_folder / path
+        return path
 
     def export(self) -> bool:
         """Run the exporter; True when the model was written."""
-        path = self.path_edit.text().strip()
         self.suggest_button.hide()
         self.raise_button.hide()
-        if not path:
+        if not self.path_edit.text().strip():
             self.browse()
-            path = self.path_edit.text().strip()
-            if not path:
+            if not self.path_edit.text().strip():
+                self._show(None, "Choose a file to export to (type a path or press Browse…).")
                 return False
+        target = self._target()
+        path = str(target)
+        self.path_edit.setText(path)
         try:
             from nodeeditor.onnx_io import ExportError, save_model
         except ImportError as exc:

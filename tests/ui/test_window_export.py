@@ -99,3 +99,53 @@ def test_after_exporting_at_a_higher_opset_the_graph_can_be_raised_to_it(window,
     _click(dialog.export_button)
     assert dialog.ok and not dialog.raise_button.isVisible()
     dialog.close()
+
+
+def _open_example(window, name: str) -> None:
+    action = next(a for a in window.examples_menu.actions() if a.data() == name)
+    action.trigger()
+    window.runner.wait()
+
+
+def test_a_long_refusal_shows_whole_in_the_dialog(window, qtbot, tmp_path):
+    """The exporter's refusal of ScatterElements with reductions at opset 11 runs to several
+    lines, the last naming the lowest opset that works: the dialog grows to show all of it (at
+    its fixed 560 x 260 the end was cut off, with no way to scroll)."""
+    pytest.importorskip("onnx")
+    S.set_last_directory(tmp_path)
+    _open_example(window, "scatterelements_examples")
+    dialog = _export_dialog(window)
+    dialog.opset_box.setValue(11)
+    _click(dialog.export_button)
+    assert dialog.ok is False and "lowest opset that works for this graph is 18" in dialog.result.text()
+    area = dialog.result_area
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() == 0, timeout=10000)
+    assert dialog.result.height() >= dialog.result.heightForWidth(dialog.result.width())
+    save_shot(dialog, "window/export_long_refusal")
+    dialog.close()
+
+
+def test_a_typed_file_name_is_written_in_the_proposed_folder_as_onnx(window, qtbot, tmp_path, monkeypatch):
+    """A bare name typed into the field goes to the folder the dialog proposed (not the folder
+    the program started in), with ``.onnx`` added as Browse… adds it; the field and the message
+    show where it went. An emptied field with Browse… cancelled says what to do, replacing the
+    last result."""
+    pytest.importorskip("onnx")
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    S.set_last_directory(work)
+    _open_segment_sum(window)
+    dialog = _export_dialog(window)
+    dialog.path_edit.setText("justname")
+    _click(dialog.export_button)
+    assert dialog.ok, dialog.result.text()
+    assert (work / "justname.onnx").is_file() and not list(elsewhere.iterdir())
+    assert dialog.path_edit.text() == str(work / "justname.onnx")
+    assert str(work / "justname.onnx") in dialog.result.text()
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: ("", "")))
+    dialog.path_edit.setText("")
+    _click(dialog.export_button)
+    assert dialog.ok is None and "Choose a file" in dialog.result.text()
+    dialog.close()
