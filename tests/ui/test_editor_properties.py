@@ -316,3 +316,35 @@ def test_the_heading_follows_a_rename_and_its_undo(small):
     assert "pick rows" in w.properties.title.text() and "Gather" in w.properties.title.text()
     w.undo_stack.undo()
     assert w.properties.title.text().startswith("<b style='font-size:12pt'>g</b>")
+
+
+def _type_line(edit: QtWidgets.QLineEdit, text: str) -> None:
+    edit.setFocus()
+    edit.selectAll()
+    QTest.keyClicks(edit, text)
+    QTest.keyClick(edit, QtCore.Qt.Key.Key_Return)
+
+
+def test_a_shape_that_is_not_one_says_why_in_words_and_the_field_shows_the_nodes_shape(small):
+    """``abc`` typed as a generator's or a literal's shape: the status line names the part that
+    is not a size (it said Python's ``invalid literal for int() with base 10``), as an error,
+    and the field shows the shape the node still has, selected for retyping (it kept ``abc``)."""
+    w = small
+    nid = w.edits.add_block("gen:uniform", QtCore.QPointF(300, 400))
+    w.runner.wait()
+    shape = w.properties.widgets["param:shape"]
+    before, params, port = shape.text(), dict(w.graph.node(nid).params), str(w.graph.output_type(nid))
+    assert before
+    _type_line(shape, "2, abc")
+    message = w.statusBar().currentMessage()
+    assert "'abc' is not a size" in message and "invalid literal" not in message
+    assert w.graph.node(nid).params == params and str(w.graph.output_type(nid)) == port
+    assert shape.text() == before and shape.selectedText() == before
+    w.scene.select_nodes(["idx"])
+    deliver_posted_events()
+    assert w.properties.node_id == "idx"
+    literal_shape = w.properties.widgets["shape"]
+    _type_line(literal_shape, "3 x y")
+    message = w.statusBar().currentMessage()
+    assert "'y' is not a size" in message and "invalid literal" not in message
+    assert w.graph.node("idx").value.tolist() == [2, 0] and literal_shape.text() == "2"

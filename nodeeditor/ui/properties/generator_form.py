@@ -82,7 +82,9 @@ class GeneratorForm:
                 try:
                     shape = list(parse_shape(w.text()))
                 except ValueError as exc:
-                    self.status(f"shape: {exc}")
+                    self.status(f"shape: {exc}", error=True)
+                    w.setText(shape_text(self._param("shape")))   # what the node holds; the message says why
+                    w.selectAll()
                     return
                 self._set_param("shape", shape)
 

@@ -74,8 +74,9 @@ class ValueForm:
             try:
                 shape = parse_shape(shape_edit.text())
             except ValueError as exc:
-                self.status(f"shape: {exc}")
-                refresh()
+                self.status(f"shape: {exc}", error=True)
+                shape_edit.setText(shape_text(value.shape))   # what the node holds; the message says why
+                shape_edit.selectAll()
                 return
             if shape == value.shape:
                 return

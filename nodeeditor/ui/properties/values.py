@@ -17,14 +17,21 @@ COMMON_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", 
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
-    """'2, 3' or '[2, 3]' or '' (a scalar) -> (2, 3); ValueError on anything else."""
+    """'2, 3' or '[2, 3]' or '' (a scalar) -> (2, 3); ValueError with a message for people on
+    anything else (never Python's own ``invalid literal for int()``)."""
     cleaned = text.strip().strip("[]()").replace("x", ",").replace("×", ",")
     if not cleaned:
         return ()
-    dims = tuple(int(p) for p in cleaned.replace(" ", ",").split(",") if p.strip())
+    dims = []
+    for part in (p for p in cleaned.replace(" ", ",").split(",") if p.strip()):
+        try:
+            dims.append(int(part))
+        except ValueError:
+            raise ValueError(f"{part!r} is not a size: a shape is whole numbers separated by commas, "
+                             "e.g. 2, 3") from None
     if any(d < 0 for d in dims):
         raise ValueError("dimensions must not be negative")
-    return dims
+    return tuple(dims)
 
 
 def shape_text(shape) -> str:
