@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph.document import Graph
 
 from .properties import MAX_OPSET
+from .properties.range_spin_box import RangeSpinBox
 
 
 def default_export_path(graph: Graph, folder: str | Path | None = None) -> str:
@@ -57,8 +58,9 @@ class ExportDialog(QtWidgets.QDialog):
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.path_edit, 1)
         row.addWidget(browse)
-        self.opset_box = QtWidgets.QSpinBox()
+        self.opset_box = RangeSpinBox()
         self.opset_box.setRange(1, MAX_OPSET)
+        self.opset_box.refused.connect(lambda text: self._show(False, self.opset_box.refusal("opset", text)))
         self.opset_box.setValue(graph.opset)
         self.opset_box.setToolTip("The model's ai.onnx opset; the graph's opset is the default.")
         self.sources_combo = QtWidgets.QComboBox()

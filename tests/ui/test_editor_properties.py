@@ -348,3 +348,31 @@ def test_a_shape_that_is_not_one_says_why_in_words_and_the_field_shows_the_nodes
     message = w.statusBar().currentMessage()
     assert "'y' is not a size" in message and "invalid literal" not in message
     assert w.graph.node("idx").value.tolist() == [2, 0] and literal_shape.text() == "2"
+
+
+def test_a_number_typed_outside_a_boxs_range_is_refused_in_words_not_cut_short(small):
+    """``99`` typed as the graph's opset (allowed up to MAX_OPSET): the opset stays what it was
+    and the status line says why (the box dropped the second 9 and set opset 9, every op
+    switching to an old version, without a word). ``5`` as the axis of a Gather on rank-2
+    data: refused the same way, naming the range and why."""
+    from nodeeditor.ui.properties import MAX_OPSET
+
+    w = small
+    _wire(w)
+    w.scene.clearSelection()
+    before = w.graph.opset
+    opset = w.properties.widgets["opset"]
+    _type_in(opset, "99")
+    assert w.graph.opset == before and opset.value() == before
+    message = w.statusBar().currentMessage()
+    assert f"opset 99 is not allowed here: it must be from 1 to {MAX_OPSET}" in message
+    assert w.undo_stack.count() == 0
+    w.scene.select_nodes(["g"])
+    deliver_posted_events()
+    axis = w.properties.widgets["attr:axis"]
+    _type_in(axis, "5")
+    assert w.graph.node("g").attributes.get("axis", 0) == 0 and axis.value() == 0
+    message = w.statusBar().currentMessage()
+    assert "axis 5 is not allowed here: it must be from -2 to 1" in message and "rank-2 data" in message
+    _type_in(axis, "-2")                                          # in range: taken as before
+    assert w.graph.node("g").attributes["axis"] == -2

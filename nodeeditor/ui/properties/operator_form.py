@@ -10,6 +10,7 @@ from nodeeditor.graph import nodes as N
 
 from .. import commands as C
 from ..op_help import node_formula
+from .range_spin_box import RangeSpinBox
 from .values import muted
 
 
@@ -54,10 +55,12 @@ class OperatorForm:
 
     def _int_attribute(self, node: N.OperatorNode, spec) -> None:
         g = self.graph
-        box = QtWidgets.QSpinBox()
+        box = RangeSpinBox()
         box.setKeyboardTracking(False)
         box.setToolTip(spec.doc)
         hint = muted("")
+        box.refused.connect(lambda text: self.status(
+            box.refusal(spec.name, text) + (f" ({hint.text()})" if hint.text() else ""), error=True))
         holder = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(holder)
         lay.setContentsMargins(0, 0, 0, 0)

@@ -26,6 +26,7 @@ from .foreign_form import ForeignForm
 from .generator_form import GeneratorForm
 from .group_form import GroupForm
 from .operator_form import OperatorForm
+from .range_spin_box import RangeSpinBox
 from .training_form import TrainingForm
 from .value_form import ValueForm
 from .values import MAX_OPSET, muted
@@ -284,8 +285,9 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
         description = _WrappedLineEdit()
         description.editingFinished.connect(lambda: description.text() != g.settings["description"] and
                                             self.push(C.SettingCommand(g, "description", description.text())))
-        opset = QtWidgets.QSpinBox()
+        opset = RangeSpinBox()
         opset.setRange(1, MAX_OPSET)
+        opset.refused.connect(lambda text: self.status(opset.refusal("opset", text), error=True))
         opset.setKeyboardTracking(False)
         opset.setToolTip("The ONNX opset the graph targets: it decides which op versions, attributes "
                          "and attribute values are allowed.")
