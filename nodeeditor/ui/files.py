@@ -31,6 +31,7 @@ from nodeeditor.graph import EXTENSION, GraphFileError, list_examples, load_exam
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.atomic import pid_alive
 from nodeeditor.graph.document import Graph
+from nodeeditor.graph.examples import EXAMPLES_DIR
 from nodeeditor.graph.fileformat import graph_document, sidecar_path, write_atomically, write_graph_files
 from ops import config
 
@@ -165,6 +166,12 @@ class FileController(QtCore.QObject):
             return False
         self.ask_outside_files(graph, path)
         is_graph_file = path.suffix.lower() != ".onnx"
+        if is_graph_file and path.resolve().parent == EXAMPLES_DIR.resolve():
+            # a bundled example opened by its path is a template too (Save asks for a file), as
+            # from the Examples menu: saving over the installed copy would change it for good
+            self.host.set_document(graph, None)
+            self.host.show_status(f"Opened example {path.name}: Save asks where to keep your copy")
+            return True
         self.host.set_document(graph, path if is_graph_file else None, modified=not is_graph_file)
         if not is_graph_file:
             self.note_edit()   # an imported model is unsaved work from the start
@@ -250,6 +257,7 @@ class FileController(QtCore.QObject):
             save_graph(self.host.graph, path)
         except GraphFileError as exc:
             self.warn("Cannot save", str(exc))
+            self.host.show_status(f"Not saved: {exc}", error=True)   # not the last save's "Saved …"
             return False
         self.current_path = path
         self.host.mark_saved()

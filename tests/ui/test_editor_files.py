@@ -392,6 +392,54 @@ def test_two_crashed_sessions_are_each_offered_and_neither_is_removed_unseen(qtb
     w2.runner.wait()
 
 
+def test_a_failed_save_says_so_in_the_status_line(small, monkeypatch, tmp_path, dialogs):
+    """A save that fails after one that worked: the warning box, and the status line says "Not
+    saved" (it kept the last save's "Saved …", as if this one had worked)."""
+    from nodeeditor.ui.commands import AttributeCommand
+
+    w = small
+    _inject(monkeypatch, "getSaveFileName", tmp_path / "first")
+    w.save_as_action.trigger()
+    assert w.statusBar().currentMessage().startswith("Saved ")
+    w.push(AttributeCommand(w.graph, "g", "axis", 1))
+    blocker = tmp_path / "not a folder"
+    blocker.write_text("a file where the folder should be")
+    _inject(monkeypatch, "getSaveFileName", blocker / "second")
+    w.save_as_action.trigger()
+    assert dialogs.texts("warning") and "not a folder" in dialogs.texts("warning")[-1]
+    assert w.statusBar().currentMessage().startswith("Not saved: ")
+    assert w.isWindowModified()
+
+
+def test_a_bundled_example_opened_by_its_path_is_a_template(qtbot, dialogs, monkeypatch, tmp_path):
+    """``indexflow resources/examples/one_hot.ifg.json`` (or File > Open on it): Ctrl+S asks for a
+    file, as for an example from the menu, and the installed example keeps its bytes (it was
+    saved over in place). The bundle here is a copy under tmp_path: a failing test must not
+    write into the installed examples."""
+    from nodeeditor.graph.examples import EXAMPLES_DIR
+    from nodeeditor.ui import files, main_window
+    from nodeeditor.ui.commands import SettingCommand
+
+    copies = tmp_path / "installed examples"
+    copies.mkdir()
+    bundled = copies / "one_hot.ifg.json"
+    bundled.write_bytes((EXAMPLES_DIR / "one_hot.ifg.json").read_bytes())
+    for module in (files, main_window):
+        monkeypatch.setattr(module, "EXAMPLES_DIR", copies)
+    before = bundled.read_bytes()
+    w = create_main_window(str(bundled))
+    qtbot.addWidget(w)
+    w.runner.wait()
+    assert w.files.current_path is None and "(example)" in w.windowTitle()
+    w.push(SettingCommand(w.graph, "description", "my notes"))
+    _inject(monkeypatch, "getSaveFileName", tmp_path / "mine")
+    w.save_action.trigger()
+    assert w.files.current_path == tmp_path / "mine.ifg.json"
+    assert load_graph(tmp_path / "mine.ifg.json").settings["description"] == "my notes"
+    assert bundled.read_bytes() == before
+    w.runner.wait()
+
+
 def _two_data_folders(tmp_path):
     """first/ with data/a.npy (3 values) and data/b.npy (2 values), and an empty folder
     elsewhere/deeper/ to Save As into."""
