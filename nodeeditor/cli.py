@@ -113,8 +113,10 @@ def feed_inputs(graph, path: str) -> list[str]:
     """Set each graph input of ``graph`` to the array of the same name in the ``.npz`` file
     ``path`` (a unicode array becomes strings). Returns notes to print (inputs the file does
     not set keep their example). UsageError for a file that cannot be read, a name that is no
-    graph input, or an array the input cannot take (the message names the input)."""
+    graph input, or an array the input cannot take: another dtype or rank than the input's
+    type, or a size its declared shape does not allow (the message names the input)."""
     from nodeeditor.graph import InputSource
+    from ops import dtype_name
 
     file = Path(path)
     if not file.is_file():
@@ -134,6 +136,12 @@ def feed_inputs(graph, path: str) -> list[str]:
         for name, value in arrays.items():
             if value.dtype.kind in "US":
                 value = value.astype(object)
+            node = inputs[name]
+            if node.onnx_type is None and (value.dtype != node.example.dtype or value.ndim != node.example.ndim):
+                # an input's dtype and rank are part of its type (a model's, or the graph's when
+                # exported): an array of another one is refused, as onnxruntime refuses it
+                raise UsageError(f"--inputs {path}: input {name!r} is {graph.output_type(node.id)}; the array is "
+                                 f"{dtype_name(value)}[{', '.join(map(str, value.shape))}]")
             try:
                 graph.set_source(inputs[name].id, example=value)
             except ValueError as exc:

@@ -427,7 +427,7 @@ def write_npz(handle: BinaryIO, arrays: Mapping[str, np.ndarray], *, compress: b
             info.compress_type = method
             digest.update(name.encode("utf-8") + b"\0")
             with archive.open(info, "w", force_zip64=True) as member:
-                np.lib.format.write_array(_Tee(member, digest), np.ascontiguousarray(arrays[name]), allow_pickle=False)
+                np.lib.format.write_array(_Tee(member, digest), np.asarray(arrays[name], order="C"), allow_pickle=False)
         stamp = digest.hexdigest()
         if stamp_prefix is not None:
             archive.comment = stamp_prefix + stamp.encode("ascii")

@@ -4,6 +4,7 @@ import sys
 
 import numpy as np
 import onnx
+import pytest
 
 from nodeeditor import cli
 from nodeeditor.cli import main
@@ -210,3 +211,63 @@ def test_import_of_any_model_writes_a_graph_that_runs(tmp_path, capsys):
     graph.set_source(graph.find("token ids").id, example=feeds["token ids"])
     np.testing.assert_allclose(Engine(graph).run().outputs["class probabilities"],
                                ort_run(embedding_model(), feeds)["class probabilities"], rtol=1e-5)
+
+
+def _gather_model(data_shape, index_shape, index=None):
+    """Gather axis 0 of float32 ``data`` by int64 ``i``: graph inputs of those shapes, or, with
+    ``index``, both initializers (no inputs)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    node = helper.make_node("Gather", ["d", "i"], ["o"], axis=0)
+    out = helper.make_tensor_value_info("o", TensorProto.FLOAT, None)
+    if index is None:
+        ins = [helper.make_tensor_value_info("d", TensorProto.FLOAT, list(data_shape)),
+               helper.make_tensor_value_info("i", TensorProto.INT64, list(index_shape))]
+        graph = helper.make_graph([node], "m", ins, [out])
+    else:
+        inits = [numpy_helper.from_array(np.arange(np.prod(data_shape), dtype=np.float32).reshape(data_shape), "d"),
+                 numpy_helper.from_array(np.asarray(index, np.int64), "i")]
+        graph = helper.make_graph([node], "m", [], [out], initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_run_output_writes_a_scalar_output_as_a_scalar(tmp_path, capsys):
+    """A Gather by a scalar index gives a 0-d output: ``run -o`` writes shape (), as onnxruntime
+    gives it, with either engine (the archive writer made it shape (1,))."""
+    model = _gather_model((3,), (), index=-1)
+    onnx.save(model, tmp_path / "scalar.onnx")
+    expected = ort_run(model)["o"]
+    assert expected.shape == ()
+    for engine in ("numpy", "onnxruntime"):
+        out = tmp_path / f"{engine}.npz"
+        code = main(["run", str(tmp_path / "scalar.onnx"), "-o", str(out), "--engine", engine])
+        assert code == 0, capsys.readouterr()
+        with np.load(out) as written:
+            assert written["o"].shape == () and written["o"].dtype == expected.dtype
+            assert written["o"] == expected
+
+
+def test_run_inputs_of_another_dtype_or_rank_than_the_inputs_type_are_usage_errors(tmp_path, capsys):
+    """``--inputs`` with an array whose rank or dtype is not the input's (int64[2, 3] fed a
+    vector, float32[3, 4] fed float64): exit 2 naming the input's type and the array's, with
+    either engine, as onnxruntime refuses both (they ran, and the float64 one gave float64
+    outputs)."""
+    import onnxruntime as ort
+
+    model = _gather_model((3, 4), (2, 3))
+    onnx.save(model, tmp_path / "m.onnx")
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    cases = {"rank": ({"d": np.ones((3, 4), np.float32), "i": np.zeros(6, np.int64)},
+                      "input 'i' is int64[2, 3]; the array is int64[6]"),
+             "dtype": ({"d": np.ones((3, 4), np.float64), "i": np.zeros((2, 3), np.int64)},
+                       "input 'd' is float32[3, 4]; the array is float64[3, 4]")}
+    for name, (arrays, message) in cases.items():
+        with pytest.raises(Exception, match="(?i)invalid rank|unexpected input data type"):
+            session.run(None, arrays)
+        np.savez(tmp_path / f"{name}.npz", **arrays)
+        for engine in ("numpy", "onnxruntime"):
+            assert main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / f"{name}.npz"),
+                         "--engine", engine]) == 2
+            assert message in capsys.readouterr().err
+    np.savez(tmp_path / "good.npz", d=np.ones((3, 4), np.float32), i=np.zeros((2, 3), np.int64))
+    assert main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / "good.npz")]) == 0
