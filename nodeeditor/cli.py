@@ -201,11 +201,12 @@ def npz_target(output: str) -> Path | None:
 
 
 def refuse_folder_output(output: str | None, example: str) -> bool:
-    """Whether ``--output OUTPUT`` names a folder (:func:`npz_target` gives None); then says so,
-    suggesting ``example`` as a file name in it."""
+    """Whether ``--output OUTPUT`` names a folder (:func:`npz_target` gives None); then says so
+    (a usage error), suggesting ``example`` as a file name in it."""
     if not output or npz_target(output) is not None:
         return False
-    print(f"error: --output {output} names a folder; give a file name, e.g. {Path(output) / example}")
+    print(f"error: --output {output} names a folder; give a file name, e.g. {Path(output) / example}",
+          file=sys.stderr)
     return True
 
 
@@ -215,7 +216,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ops import dtype_name
 
     if refuse_folder_output(args.output, "outputs.npz"):
-        return EXIT_GRAPH_ERROR
+        return EXIT_USAGE
     target = npz_target(args.output) if args.output else None
     graph = open_graph_argument(args)
     notes = feed_inputs(graph, args.inputs) if args.inputs else []

@@ -23,6 +23,7 @@ import numpy as np
 from .cli import (
     EXIT_GRAPH_ERROR,
     EXIT_OK,
+    EXIT_USAGE,
     SMALL,
     TerminalProgress,
     UsageError,
@@ -62,7 +63,7 @@ def _cmd_grad(args: argparse.Namespace) -> int:
     from nodeeditor.graph import Backward, Engine
 
     if refuse_folder_output(args.output, "gradients.npz"):
-        return EXIT_GRAPH_ERROR
+        return EXIT_USAGE
     target = npz_target(args.output) if args.output else None
     graph = open_graph_argument(args)
     print(describe_graph(graph))

@@ -269,7 +269,7 @@ def test_run_refuses_a_folder_as_the_output(tmp_path, capsys, how):
         arg = str(target)
     else:
         arg = str(tmp_path / "results") + "/"
-    assert cli.main(["run", "gather11_examples", "-o", arg]) == 1
+    assert cli.main(["run", "gather11_examples", "-o", arg]) == 2   # a usage error (README: exit codes)
     out, err = capsys.readouterr()
     errors = [line for line in (out + err).splitlines() if "error" in line]
     assert len(errors) == 1 and "folder" in errors[0] and "results" in errors[0], out + err

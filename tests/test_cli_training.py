@@ -125,7 +125,7 @@ def test_an_output_that_names_a_folder_is_refused_with_a_file_name_to_use(tmp_pa
     path = line_graph(tmp_path)
     folder = tmp_path / "results"
     folder.mkdir()
-    assert cli.main([verb, str(path), "-o", str(folder)]) == cli.EXIT_GRAPH_ERROR
-    out = capsys.readouterr().out
-    assert f"error: --output {folder} names a folder; give a file name, e.g. {folder / example}" in out
+    assert cli.main([verb, str(path), "-o", str(folder)]) == cli.EXIT_USAGE   # a usage error, as the README says
+    err = capsys.readouterr().err
+    assert f"error: --output {folder} names a folder; give a file name, e.g. {folder / example}" in err
     assert list(folder.iterdir()) == []

@@ -17,6 +17,7 @@ summary of the model (opsets, node counts per op).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -30,7 +31,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .errors import ExportError
     from .export import save_model
     from .gradients import save_gradient_model
+    from .opset_rules import MAX_OPSET
 
+    if args.opset is not None and not 1 <= args.opset <= MAX_OPSET:
+        print(f"error: --opset {args.opset}: IndexFlow writes opsets 1 to {MAX_OPSET}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         graph = open_graph(args.graph, allow_outside_files=args.allow_outside_files)
     except GraphArgumentError as exc:
@@ -39,9 +44,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
     except GraphFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRAPH_ERROR
+    output = _output_path(args.output, ".onnx", graph.file_path, "the graph file being exported")
+    if output is None:
+        return EXIT_USAGE
     try:
         save = save_gradient_model if args.gradients else save_model
-        path = save(graph, args.output, opset=args.opset, sources=args.sources)
+        path = save(graph, output, opset=args.opset, sources=args.sources)
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if exc.suggested_opset is not None:
@@ -60,7 +68,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from nodeeditor.graph import GraphFileError, save_graph
+    from nodeeditor.graph import EXTENSION, GraphFileError, save_graph
     from nodeeditor.graph.examples import names_a_path
 
     from .errors import OnnxImportError
@@ -69,18 +77,48 @@ def _cmd_import(args: argparse.Namespace) -> int:
     if not names_a_path(args.model):
         print(f"error: no such file: {args.model}", file=sys.stderr)
         return EXIT_USAGE
+    output = _output_path(args.output, EXTENSION, Path(args.model), "the model being imported")
+    if output is None:
+        return EXIT_USAGE
     try:
-        graph = import_model(args.model, graph_folder=Path(args.output).absolute().parent)
+        graph = import_model(args.model, graph_folder=output.absolute().parent)
     except OnnxImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRAPH_ERROR
     try:
-        path = save_graph(graph, args.output)
+        path = save_graph(graph, output)
     except (GraphFileError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_GRAPH_ERROR
     print(f"wrote {path}: {len(graph.nodes)} nodes, {len(graph.edges)} edges, opset {graph.opset}")
     return EXIT_OK
+
+
+def _output_path(output: str, suffix: str, source: Path | None, what: str) -> Path | None:
+    """The file ``-o OUTPUT`` writes: OUTPUT with ``suffix`` added when its name does not end in
+    it (``model`` -> ``model.onnx``, as the editor's dialogs add it). None, after saying why, for
+    a folder or for the file the command reads (``source``, ``what`` it is): writing there
+    would destroy it (an import over its own model lost the model's weights)."""
+    if output.endswith(("/", os.sep)) or os.path.isdir(output):
+        print(f"error: -o {output} names a folder; give a file name, e.g. {Path(output) / ('out' + suffix)}",
+              file=sys.stderr)
+        return None
+    target = Path(output)
+    if not target.name.endswith(suffix):
+        target = target.with_name(target.name + suffix)
+    if source is not None and _same_file(target, source):
+        print(f"error: -o {target} is {what}; writing there would replace it: give another name",
+              file=sys.stderr)
+        return None
+    return target
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Both name one existing file (False for names the system cannot even look up)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
 
 
 def _register_export(sub: argparse._SubParsersAction) -> None:

@@ -271,3 +271,35 @@ def test_run_inputs_of_another_dtype_or_rank_than_the_inputs_type_are_usage_erro
             assert message in capsys.readouterr().err
     np.savez(tmp_path / "good.npz", d=np.ones((3, 4), np.float32), i=np.zeros((2, 3), np.int64))
     assert main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / "good.npz")]) == 0
+
+
+def test_import_and_export_never_write_over_what_they_read_and_add_their_suffix(tmp_path, capsys):
+    """``-o`` naming the file being read (``import m.onnx -o m.onnx`` wrote graph JSON over the
+    model, whose weights the graph referred to) is refused, exit 2, the file intact; a name
+    without the output's suffix gets it (``.onnx``, ``.ifg.json``); a folder and an opset
+    outside what IndexFlow writes are usage errors (exit 2)."""
+    model_path, _ = _kv(tmp_path)
+    model_bytes = model_path.read_bytes()
+    disguised = tmp_path / "model.ifg.json"     # a model under a graph file's name
+    disguised.write_bytes(model_bytes)
+    assert main(["import", str(disguised), "-o", str(disguised)]) == 2
+    assert "is the model being imported" in capsys.readouterr().err
+    assert disguised.read_bytes() == model_bytes
+    assert main(["import", str(model_path), "-o", str(tmp_path / "kv")]) == 0
+    graph_path = tmp_path / "kv.ifg.json"
+    assert graph_path.is_file() and model_path.read_bytes() == model_bytes
+    graph_bytes = graph_path.read_bytes()
+    assert main(["export", str(graph_path), "-o", str(tmp_path / "again")]) == 0
+    assert onnx.load(tmp_path / "again.onnx").graph.node and graph_path.read_bytes() == graph_bytes
+    onnx_named = tmp_path / "g.onnx"            # a graph file under a model's name
+    onnx_named.write_bytes(graph_bytes)
+    assert main(["export", str(onnx_named), "-o", str(onnx_named)]) == 2
+    assert "is the graph file being exported" in capsys.readouterr().err
+    assert onnx_named.read_bytes() == graph_bytes
+    for command in (["import", str(model_path), "-o", str(tmp_path)],
+                    ["export", str(graph_path), "-o", str(tmp_path) + "/"],
+                    ["export", str(graph_path), "-o", str(tmp_path / "x.onnx"), "--opset", "0"],
+                    ["export", str(graph_path), "-o", str(tmp_path / "x.onnx"), "--opset", "99"]):
+        assert main(command) == 2, command
+        assert "error: " in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
