@@ -109,7 +109,9 @@ def test_run_app_opens_a_graph_evaluated_and_exits(arg, tmp_path):
     done = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=root, env=env)
     assert done.returncode == 0, done.stderr
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
-    expected = "Embedding look-up (example)[*] — IndexFlow" if arg is None else "segment_sum.ifg.json[*] — IndexFlow"
+    # a bundled example opened by its path is a template, as from the Examples menu
+    expected = "Embedding look-up (example)[*] — IndexFlow" if arg is None else \
+        "Segment sum and histogram (example)[*] — IndexFlow"
     assert lines["TITLE"] == expected
     assert lines["EVALUATED"] == "True" and int(lines["NODES"]) > 2
 
