@@ -206,7 +206,13 @@ def decode_tensor(spec: Mapping[str, Any], sidecar: TensorDecoder = None) -> np.
             return np.array(pairs, dtype=dtype).reshape(shape)
         values = [_number(v, dtype.kind if dtype.kind in "biu" else "f") for v in flat]
         if dtype.kind in "biu":
-            return np.array(values, dtype=dtype).reshape(shape)
+            try:
+                return np.array(values, dtype=dtype).reshape(shape)
+            except OverflowError:  # an integer outside the dtype's range (numpy refuses to wrap it)
+                low, high = (0, 1) if dtype.kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+                first = next((i for i, v in enumerate(values) if not low <= v <= high), 0)
+                raise ValueError(f"tensor value {values[first]} (element {first}) does not fit {name} "
+                                 f"({low} to {high})") from None
         wide = np.array(values, dtype=np.float64)
         with np.errstate(over="ignore"):
             arr = wide.astype(dtype)

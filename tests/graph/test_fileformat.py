@@ -1,6 +1,7 @@
 """The versioned file format: round trips, sidecar, atomic save, clear errors, migration."""
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -431,3 +432,21 @@ def test_zero_size_and_scalar_tensors_round_trip(tmp_path):
     assert loaded.node("s").value.shape == () and loaded.node("s").value.item() == 2.5
     assert loaded.node("t").value.shape == () and loaded.node("t").value.item() == "x"
     assert loaded.node("es").value.shape == (2, 0) and loaded.node("es").value.dtype == object
+
+
+@pytest.mark.parametrize(("dtype", "data", "named"), [
+    ("int64", [1, 10 ** 30], "tensor value 1000000000000000000000000000000 (element 1) does not fit int64"),
+    ("uint8", [300, 0], "tensor value 300 (element 0) does not fit uint8 (0 to 255)"),
+    ("int8", [0, -129], "tensor value -129 (element 1) does not fit int8 (-128 to 127)"),
+])
+def test_an_integer_literal_out_of_its_dtypes_range_is_named_in_the_message(tmp_path, dtype, data, named):
+    """A literal whose integer does not fit its dtype: the load names the node, the value and
+    the range (it said "malformed document (OverflowError: Python int too large to convert to
+    C long)")."""
+    doc = {"format": "indexflow-graph", "version": 3, "settings": {"name": "g", "opset": 18},
+           "nodes": [{"id": "labels", "kind": "literal", "name": "labels", "position": [0, 0],
+                      "value": {"dtype": dtype, "shape": [2], "data": data}}], "edges": []}
+    path = tmp_path / "g.ifg.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(GraphFileError, match=re.escape(f"node 'labels': {named}")):
+        load_graph(path)
