@@ -10,6 +10,7 @@ import numpy as np
 from nodeeditor.graph import Graph
 
 from .export import export_with_feeds
+from .names import DISPLAY_NAMES_KEY, decode_display_names
 
 INSTALL_HINT = "onnxruntime is not installed; install it with: pip install onnxruntime"
 
@@ -32,8 +33,11 @@ def onnxruntime_session(model_bytes: bytes, threads: int | None = 1):
 
 def run_in_onnxruntime(graph: Graph, opset: int | None = None, threads: int | None = 1) -> dict[str, np.ndarray]:
     """Export ``graph`` in memory, run it in onnxruntime on the editor's values, and return
-    output name -> array. ExportError when the graph cannot be exported."""
+    output name (the graph's) -> array. ExportError when the graph cannot be exported."""
     model, feeds = export_with_feeds(graph, opset)
     session = onnxruntime_session(model.SerializeToString(), threads)
-    names = [o.name for o in session.get_outputs()]
+    # an output whose name the model had to change (a graph input of the same name) is given
+    # under its name in the graph, as the numpy engine gives it
+    shown = decode_display_names({p.key: p.value for p in model.metadata_props}.get(DISPLAY_NAMES_KEY))
+    names = [shown.get(o.name, o.name) for o in session.get_outputs()]
     return dict(zip(names, session.run(None, feeds), strict=True))

@@ -303,3 +303,33 @@ def test_import_and_export_never_write_over_what_they_read_and_add_their_suffix(
         assert main(command) == 2, command
         assert "error: " in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
+
+
+def test_both_engines_write_an_output_that_is_also_an_input_under_its_own_name(tmp_path, capsys):
+    """A model whose outputs include a graph input ('a') and an initializer ('c') as they are:
+    ``run -o`` writes 'a', 'c' and 'g' with either engine, the values onnxruntime gives for
+    the model itself (the onnxruntime engine wrote 'a_2', the name the export had to give it)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    value = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["a", "i"], ["g"], axis=0)], "m",
+        [value("a", TensorProto.FLOAT, [3, 2]), value("i", TensorProto.INT64, [2])],
+        [value("a", TensorProto.FLOAT, [3, 2]), value("g", TensorProto.FLOAT, [2, 2]),
+         value("c", TensorProto.FLOAT, [2])],
+        initializer=[numpy_helper.from_array(np.array([1.5, 2.5], np.float32), "c")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, tmp_path / "m.onnx")
+    feeds = {"a": np.arange(6, dtype=np.float32).reshape(3, 2), "i": np.array([-1, 0], np.int64)}
+    np.savez(tmp_path / "in.npz", **feeds)
+    expected = ort_run(model, feeds)
+    for engine in ("numpy", "onnxruntime"):
+        out = tmp_path / f"{engine}.npz"
+        code = main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / "in.npz"), "-o", str(out),
+                     "--engine", engine])
+        assert code == 0, capsys.readouterr()
+        with np.load(out) as written:
+            assert sorted(written.files) == ["a", "c", "g"], engine
+            for name in written.files:
+                np.testing.assert_array_equal(written[name], expected[name])
