@@ -60,7 +60,8 @@ class OperatorForm:
         box.setToolTip(spec.doc)
         hint = muted("")
         box.refused.connect(lambda text: self.status(
-            box.refusal(spec.name, text) + (f" ({hint.text()})" if hint.text() else ""), error=True))
+            f"{spec.name} {text} is not allowed here: {hint.text()}" if hint.text() else box.refusal(spec.name, text),
+            error=True))
         holder = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(holder)
         lay.setContentsMargins(0, 0, 0, 0)
