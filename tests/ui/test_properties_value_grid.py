@@ -227,9 +227,16 @@ def _start_typing(w, table, text: str) -> QtWidgets.QWidget:
     return editor
 
 
-def _open_menu(w, menu: QtWidgets.QMenu, qtbot) -> None:
-    menu.popup(w.mapToGlobal(QtCore.QPoint(40, 40)))
-    qtbot.waitUntil(menu.isVisible, timeout=10000)
+def _type_then_pick_from_the_edit_menu(w, table, qtbot, text: str, action) -> None:
+    """Type ``text`` into the first cell without Enter, open the Edit menu, run ``action``
+    from it, and let the run it causes finish."""
+    _start_typing(w, table, text)
+    w.edit_menu.popup(w.mapToGlobal(QtCore.QPoint(40, 40)))
+    qtbot.waitUntil(w.edit_menu.isVisible, timeout=10000)
+    action.trigger()
+    w.edit_menu.hide()
+    deliver_posted_events()
+    w.runner.wait()
 
 
 def test_a_value_typed_and_not_entered_stays_with_its_node_when_another_action_selects(small, qtbot):
@@ -238,12 +245,7 @@ def test_a_value_typed_and_not_entered_stays_with_its_node_when_another_action_s
     uncaught KeyError, the typed value lost)."""
     w = small
     nid, table = _literal(w, np.array([[1, 2], [3, 4]], np.int64))
-    _start_typing(w, table, "7")
-    _open_menu(w, w.edit_menu, qtbot)
-    w.select_all_action.trigger()
-    w.edit_menu.hide()
-    deliver_posted_events()
-    w.runner.wait()
+    _type_then_pick_from_the_edit_menu(w, table, qtbot, "7", w.select_all_action)
     np.testing.assert_array_equal(w.graph.node(nid).value, [[7, 2], [3, 4]])
     assert w.properties.node_id is None   # the panel shows the graph: several nodes are selected
 
@@ -255,12 +257,7 @@ def test_duplicating_from_the_menu_keeps_a_value_still_being_typed(small, qtbot)
     w = small
     nid, table = _literal(w, np.array([[1, 2], [3, 4]], np.int64))
     before = {n.id for n in w.graph.nodes}
-    _start_typing(w, table, "9")
-    _open_menu(w, w.edit_menu, qtbot)
-    w.duplicate_action.trigger()
-    w.edit_menu.hide()
-    deliver_posted_events()
-    w.runner.wait()
+    _type_then_pick_from_the_edit_menu(w, table, qtbot, "9", w.duplicate_action)
     (copy,) = [n.id for n in w.graph.nodes if n.id not in before]
     np.testing.assert_array_equal(w.graph.node(nid).value, [[9, 2], [3, 4]])
     np.testing.assert_array_equal(w.graph.node(copy).value, [[9, 2], [3, 4]])
