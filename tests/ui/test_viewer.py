@@ -12,7 +12,7 @@ from nodeeditor.ui.viewer import colors, thumbnail
 from nodeeditor.ui.viewer.panels import HeatPanel, LinePanel, TextPanel
 from nodeeditor.ui.viewer.slicing import MAX_DISPLAY
 
-from .helpers import deliver_posted_events
+from .helpers import deliver_posted_events, save_shot
 
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
 
@@ -518,3 +518,17 @@ def test_previews_of_small_tensors_write_their_values(qtbot):
 
     assert written(np.array([[0, 3, 3], [5, 1, 0]])) > 100
     assert written(np.random.default_rng(0).random((40, 40))) == 0
+
+
+def test_a_tensor_with_no_elements_says_so_in_the_table_tab(viewer, qtbot):
+    """A (0, 5) tensor: the Table tab says it has no elements (it was a blank table); a tensor
+    with values shown next brings the table back."""
+    show(viewer, qtbot, "empty", np.zeros((0, 5), np.float32))
+    viewer.tabs.setCurrentWidget(viewer.table_page)
+    page = viewer.table_page
+    qtbot.waitUntil(page.empty_note.isVisible, timeout=10000)
+    assert not page.view.isVisible() and "no elements" in page.empty_note.text()
+    save_shot(viewer, "viewer/empty_tensor_table")
+    show(viewer, qtbot, "small", np.arange(6, dtype=np.float32).reshape(2, 3))
+    qtbot.waitUntil(page.view.isVisible, timeout=10000)
+    assert not page.empty_note.isVisible() and table_texts(viewer.table_model)[0] == ["0.0", "1.0", "2.0"]

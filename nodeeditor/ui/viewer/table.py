@@ -38,6 +38,7 @@ class TensorTableModel(QtCore.QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._values: np.ndarray = np.zeros((0, 0))
+        self.has_tensor = False   # set_values(None): nothing shown
         self._reference: np.ndarray | None = None
         self._kind = FLOAT
         self._index_of: Callable[[int, int], tuple[int, ...]] | None = None
@@ -54,6 +55,8 @@ class TensorTableModel(QtCore.QAbstractTableModel):
                    index_of: Callable[[int, int], tuple[int, ...]] | None = None) -> None:
         """Show ``values`` (0-D/1-D/2-D). ``reference``: same-shape array to highlight changes."""
         self.beginResetModel()
+        #: whether a tensor is shown (an empty one too), not nothing at all
+        self.has_tensor = values is not None
         if values is None:
             values = np.zeros((0, 0))
         if values.ndim > 2:
@@ -224,12 +227,20 @@ class TablePage(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
+        # a tensor with no elements: say so, where the table would be blank
+        self.empty_note = QtWidgets.QLabel("This tensor has no elements (a dimension of size 0): no values to show.")
+        self.empty_note.setWordWrap(True)
+        self.empty_note.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.pager)
+        layout.addWidget(self.empty_note)
         layout.addWidget(self.view, 1)
         self.model.modelReset.connect(self._sync)
         self._sync()
 
     def _sync(self) -> None:
+        empty = self.model.has_tensor and self.model.values.size == 0
+        self.empty_note.setVisible(empty)
+        self.view.setVisible(not empty)
         rows, cols = self.model.total_rows(), self.model.total_columns()
         big = rows > WINDOW or cols > WINDOW
         self.pager.setVisible(big)
