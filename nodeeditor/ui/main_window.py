@@ -142,6 +142,21 @@ class MainWindow(QtWidgets.QMainWindow):
             QtCore.QTimer.singleShot(0, self.fit_to_screen)   # after Qt has finished this resize
         if event.size().height() < event.oldSize().height():
             QtCore.QTimer.singleShot(0, self._keep_explainer_within)
+        if 0 < event.size().width() < event.oldSize().width():
+            QtCore.QTimer.singleShot(0, self._keep_side_docks_within)
+
+    def _keep_side_docks_within(self) -> None:
+        """A narrower window leaves the canvas about half its width (``screen_fit``): the
+        palette and the right column, where docked at the sides, give up width."""
+        Dock = QtCore.Qt.DockWidgetArea  # noqa: N806 - an alias of a Qt enum
+        docks = (self.palette_dock, self.properties_dock)
+        limits = screen_fit.side_dock_widths(self.width(), tuple(d.width() for d in docks))
+        shrink = [(dock, limit) for dock, limit, area in zip(docks, limits, (Dock.LeftDockWidgetArea,
+                                                                              Dock.RightDockWidgetArea), strict=True)
+                  if not dock.isFloating() and not dock.isHidden() and self.dockWidgetArea(dock) == area
+                  and limit < dock.width()]
+        if shrink:
+            self.resizeDocks([d for d, _ in shrink], [w for _, w in shrink], QtCore.Qt.Orientation.Horizontal)
 
     def _keep_explainer_within(self) -> None:
         """A lower window leaves the canvas more than half its height (``screen_fit``)."""

@@ -5,7 +5,8 @@ must neither open larger than the screen's available area nor grow past it later
 
 - :func:`initial_size`: a window's preferred size, shrunk to the available area;
 - :func:`initial_dock_widths`: the main window's side docks on a first start, narrower on a
-  small window so the canvas keeps about half the width;
+  small window so the canvas keeps about half the width; :func:`side_dock_widths`, the same
+  limit when the window gets narrower later;
 - :func:`bottom_dock_height`: the dock under the canvas (the Explainer) on a first start,
   and the most it may keep when the window gets lower: the canvas keeps more than half;
 - :func:`fit_to_screen`: shrink a shown window (frame included) to the available area and
@@ -58,6 +59,14 @@ def initial_dock_widths(width: int) -> tuple[int, int]:
     """(palette, right column) widths for a main window ``width`` wide: :data:`DOCK_WIDTHS`,
     or less on a small window so the canvas is not squeezed to a strip."""
     return tuple(min(w, int(width * share)) for w, share in zip(DOCK_WIDTHS, DOCK_SHARES, strict=True))
+
+
+def side_dock_widths(window_width: int, current: tuple[int, int]) -> tuple[int, int]:
+    """The (palette, right column) widths for a window ``window_width`` wide that had the
+    ``current`` ones: each limited to its :data:`DOCK_SHARES` of the window, so a window made
+    narrower (a laptop, a projector) keeps the canvas about half its width, as on a first
+    start; a wider window leaves the user's widths alone."""
+    return tuple(min(w, int(window_width * share)) for w, share in zip(current, DOCK_SHARES, strict=True))
 
 
 def bottom_dock_height(window_height: int, current: int | None = None) -> int:
