@@ -58,7 +58,7 @@ def initial_size(widget: QtWidgets.QWidget, preferred: tuple[int, int]) -> QtCor
 def initial_dock_widths(width: int) -> tuple[int, int]:
     """(palette, right column) widths for a main window ``width`` wide: :data:`DOCK_WIDTHS`,
     or less on a small window so the canvas is not squeezed to a strip."""
-    return tuple(min(w, int(width * share)) for w, share in zip(DOCK_WIDTHS, DOCK_SHARES, strict=True))
+    return side_dock_widths(width, DOCK_WIDTHS)
 
 
 def side_dock_widths(window_width: int, current: tuple[int, int]) -> tuple[int, int]:
