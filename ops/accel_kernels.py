@@ -782,14 +782,14 @@ def gather_last(data, idx, out, r0, r1):
 
 def gather_last_checked(data, idx, out):
     """:func:`gather_last` on every row, with raw indices (int32 or int64, either sign) checked
-    here first: one pass over ``idx`` (:func:`in_range`) when every index is in ``[0, size)``;
+    here first: one pass over ``idx`` (:func:`flat_in_range`) when every index is in ``[0, size)``;
     otherwise each is made non-negative (:func:`normalised`) into a copy, which
     the gather then reads. Returns -1, or the position of the first index outside
     ``[-size, size)`` (``out`` is then untouched). One compiled call for the whole Gather, where
     its caller's separate check cost more than the gather of a small tensor."""
     n = idx.shape[0]
     size = data.shape[1]
-    if in_range(idx.reshape((1, n)), 0, 0, n, size):
+    if flat_in_range(idx, size):
         _gather_last(data, idx, out, 0, data.shape[0])
         return -1
     fixed = np.empty(n, np.int64)
