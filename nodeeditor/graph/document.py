@@ -805,6 +805,22 @@ class Graph:
             self._reinfer({node_id})   # a trainable integer source gets a warning
         return old
 
+    def set_overridable(self, node_id: str, on: bool) -> bool:
+        """Make a literal, generator, file or model tensor source overridable (or not): an
+        export then lists it as a graph input with its value as the default. Returns the old
+        flag; emits ``OverridableChanged`` when it changes. No value changes."""
+        node = self.node(node_id)
+        if node.kind not in N.WEIGHT_KINDS:
+            why = "it is a graph input already" if node.kind == N.INPUT else "it is not a tensor source"
+            raise ValueError(f"{node.label} is a {node.kind} node and cannot be overridable ({why})")
+        on = _flag(on, "overridable")
+        old = node.overridable
+        if old != on:
+            node.overridable = on
+            self._changed()
+            self.events.emit(E.OverridableChanged(node_id, old, on))
+        return old
+
     def set_loss_kind(self, node_id: str, loss: LossKind | str) -> LossKind:
         """Change what a Loss node computes (a :class:`LossKind` or its name); returns the old
         kind. Emits ``LossKindChanged``; the loss value changes, so the node's revision does."""

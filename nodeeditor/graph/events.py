@@ -112,6 +112,15 @@ class TrainableChanged(GraphEvent):
 
 
 @dataclass(frozen=True)
+class OverridableChanged(GraphEvent):
+    """A source's ``overridable`` flag changed (an export lists it as a graph input or not)."""
+
+    node_id: str
+    old: bool
+    new: bool
+
+
+@dataclass(frozen=True)
 class LossKindChanged(GraphEvent):
     """A Loss node's kind changed (its value changes with it)."""
 

@@ -141,12 +141,7 @@ def group_title(graph: Graph, node_ids: Iterable[str]) -> str:
 def tensor_label(graph: Graph, node_id: str, port: str) -> str:
     """How a group block names the tensor of ``node_id``'s output ``port``: the ONNX tensor
     name an import kept, else the node's name (with the port when it has several outputs)."""
-    node = graph.node(node_id)
-    if isinstance(node, N.ForeignNode) and node.tensor_names and port in node.outputs:
-        name = node.tensor_names[node.outputs.index(port)]
-        if name:
-            return name
-    return node.name if len(node.output_ports()) == 1 else f"{node.name}.{port}"
+    return N.tensor_label(graph.node(node_id), port)
 
 
 def foreign_chains(graph: Graph, skip: Iterable[str] = ()) -> list[tuple[str, ...]]:

@@ -70,6 +70,8 @@ FOREIGN = "foreign"
 MODEL_TENSOR = "model_tensor"
 
 SOURCE_KINDS = (LITERAL, GENERATOR, FILE, INPUT, MODEL_TENSOR)
+#: Sources an export writes as initializers (all but graph inputs): the ones that may be ``overridable``.
+WEIGHT_KINDS = (LITERAL, GENERATOR, FILE, MODEL_TENSOR)
 NODE_KINDS = SOURCE_KINDS + (OPERATOR, OUTPUT, LOSS, FOREIGN)
 #: Kinds whose ``path`` names a file, relative to the graph file's folder when not absolute.
 PATH_KINDS = (FILE, MODEL_TENSOR)
@@ -143,7 +145,14 @@ class Node:
 class Source(Node):
     """A tensor source (one output port). ``scope`` in the methods below is the graph's
     :class:`~nodeeditor.graph.paths.FileScope`: the folder a relative file path resolves
-    against and which files may be read."""
+    against and which files may be read.
+
+    ``overridable`` (every source but a graph input, which is one already): an export lists
+    the tensor as a graph input as well as an initializer, so a runtime's feed of that name
+    replaces it and the value is its default (ONNX's initializer that is also an input). It
+    changes no value here."""
+
+    overridable: bool = False
 
     def source_type(self, scope: FileScope) -> TensorType:
         """The type of the tensor, without building it where that is cheaper. SourceError
@@ -350,14 +359,22 @@ class OperatorNode(Node):
     defaults apply to the rest). ``training`` and ``loss_coefficient`` are the toolkit's
     training switch and loss-derivative coefficient: they act on the backward pass only.
     ``bypassed``: the op is switched off and passes its data input through unchanged (only
-    where :func:`bypass_refusal` allows it)."""
+    where :func:`bypass_refusal` allows it). ``tensor_names``: the ONNX names its outputs had in
+    the model it was imported from (see :func:`kept_tensor_name`); () for a block of the editor."""
 
     op: str = "Gather"
     attributes: dict[str, Any] = field(default_factory=dict)
     training: bool = True
     loss_coefficient: float = 1.0
     bypassed: bool = False
+    tensor_names: tuple[str, ...] = ()
     kind: ClassVar[str] = OPERATOR
+
+    def __post_init__(self) -> None:
+        self.tensor_names = tuple(self.tensor_names)
+        if self.tensor_names and len(self.tensor_names) != len(self.output_ports()):
+            raise ValueError(f"{self.op}: {len(self.tensor_names)} tensor names for "
+                             f"{len(self.output_ports())} output(s)")
 
     @property
     def schema(self) -> ops.OpSchema:
@@ -443,6 +460,22 @@ def bypassed_port(node: Node) -> str | None:
 
 #: The input port through which a foreign node's graph attributes read ``name`` from the graph.
 CAPTURE_PREFIX = "outer:"
+
+
+def kept_tensor_name(node: Node, port: str) -> str:
+    """The ONNX name the tensor of ``node``'s output ``port`` had in the model it was imported
+    from (an operator's or a foreign node's ``tensor_names``), "" when it had none: an export
+    keeps it where it is free, and a group block shows it."""
+    names = getattr(node, "tensor_names", ())
+    ports = node.output_ports()
+    return names[ports.index(port)] if names and port in ports else ""
+
+
+def tensor_label(node: Node, port: str) -> str:
+    """How a group block or a cut-out region names the tensor of ``node``'s output ``port``:
+    the ONNX tensor name an import kept, else the node's name (with the port when it has
+    several outputs)."""
+    return kept_tensor_name(node, port) or (node.name if len(node.output_ports()) == 1 else f"{node.name}.{port}")
 
 
 def capture_port(name: str) -> str:

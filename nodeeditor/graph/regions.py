@@ -111,15 +111,6 @@ class Splice:
     region: Extraction
 
 
-def _tensor_label(graph: Graph, node_id: str, port: str) -> str:
-    node = graph.node(node_id)
-    if isinstance(node, N.ForeignNode) and node.tensor_names:
-        hint = node.tensor_names[node.outputs.index(port)]
-        if hint:
-            return hint
-    return node.name if len(node.output_ports()) == 1 else f"{node.name}.{port}"
-
-
 @dataclass(frozen=True)
 class RegionPlan:
     """What extracting a region reads from its graph, taken on the graph's thread by
@@ -169,7 +160,7 @@ def plan_region(graph: Graph, node_ids: Iterable[str]) -> RegionPlan:
     return RegionPlan(
         (graph.name, graph.opset, graph.settings["description"], graph.model_info, graph.file_path),
         tuple(region), tuple(nodes[n].clone() for n in region), inner, tuple(crossing_in), tensors_in,
-        tensors_out, {t: _tensor_label(graph, *t) for t in (*tensors_in, *tensors_out)},
+        tensors_out, {t: N.tensor_label(graph.node(t[0]), t[1]) for t in (*tensors_in, *tensors_out)},
         {t: graph.output_type(*t) for t in tensors_in}, tuple(in_y), tuple(out_y), min(xs), max(xs),
         _inside(graph, region))
 

@@ -32,6 +32,11 @@ stay small: op ``"training": false`` (default true) and ``"loss_coefficient": x`
 (default 1); literal, generator and file ``"trainable": true`` (default false). A missing
 field reads as its default.
 
+Fields of version 3 added later (optional, written only when set; a reader that does not know
+them ignores them): op ``tensor_names`` (the ONNX names its outputs had in an imported model);
+literal, generator, file and model_tensor ``"overridable": true`` (an export lists the tensor as
+a graph input too).
+
 View fields (version 3): op ``"bypassed": true`` when set; any node may have
 ``"collapsed": true``; an edge with reroute points has ``"via": [[x, y], ...]``; ``frames``
 may be left out (no frames). A frame drawn as one group block has ``"collapsed": true``
@@ -280,6 +285,8 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
             out["loss_coefficient"] = _num(node.loss_coefficient)
         if node.bypassed:
             out["bypassed"] = True
+        if node.tensor_names:
+            out["tensor_names"] = list(node.tensor_names)
     elif isinstance(node, N.LossNode):
         out["loss"] = node.loss.value
     elif isinstance(node, N.ForeignNode):
@@ -291,6 +298,8 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
         out["shape"] = list(node.shape)
     if isinstance(node, N.TrainableSource) and node.trainable:
         out["trainable"] = True
+    if isinstance(node, N.Source) and node.overridable:
+        out["overridable"] = True
     if node.collapsed:
         out["collapsed"] = True
     return out
@@ -345,6 +354,11 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         trainable = _optional_bool(d, "trainable", False)
         if kind in (N.LITERAL, N.GENERATOR, N.FILE):
             common["trainable"] = trainable
+        if "overridable" in d and kind not in N.WEIGHT_KINDS:
+            raise ValueError(f"a {kind} node cannot be overridable (only literal, generator, file and model_tensor "
+                             "sources: a graph input is one already)")
+        if kind in N.WEIGHT_KINDS:
+            common["overridable"] = _optional_bool(d, "overridable", False)
         if kind == N.LITERAL:
             value = decode_tensor(_require(d, "value", dict, what), sidecar)
             return N.LiteralSource(**common, value=N.frozen_array(value))
@@ -394,7 +408,8 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
                     or not math.isfinite(coefficient):
                 raise ValueError(f"'loss_coefficient' must be a finite number, got {coefficient!r}")
             node = N.OperatorNode(**common, op=op, training=_optional_bool(d, "training", True),
-                                  loss_coefficient=float(coefficient), bypassed=flags["bypassed"])
+                                  loss_coefficient=float(coefficient), bypassed=flags["bypassed"],
+                                  tensor_names=tuple(_str_list(d, "tensor_names", [])))
             if node.bypassed and N.bypass_refusal(op):
                 raise ValueError(f"it cannot be bypassed: {N.bypass_refusal(op)}")
             for key, value in _require(d, "attributes", dict, what).items():

@@ -125,9 +125,7 @@ class TrainingRun:
         params = {sid: np.asarray(self.engine.value(sid)).astype(np.float64) for sid in self.sources}
         with g.batch():
             for sid in self.sources:   # a generator or file becomes a literal the run can set
-                node = g.node(sid)
-                g.replace_node(sid, N.LiteralSource(id=sid, name=node.name, position=node.position,
-                                                    value=N.frozen_array(self.engine.value(sid)), trainable=True))
+                g.replace_node(sid, trained_literal(g.node(sid), self.engine.value(sid)))
         result.values = {sid: _rounded(params[sid], dtypes[sid]) for sid in self.sources}
         optimizer = Optimizer(self.settings)
         for step in range(1, steps + 1):
@@ -205,9 +203,10 @@ class TrainedEdit:
 
 
 def trained_literal(node: N.Node, value: np.ndarray) -> N.LiteralSource:
-    """The trainable literal that takes the place of ``node`` with the trained ``value``."""
-    return N.LiteralSource(id=node.id, name=node.name, position=node.position,
-                           value=N.frozen_array(value), trainable=True)
+    """The trainable literal that takes the place of ``node`` with the trained ``value`` (its
+    name, place, look and ``overridable`` kept)."""
+    return N.LiteralSource(id=node.id, name=node.name, position=node.position, collapsed=node.collapsed,
+                           overridable=node.overridable, value=N.frozen_array(value), trainable=True)
 
 
 def trained_edit(graph: Graph, values: Mapping[str, np.ndarray]) -> TrainedEdit:
