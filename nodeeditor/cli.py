@@ -114,9 +114,14 @@ def feed_inputs(graph, path: str) -> list[str]:
     ``path`` (a unicode array becomes strings). Returns notes to print (inputs the file does
     not set keep their example). UsageError for a file that cannot be read, a name that is no
     graph input, or an array the input cannot take: another dtype or rank than the input's
-    type, or a size its declared shape does not allow (the message names the input)."""
+    type, or a size its declared shape does not allow (the message names the input).
+
+    An overridable source (an initializer that is also an input of the exported model) is an
+    input with a default: an array of its exact type replaces it for this run (as a feed
+    replaces it in onnxruntime)."""
     from nodeeditor.graph import InputSource
-    from ops import dtype_name
+    from nodeeditor.graph import nodes as N
+    from ops import TensorType, dtype_name
 
     file = Path(path)
     if not file.is_file():
@@ -127,15 +132,25 @@ def feed_inputs(graph, path: str) -> list[str]:
     except Exception as exc:  # noqa: BLE001 - numpy raises many kinds on a file that is not an .npz
         raise UsageError(f"--inputs {path}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
     inputs = {n.name: n for n in graph.nodes if isinstance(n, InputSource)}
-    unknown = sorted(set(arrays) - set(inputs))
+    defaults = {n.name: n for n in graph.nodes if n.is_source and n.overridable and n.name not in inputs}
+    unknown = sorted(set(arrays) - set(inputs) - set(defaults))
     if unknown:
         raise UsageError(f"--inputs {path}: {', '.join(map(repr, unknown))} "
                          f"{'is not a graph input' if len(unknown) == 1 else 'are not graph inputs'}; "
-                         f"the inputs are {', '.join(map(repr, inputs)) or 'none'}")
+                         f"the inputs are {', '.join([*map(repr, inputs), *map(_a_default, defaults)]) or 'none'}")
     with graph.batch():
         for name, value in arrays.items():
             if value.dtype.kind in "US":
                 value = value.astype(object)
+            if name in defaults:
+                node = defaults[name]
+                have = graph.output_type(node.id)
+                if have is not None and TensorType.of(value) != have:
+                    raise UsageError(f"--inputs {path}: {name!r} is a default of type {have}; the array is "
+                                     f"{TensorType.of(value)}")
+                graph.replace_node(node.id, N.LiteralSource(id=node.id, name=name, position=node.position,
+                                                            value=N.frozen_array(value), overridable=True))
+                continue
             node = inputs[name]
             if node.onnx_type is None and (value.dtype != node.example.dtype or value.ndim != node.example.ndim):
                 # an input's dtype and rank are part of its type (a model's, or the graph's when
@@ -148,6 +163,10 @@ def feed_inputs(graph, path: str) -> list[str]:
                 raise UsageError(f"--inputs {path}: input {name!r}: {exc}") from None
     return [f"note: input {name!r} is not in {path}; it keeps its example value"
             for name in inputs if name not in arrays]
+
+
+def _a_default(name: str) -> str:
+    return f"{name!r} (a default)"
 
 
 def describe_graph(graph) -> str:

@@ -4,8 +4,10 @@ Contract of :func:`export_model`:
 
 - Nodes are written in topological order (ties in the graph's node order, so an imported
   model's nodes keep their order); names are kept exactly, only made unique
-  (:class:`~.names.NameTable`): graph inputs and outputs keep theirs, a foreign node's outputs
-  keep the tensor names they had in the model. The names the nodes have in the editor, where
+  (:class:`~.names.NameTable`): graph inputs and outputs keep theirs, an imported operator's
+  or foreign node's outputs keep the tensor names they had in the model
+  (:func:`~nodeeditor.graph.nodes.kept_tensor_name`), and an output reading a source of its own
+  name is that source's tensor itself (no ``Identity``). The names the nodes have in the editor, where
   they differ, travel in ``metadata_props`` (``names.DISPLAY_NAMES_KEY``), so an import shows
   them again.
 - Foreign nodes are written verbatim: op type, domain, attributes in their order, inputs (an
@@ -16,8 +18,9 @@ Contract of :func:`export_model`:
   local functions, IR version and model fields, and the type each graph output declared
   (where the inferred type fits it). A graph input keeps its declared shape (named and unknown
   dimensions); an initializer kept in its model file is read from it.
-- Tensor sources (literal, generator, file) become initializers, or graph inputs with their
-  shapes when ``sources="inputs"``; graph-input nodes stay inputs; each output node becomes a
+- Tensor sources (literal, generator, file, model tensor) become initializers, or graph inputs
+  with their shapes when ``sources="inputs"``; an ``overridable`` source is an initializer
+  listed as a graph input too (its value the default); graph-input nodes stay inputs; each output node becomes a
   graph output of that name; ``value_info`` carries every inferred intermediate type.
 - Every graph input's value (a graph-input node's example; with ``sources="inputs"``, each
   source's value) travels in ``metadata_props`` when small (see ``examples_meta``), so an
@@ -35,8 +38,8 @@ Contract of :func:`export_model`:
   (:mod:`.gradients`) builds on the same steps: :func:`prepare_export`, :func:`build_parts`,
   :func:`assemble`.
 - A source whose string tensor has no UTF-8 form (a lone surrogate, from a file name that is
-  not UTF-8) is refused by name; an output written as ``Identity`` (it reads a source, or its
-  tensor feeds several outputs) needs the opset at which Identity takes its dtype.
+  not UTF-8) is refused by name; an output written as ``Identity`` (it reads a source of
+  another name, or its tensor feeds several outputs) needs the opset at which Identity takes its dtype.
 - A bypassed operator (``OperatorNode.bypassed``) is written as an ``Identity`` of its data
   input (its other inputs stay in the model unused), under the same opset rule.
 """
@@ -444,7 +447,14 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         if isinstance(node, N.InputSource):
             tensor_name[(node.id, N.SOURCE_PORT)] = names.claim(node.name)
     output_nodes = graph.output_nodes() if prepared.outputs else ()
-    parts.output_names = {node.id: names.claim(node.name) for node in output_nodes}
+    for node in output_nodes:
+        edge = graph.edge_into(node.id, N.OUTPUT_PORT)
+        if edge is not None and _names_its_source(graph, node, edge, tensor_name, names):
+            # the output is a source's tensor under the source's own name: no Identity
+            tensor_name.setdefault((edge.src, N.SOURCE_PORT), names.claim(node.name))
+            parts.output_names[node.id] = node.name
+        else:
+            parts.output_names[node.id] = names.claim(node.name)
     # An operator output read by exactly one output node is named after that output.
     renamed: dict[tuple[str, str], str] = {}
     for node in output_nodes:
@@ -456,12 +466,12 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
                    and graph.node(e.dst).kind == N.OUTPUT and e.dst in parts.output_names]
         if isinstance(producer, (N.OperatorNode, N.LossNode, N.ForeignNode)) and len(readers) == 1:
             renamed[(edge.src, edge.src_port)] = parts.output_names[node.id]
-    # A foreign node's outputs keep their model names where those are free.
+    # An imported node's outputs keep their model names where those are free.
     for node in graph.nodes:
-        if isinstance(node, N.ForeignNode):
-            for port, hint in zip(node.output_ports(), node.tensor_names, strict=False):
-                if hint and (node.id, port) not in renamed and hint not in names:
-                    renamed[(node.id, port)] = names.claim(hint)
+        for port in node.output_ports():
+            hint = N.kept_tensor_name(node, port)
+            if hint and (node.id, port) not in renamed and hint not in names:
+                renamed[(node.id, port)] = names.claim(hint)
 
     # 2. Sources.
     for node in graph.nodes:
@@ -479,13 +489,15 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
             parts.inputs.append(value_info(tensor_name[(node.id, N.SOURCE_PORT)], declared))
             parts.feeds[tensor_name[(node.id, N.SOURCE_PORT)]] = value
             continue
-        name = names.claim(node.name)
+        name = tensor_name.get((node.id, N.SOURCE_PORT)) or names.claim(node.name)
         tensor_name[(node.id, N.SOURCE_PORT)] = name
         if sources == "inputs":
             parts.inputs.append(value_info(name, ops.TensorType.of(value)))
             parts.feeds[name] = value
         else:
             parts.initializers.append(tensor_proto(np.asarray(value), name))
+            if node.overridable:   # an initializer listed as an input: its default value
+                parts.inputs.append(value_info(name, ops.TensorType.of(value)))
 
     # 3. Operators, foreign nodes (and the Loss nodes written) in topological order.
     read = {(e.src, e.src_port) for e in graph.edges}
@@ -545,6 +557,16 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         else:
             parts.outputs.append(helper.make_value_info(out_name, type_proto))
     return parts
+
+
+def _names_its_source(graph: Graph, output: N.Node, edge: N.Edge, tensor_name: Mapping, names: NameTable) -> bool:
+    """Whether ``output`` reads a source directly under that source's own name, so the graph
+    output is the source's tensor itself (a graph input or an initializer as it is)."""
+    source = graph.node(edge.src)
+    if not source.is_source or source.name != output.name:
+        return False
+    claimed = tensor_name.get((source.id, N.SOURCE_PORT))
+    return claimed == output.name if claimed is not None else output.name not in names
 
 
 def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | None) -> onnx.TypeProto | None:
@@ -626,7 +648,9 @@ def assemble(prepared: Prepared, parts: Parts) -> onnx.ModelProto:
     inputs = list(parts.inputs)
     ir_version = max(ir_version_for(opset), info.ir_version, 8 if info.functions else 0)
     if ir_version < 4:  # before IR 4 every initializer must also be a graph input
-        inputs += [value_info(t.name, ops.TensorType.of(numpy_helper.to_array(t))) for t in parts.initializers]
+        listed = {v.name for v in inputs}
+        inputs += [value_info(t.name, ops.TensorType.of(numpy_helper.to_array(t))) for t in parts.initializers
+                   if t.name not in listed]
     graph_proto = helper.make_graph(parts.nodes, graph.name or "indexflow", inputs, parts.outputs,
                                     initializer=parts.initializers, value_info=parts.infos,
                                     doc_string=graph.settings.get("description", ""))

@@ -10,8 +10,9 @@ Contract of :func:`import_model`:
   serialized graphs; the enclosing-graph values they read become extra inputs), its inputs
   and its outputs exactly as in the model.
 - Names are kept exactly (any string the ONNX IR allows): graph inputs, outputs and nodes
-  keep their model names; an IndexFlow export's display names (``names.DISPLAY_NAMES_KEY``)
-  are put back.
+  keep their model names, and the tensors an indexing op writes theirs
+  (``OperatorNode.tensor_names``, as a foreign node's); an IndexFlow export's display names
+  (``names.DISPLAY_NAMES_KEY``) are put back. A graph output listed twice is one output node.
 - Graph inputs become graph-input nodes. Their declared shape is kept with its named and
   unknown dimensions (``InputSource.shape``); the example value is the one an IndexFlow
   export carried in the metadata when it fits that shape (it may differ in a named
@@ -22,7 +23,9 @@ Contract of :func:`import_model`:
   those of more than ``lazy_elements`` elements: they stay in the model and are read on
   demand (:class:`~nodeeditor.graph.nodes.ModelTensorSource`, the path relative to
   ``graph_folder`` when given). External data is read from the model's own folder only; a
-  ``location`` that is absolute or leaves it is refused.
+  ``location`` that is absolute or leaves it is refused. An initializer the model also lists
+  as a graph input (IR version 4 on: an input with a default; before 4 every initializer was
+  listed) is ``overridable``, and takes the input's place in the node order.
 - The opset of every domain, the model's metadata, local functions and model fields are
   kept in ``Graph.model_info``; each graph output becomes an output node of the same name.
   Node positions come from the layered layout.
@@ -33,8 +36,8 @@ Contract of :func:`import_model`:
   foreign node missing inputs or outputs its op needs, an initializer or input of an
   element type IndexFlow does not hold, a negative dimension or a tensor over the size cap
   (``INDEXFLOW_MAX_SOURCE_MB``), string tensors or names that are not UTF-8, a graph input
-  that is not a tensor, a sequence or an optional, and a node reading a name nothing
-  produces.
+  that is not a tensor, a sequence or an optional, a node reading a name nothing produces,
+  and a tensor name with two producers (single static assignment; a graph input listed twice).
 """
 from __future__ import annotations
 
@@ -221,6 +224,7 @@ class _Importer:
         self.graph_folder = graph_folder
         self.lazy_elements = lazy_elements
         self.producer: dict[str, tuple[str, str]] = {}   # tensor name -> (node id, port)
+        self.producer_label: dict[str, str] = {}         # tensor name -> how messages name its producer
         props = {p.key: p.value for p in model.metadata_props}
         self.carried = {k[len(PREFIX):]: v for k, v in props.items() if k.startswith(PREFIX)}
         self.shown = decode_display_names(props.get(DISPLAY_NAMES_KEY))
@@ -259,11 +263,19 @@ class _Importer:
             doc_string=model.doc_string)
         with graph.batch():
             graph.set_model_info(info)
-            initializer_names = {t.name for t in g.initializer}
+            initializers = {t.name: t for t in g.initializer}
+            # Before IR version 4 every initializer had to be listed as an input too; a later
+            # model lists one to make it an overridable default, kept in the inputs' order.
+            defaults = {i.name for i in g.input} & set(initializers) if model.ir_version >= 4 else set()
             for tensor in g.initializer:
-                self._initializer(graph, tensor)
+                if tensor.name not in defaults:
+                    self._initializer(graph, tensor, overridable=False)
             for inp in g.input:
-                if inp.name not in initializer_names:
+                if inp.name in defaults:
+                    if inp.name not in initializers:
+                        raise OnnxImportError(f"{where}: graph input {inp.name!r} is listed twice")
+                    self._initializer(graph, initializers.pop(inp.name), overridable=True)
+                elif inp.name not in initializers:
                     self._input(graph, inp)
             for i, node in enumerate(g.node):
                 label = f"{node.name or f'node #{i}'} ({node.op_type})"
@@ -271,7 +283,7 @@ class _Importer:
                     self._operator(graph, node, label)
                 else:
                     self._foreign(graph, node, label)
-            for out in g.output:
+            for out in _unique_names(g.output):
                 if out.name not in self.producer:
                     raise OnnxImportError(f"{where}: graph output {out.name!r} is produced by no node")
                 src, src_port = self.producer[out.name]
@@ -283,7 +295,7 @@ class _Importer:
         return graph
 
     # -------------------------------------------------------------- sources
-    def _initializer(self, graph: Graph, tensor: onnx.TensorProto) -> None:
+    def _initializer(self, graph: Graph, tensor: onnx.TensorProto, overridable: bool) -> None:
         where = self.where
         what = f"tensor {tensor.name!r}"
         dtype = _dtype_of(tensor.data_type, what, where)
@@ -299,12 +311,12 @@ class _Importer:
                 model_path = Path(os.path.relpath(model_path, self.graph_folder.resolve()))
             node: N.Node = N.ModelTensorSource(id=node_id, name=display, path=str(model_path), tensor=tensor.name,
                                                dtype=dtype, shape=shape, nbytes=int(value.nbytes),
-                                               checksum=N.tensor_checksum(value))
+                                               checksum=N.tensor_checksum(value), overridable=overridable)
         else:
             shape = _checked_shape(shape, what, where, dtype)
-            node = N.LiteralSource(id=node_id, name=display,
+            node = N.LiteralSource(id=node_id, name=display, overridable=overridable,
                                    value=N.frozen_array(self._read(tensor, what, dtype, shape)))
-        self.producer[tensor.name] = (graph.add_node(node), N.SOURCE_PORT)
+        self._produce(tensor.name, graph.add_node(node), N.SOURCE_PORT, what)
 
     def _read(self, tensor: onnx.TensorProto, what: str, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
         where = self.where
@@ -337,7 +349,7 @@ class _Importer:
             example = () if kind == "sequence_type" else None
             node = N.InputSource(id=_id(graph, inp.name, "input"), name=self.shown.get(inp.name, inp.name),
                                  example=example, onnx_type=onnx_type)
-            self.producer[inp.name] = (graph.add_node(node), N.SOURCE_PORT)
+            self._produce(inp.name, graph.add_node(node), N.SOURCE_PORT, what)
             return
         if kind != "tensor_type":
             raise OnnxImportError(f"{where}: {what} is a {(kind or 'value of no type').replace('_type', '')}, not a "
@@ -360,9 +372,21 @@ class _Importer:
         shape = declared if declared is not None and any(not isinstance(d, int) for d in declared) else None
         node = N.InputSource(id=_id(graph, inp.name, "input"), name=self.shown.get(inp.name, inp.name),
                              example=N.frozen_array(example), shape=shape)
-        self.producer[inp.name] = (graph.add_node(node), N.SOURCE_PORT)
+        self._produce(inp.name, graph.add_node(node), N.SOURCE_PORT, what)
 
     # -------------------------------------------------------------- nodes
+    def _produce(self, tensor: str, node_id: str, port: str, what: str) -> None:
+        """Record ``tensor`` as the output ``port`` of ``node_id``; OnnxImportError when something
+        produced it already (a model is in single static assignment form: one producer per name)."""
+        if tensor in self.producer:
+            first = self.producer_label[tensor]
+            if first == what:
+                raise OnnxImportError(f"{self.where}: {what} is listed twice")
+            raise OnnxImportError(f"{self.where}: tensor {tensor!r} has two producers, {first} and {what}; a model "
+                                  "gives each tensor name one producer (single static assignment)")
+        self.producer[tensor] = (node_id, port)
+        self.producer_label[tensor] = what
+
     def _reads(self, node: onnx.NodeProto, label: str, names) -> None:
         for tensor in names:
             if tensor and tensor not in self.producer:
@@ -389,7 +413,8 @@ class _Importer:
         attrs = _attributes(node, schema_, where, label)
         op_node = N.OperatorNode(id=_id(graph, node.name, node.op_type.lower()),
                                  name=self.shown.get(node.name, node.name) if node.name else "",
-                                 op=node.op_type, attributes=attrs)
+                                 op=node.op_type, attributes=attrs,
+                                 tensor_names=tuple(node.output) + ("",) * (len(defined) - len(node.output)))
         nid = graph.add_node(op_node)
         for port, tensor in zip(ports, node.input, strict=False):  # optional inputs may be omitted
             if tensor:
@@ -397,7 +422,7 @@ class _Importer:
                 graph.connect(src, src_port, nid, port, force=True)
         for port, tensor in zip(defined, node.output, strict=False):
             if tensor:
-                self.producer[tensor] = (nid, port)
+                self._produce(tensor, nid, port, label)
 
     def _foreign(self, graph: Graph, node: onnx.NodeProto, label: str) -> None:
         where = self.where
@@ -464,7 +489,7 @@ class _Importer:
             graph.connect(src, src_port, nid, N.capture_port(outer), force=True)
         for port, tensor in zip(ports.outputs, node.output, strict=False):
             if tensor:
-                self.producer[tensor] = (nid, port)
+                self._produce(tensor, nid, port, label)
 
 
 def _require_utf8_tensors(node: onnx.NodeProto, label: str, where: str) -> None:
@@ -481,6 +506,16 @@ def _require_utf8_tensors(node: onnx.NodeProto, label: str, where: str) -> None:
             if t.data_type == onnx.TensorProto.STRING:
                 for raw in t.string_data:
                     _utf8(raw, what, where)
+
+
+def _unique_names(values):
+    """``values`` (ValueInfoProtos) without the later ones of a name listed twice: a graph
+    output listed twice is one tensor, one output node."""
+    seen: set[str] = set()
+    for v in values:
+        if v.name not in seen:
+            seen.add(v.name)
+            yield v
 
 
 def _fits(declared, shape) -> bool:

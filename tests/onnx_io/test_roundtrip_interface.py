@@ -1,0 +1,177 @@
+"""A model imported and exported again keeps its interface: the names of its tensors, its graph
+inputs (an initializer listed as an input stays an overridable default), outputs that are an
+input or an initializer as they are; a model that breaks single assignment is refused by name.
+Expected values are worked out with numpy in the tests and checked in onnxruntime."""
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as T
+from onnx import helper, numpy_helper
+
+from nodeeditor.graph import Engine, load_graph, save_graph
+from nodeeditor.graph import nodes as N
+from nodeeditor.onnx_io import OnnxImportError, export_model, import_model
+
+from .conftest import ort_run
+
+X = np.arange(6, dtype=np.float32).reshape(3, 2) - 2.5
+
+
+def _model(nodes, inputs, outputs, initializers=(), ir_version=None, opset=13):
+    model = helper.make_model(helper.make_graph(nodes, "t", inputs, outputs, list(initializers)),
+                              opset_imports=[helper.make_opsetid("", opset)])
+    if ir_version is not None:
+        model.ir_version = ir_version
+    onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _default_index_model():
+    """y = Relu(Gather(x, i)), ``i`` an initializer listed as a graph input: its default."""
+    return _model(
+        [helper.make_node("Gather", ["x", "i"], ["g"], name="pick"), helper.make_node("Relu", ["g"], ["y"])],
+        [helper.make_tensor_value_info("x", T.FLOAT, [3, 2]), helper.make_tensor_value_info("i", T.INT64, [2])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2, 2])],
+        [numpy_helper.from_array(np.array([0, 2], np.int64), "i")])
+
+
+def _interface(model):
+    g = model.graph
+    return ([i.name for i in g.input], sorted(t.name for t in g.initializer), [o.name for o in g.output],
+            [(n.op_type, list(n.input), list(n.output)) for n in g.node])
+
+
+def test_an_indexing_ops_tensor_keeps_its_name_through_import_export_and_the_file(tmp_path):
+    model = _default_index_model()
+    graph = import_model(model)
+    gather = next(n for n in graph.nodes if isinstance(n, N.OperatorNode))
+    assert gather.tensor_names == ("g",)
+    save_graph(graph, tmp_path / "m.ifg.json")
+    for g in (graph, load_graph(tmp_path / "m.ifg.json")):
+        nodes = _interface(export_model(g))[3]
+        assert nodes == [("Gather", ["x", "i"], ["g"]), ("Relu", ["g"], ["y"])]
+
+
+def test_an_initializer_listed_as_an_input_stays_an_overridable_default():
+    model = _default_index_model()
+    graph = import_model(model)
+    source = graph.node(next(n.id for n in graph.nodes if n.name == "i"))
+    assert isinstance(source, N.LiteralSource) and source.overridable
+    assert not any(isinstance(n, N.InputSource) and n.name == "i" for n in graph.nodes)
+    exported = export_model(graph)
+    assert _interface(exported)[:3] == (["x", "i"], ["i"], ["y"])   # the inputs in the model's order
+    onnx.checker.check_model(exported, full_check=True)
+    default = np.maximum(X[[0, 2]], 0)
+    fed = np.maximum(X[[1, 1]], 0)
+    for m in (model, exported):
+        np.testing.assert_array_equal(ort_run(m, {"x": X})["y"], default)
+        np.testing.assert_array_equal(ort_run(m, {"x": X, "i": np.array([1, -2], np.int64)})["y"], fed)
+    graph.set_source(next(n.id for n in graph.nodes if n.name == "x"), example=X)
+    result = Engine(graph).run()
+    assert result.ok, result.errors()
+    np.testing.assert_array_equal(result.outputs["y"], default)
+
+
+def test_before_ir_4_every_initializer_was_an_input_so_none_becomes_overridable():
+    model = _default_index_model()
+    model.ir_version = 3
+    model.opset_import[0].version = 8
+    graph = import_model(model)
+    assert not any(getattr(n, "overridable", False) for n in graph.nodes)
+
+
+def test_overridable_is_saved_and_only_sources_that_are_not_inputs_may_have_it(tmp_path):
+    graph = import_model(_default_index_model())
+    path = tmp_path / "m.ifg.json"
+    save_graph(graph, path)
+    text = path.read_text()
+    assert text.count('"overridable": true') == 1
+    assert load_graph(path).node(next(n.id for n in graph.nodes if n.name == "i")).overridable
+    path.write_text(text.replace('"kind": "input",', '"kind": "input", "overridable": true,', 1))
+    with pytest.raises(Exception, match="cannot be overridable"):
+        load_graph(path)
+
+
+def test_outputs_that_are_an_input_or_an_initializer_keep_their_names_without_identity():
+    a = helper.make_tensor_value_info("a", T.FLOAT, [2])
+    model = _model([], [a], [a, helper.make_tensor_value_info("c", T.FLOAT, [2])],
+                   [numpy_helper.from_array(np.array([1.5, -2], np.float32), "c")])
+    exported = export_model(import_model(model))
+    assert _interface(exported) == (["a"], ["c"], ["a", "c"], [])
+    onnx.checker.check_model(exported, full_check=True)
+    out = ort_run(exported, {"a": np.array([3, 4], np.float32)})
+    np.testing.assert_array_equal(out["a"], [3, 4])
+    np.testing.assert_array_equal(out["c"], [1.5, -2])
+
+
+def test_an_output_reading_another_source_of_its_name_still_gets_its_own_tensor():
+    """An output "a" reading a literal named "a" while a graph input is also called "a":
+    the input keeps "a", the output is the literal's tensor under a new name."""
+    a = helper.make_tensor_value_info("a", T.FLOAT, [2])
+    graph = import_model(_model([], [a], [a]))
+    literal = graph.add_node(N.LiteralSource(id="lit", name="a", value=N.frozen_array(np.float32([7, 8]))))
+    out = next(n.id for n in graph.output_nodes())
+    graph.disconnect(out, N.OUTPUT_PORT)
+    graph.connect(literal, N.SOURCE_PORT, out, N.OUTPUT_PORT)
+    exported = export_model(graph)
+    onnx.checker.check_model(exported, full_check=True)
+    inputs, initializers, outputs, nodes = _interface(exported)
+    assert inputs == ["a"] and outputs == ["a_2"] and initializers != ["a"]
+    np.testing.assert_array_equal(ort_run(exported, {"a": np.float32([1, 2])})["a_2"], [7, 8])
+
+
+def test_a_tensor_written_twice_is_refused_naming_both_writers():
+    a = helper.make_tensor_value_info("a", T.FLOAT, [2])
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Relu", ["a"], ["z"], name="first"), helper.make_node("Neg", ["a"], ["z"])], "t", [a],
+        [helper.make_tensor_value_info("z", T.FLOAT, [2])]), opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(model)
+    with pytest.raises(OnnxImportError, match=r"tensor 'z' has two producers, first \(Relu\) and node #1 \(Neg\)"):
+        import_model(model)
+
+
+def test_an_indexing_op_writing_a_graph_inputs_name_is_refused():
+    a = helper.make_tensor_value_info("a", T.FLOAT, [3])
+    i = helper.make_tensor_value_info("i", T.INT64, [1])
+    model = helper.make_model(helper.make_graph([helper.make_node("Gather", ["a", "i"], ["a"])], "t", [a, i], [a]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(OnnxImportError, match="tensor 'a' has two producers, input 'a' and node #0"):
+        import_model(model)
+
+
+def test_a_graph_input_listed_twice_is_refused():
+    a = helper.make_tensor_value_info("a", T.FLOAT, [2])
+    model = helper.make_model(helper.make_graph([], "t", [a, a], [a]), opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(OnnxImportError, match="input 'a' is listed twice"):
+        import_model(model)
+
+
+def test_a_graph_output_listed_twice_is_one_output():
+    a = helper.make_tensor_value_info("a", T.FLOAT, [2])
+    z = helper.make_tensor_value_info("z", T.FLOAT, [2])
+    model = _model([helper.make_node("Relu", ["a"], ["z"])], [a], [z, z])
+    graph = import_model(model)
+    assert [n.name for n in graph.output_nodes()] == ["z"]
+    exported = export_model(graph)
+    onnx.checker.check_model(exported, full_check=True)
+    np.testing.assert_array_equal(ort_run(exported, {"a": np.float32([-1, 2])})["z"], [0, 2])
+
+
+@pytest.mark.parametrize("engine", ["numpy", "onnxruntime"])
+def test_run_inputs_replaces_a_default_as_onnxruntime_does(tmp_path, capsys, engine):
+    from nodeeditor import cli
+
+    onnx.save(_default_index_model(), tmp_path / "m.onnx")
+    np.savez(tmp_path / "in.npz", x=X, i=np.array([1, -2], np.int64))
+    args = ["run", str(tmp_path / "m.onnx"), "--engine", engine, "--inputs", str(tmp_path / "in.npz")]
+    assert cli.main([*args, "-o", str(tmp_path / "out.npz")]) == 0
+    with np.load(tmp_path / "out.npz") as out:
+        np.testing.assert_array_equal(out["y"], np.maximum(X[[1, 1]], 0))
+    capsys.readouterr()
+    np.savez(tmp_path / "bad.npz", i=np.array([1, 0, 1], np.int64))
+    assert cli.main([*args[:-1], str(tmp_path / "bad.npz")]) == 2
+    assert "'i' is a default of type int64[2]; the array is int64[3]" in capsys.readouterr().err
+    np.savez(tmp_path / "unknown.npz", j=np.array([1], np.int64))
+    assert cli.main([*args[:-1], str(tmp_path / "unknown.npz")]) == 2
+    assert "the inputs are 'x', 'i' (a default)" in capsys.readouterr().err
