@@ -363,7 +363,8 @@ class CompositeCommand(QtGui.QUndoCommand):
 class NodeFlagCommand(QtGui.QUndoCommand):
     """Set one field of several nodes through a Graph setter that returns the old value, named
     by ``setter``: ``set_bypassed``, ``set_collapsed``, and the training fields
-    ``set_training``, ``set_loss_coefficient``, ``set_trainable``, ``set_loss_kind``; undo
+    ``set_training``, ``set_loss_coefficient``, ``set_trainable``, ``set_loss_kind``, and
+    ``set_overridable``; undo
     gives each node its old value back."""
 
     def __init__(self, graph: Graph, setter: str, node_ids: list[str], value: Any, text: str) -> None:

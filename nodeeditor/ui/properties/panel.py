@@ -25,6 +25,7 @@ from .file_form import FileForm
 from .foreign_form import ForeignForm
 from .generator_form import GeneratorForm
 from .group_form import GroupForm
+from .interface_form import InterfaceForm
 from .operator_form import OperatorForm
 from .range_spin_box import RangeSpinBox
 from .training_form import TrainingForm
@@ -71,8 +72,8 @@ class _WrappedLineEdit(QtWidgets.QPlainTextEdit):
         super().keyPressEvent(event)
 
 
-class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileForm, TrainingForm, GroupForm,
-                    QtWidgets.QWidget):
+class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileForm, TrainingForm, InterfaceForm,
+                    GroupForm, QtWidgets.QWidget):
     """Shows and edits one node (or the graph). ``push(command)`` receives every edit;
     ``status(message, error=False)`` receives what the user should read (a value that does
     not parse, what a paste did)."""
@@ -172,7 +173,7 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
             case E.AttributeChanged() | E.SourceChanged() | E.NodeRenamed() if event.node_id == nid:
                 self.refresh()
             case E.TrainingChanged() | E.LossCoefficientChanged() | E.TrainableChanged() | E.LossKindChanged() \
-                    if event.node_id == nid:
+                    | E.OverridableChanged() if event.node_id == nid:
                 self.refresh()
             case E.EdgeAdded(edge=edge) | E.EdgeRemoved(edge=edge) if nid is None or nid in (edge.src, edge.dst):
                 self.refresh()
@@ -224,6 +225,8 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
                     self._build_foreign(node)
                 if isinstance(node, N.TrainableSource):
                     self._build_trainable(node)
+                if node.kind in N.WEIGHT_KINDS:
+                    self._build_overridable(node)
                 self._types_rows(node)
                 self._problem_row()
         old = self._scroll.takeWidget()
