@@ -41,12 +41,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
+
 Register = Callable[[argparse._SubParsersAction], None]
 SUBCOMMANDS: list[tuple[str, Register]] = []
 PLUGIN_MODULES = ("nodeeditor.training_cli", "nodeeditor.onnx_io.cli")
 SMALL = 100  # outputs with at most this many elements are printed by default
-
-EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
@@ -224,8 +224,7 @@ def refuse_folder_output(output: str | None, example: str) -> bool:
     (a usage error), suggesting ``example`` as a file name in it."""
     if not output or npz_target(output) is not None:
         return False
-    print(f"error: --output {output} names a folder; give a file name, e.g. {Path(output) / example}",
-          file=sys.stderr)
+    print_error(f"--output {output} names a folder; give a file name, e.g. {Path(output) / example}")
     return True
 
 
@@ -268,7 +267,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             with np.printoptions(**options):
                 print(textwrap.indent(np.array2string(value) if value.ndim else repr(value.item()), "  "))
     if target is not None:
-        code = _write_outputs(target, outputs)
+        code = write_arrays(target, outputs)
         if code != EXIT_OK:
             return code
     if not graph.output_nodes():
@@ -276,14 +275,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_GRAPH_ERROR
 
 
-def _write_outputs(target: Path, outputs: dict[str, np.ndarray]) -> int:
+def write_arrays(target: Path, outputs: dict[str, np.ndarray], what: str = "output", wrote_note: str = "") -> int:
     """Write ``outputs`` to the ``.npz`` ``target`` atomically (a temporary beside it, then
-    replaced: a reader sees the old archive or the new one), one array per output, under
+    replaced: a reader sees the old archive or the new one), one array per ``what`` (an
+    output, a gradient), under
     :func:`nodeeditor.graph.arrayfiles.member_name` of its name: any name is written faithfully
     (``np.load(target)[name]`` for a plain name; a name holding ``/``, ``\\``, ``:``, ``%`` or
     control characters is percent-escaped, and a note says under which key) and safely (no
     member names a path outside the archive). A name too long for a zip header refuses the
-    whole file. Returns an exit code."""
+    whole file. ``wrote_note`` ends the line that says what was written. Returns an exit code."""
     from nodeeditor.graph import arrayfiles
     from nodeeditor.graph.atomic import atomic_open
     from ops import dtype_name
@@ -292,16 +292,16 @@ def _write_outputs(target: Path, outputs: dict[str, np.ndarray]) -> int:
     too_long = [name for member, name in members.items() if not arrayfiles.member_fits(member)]
     if too_long:
         size = len(arrayfiles.member_name(too_long[0]).encode("utf-8"))
-        print(f"error: cannot write {target}: output name {too_long[0][:40]!r}... is {size} bytes long; "
-              f"names in an .npz are at most {arrayfiles.MAX_MEMBER_BYTES - len(arrayfiles.NPY)} bytes")
+        print_error(f"cannot write {target}: {what} name {too_long[0][:40]!r}... is {size} bytes long; "
+                    f"names in an .npz are at most {arrayfiles.MAX_MEMBER_BYTES - len(arrayfiles.NPY)} bytes")
         return EXIT_GRAPH_ERROR
     try:
         with atomic_open(target) as handle:
             arrayfiles.write_npz(handle, {member: savable(outputs[name]) for member, name in members.items()})
     except OSError as exc:
-        print(f"error: cannot write {target}: {exc.strerror or exc}")
+        print_error(f"cannot write {target}: {exc.strerror or exc}")
         return EXIT_GRAPH_ERROR
-    print(f"wrote {len(outputs)} output(s) to {target}")
+    print(f"wrote {len(outputs)} {what}(s) to {target}{wrote_note}")
     for member, name in members.items():
         value = outputs[name]
         widened = savable(value)
@@ -309,7 +309,7 @@ def _write_outputs(target: Path, outputs: dict[str, np.ndarray]) -> int:
             print(f"note: {name} ({dtype_name(value)}) was written as {widened.dtype}: "
                   f".npz cannot name {dtype_name(value)}")
         if member != name:
-            print(f"note: output {name!r} was written as {member!r} (characters that could name a path are "
+            print(f"note: {what} {name!r} was written as {member!r} (characters that could name a path are "
                   f"escaped; urllib.parse.unquote gives the name back)")
     return EXIT_OK
 
@@ -320,8 +320,8 @@ def _run_in_onnxruntime(graph) -> dict | int:
     try:
         import onnxruntime  # noqa: F401 - only checks that it is installed
     except ImportError:
-        print("error: --engine onnxruntime needs onnxruntime, which is not installed; install it with:\n"
-              "  pip install onnxruntime", file=sys.stderr)
+        print_error("--engine onnxruntime needs onnxruntime, which is not installed; install it with:\n"
+                    "  pip install onnxruntime")
         return EXIT_USAGE
     from nodeeditor.onnx_io import ExportError
     from nodeeditor.onnx_io.runtime import run_in_onnxruntime
@@ -329,11 +329,11 @@ def _run_in_onnxruntime(graph) -> dict | int:
     try:
         return run_in_onnxruntime(graph)
     except ExportError as exc:
-        print(f"error: the graph cannot be exported for onnxruntime: {exc}")
+        print_error(f"the graph cannot be exported for onnxruntime: {exc}")
         return EXIT_GRAPH_ERROR
     except Exception as exc:  # noqa: BLE001 - onnxruntime's own errors (bad index values...) have many types
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"error: onnxruntime failed to run the model: {first_line}")
+        print_error(f"onnxruntime failed to run the model: {first_line}")
         return EXIT_GRAPH_ERROR
 
 
@@ -608,8 +608,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return EXIT_GRAPH_ERROR
     except UsageError as exc:
-        print(f"indexflow: error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_USAGE
     except GraphFileError as exc:
-        print(f"indexflow: error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_GRAPH_ERROR

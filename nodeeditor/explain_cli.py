@@ -1,7 +1,10 @@
 """``indexflow explain GRAPH NODE``: the Explainer's step-through from the command line.
 
     indexflow explain GRAPH NODE [--text] [--gif FILE.gif] [--frames DIR] [--size WxH]
-                                 [--title] [--frame-ms MS] [--elements]
+                                 [--title] [--frame-ms MS] [--elements] [--allow-outside-files]
+
+GRAPH is what ``indexflow run`` takes: a graph file, an ONNX model (imported first) or an
+example name.
 
 NODE is an operator node's id or its name. ``--text`` (the default when neither ``--gif`` nor
 ``--frames`` is given) prints one line per step, the formula with its numbers
@@ -22,7 +25,7 @@ import argparse
 import os
 import sys
 
-EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
+from nodeeditor.cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 
 class ExplainUsageError(Exception):
@@ -30,9 +33,11 @@ class ExplainUsageError(Exception):
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from nodeeditor.cli import add_outside_files_option
+
     p = sub.add_parser("explain", help="step through how an operator node moves each value (text, GIF or frames)",
                        description="Step through an operator node of a graph, as the Explainer does.")
-    p.add_argument("graph", help="graph file or example name")
+    p.add_argument("graph", help="graph file, ONNX model (.onnx) or example name")
     p.add_argument("node", help="the operator node's id or name")
     p.add_argument("--text", action="store_true",
                    help="print one line per step (formula and numbers) and nothing else on stdout (the default)")
@@ -44,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--frame-ms", type=int, default=1000, metavar="MS", help="time of each GIF frame (default 1000)")
     p.add_argument("--elements", action="store_true",
                    help="GatherND/ScatterND: one step per element instead of one per slice")
+    add_outside_files_option(p)
     p.set_defaults(handler=run)
 
 
@@ -92,23 +98,23 @@ def operator_inputs(graph, node) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nodeeditor.graph import GraphArgumentError, open_graph
+    from nodeeditor.cli import open_graph_argument
     from ops import OpError
     from ops.explain import Granularity, explain
     from ops.steps import step_line
 
+    graph = open_graph_argument(args)   # UsageError, GraphFileError: nodeeditor.cli.main reports them
     try:
-        graph = open_graph(args.graph)
         node = find_operator(graph, args.node)
-    except (GraphArgumentError, ExplainUsageError) as exc:
-        print(f"indexflow explain: error: {exc}", file=sys.stderr)
+    except ExplainUsageError as exc:
+        print_error(str(exc))
         return EXIT_USAGE
     granularity = Granularity.ELEMENT if args.elements else None
     try:
         inputs = operator_inputs(graph, node)
         explanation = explain(node.op, inputs, dict(node.attributes), granularity)
     except (RuntimeError, OpError) as exc:
-        print(f"indexflow explain: error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_GRAPH_ERROR
     if args.text or not (args.gif or args.frames):
         for step in explanation.steps():
@@ -128,8 +134,7 @@ def _slides(args, node, inputs, granularity) -> int:
 
         from nodeeditor.ui.explainer import slides
     except ImportError as exc:
-        print(f"indexflow explain: error: --gif/--frames need the editor's Qt packages ({exc.name} not found)",
-              file=sys.stderr)
+        print_error(f"--gif/--frames need the editor's Qt packages ({exc.name} not found)")
         return EXIT_GRAPH_ERROR
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["indexflow"])  # noqa: F841 - kept alive
     try:
@@ -143,6 +148,6 @@ def _slides(args, node, inputs, granularity) -> int:
             written = slides.write_frames(frames, args.frames, options.title_frame)
             print(f"wrote {len(written)} PNG files to {args.frames}", file=sys.stderr)
     except slides.SlideError as exc:
-        print(f"indexflow explain: error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_USAGE if isinstance(exc, slides.SizeError) else EXIT_GRAPH_ERROR
     return EXIT_OK

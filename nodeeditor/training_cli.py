@@ -21,9 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from .cli import (
-    EXIT_GRAPH_ERROR,
-    EXIT_OK,
-    EXIT_USAGE,
     SMALL,
     TerminalProgress,
     UsageError,
@@ -32,8 +29,9 @@ from .cli import (
     npz_target,
     open_graph_argument,
     refuse_folder_output,
-    savable,
+    write_arrays,
 )
+from .cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 
 def _training_setup(graph) -> int | None:
@@ -43,11 +41,11 @@ def _training_setup(graph) -> int | None:
 
     problem = setup_problem(graph)
     if problem is not None:
-        print(f"error: {problem}")
+        print_error(str(problem))
         return EXIT_GRAPH_ERROR
     clashes = gradient_name_clashes(graph)
     for clash in clashes:
-        print(f"error: {clash}; gradients are named after their source, so rename one")
+        print_error(f"{clash}; gradients are named after their source, so rename one")
     return EXIT_GRAPH_ERROR if clashes else None
 
 
@@ -86,12 +84,7 @@ def _cmd_grad(args: argparse.Namespace) -> int:
     for name, grad in grads.items():
         _show(f"d loss / d {name}", grad)
     if target is not None:
-        try:
-            np.savez(target, **{name: savable(g) for name, g in grads.items()})
-        except OSError as exc:
-            print(f"error: cannot write {target}: {exc.strerror or exc}")
-            return EXIT_GRAPH_ERROR
-        print(f"wrote {len(grads)} gradient(s) to {target}, one per trainable source, under its name")
+        return write_arrays(target, grads, "gradient", ", one per trainable source, under its name")
     return EXIT_OK
 
 
@@ -164,7 +157,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     finally:
         bar.finish()
     if result.error is not None:
-        print(f"error: {result.error}")
+        print_error(result.error)
         return EXIT_GRAPH_ERROR
     first = result.losses[0]
     ratio = f" ({first / result.final_loss:.4g}-fold lower)" if result.final_loss > 0 else ""
@@ -179,7 +172,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 def _register_grad(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("grad", help="one forward and backward pass: print the loss and d(loss)/d(source) "
                                     "for each trainable source")
-    p.add_argument("graph", help="graph file or example name")
+    p.add_argument("graph", help="graph file, ONNX model (.onnx) or example name")
     p.add_argument("--output", "-o", metavar="GRADS.npz",
                    help="write each trainable source's gradient to GRADS.npz under the source's name "
                         "(.npz is added when missing)")
@@ -189,7 +182,7 @@ def _register_grad(sub: argparse._SubParsersAction) -> None:
 
 def _register_train(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="update the trainable sources for N optimizer steps and write the trained graph")
-    p.add_argument("graph", help="graph file or example name")
+    p.add_argument("graph", help="graph file, ONNX model (.onnx) or example name")
     p.add_argument("--steps", type=int, required=True, metavar="N", help="how many optimizer steps")
     from nodeeditor.graph.optimizers import DEFAULT_LEARNING_RATES, OptimizerKind, OptimizerSettings
 

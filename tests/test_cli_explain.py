@@ -112,3 +112,32 @@ def test_a_title_frame_comes_first_and_renders_without_a_display(tmp_path):
     with Image.open(gif) as image:
         assert image.n_frames == 3 and image.info["duration"] == 500
     assert sorted(p.name for p in frames.iterdir()) == ["step_001.png", "step_002.png", "title.png"]
+
+
+@pytest.mark.parametrize("seed", [s for s in SEEDS if s.graph == "gather11_examples"][:1], ids=lambda s: s.node)
+def test_an_onnx_model_is_explained_as_run_takes_it(seed, tmp_path, capsys):
+    """``explain`` takes what ``run`` takes: the example exported to a model and named by its
+    file gives the seed page's steps (the node found by its name: ids are not in a model)."""
+    from nodeeditor.graph import load_example
+
+    model = tmp_path / "g.onnx"
+    assert main(["export", seed.graph, "-o", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["explain", str(model), load_example(seed.graph).node(seed.node).name]) == 0
+    assert capsys.readouterr().out.splitlines() == [s.line for s in seed.steps]
+
+
+def test_every_stopping_message_is_one_line_on_stderr_with_one_prefix(tmp_path, capsys):
+    """A missing graph (usage), a missing node (explain's own), a model that is not one (a file
+    error) and an unwritable output (run): each ends the command with ``indexflow: error:`` on
+    standard error and nothing of it on standard output."""
+    (tmp_path / "not.onnx").write_bytes(b"\x00garbage")
+    cases = [(["explain", "no_such_graph", "x"], 2), (["explain", "gather11_examples", "no_such_node"], 2),
+             (["explain", str(tmp_path / "not.onnx"), "x"], 1), (["check", str(tmp_path / "not.onnx")], 1),
+             (["run", "one_hot", "-o", str(tmp_path / "no" / "x.npz")], 1),
+             (["export", "one_hot", "-o", str(tmp_path), "--opset", "99"], 2)]
+    for argv, code in cases:
+        assert main(argv) == code, argv
+        out, err = capsys.readouterr()
+        assert err.startswith("indexflow: error: ") and len(err.strip().splitlines()) == 1, (argv, err)
+        assert "error" not in out, (argv, out)

@@ -57,8 +57,8 @@ def test_a_name_too_long_for_a_zip_header_is_an_error_and_nothing_is_written(tmp
     path = _outputs_graph(tmp_path, ["n" * 70_000, "short"])
     target = tmp_path / "out.npz"
     assert cli.main(["run", str(path), "-o", str(target)]) == 1
-    out = capsys.readouterr().out
-    assert "70000 bytes long" in out and "at most 65531 bytes" in out and "Traceback" not in out
+    err = capsys.readouterr().err
+    assert "70000 bytes long" in err and "at most 65531 bytes" in err and "Traceback" not in err
     assert not target.exists()
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 

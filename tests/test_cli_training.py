@@ -44,8 +44,8 @@ def test_grad_prints_the_loss_and_writes_each_gradient_under_its_source_name(tmp
 def test_grad_and_train_say_what_is_missing_and_exit_1(tmp_path, capsys, loss, trainable, missing, verb):
     path = line_graph(tmp_path, loss=loss, trainable=trainable)
     assert cli.main([verb[0], str(path), *verb[1:]]) == 1
-    out = capsys.readouterr().out
-    error = [line for line in out.splitlines() if line.startswith("error: ")]
+    err = capsys.readouterr().err        # a message that stops the command: standard error
+    error = [line for line in err.splitlines() if line.startswith("indexflow: error: ")]
     assert len(error) == 1 and all(m in error[0] for m in missing)
     assert ("no Loss node" in error[0]) == (not loss)
 
@@ -90,7 +90,7 @@ def test_train_requires_steps(tmp_path, capsys):
 def test_a_diverging_run_exits_1_and_writes_nothing(tmp_path, capsys):
     path = line_graph(tmp_path)
     assert cli.main(["train", str(path), "--steps", "200", "--lr", "50", "-o", str(tmp_path / "out.ifg.json")]) == 1
-    assert "smaller learning rate" in capsys.readouterr().out
+    assert "indexflow: error: step" in (err := capsys.readouterr().err) and "smaller learning rate" in err
     assert not (tmp_path / "out.ifg.json").exists()
 
 
@@ -116,8 +116,8 @@ def test_trainable_sources_sharing_a_name_are_refused_by_name(tmp_path, capsys):
     g.rename_node("t", "my weights")
     path = save_graph(g, tmp_path / "twins.ifg.json")
     assert cli.main(["grad", str(path)]) == 1
-    assert "error: 2 trainable sources are called 'my weights' (w, t); gradients are named after their source" \
-        in capsys.readouterr().out
+    assert "indexflow: error: 2 trainable sources are called 'my weights' (w, t); gradients are named after " \
+        "their source" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("verb", "example"), [("run", "outputs.npz"), ("grad", "gradients.npz")])

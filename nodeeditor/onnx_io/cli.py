@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-EXIT_OK, EXIT_GRAPH_ERROR, EXIT_USAGE = 0, 1, 2
+from nodeeditor.cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -34,15 +34,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .opset_rules import MAX_OPSET
 
     if args.opset is not None and not 1 <= args.opset <= MAX_OPSET:
-        print(f"error: --opset {args.opset}: IndexFlow writes opsets 1 to {MAX_OPSET}", file=sys.stderr)
+        print_error(f"--opset {args.opset}: IndexFlow writes opsets 1 to {MAX_OPSET}")
         return EXIT_USAGE
     try:
         graph = open_graph(args.graph, allow_outside_files=args.allow_outside_files)
     except GraphArgumentError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_USAGE
     except GraphFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_GRAPH_ERROR
     output = _output_path(args.output, ".onnx", graph.file_path, "the graph file being exported")
     if output is None:
@@ -51,7 +51,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         save = save_gradient_model if args.gradients else save_model
         path = save(graph, output, opset=args.opset, sources=args.sources)
     except ExportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         if exc.suggested_opset is not None:
             flag = " --gradients" if args.gradients else ""
             print(f"hint: indexflow export {args.graph or ''} -o {args.output} --opset {exc.suggested_opset}{flag}",
@@ -75,7 +75,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from .importer import import_model
 
     if not names_a_path(args.model):
-        print(f"error: no such file: {args.model}", file=sys.stderr)
+        print_error(f"no such file: {args.model}")
         return EXIT_USAGE
     output = _output_path(args.output, EXTENSION, Path(args.model), "the model being imported")
     if output is None:
@@ -83,12 +83,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
     try:
         graph = import_model(args.model, graph_folder=output.absolute().parent)
     except OnnxImportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_GRAPH_ERROR
     try:
         path = save_graph(graph, output)
     except (GraphFileError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_GRAPH_ERROR
     print(f"wrote {path}: {len(graph.nodes)} nodes, {len(graph.edges)} edges, opset {graph.opset}")
     return EXIT_OK
@@ -100,15 +100,13 @@ def _output_path(output: str, suffix: str, source: Path | None, what: str) -> Pa
     a folder or for the file the command reads (``source``, ``what`` it is): writing there
     would destroy it (an import over its own model lost the model's weights)."""
     if output.endswith(("/", os.sep)) or os.path.isdir(output):
-        print(f"error: -o {output} names a folder; give a file name, e.g. {Path(output) / ('out' + suffix)}",
-              file=sys.stderr)
+        print_error(f"-o {output} names a folder; give a file name, e.g. {Path(output) / ('out' + suffix)}")
         return None
     target = Path(output)
     if not target.name.endswith(suffix):
         target = target.with_name(target.name + suffix)
     if source is not None and _same_file(target, source):
-        print(f"error: -o {target} is {what}; writing there would replace it: give another name",
-              file=sys.stderr)
+        print_error(f"-o {target} is {what}; writing there would replace it: give another name")
         return None
     return target
 
@@ -151,12 +149,12 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     from .importer import import_model
 
     if not names_a_path(args.model):
-        print(f"error: no such file: {args.model}", file=sys.stderr)
+        print_error(f"no such file: {args.model}")
         return EXIT_USAGE
     try:
         graph = import_model(args.model)
     except OnnxImportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_GRAPH_ERROR
     for line in inspect_lines(graph):
         print(line)

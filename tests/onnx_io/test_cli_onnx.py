@@ -105,13 +105,14 @@ def test_onnxruntime_failing_at_run_time_is_an_error_line_not_a_traceback(tmp_pa
     path = tmp_path / "bad.ifg.json"
     save_graph(g, path)
     assert main(["run", str(path), "--engine", "onnxruntime"]) == 1
-    out = capsys.readouterr().out
-    assert "error: onnxruntime failed to run the model" in out and "Traceback" not in out
+    captured = capsys.readouterr()
+    assert captured.err.startswith("indexflow: error: onnxruntime failed to run the model")
+    assert "Traceback" not in captured.out + captured.err
 
 
 def test_run_output_into_a_missing_folder_is_an_error_line(tmp_path, capsys):
     assert main(["run", "one_hot", "--output", str(tmp_path / "no" / "such" / "x.npz")]) == 1
-    assert "error: cannot write" in capsys.readouterr().out
+    assert "indexflow: error: cannot write" in capsys.readouterr().err
 
 
 def test_export_of_a_missing_graph_file_is_a_usage_error(tmp_path, capsys):
