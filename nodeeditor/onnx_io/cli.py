@@ -70,6 +70,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     from nodeeditor.graph import EXTENSION, GraphFileError, save_graph
     from nodeeditor.graph.examples import names_a_path
+    from nodeeditor.graph.paths import OUTSIDE_FLAG
 
     from .errors import OnnxImportError
     from .importer import import_model
@@ -91,7 +92,19 @@ def _cmd_import(args: argparse.Namespace) -> int:
         print_error(str(exc))
         return EXIT_GRAPH_ERROR
     print(f"wrote {path}: {len(graph.nodes)} nodes, {len(graph.edges)} edges, opset {graph.opset}")
+    outside = _outside_reads(graph)
+    if outside:
+        print(f"note: {len(outside)} tensor(s) stay in {outside[0]}, outside the graph's folder: run, check and "
+              f"export of {path.name} need {OUTSIDE_FLAG} (or write the graph beside the model)")
     return EXIT_OK
+
+
+def _outside_reads(graph) -> list[str]:
+    """The paths (one entry per source) that ``graph``'s sources read from outside its folder."""
+    from nodeeditor.graph import nodes as N
+
+    scope = graph.file_scope
+    return [n.path for n in graph.nodes if n.kind in N.PATH_KINDS and scope.is_outside(n.path)]
 
 
 def _output_path(output: str, suffix: str, source: Path | None, what: str) -> Path | None:

@@ -214,6 +214,23 @@ def test_import_of_any_model_writes_a_graph_that_runs(tmp_path, capsys):
                                ort_run(embedding_model(), feeds)["class probabilities"], rtol=1e-5)
 
 
+def test_import_into_another_folder_says_the_graph_reads_the_model_from_outside(tmp_path, capsys):
+    """A large initializer stays in the model; a graph written in another folder reads it from
+    outside its own, which run allows only with --allow-outside-files: import says so."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "graphs").mkdir()
+    model = tmp_path / "models" / "m.onnx"
+    onnx.save(_gather_model((100, 50), None, index=[3, 0]), model)   # 5,000 elements: kept in the model
+    assert main(["import", str(model), "-o", str(tmp_path / "graphs" / "g")]) == 0
+    out = capsys.readouterr().out
+    assert "note: 1 tensor(s) stay in ../models/m.onnx, outside the graph's folder" in out
+    assert "--allow-outside-files" in out
+    assert main(["run", str(tmp_path / "graphs" / "g.ifg.json")]) == 1
+    assert main(["run", str(tmp_path / "graphs" / "g.ifg.json"), "--allow-outside-files"]) == 0
+    assert main(["import", str(model), "-o", str(tmp_path / "models" / "beside")]) == 0
+    assert "note:" not in capsys.readouterr().out
+
+
 def _gather_model(data_shape, index_shape, index=None):
     """Gather axis 0 of float32 ``data`` by int64 ``i``: graph inputs of those shapes, or, with
     ``index``, both initializers (no inputs)."""
