@@ -4,7 +4,9 @@ One arrow goes from the source cell (the data cell a gather reads, the update a 
 writes) to the destination cell, and one from the index cell that decided it, dashed; a slice
 step's arrows join the drawn parts of the slices. The overlay is a transparent child of the
 widget that holds the grids (so it scrolls with them) and follows their geometry; it takes no
-mouse input. An end whose cell is not drawn (an empty grid, a hidden one) has no arrow.
+mouse input. An end whose cell is not drawn (an empty grid, a hidden one) has no arrow. The
+grids' titles and coordinates (:meth:`TensorGrid.labels`) are drawn again over the arrows,
+ringed in the background colour: an arrow passes behind a heading, never through it.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .grid import TensorGrid
+from .grid import Label, TensorGrid
 
 #: Arrow colours by role: the source's border blue, the index's border amber (ROLE_COLOURS).
 ARROW_COLOURS = {"source": "#2f6fd6", "index": "#c99a00"}
@@ -67,6 +69,8 @@ class ArrowOverlay(QtWidgets.QWidget):
         #: Where arrows arch no higher than (overlay coordinates, asked at each paint): the text
         #: above the grids stays clear.
         self.ceiling: Callable[[], float] = lambda: 0.0
+        #: The grids whose labels are drawn over the arrows (asked at each paint).
+        self.grids: Callable[[], list[TensorGrid]] = lambda: []
         self._watched: set[int] = set()
         area.installEventFilter(self)
         self.setGeometry(area.rect())
@@ -162,4 +166,39 @@ class ArrowOverlay(QtWidgets.QWidget):
             p.setPen(QtGui.QPen(colour, 1))
             p.setBrush(colour)
             p.drawPolygon(QtGui.QPolygonF([head, left, right]))
+        self._paint_labels(p, width + 2)
         p.end()
+
+    def _paint_labels(self, p: QtGui.QPainter, ring: float) -> None:
+        """The visible grids' labels over the arrows, each glyph ringed ``ring`` wide in the
+        background colour (the text itself drawn as the grid draws it, so it does not move)."""
+        background = self.parentWidget().palette().color(QtGui.QPalette.ColorRole.Window)
+        halo = QtGui.QPen(background, ring)
+        halo.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
+        area = self.parentWidget()
+        for grid in self.grids():
+            if not grid.isVisible():
+                continue
+            p.save()
+            p.translate(QtCore.QPointF(grid.mapTo(area, QtCore.QPoint(0, 0))))
+            for label in grid.labels():
+                p.strokePath(_text_path(label), halo)
+                p.setFont(label.font)
+                p.setPen(label.colour)
+                p.drawText(label.rect, label.align, label.text)
+            p.restore()
+
+
+def _text_path(label: Label) -> QtGui.QPainterPath:
+    """The outline of ``label``'s text where ``drawText(rect, align, text)`` puts it."""
+    metrics = QtGui.QFontMetricsF(label.font)
+    rect, align = label.rect, label.align
+    width = metrics.horizontalAdvance(label.text)
+    flags = QtCore.Qt.AlignmentFlag
+    x = (rect.center().x() - width / 2 if align & flags.AlignHCenter else
+         rect.right() - width if align & flags.AlignRight else rect.left())
+    y = (rect.center().y() + (metrics.ascent() - metrics.descent()) / 2 if align & flags.AlignVCenter else
+         rect.bottom() - metrics.descent() if align & flags.AlignBottom else rect.top() + metrics.ascent())
+    path = QtGui.QPainterPath()
+    path.addText(QtCore.QPointF(x, y), label.font, label.text)
+    return path

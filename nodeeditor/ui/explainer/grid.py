@@ -14,6 +14,8 @@ shows fewer columns rather than scrolling sideways.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -36,6 +38,18 @@ WINDOW = 12      # a longer side shows this many cells around the focus
 MIN_CELL, MAX_CELL = 24, 58  # cell width range (px at the default font); a wider text widens the cells
 MASK = "?"  # what a masked cell shows
 ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Label:
+    """A text a grid draws outside its cells (a title line, a coordinate, an ellipsis): drawn
+    with ``QPainter.drawText(rect, align, text)`` in ``font`` and ``colour`` (widget coordinates)."""
+
+    rect: QtCore.QRectF
+    align: QtCore.Qt.AlignmentFlag
+    text: str
+    font: QtGui.QFont
+    colour: QtGui.QColor
 
 
 def cell_text(value, kind: str) -> str:
@@ -463,21 +477,16 @@ class TensorGrid(QtWidgets.QWidget):
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         grid = theme.grid_colours()
-        p.setPen(self.palette().color(QtGui.QPalette.ColorRole.WindowText))
-        p.setFont(self._title_font())
-        # a title wider than the grid ("output[0, 0, :, :] after step 1") puts its note on
-        # a second line; the grid is never narrower than its widest line
-        lines = self.title_lines()
-        self.shown_title = "\n".join(lines)
-        line = self._line()
-        ascent = QtGui.QFontMetrics(self._title_font()).ascent()
-        for i, text in enumerate(lines):
-            p.drawText(QtCore.QPointF(6, 4 + ascent + line * i), text)
+        labels = self.labels()
+        self.shown_title = "\n".join(self.title_lines())
+        for label in labels:
+            p.setFont(label.font)
+            p.setPen(label.colour)
+            p.drawText(label.rect, label.align, label.text)
         cells = self.drawn_cells()
         if not cells:
             p.end()
             return
-        self._paint_axes(p, cells)
         p.setFont(self.font())
         texts = self.cell_texts()
         for pos in cells:
@@ -490,41 +499,46 @@ class TensorGrid(QtWidgets.QWidget):
             p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, texts[pos])
         p.end()
 
-    def _paint_axes(self, p: QtGui.QPainter, cells: list[tuple]) -> None:
-        """Row and column coordinates (real ones: a window shows where it is), and "…" where
-        the window cuts the tensor."""
-        a = self.array
-        if a.ndim == 0:
-            return
-        p.setFont(self._axis_font())
-        p.setPen(QtGui.QColor(theme.grid_colours().muted))
+    def labels(self) -> list[Label]:
+        """Every text drawn outside the cells: the title's lines (a title wider than the grid,
+        "output[0, 0, :, :] after step 1", puts its note on a second line; the grid is never
+        narrower than its widest line), the row and column coordinates (real ones: a window
+        shows where it is), and "…" where the window cuts the tensor. The arrow overlay draws
+        them again over its arrows, so an arrow never hides them."""
         align = QtCore.Qt.AlignmentFlag
+        title_font, line = self._title_font(), self._line()
+        text_colour = self.palette().color(QtGui.QPalette.ColorRole.WindowText)
+        out = [Label(QtCore.QRectF(6, 4 + line * i, max(0, self.width() - 6), line), align.AlignLeft | align.AlignTop,
+                     text, title_font, text_colour) for i, text in enumerate(self.title_lines())]
+        cells = self.drawn_cells()
+        a = self.array
+        if not cells or a.ndim == 0:
+            return out
+        axis_font, muted = self._axis_font(), QtGui.QColor(theme.grid_colours().muted)
         _, top_axis = self._axes()
         first = self.cell_rect(cells[0])
         h = first.height()
         for c in self.cols:
             rect = self.cell_rect((c,) if a.ndim == 1 else (self.rows.start, c))
-            p.drawText(QtCore.QRectF(rect.left(), first.top() - top_axis - (self._ellipsis_size() * 0.6
-                                     if self.rows.start > 0 else 0), rect.width(), top_axis),
-                       align.AlignHCenter | align.AlignBottom, str(c))
+            out.append(Label(QtCore.QRectF(rect.left(), first.top() - top_axis - (self._ellipsis_size() * 0.6
+                                           if self.rows.start > 0 else 0), rect.width(), top_axis),
+                             align.AlignHCenter | align.AlignBottom, str(c), axis_font, muted))
         if a.ndim == 2:
             for r in self.rows:
                 rect = self.cell_rect((r, self.cols.start))
-                p.drawText(QtCore.QRectF(6, rect.top(), self._axes()[0] - 4, h),
-                           align.AlignRight | align.AlignVCenter, str(r))
+                out.append(Label(QtCore.QRectF(6, rect.top(), self._axes()[0] - 4, h),
+                                 align.AlignRight | align.AlignVCenter, str(r), axis_font, muted))
         n_rows, n_cols = self._shape2()
         last = self.cell_rect(cells[-1])
         e = self._ellipsis_size()
-        p.setFont(self.font())
+        cuts = []
         if self.cols.start > 0:
-            p.drawText(QtCore.QRectF(first.left() - e, first.top(), e, last.bottom() - first.top()),
-                       align.AlignCenter, ELLIPSIS)
+            cuts.append((QtCore.QRectF(first.left() - e, first.top(), e, last.bottom() - first.top()), ELLIPSIS))
         if self.cols.stop < n_cols:
-            p.drawText(QtCore.QRectF(last.right(), first.top(), e, last.bottom() - first.top()),
-                       align.AlignCenter, ELLIPSIS)
+            cuts.append((QtCore.QRectF(last.right(), first.top(), e, last.bottom() - first.top()), ELLIPSIS))
         if self.rows.start > 0:
-            p.drawText(QtCore.QRectF(first.left(), first.top() - e * 0.6, last.right() - first.left(), e * 0.6),
-                       align.AlignCenter, "⋮")
+            cuts.append((QtCore.QRectF(first.left(), first.top() - e * 0.6, last.right() - first.left(), e * 0.6), "⋮"))
         if self.rows.stop < n_rows:
-            p.drawText(QtCore.QRectF(first.left(), last.bottom(), last.right() - first.left(), e * 0.6),
-                       align.AlignCenter, "⋮")
+            cuts.append((QtCore.QRectF(first.left(), last.bottom(), last.right() - first.left(), e * 0.6), "⋮"))
+        out += [Label(rect, align.AlignCenter, text, self.font(), muted) for rect, text in cuts]
+        return out

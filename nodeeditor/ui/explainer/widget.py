@@ -206,6 +206,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         area.addStretch(1)
         self.arrows = ArrowOverlay(self.grid_area)
         self.arrows.ceiling = lambda: self.flow.geometry().top()
+        self.arrows.grids = lambda: self.grids + self.more_grids
         self.scroll = QtWidgets.QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
