@@ -56,3 +56,32 @@ def test_a_large_explanation_opens_without_building_every_row(qapp):
     assert view.steps_model.rowCount() == 200_000
     assert len(view.steps_model._cache) == 0            # nothing built until a row is shown
     assert view.steps_model.row_texts(199_999)[1:4] == ("data[0, 499]", "indices[399] = 0", "output[399, 499]")
+
+
+def test_columns_hold_long_coordinates_and_values_at_any_text_size(qtbot):
+    """A Gather on axis 1 of a (3, 12345, 40) float tensor: coordinates like data[2, 12344, 39]
+    and float values like 0.41465586 show whole (no "…"), also at presentation mode's zoom."""
+    import numpy as np
+    from PySide6 import QtGui
+
+    from nodeeditor.ui.explainer import ExplainerWidget
+    from nodeeditor.ui.explainer.steps_table import COLUMNS
+
+    data = np.random.default_rng(0).random((3, 12345, 40), dtype=np.float32)
+    w = ExplainerWidget()
+    qtbot.addWidget(w)
+    w.resize(900, 400)
+    w.show()
+    assert w.set_operation("pick", "Gather", [data, np.array([2, 12344, -1])], {"axis": 1})
+    view, model = w.steps, w.steps.steps_model
+    last = model.rowCount() - 1
+    assert model.row_texts(last)[1] == "data[2, 12344, 39]"
+    for zoom in (1.0, 1.6):
+        w.set_zoom(zoom)
+        bold = QtGui.QFont(view.font())
+        bold.setBold(True)
+        metrics = QtGui.QFontMetrics(bold)
+        for row in (0, 1, last):
+            for column in range(len(COLUMNS) - 1):
+                text = model.row_texts(row)[column]
+                assert metrics.horizontalAdvance(text) < view.columnWidth(column), (zoom, row, COLUMNS[column], text)

@@ -6,7 +6,7 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.ui.viewer import colors, thumbnail
 from nodeeditor.ui.viewer.panels import HeatPanel, LinePanel, TextPanel
@@ -155,6 +155,22 @@ def test_nd_axis_combo_swaps_when_picking_the_other_axis(viewer, qtbot):
     qtbot.waitUntil(lambda: set(viewer.controls.sliders) == {0}, timeout=10000)
     assert viewer.controls.axes == (2, 1)
     assert panels(viewer, HeatPanel)[0].image_item.image.shape == (4, 3)
+
+
+def test_axis_combos_show_long_sizes_whole_after_a_small_tensor(viewer, qtbot):
+    """The combos' items change with each tensor: after a (2, 3, 4) one, a (3, 123456, 40)
+    one's "axis 1 (123456)" is shown whole, not elided."""
+    show(viewer, qtbot, "small", np.zeros((2, 3, 4)))
+    viewer.resize(420, 600)
+    show(viewer, qtbot, "big", np.zeros((3, 123456, 40), np.float32))
+    combo = viewer.controls.row_combo
+    assert combo.currentText() == "axis 1 (123456)"
+    qtbot.waitUntil(lambda: combo.width() >= combo.sizeHint().width(), timeout=10000)
+    option = QtWidgets.QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    text_room = combo.style().subControlRect(QtWidgets.QStyle.ComplexControl.CC_ComboBox, option,
+                                             QtWidgets.QStyle.SubControl.SC_ComboBoxEditField, combo).width()
+    assert combo.fontMetrics().horizontalAdvance(combo.currentText()) <= text_room
 
 
 # ---------------------------------------------------------------------------- dtypes

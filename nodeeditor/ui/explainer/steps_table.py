@@ -17,6 +17,10 @@ Qt = QtCore.Qt
 COLUMNS = ("step", "from", "index", "to", "value", "what happens")
 #: Moves kept (the table asks for each visible row several times per paint).
 CACHE_ROWS = 512
+#: Steps at each end of the table whose texts size its columns.
+SAMPLE_ROWS = 64
+#: No column is wider than this many "m" of its font.
+MAX_COLUMN_EMS = 24
 
 
 class StepsModel(QtCore.QAbstractTableModel):
@@ -62,6 +66,10 @@ class StepsModel(QtCore.QAbstractTableModel):
                 self._cache.clear()
             self._cache[step] = self._texts(step)
         return self._cache[step]
+
+    def sample_texts(self, steps) -> list[tuple[str, ...]]:
+        """The rows of ``steps`` without keeping them (sizing the columns builds no row)."""
+        return [self._cache.get(k) or self._texts(k) for k in steps]
 
     def _texts(self, k: int) -> tuple[str, ...]:
         e = self._explanation
@@ -115,9 +123,32 @@ class StepsView(QtWidgets.QTableView):
 
     def show_explanation(self, explanation: Explanation | None) -> None:
         self.steps_model.set_explanation(explanation)
-        widths = (44, 120, 170, 120, 70)
-        for column, width in enumerate(widths):
-            self.setColumnWidth(column, width)
+        self._fit_columns()
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QtCore.QEvent.Type.FontChange:   # presentation mode, slides
+            self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+            self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Each column but the last (which stretches) as wide as its header and the texts of
+        :data:`SAMPLE_ROWS` steps at each end (the longest coordinates are at the end), up to
+        :data:`MAX_COLUMN_EMS` characters wide; a longer text is elided, its tooltip whole."""
+        model = self.steps_model
+        count = model.rowCount()
+        rows = sorted(set(range(min(count, SAMPLE_ROWS))) | set(range(max(0, count - SAMPLE_ROWS), count)))
+        metrics = self.fontMetrics()
+        header = self.horizontalHeader().fontMetrics()
+        cap = MAX_COLUMN_EMS * metrics.horizontalAdvance("m")
+        bold = QtGui.QFont(self.font())
+        bold.setBold(True)   # the current step's row
+        wide = QtGui.QFontMetrics(bold)
+        sample = model.sample_texts(rows)
+        for column in range(len(COLUMNS) - 1):
+            need = max([header.horizontalAdvance(COLUMNS[column])]
+                       + [wide.horizontalAdvance(texts[column]) for texts in sample])
+            self.setColumnWidth(column, min(cap, need + 2 * metrics.horizontalAdvance("m")))
 
     def show_step(self, step: int) -> None:
         """Follow the explainer: mark and scroll to ``step`` without emitting ``stepChosen``."""

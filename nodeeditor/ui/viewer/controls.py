@@ -29,6 +29,9 @@ class SliceControls(QtWidgets.QWidget):
         self.col_combo = QtWidgets.QComboBox()
         self.row_combo.setToolTip("axis drawn downwards (rows)")
         self.col_combo.setToolTip("axis drawn across (columns)")
+        for combo in (self.row_combo, self.col_combo):
+            # the items change with each tensor ("axis 1 (123456)"): the box follows them
+            combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
         axes_row.addWidget(QtWidgets.QLabel("rows:"))
         axes_row.addWidget(self.row_combo)
         axes_row.addWidget(QtWidgets.QLabel("columns:"))
