@@ -49,6 +49,9 @@ def test_a_click_makes_a_literal_a_graph_input_with_a_default_one_undo_step(wind
     assert not box.isChecked()
     _click(box)
     assert w.graph.node(literal.id).overridable and w.undo_action.text() == "Undo Make Overridable"
+    assert w.scene.node_item(literal.id).toolTip().count("literal tensor · overridable") == 1   # the block says so
+    w.view.centerOn(w.scene.node_item(literal.id))
+    save_shot(w.view, "interface/overridable_block")
     model = export_model(w.graph)
     assert literal.name in [i.name for i in model.graph.input]
     feeds = {i.name: w.graph.node(next(n.id for n in w.graph.nodes if n.name == i.name)).example
@@ -59,6 +62,7 @@ def test_a_click_makes_a_literal_a_graph_input_with_a_default_one_undo_step(wind
     w.view.setFocus()
     keys(w.view, "Ctrl+Z")
     assert not w.graph.node(literal.id).overridable and not box.isChecked()   # the panel follows undo
+    assert "overridable" not in w.scene.node_item(literal.id).toolTip()
     assert literal.name not in _inputs(w.graph)
     input_id = w.edits.add_block("input", QtCore.QPointF(0, 800))
     assert w.properties.node_id == input_id and "overridable" not in w.properties.widgets

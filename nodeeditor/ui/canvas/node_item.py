@@ -84,6 +84,13 @@ MARK_TIPS = {
 
 
 def subtitle_of(node: N.Node, opset: int) -> str:
+    """What a block says under its title: the op and its version at ``opset``, the kind of
+    source (and "· overridable" for one an export lists as a graph input too)."""
+    text = _kind_subtitle(node, opset)
+    return f"{text} · overridable" if node.is_source and node.overridable else text
+
+
+def _kind_subtitle(node: N.Node, opset: int) -> str:
     if isinstance(node, N.OperatorNode):
         version = node.schema.version_for(opset)
         return f"{node.op}-{version}" if version else f"{node.op} (not in opset {opset})"

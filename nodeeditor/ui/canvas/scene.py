@@ -574,7 +574,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
             case E.AttributeChanged(node_id=nid) | E.SourceChanged(node_id=nid) | E.NodeRenamed(node_id=nid) \
                     | E.BypassChanged(node_id=nid) | E.TrainingChanged(node_id=nid) \
                     | E.LossCoefficientChanged(node_id=nid) | E.TrainableChanged(node_id=nid) \
-                    | E.LossKindChanged(node_id=nid):
+                    | E.LossKindChanged(node_id=nid) | E.OverridableChanged(node_id=nid):
                 self.refresh_node(nid)
             case E.SettingChanged():
                 self.refresh_all()
