@@ -6,10 +6,10 @@ Contract of :func:`export_model`:
   model's nodes keep their order); names are kept exactly, only made unique
   (:class:`~.names.NameTable`): graph inputs and outputs keep theirs, an imported operator's
   or foreign node's outputs keep the tensor names they had in the model
-  (:func:`~nodeeditor.graph.nodes.kept_tensor_name`), and an output reading a source of its own
-  name is that source's tensor itself (no ``Identity``). The names the nodes have in the editor, where
-  they differ, travel in ``metadata_props`` (``names.DISPLAY_NAMES_KEY``), so an import shows
-  them again.
+  (:func:`~nodeeditor.graph.nodes.kept_tensor_name`), and an output reading a source of its
+  own name is that source's tensor itself (no ``Identity``). The names the nodes have in the
+  editor, where they differ, travel in ``metadata_props`` (``names.DISPLAY_NAMES_KEY``), so an
+  import shows them again.
 - Foreign nodes are written verbatim: op type, domain, attributes in their order, inputs (an
   unconnected optional input as an empty name), outputs (an output the model left unnamed and
   nothing reads stays unnamed). A value a graph attribute reads from outside (a capture) is
@@ -20,8 +20,9 @@ Contract of :func:`export_model`:
   dimensions); an initializer kept in its model file is read from it.
 - Tensor sources (literal, generator, file, model tensor) become initializers, or graph inputs
   with their shapes when ``sources="inputs"``; an ``overridable`` source is an initializer
-  listed as a graph input too (its value the default); graph-input nodes stay inputs; each output node becomes a
-  graph output of that name; ``value_info`` carries every inferred intermediate type.
+  listed as a graph input too (its value the default); graph-input nodes stay inputs; each
+  output node becomes a graph output of that name; ``value_info`` carries every inferred
+  intermediate type.
 - Every graph input's value (a graph-input node's example; with ``sources="inputs"``, each
   source's value) travels in ``metadata_props`` when small (see ``examples_meta``), so an
   import gets the values back, not zeros.
@@ -39,7 +40,8 @@ Contract of :func:`export_model`:
   :func:`assemble`.
 - A source whose string tensor has no UTF-8 form (a lone surrogate, from a file name that is
   not UTF-8) is refused by name; an output written as ``Identity`` (it reads a source of
-  another name, or its tensor feeds several outputs) needs the opset at which Identity takes its dtype.
+  another name, or its tensor feeds several outputs) needs the opset at which Identity takes
+  its dtype.
 - A bypassed operator (``OperatorNode.bypassed``) is written as an ``Identity`` of its data
   input (its other inputs stay in the model unused), under the same opset rule.
 """
