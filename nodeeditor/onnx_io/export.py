@@ -150,6 +150,9 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
     for node in graph.output_nodes():
         edge = graph.edge_into(node.id, N.OUTPUT_PORT)
         ttype = None if edge is None else out.types.get((edge.src, edge.src_port))
+        source = None if edge is None else graph.node(edge.src)
+        if source is not None and source.is_source and source.name == node.name:
+            continue   # the output is the source's tensor itself (build_parts): no Identity
         if ttype is not None and not _identity_takes(ttype.dtype, opset):
             need = next((o for o in range(opset + 1, MAX_OPSET + 1) if _identity_takes(ttype.dtype, o)), None)
             source = graph.node(edge.src).label

@@ -175,3 +175,22 @@ def test_run_inputs_replaces_a_default_as_onnxruntime_does(tmp_path, capsys, eng
     np.savez(tmp_path / "unknown.npz", j=np.array([1], np.int64))
     assert cli.main([*args[:-1], str(tmp_path / "unknown.npz")]) == 2
     assert "the inputs are 'x', 'i' (a default)" in capsys.readouterr().err
+
+
+def test_an_output_that_is_its_input_needs_no_identity_so_no_higher_opset():
+    """Identity takes bfloat16 from opset 13: an output "a" that is the bfloat16 input "a"
+    itself is written at opset 11; an output "b" reading it is an Identity and needs 13."""
+    import ml_dtypes
+
+    from nodeeditor.graph import Graph
+    from nodeeditor.onnx_io.export import lowest_working_opset
+
+    g = Graph(name="t", opset=11)
+    a = g.add_input("a", np.array([1.5, -2], ml_dtypes.bfloat16))
+    g.connect(a, "output", g.add_output("a"), "value")
+    assert lowest_working_opset(g) == 1
+    model = export_model(g, 11)
+    onnx.checker.check_model(model, full_check=True)
+    assert _interface(model) == (["a"], [], ["a"], [])
+    g.connect(a, "output", g.add_output("b"), "value")
+    assert lowest_working_opset(g) == 13
