@@ -762,14 +762,7 @@ class Graph:
         """Turn an operator's training switch on or off (off: no gradient flows through the
         node to its inputs); returns the old value. Emits ``TrainingChanged`` when it changes.
         The forward result is not affected."""
-        node = self._operator(node_id)
-        on = _flag(on, "training")
-        old = node.training
-        if old != on:
-            node.training = on
-            self._changed()
-            self.events.emit(E.TrainingChanged(node_id, old, on))
-        return old
+        return self._set_flag_field(self._operator(node_id), "training", _flag(on, "training"), E.TrainingChanged)
 
     def set_loss_coefficient(self, node_id: str, coefficient: float) -> float:
         """Set the number an operator multiplies the gradient it sends to its inputs by (any
@@ -779,13 +772,7 @@ class Graph:
         if isinstance(coefficient, bool) or not isinstance(coefficient, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(coefficient):
             raise ValueError(f"the loss coefficient of {node.label} must be a finite number, got {coefficient!r}")
-        value = float(coefficient)
-        old = node.loss_coefficient
-        if old != value:
-            node.loss_coefficient = value
-            self._changed()
-            self.events.emit(E.LossCoefficientChanged(node_id, old, value))
-        return old
+        return self._set_flag_field(node, "loss_coefficient", float(coefficient), E.LossCoefficientChanged)
 
     def set_trainable(self, node_id: str, on: bool) -> bool:
         """Mark a literal, generator or file source trainable (or not); returns the old flag.
@@ -797,11 +784,8 @@ class Graph:
             raise ValueError(f"{node.label} is a {node.kind} node and cannot be trainable ({why}); "
                              "literal, generator and file sources can")
         on = _flag(on, "trainable")
-        old = node.trainable
+        old = self._set_flag_field(node, "trainable", on, E.TrainableChanged)
         if old != on:
-            node.trainable = on
-            self._changed()
-            self.events.emit(E.TrainableChanged(node_id, old, on))
             self._reinfer({node_id})   # a trainable integer source gets a warning
         return old
 
@@ -813,12 +797,17 @@ class Graph:
         if node.kind not in N.WEIGHT_KINDS:
             why = "it is a graph input already" if node.kind == N.INPUT else "it is not a tensor source"
             raise ValueError(f"{node.label} is a {node.kind} node and cannot be overridable ({why})")
-        on = _flag(on, "overridable")
-        old = node.overridable
-        if old != on:
-            node.overridable = on
+        return self._set_flag_field(node, "overridable", _flag(on, "overridable"), E.OverridableChanged)
+
+    def _set_flag_field(self, node: N.Node, field: str, value: Any, event: type) -> Any:
+        """Set ``node.<field>``, a field that changes no computed value (so no revision), to
+        ``value``; when it changes, mark the document changed and emit ``event(id, old, new)``.
+        Returns the old value."""
+        old = getattr(node, field)
+        if old != value:
+            setattr(node, field, value)
             self._changed()
-            self.events.emit(E.OverridableChanged(node_id, old, on))
+            self.events.emit(event(node.id, old, value))
         return old
 
     def set_loss_kind(self, node_id: str, loss: LossKind | str) -> LossKind:

@@ -12,6 +12,7 @@ from nodeeditor.graph import nodes as N
 from nodeeditor.graph.losses import LossKind
 
 from .. import commands as C
+from .flag_row import add_flag_row
 from .generator_form import _CompactDoubleSpinBox
 from .values import muted
 
@@ -66,21 +67,8 @@ class TrainingForm:
         self._add("Loss coefficient", "loss_coefficient", coefficient)
 
     def _build_trainable(self, node: N.TrainableSource) -> None:
-        g = self.graph
-        box = QtWidgets.QCheckBox("updated by training")
-        box.setToolTip(TRAINABLE_TIP)
-
-        def refresh() -> None:
-            blocked = box.blockSignals(True)
-            box.setChecked(g.node(self.node_id).trainable)
-            box.blockSignals(blocked)
-
-        def toggled(on: bool) -> None:
-            if on != g.node(self.node_id).trainable:
-                self._set_field("set_trainable", bool(on), "Mark Trainable" if on else "Mark Not Trainable")
-
-        box.toggled.connect(toggled)
-        self._add("Trainable", "trainable", box, refresh)
+        add_flag_row(self, "Trainable", "trainable", "updated by training", TRAINABLE_TIP, "set_trainable",
+                     ("Mark Not Trainable", "Mark Trainable"))
 
     def _build_loss(self, node: N.LossNode) -> None:
         g = self.graph
