@@ -88,9 +88,10 @@ def operator_inputs(graph, node) -> list:
     outcome = result.nodes.get(node.id)
     if outcome is not None and outcome.status in (NodeStatus.ERROR, NodeStatus.BLOCKED, NodeStatus.CANCELLED):
         raise RuntimeError(outcome.error or f"{node.name}: {outcome.status.value}")
+    read = engine.input_values(node.id)   # each from its producer's own output port
     values = []
     for port in node.input_ports():
-        value = engine.value(sources[port]) if port in sources else None
+        value = read.get(port)
         if value is None and port not in node.optional_inputs():
             raise RuntimeError(f"{node.name}: input {port} is not connected")
         values.append(value)

@@ -141,3 +141,28 @@ def test_every_stopping_message_is_one_line_on_stderr_with_one_prefix(tmp_path, 
         out, err = capsys.readouterr()
         assert err.startswith("indexflow: error: ") and len(err.strip().splitlines()) == 1, (argv, err)
         assert "error" not in out, (argv, out)
+
+
+def test_an_input_from_the_second_output_of_a_node_is_that_output(tmp_path, capsys):
+    """GatherElements reading TopK's second output (the int64 indices): explain steps through
+    those indices (numpy's argsort gives them), not through TopK's first output (the values)."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto as T
+    from onnx import helper, numpy_helper
+
+    from ops.explain import explain
+    from ops.steps import step_line
+
+    x = np.array([[0.5, 3.0, 1.0], [2.0, -1.0, 4.0]], np.float32)
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["vals", "idx"], axis=1),
+         helper.make_node("GatherElements", ["x", "idx"], ["picked"], name="ge", axis=1)], "t", [],
+        [helper.make_tensor_value_info("picked", T.FLOAT, [2, 2])],
+        [numpy_helper.from_array(x, "x"), numpy_helper.from_array(np.array([2], np.int64), "k")]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(model, tmp_path / "m.onnx")
+    assert main(["explain", str(tmp_path / "m.onnx"), "ge"]) == 0
+    idx = np.argsort(-x, axis=1, kind="stable")[:, :2]     # TopK: the two largest, largest first
+    expected = [step_line(s) for s in explain("GatherElements", [x, idx], {"axis": 1}).steps()]
+    assert capsys.readouterr().out.splitlines() == expected
