@@ -119,8 +119,9 @@ def feed_inputs(graph, path: str) -> list[str]:
     An overridable source (an initializer that is also an input of the exported model) is an
     input with a default: an array of its exact type replaces it for this run (as a feed
     replaces it in onnxruntime)."""
-    from nodeeditor.graph import InputSource
+    from nodeeditor.graph import InputSource, dims
     from nodeeditor.graph import nodes as N
+    from nodeeditor.onnx_io.export import overridable_input_type
     from ops import TensorType, dtype_name
 
     file = Path(path)
@@ -144,10 +145,10 @@ def feed_inputs(graph, path: str) -> list[str]:
                 value = value.astype(object)
             if name in defaults:
                 node = defaults[name]
-                have = graph.output_type(node.id)
-                if have is not None and TensorType.of(value) != have:
-                    raise UsageError(f"--inputs {path}: {name!r} is a default of type {have}; the array is "
-                                     f"{TensorType.of(value)}")
+                have = overridable_input_type(graph, node.id)
+                fed = TensorType.of(value)
+                if fed.dtype != have.dtype or dims.fit_problem(have.shape, fed.shape) is not None:
+                    raise UsageError(f"--inputs {path}: {name!r} is a default of type {have}; the array is {fed}")
                 graph.replace_node(node.id, N.LiteralSource(id=node.id, name=name, position=node.position,
                                                             value=N.frozen_array(value), overridable=True))
                 continue

@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
     except (RuntimeError, OpError) as exc:
         print_error(str(exc))
         return EXIT_GRAPH_ERROR
+    if explanation.count == 0:
+        print(f"note: {node.name} ({node.op}) has no steps: nothing is read or written (an empty tensor)",
+              file=sys.stderr)
     if args.text or not (args.gif or args.frames):
         for step in explanation.steps():
             sys.stdout.write(step_line(step) + "\n")

@@ -166,3 +166,22 @@ def test_an_input_from_the_second_output_of_a_node_is_that_output(tmp_path, caps
     idx = np.argsort(-x, axis=1, kind="stable")[:, :2]     # TopK: the two largest, largest first
     expected = [step_line(s) for s in explain("GatherElements", [x, idx], {"axis": 1}).steps()]
     assert capsys.readouterr().out.splitlines() == expected
+
+
+def test_an_op_with_no_steps_says_so_on_stderr(tmp_path, capsys):
+    """Gather of a (3, 0) tensor: no element is read or written, so no step line, and a note."""
+    import numpy as np
+
+    from nodeeditor.graph import Graph, save_graph
+
+    g = Graph(name="empty", opset=18)
+    d = g.add_input("data", np.zeros((3, 0), np.float32))
+    i = g.add_input("idx", np.array([1, 0]))
+    op = g.add_operator("Gather", name="pick")
+    g.connect(d, "output", op, "data")
+    g.connect(i, "output", op, "indices")
+    g.connect(op, "output", g.add_output("out"), "value")
+    save_graph(g, tmp_path / "e.ifg.json")
+    assert main(["explain", str(tmp_path / "e.ifg.json"), "pick"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "note: pick (Gather) has no steps" in err

@@ -3,7 +3,8 @@
 A graph imported from a model remembers, in one :class:`ModelInfo`, the opset of every
 domain other than the default one (whose opset is the graph's ``opset`` setting), the
 model's metadata (``metadata_props``), its local functions, the types its graph outputs
-declare, and the model-level fields (IR version, producer, domain, model version, doc string). The graph holds it as a
+declare (and its inputs that have a default value in an initializer), and the model-level
+fields (IR version, producer, domain, model version, doc string). The graph holds it as a
 document value (``Graph.model_info``, changed with ``Graph.set_model_info``); a graph made
 in the editor has the empty one. Plain data only: functions stay serialized bytes.
 """
@@ -24,13 +25,15 @@ class ModelInfo:
     model's order (IndexFlow's own keys are not kept here); ``functions`` the model-local
     functions (``FunctionProto`` bytes); ``outputs`` the type each graph output declared, by
     name, as serialized ``TypeProto`` bytes (an export writes it where the output's inferred
-    type fits it, and for outputs that are not tensors); ``ir_version`` 0 means: chosen at
-    export."""
+    type fits it, and for outputs that are not tensors); ``inputs`` likewise the type each
+    graph input with a default (an initializer of the same name, an ``overridable`` source)
+    declared, so its named dimensions survive; ``ir_version`` 0 means: chosen at export."""
 
     opsets: tuple[tuple[str, int], ...] = ()
     metadata: tuple[tuple[str, str], ...] = ()
     functions: tuple[Opaque, ...] = ()
     outputs: tuple[tuple[str, Opaque], ...] = ()
+    inputs: tuple[tuple[str, Opaque], ...] = ()
     ir_version: int = 0
     producer_name: str = ""
     producer_version: str = ""
@@ -51,8 +54,10 @@ class ModelInfo:
                 raise ValueError(f"metadata entries are (key, value) text pairs, got {pair!r}")
         if any(not isinstance(f, Opaque) for f in self.functions):
             raise ValueError("functions are kept as Opaque bytes")
-        if any(len(o) != 2 or not isinstance(o[0], str) or not isinstance(o[1], Opaque) for o in self.outputs):
-            raise ValueError("outputs are (name, Opaque TypeProto bytes) pairs")
+        for kind in ("outputs", "inputs"):
+            if any(len(o) != 2 or not isinstance(o[0], str) or not isinstance(o[1], Opaque)
+                   for o in getattr(self, kind)):
+                raise ValueError(f"{kind} are (name, Opaque TypeProto bytes) pairs")
 
     def opset_map(self, default_opset: int) -> dict[str, int]:
         """domain -> version, with the default domain as ``""``."""
@@ -61,6 +66,10 @@ class ModelInfo:
     def output_type(self, name: str) -> Opaque | None:
         """The type the model declared for graph output ``name`` (None: none kept)."""
         return next((t for n, t in self.outputs if n == name), None)
+
+    def input_type(self, name: str) -> Opaque | None:
+        """The type the model declared for graph input ``name`` with a default (None: none kept)."""
+        return next((t for n, t in self.inputs if n == name), None)
 
     def with_opsets(self, opsets: Mapping[str, int]) -> ModelInfo:
         """A copy whose non-default domains are ``opsets`` (the default domain is ignored)."""

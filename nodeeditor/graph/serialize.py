@@ -578,8 +578,9 @@ def model_info_to_dict(info: ModelInfo) -> dict[str, Any]:
         out["metadata"] = [[k, v] for k, v in info.metadata]
     if info.functions:
         out["functions"] = [_opaque_to_dict(f) for f in info.functions]
-    if info.outputs:
-        out["outputs"] = [[name, _opaque_to_dict(t)] for name, t in info.outputs]
+    for kind in ("outputs", "inputs"):
+        if getattr(info, kind):
+            out[kind] = [[name, _opaque_to_dict(t)] for name, t in getattr(info, kind)]
     for name in ("ir_version", "producer_name", "producer_version", "domain", "model_version", "doc_string"):
         value = getattr(info, name)
         if value:
@@ -600,15 +601,16 @@ def model_info_from_dict(d: Any) -> ModelInfo:
     if not isinstance(functions, list):
         raise ValueError("model 'functions' must be a list")
     fields["functions"] = tuple(_opaque_from_dict(f) for f in functions)
-    outputs = d.get("outputs", [])
-    if not isinstance(outputs, list):
-        raise ValueError("model 'outputs' must be a list")
-    typed = []
-    for entry in outputs:
-        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
-            raise ValueError(f"a model output is [name, type], got {entry!r}")
-        typed.append((entry[0], _opaque_from_dict(entry[1])))
-    fields["outputs"] = tuple(typed)
+    for kind in ("outputs", "inputs"):
+        entries = d.get(kind, [])
+        if not isinstance(entries, list):
+            raise ValueError(f"model {kind!r} must be a list")
+        typed = []
+        for entry in entries:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+                raise ValueError(f"a model {kind[:-1]} is [name, type], got {entry!r}")
+            typed.append((entry[0], _opaque_from_dict(entry[1])))
+        fields[kind] = tuple(typed)
     for name, typ in (("ir_version", int), ("model_version", int), ("producer_name", str),
                       ("producer_version", str), ("domain", str), ("doc_string", str)):
         if name in d:

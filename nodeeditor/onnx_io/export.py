@@ -502,7 +502,8 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         else:
             parts.initializers.append(tensor_proto(np.asarray(value), name))
             if node.overridable:   # an initializer listed as an input: its default value
-                parts.inputs.append(value_info(name, ops.TensorType.of(value)))
+                declared = _declared_type(graph.model_info.input_type(name), ops.TensorType.of(value))
+                parts.inputs.append(helper.make_value_info(name, declared))
 
     # 3. Operators, foreign nodes (and the Loss nodes written) in topological order.
     read = {(e.src, e.src_port) for e in graph.edges}
@@ -575,10 +576,25 @@ def _names_its_source(graph: Graph, output: N.Node, edge: N.Edge, tensor_name: M
 
 
 def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | None) -> onnx.TypeProto | None:
-    """The type a graph output is written with: the one the imported model declared when it
-    fits the inferred type (same dtype and rank, equal where both are sizes) or when nothing is
-    inferred (a sequence, say), else the inferred one."""
-    kept = graph.model_info.output_type(name)
+    """The type a graph output is written with: see :func:`_declared_type`."""
+    return _declared_type(graph.model_info.output_type(name), inferred)
+
+
+def overridable_input_type(graph: Graph, node_id: str) -> ops.TensorType:
+    """The type an export declares for the graph input of overridable source ``node_id`` (the
+    one its model declared, named dimensions and all, when its value fits it; else the
+    value's), so a feed must fit it."""
+    node = graph.node(node_id)
+    value_type = graph.output_type(node_id)
+    declared = tensor_type_of(_declared_type(graph.model_info.input_type(node.name), value_type))
+    return declared if declared is not None else value_type
+
+
+def _declared_type(kept, inferred: ops.TensorType | None) -> onnx.TypeProto | None:
+    """The type a graph output (or an input with a default) is written with: ``kept``, the one
+    the imported model declared, when it fits the inferred type (same dtype and rank, equal
+    where both are sizes) or when nothing is inferred (a sequence, say), else the inferred
+    one."""
     declared = None
     if kept is not None:
         declared = onnx.TypeProto()

@@ -19,7 +19,8 @@ Contract of :func:`import_model`:
   dimension), else zeros with named or unknown dimensions 1 (rank unknown: ``[1]``). A
   sequence or optional input keeps its ONNX type (``InputSource.onnx_type``); its example
   is an empty sequence or an empty optional.
-- Initializers become literal sources, except, when the model was read from a file,
+- Initializers become literal sources (a sparse initializer as the dense tensor it stands
+  for), except, when the model was read from a file,
   those of more than ``lazy_elements`` elements: they stay in the model and are read on
   demand (:class:`~nodeeditor.graph.nodes.ModelTensorSource`, the path relative to
   ``graph_folder`` when given). External data is read from the model's own folder only; a
@@ -48,7 +49,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx import helper
+from onnx import helper, numpy_helper
 
 import ops
 from nodeeditor.graph import Graph
@@ -251,6 +252,11 @@ class _Importer:
                                   "opset versions are 1 or more")
         self.opsets = {"": default or 1, **opsets}
         graph = Graph(name=name or g.name or "imported", opset=default or 1, description=g.doc_string)
+        dense = list(g.initializer) + [self._dense(s) for s in g.sparse_initializer]
+        initializers = {t.name: t for t in dense}
+        # Before IR version 4 every initializer had to be listed as an input too; a later
+        # model lists one to make it an overridable default, kept in the inputs' order.
+        defaults = {i.name for i in g.input} & set(initializers) if model.ir_version >= 4 else set()
         info = ModelInfo(
             opsets=tuple(opsets.items()),
             metadata=tuple((p.key, p.value) for p in model.metadata_props
@@ -258,16 +264,14 @@ class _Importer:
             functions=tuple(Opaque(f.SerializeToString(), f"function {f.domain}::{f.name}") for f in self.functions),
             outputs=tuple((o.name, Opaque(o.type.SerializeToString(), helper.printable_type(o.type)))
                           for o in g.output if o.HasField("type")),
+            inputs=tuple((i.name, Opaque(i.type.SerializeToString(), helper.printable_type(i.type)))
+                         for i in g.input if i.name in defaults and i.HasField("type")),
             ir_version=int(model.ir_version), producer_name=model.producer_name,
             producer_version=model.producer_version, domain=model.domain, model_version=int(model.model_version),
             doc_string=model.doc_string)
         with graph.batch():
             graph.set_model_info(info)
-            initializers = {t.name: t for t in g.initializer}
-            # Before IR version 4 every initializer had to be listed as an input too; a later
-            # model lists one to make it an overridable default, kept in the inputs' order.
-            defaults = {i.name for i in g.input} & set(initializers) if model.ir_version >= 4 else set()
-            for tensor in g.initializer:
+            for tensor in dense:
                 if tensor.name not in defaults:
                     self._initializer(graph, tensor, overridable=False)
             for inp in g.input:
@@ -317,6 +321,27 @@ class _Importer:
             node = N.LiteralSource(id=node_id, name=display, overridable=overridable,
                                    value=N.frozen_array(self._read(tensor, what, dtype, shape)))
         self._produce(tensor.name, graph.add_node(node), N.SOURCE_PORT, what)
+
+    def _dense(self, sparse: onnx.SparseTensorProto) -> onnx.TensorProto:
+        """A sparse initializer as the dense tensor it stands for (zeros but at its indices:
+        flat positions, or one row of coordinates per value); OnnxImportError for indices that
+        do not fit its shape."""
+        name = sparse.values.name
+        what = f"sparse initializer {name!r}"
+        dtype = _dtype_of(sparse.values.data_type, what, self.where)
+        shape = _checked_shape(sparse.dims, what, self.where, dtype)
+        values = self._read(sparse.values, what, dtype, tuple(int(d) for d in sparse.values.dims))
+        indices = np.asarray(numpy_helper.to_array(sparse.indices), dtype=np.int64)
+        out = np.zeros(math.prod(shape), dtype=values.dtype) if dtype != "string" else np.full(math.prod(shape), "",
+                                                                                               dtype=object)
+        try:
+            flat = indices.reshape(-1) if indices.ndim == 1 else np.ravel_multi_index(tuple(indices.T), shape)
+            if flat.size and flat.min() < 0:
+                raise ValueError(f"index {int(flat.min())} is negative")
+            out[flat] = values.reshape(-1)
+        except (ValueError, IndexError) as exc:
+            raise OnnxImportError(f"{self.where}: {what}: its indices do not fit shape {list(shape)} ({exc})") from None
+        return numpy_helper.from_array(out.reshape(shape), name)
 
     def _read(self, tensor: onnx.TensorProto, what: str, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
         where = self.where

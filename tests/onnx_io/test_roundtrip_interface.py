@@ -194,3 +194,73 @@ def test_an_output_that_is_its_input_needs_no_identity_so_no_higher_opset():
     assert _interface(model) == (["a"], [], ["a"], [])
     g.connect(a, "output", g.add_output("b"), "value")
     assert lowest_working_opset(g) == 13
+
+
+def _named_default_model():
+    """y = Gather(W, i): ``W`` float[V, 3] a graph input whose default is a 4 x 3 initializer."""
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    return _model([helper.make_node("Gather", ["W", "i"], ["y"])],
+                  [helper.make_tensor_value_info("i", T.INT64, ["n"]), helper.make_tensor_value_info("W", T.FLOAT,
+                                                                                                  ["V", 3])],
+                  [helper.make_tensor_value_info("y", T.FLOAT, ["n", 3])], [numpy_helper.from_array(w, "W")])
+
+
+def test_a_defaults_named_dimensions_survive_and_a_feed_of_another_size_replaces_it(tmp_path, capsys):
+    from nodeeditor import cli
+    from nodeeditor.onnx_io.types import shape_of
+
+    model = _named_default_model()
+    graph = import_model(model)
+    save_graph(graph, tmp_path / "g.ifg.json")
+    for g in (graph, load_graph(tmp_path / "g.ifg.json")):
+        exported = export_model(g)
+        assert {i.name: shape_of(i.type) for i in exported.graph.input} == {"i": ("n",), "W": ("V", 3)}
+    onnx.save(model, tmp_path / "m.onnx")
+    bigger = np.ones((6, 3), np.float32) * np.arange(6, dtype=np.float32)[:, None]
+    np.savez(tmp_path / "in.npz", i=np.array([5, -1, 0]), W=bigger)
+    expected = ort_run(model, {"i": np.array([5, -1, 0]), "W": bigger})["y"]
+    np.testing.assert_array_equal(expected, bigger[[5, 5, 0]])
+    for engine in ("numpy", "onnxruntime"):
+        out = tmp_path / f"{engine}.npz"
+        assert cli.main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / "in.npz"), "--engine", engine,
+                         "-o", str(out)]) == 0, capsys.readouterr()
+        with np.load(out) as written:
+            np.testing.assert_array_equal(written["y"], expected)
+    np.savez(tmp_path / "bad.npz", W=np.ones((6, 4), np.float32))
+    assert cli.main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / "bad.npz")]) == 2
+    assert "'W' is a default of type float32[V, 3]; the array is float32[6, 4]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("coordinates", [False, True], ids=["flat", "coordinates"])
+def test_a_sparse_initializer_imports_as_the_dense_tensor_it_stands_for(coordinates):
+    """S is 2 x 4 with 5 at [0, 1] and 7 at [1, 2] (flat positions 1 and 6); y = Gather(S, i)."""
+    values = numpy_helper.from_array(np.array([5.0, 7.0], np.float32), "S")
+    indices = numpy_helper.from_array(np.array([[0, 1], [1, 2]] if coordinates else [1, 6], np.int64), "S_idx")
+    sparse = helper.make_sparse_tensor(values, indices, [2, 4])
+    graph = helper.make_graph([helper.make_node("Gather", ["S", "i"], ["y"])], "t",
+                              [helper.make_tensor_value_info("i", T.INT64, [2])],
+                              [helper.make_tensor_value_info("y", T.FLOAT, [2, 4])])
+    graph.sparse_initializer.append(sparse)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    dense = np.array([[0, 5, 0, 0], [0, 0, 7, 0]], np.float32)
+    feeds = {"i": np.array([1, 0])}
+    np.testing.assert_array_equal(ort_run(model, feeds)["y"], dense[[1, 0]])
+    imported = import_model(model)
+    imported.set_source(next(n.id for n in imported.nodes if n.name == "i"), example=feeds["i"])
+    result = Engine(imported).run()
+    assert result.ok, result.errors()
+    np.testing.assert_array_equal(result.outputs["y"], dense[[1, 0]])
+    np.testing.assert_array_equal(ort_run(export_model(imported), feeds)["y"], dense[[1, 0]])
+
+
+@pytest.mark.parametrize("bad", [[1, -1], [1, 8]])
+def test_sparse_indices_outside_the_shape_are_refused_by_name(bad):
+    sparse = helper.make_sparse_tensor(numpy_helper.from_array(np.array([5.0, 7.0], np.float32), "S"),
+                                       numpy_helper.from_array(np.array(bad, np.int64), "S_idx"), [2, 4])
+    graph = helper.make_graph([helper.make_node("Gather", ["S", "i"], ["y"])], "t",
+                              [helper.make_tensor_value_info("i", T.INT64, [2])],
+                              [helper.make_tensor_value_info("y", T.FLOAT, [2, 4])])
+    graph.sparse_initializer.append(sparse)
+    with pytest.raises(OnnxImportError, match="sparse initializer 'S': its indices do not fit shape"):
+        import_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
