@@ -42,7 +42,7 @@ import numpy as np
 import ops
 from ops import formula as op_formula
 from ops.dtypes import COMPLEX_NAMES, INTEGER_NAMES, dtype_name
-from ops.explain import Explanation, Move, position_text, value_text
+from ops.explain import Explanation, Granularity, Move, position_text, value_text
 from ops.opdef import PortRole
 
 #: At most this many questions (output cells or update elements) in one quiz.
@@ -121,7 +121,9 @@ class Quiz:
             raise QuizError(f"{op} is a gather: nothing lands anywhere, so a quiz on it fills in the output")
         try:
             self.output = ops.run_op(op, self.inputs, self.attrs)   # the right values
-            self.explanation = Explanation(op, self.inputs, self.attrs)  # the right places, the sentences
+            # the right places and the sentences, one step per element: a quiz asks about
+            # elements, also where the explainer moves whole slices (GatherND, ScatterND)
+            self.explanation = Explanation(op, self.inputs, self.attrs, Granularity.ELEMENT)
         except ops.OpError as exc:
             raise QuizError(str(exc)) from None
         self.questions: tuple[tuple[int, ...], ...] = self._questions()

@@ -191,3 +191,29 @@ def test_the_readme_example_lesson_loads(tmp_path):
     lesson = read_lesson(write(tmp_path, "readme.toml", example))
     assert (lesson.op, lesson.reduction, lesson.node, lesson.quiz) == ("ScatterElements", "add", "add_op",
                                                                        QuizMode.FILL)
+
+
+@pytest.mark.parametrize("lesson", list_lessons(), ids=lambda x: x.id)
+def test_every_lessons_quiz_in_both_modes_runs_to_the_end(lesson):
+    """Each question answered right (the op's own output or landing cell), each one once
+    wrong first for FILL: no question raises, the quiz ends done with every question solved."""
+    from nodeeditor.teaching.quiz import QuizError, default_mode
+
+    quiz = lesson.make_quiz()
+    modes = [QuizMode.FILL] + ([QuizMode.PLACE] if ops.get_opdef(lesson.op).writes else [])
+    assert quiz.mode in modes and quiz.mode == (lesson.quiz or default_mode(lesson.op, lesson.reduction))
+    for mode in modes:
+        try:
+            q = type(quiz)(quiz.op, quiz.inputs, quiz.attrs, mode)
+        except QuizError as exc:       # a gather has no PLACE; nothing else may refuse
+            pytest.fail(f"{lesson.id} {mode}: {exc}")
+        for question in q.questions:
+            q.explain(question)
+            right = q.expected(question)
+            if mode is QuizMode.FILL:
+                assert not q.answer(question, "999999").correct
+                verdict = q.answer(question, str(right.item() if hasattr(right, "item") else right))
+            else:
+                verdict = q.answer(question, right)
+            assert verdict.correct, (lesson.id, mode, verdict.headline)
+        assert q.done and q.score.solved == q.score.total

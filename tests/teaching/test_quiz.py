@@ -222,3 +222,37 @@ def test_a_quiz_too_large_or_empty_is_refused():
         Quiz("Gather", [f32(np.zeros((30, 30))), i64(np.zeros(20, np.int64))])   # 600 output cells
     with pytest.raises(QuizError, match="nothing to ask"):
         Quiz("Gather", [f32(np.zeros((3, 2))), i64(np.zeros((0,), np.int64))])
+
+
+# ---------------------------------------------------------------------- slices (GatherND, ScatterND)
+# seed page GatherND-13, example 3 (a short tuple picks a row): data [[0, 1], [2, 3]],
+# indices [[1], [0]] -> output [[2, 3], [0, 1]]
+ND_DATA = i64([[0, 1], [2, 3]])
+ND_INDICES = i64([[1], [0]])
+ND_OUTPUT = [[2, 3], [0, 1]]
+
+
+def test_a_gathernd_slice_quiz_asks_every_element_of_every_slice():
+    quiz = Quiz("GatherND", [ND_DATA, ND_INDICES])
+    expected = np.array(ND_OUTPUT)
+    assert sorted(quiz.questions) == sorted(np.ndindex(expected.shape))
+    verdicts = [quiz.answer(pos, str(expected[pos])) for pos in np.ndindex(expected.shape)]
+    assert all(v.correct for v in verdicts) and quiz.done
+    assert "output[1, 0]" in verdicts[2].headline and "data[0, 0]" in verdicts[2].explanation
+    wrong = Quiz("GatherND", [ND_DATA, ND_INDICES]).answer((1, 1), "12345")
+    assert not wrong.correct and "it is 1" in wrong.headline
+
+
+def test_a_scatternd_slice_quiz_asks_where_each_update_element_lands():
+    """ScatterND with k = 1 on a (3, 2) data: updates[i, j] lands on output[indices[i, 0], j]."""
+    data = np.zeros((3, 2), np.float32)
+    indices = i64([[2], [0]])
+    updates = f32([[1.5, 2.5], [3.5, 4.5]])
+    quiz = Quiz("ScatterND", [data, indices, updates])
+    assert quiz.mode is QuizMode.PLACE
+    assert quiz.questions == ((0, 0), (0, 1), (1, 0), (1, 1))
+    for i, j in quiz.questions:
+        verdict = quiz.answer((i, j), (int(indices[i, 0]), j))
+        assert verdict.correct, verdict.headline
+        assert verdict.headline.startswith(f"updates[{i}, {j}] = {updates[i, j]:g} lands on output")
+    assert quiz.done

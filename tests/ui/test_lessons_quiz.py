@@ -150,3 +150,5 @@ def test_show_answers_fills_in_the_rest(quiz_widget, qtbot):
     out = quiz_widget.output_table
     assert out.cell_state((1, 1, 1)) is CellState.REVEALED and out.text((1, 1, 1)) == "5.7"
     assert quiz_widget.quiz.done and not quiz_widget.reveal_button.isEnabled()
+    # the score says the answers were shown, not that they are left to do
+    assert quiz_widget.score_label.text() == "Score: 0 of 8 right at the first try · 0 wrong · 8 shown"

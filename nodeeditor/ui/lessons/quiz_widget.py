@@ -53,7 +53,7 @@ class QuizWidget(QtWidgets.QWidget):
         self.score_label = QtWidgets.QLabel("")
         self.score_label.setStyleSheet("color: #555;")
         self.score_label.setToolTip("right: questions answered right at the first try; wrong: wrong answers given; "
-                                    "left: questions not answered right yet")
+                                    "left: questions not answered right yet (shown: their answers shown)")
 
         # the inputs in a row and the output after them when the width allows, else under
         # them; the feedback under the tables (beside the output when that is under them);
@@ -321,8 +321,9 @@ class QuizWidget(QtWidgets.QWidget):
     def _refresh(self) -> None:
         quiz = self.quiz
         score = quiz.score
+        rest = f"{score.left} shown" if quiz.revealed else f"{score.left} left"   # given up: shown, not left
         self.score_label.setText(f"Score: {score.right} of {score.total} right at the first try · "
-                                 f"{score.wrong} wrong · {score.left} left")
+                                 f"{score.wrong} wrong · {rest}")
         self.reveal_button.setEnabled(not quiz.done)
         for table in self.tables.values():
             table.clear_states()
