@@ -120,6 +120,7 @@ class MainWindow(QtWidgets.QMainWindow):
                                          self.view, self.runner, self.explainer, self.explainer_dock,
                                          self.properties_dock, status)
         self.documentChanged.connect(self.lessons.document_changed)
+        self._present_lessons()
         self.resize(screen_fit.initial_size(self, self.PREFERRED_SIZE))
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.initial_dock_widths(self.width())),
                          QtCore.Qt.Orientation.Horizontal)
@@ -277,6 +278,17 @@ class MainWindow(QtWidgets.QMainWindow):
         panels = [self.palette_dock, self.properties_dock, self.viewer_dock, self.training_dock]
         self.presentation = Presentation(self, self.view, self.scene, self.explainer, self.explainer_dock, panels,
                                          self.cancel_action)
+
+    def _present_lessons(self) -> None:
+        """While presenting, the Lessons dock is a panel (hidden, F6 shows it) and a quiz takes
+        the Explainer's place beside the canvas, its text enlarged; leaving keeps the quiz."""
+        lessons = self.lessons
+        self.presentation.panels.append(lessons.dock)
+        self.presentation.set_stage([lessons.quiz_dock],
+                                    lambda: lessons.quiz_dock if lessons.quizzing else self.explainer_dock,
+                                    lessons.quiz_widget.set_zoom)
+        lessons.quizChanged.connect(lambda _on: self.presentation.restage())
+        self.presentation.changed.connect(lambda on: on or lessons.keep_quiz_layout())
 
     def _build_menus(self) -> None:
         menu = self.menuBar()

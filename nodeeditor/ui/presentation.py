@@ -11,6 +11,11 @@ window-wide. Esc (or F5 again) leaves: the window's geometry, full-screen state,
 their places, the Explainer's text size and keys come back as they were; Run > Cancel Run
 has Esc again.
 
+The dock beside the canvas is the *stage* (:meth:`Presentation.set_stage`): the Explainer, or
+the Quiz while a quiz runs (the Explainer, which would show the answers, then stays hidden;
+the Quiz's text grows as the Explainer's does). A quiz started or ended while presenting takes
+the stage or gives it back (:meth:`restage`); leaving keeps the quiz running.
+
 :class:`Presentation` owns only this mode's state; it changes the window through Qt (dock
 visibility and places, full screen), the Explainer through its public methods, the canvas
 view's transform, and the shortcut of the cancel action it is given.
@@ -64,6 +69,9 @@ class Presentation(QtCore.QObject):
         self.window, self.view, self.scene = window, view, scene
         self.explainer, self.explainer_dock, self.panels = explainer, explainer_dock, list(panels)
         self.cancel_action = cancel_action
+        self._stages: list[QtWidgets.QDockWidget] = [explainer_dock]
+        self._stage = lambda: explainer_dock
+        self._stage_zoom = lambda factor: None
         self._saved: _Saved | None = None
         self._fitting = False
         self.action = self._make("&Presentation", "F5", self.set_active, checkable=True,
@@ -92,6 +100,19 @@ class Presentation(QtCore.QObject):
     def active(self) -> bool:
         return self._saved is not None
 
+    def set_stage(self, docks: list[QtWidgets.QDockWidget], current, zoom) -> None:
+        """The docks that can take the place beside the canvas (``docks``, the Explainer's
+        first), ``current()`` the one that has it now, ``zoom(factor)`` the text size of a
+        stage other than the Explainer (its own while presenting, 1.0 after)."""
+        self._stages = [self.explainer_dock] + [d for d in docks if d is not self.explainer_dock]
+        self._stage, self._stage_zoom = current, zoom
+
+    def restage(self) -> None:
+        """The current stage beside the canvas again (a quiz started or ended)."""
+        if self.active and not self.panels_action.isChecked():
+            self._present_layout()
+            self._refit_later()
+
     def set_active(self, on: bool) -> None:
         if bool(on) == self.active:
             self.action.setChecked(self.active)
@@ -111,7 +132,7 @@ class Presentation(QtCore.QObject):
         self.panels_action.setChecked(bool(on))
         if on:
             self.window.restoreState(self._saved.state)
-            self.explainer_dock.show()
+            self._stage().show()
         else:
             self._present_layout()
         self._refit_later()
@@ -124,7 +145,10 @@ class Presentation(QtCore.QObject):
         self._fitting = True
         try:
             settle(self.window)
-            self.explainer.fit_zoom(ZOOMS)
+            if self._stage() is self.explainer_dock:
+                self.explainer.fit_zoom(ZOOMS)
+            else:
+                self._stage_zoom(ZOOMS[0])
             self.frame_canvas()
         finally:
             self._fitting = False
@@ -171,9 +195,10 @@ class Presentation(QtCore.QObject):
 
     def _present_layout(self) -> None:
         w = self.window
-        for dock in self.panels:
+        stage = self._stage()
+        for dock in self.panels + [d for d in self._stages if d is not stage]:
             dock.hide()
-        dock = self.explainer_dock
+        dock = stage
         if dock.isFloating():
             dock.setFloating(False)
         w.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
@@ -191,6 +216,7 @@ class Presentation(QtCore.QObject):
         self.leave_action.setShortcut(QtGui.QKeySequence())
         self.cancel_action.setShortcuts(list(saved.cancel_keys))
         self.explainer.set_zoom(saved.zoom)
+        self._stage_zoom(1.0)
         w.showNormal()
         w.setGeometry(saved.geometry)
         if saved.full_screen:
@@ -209,7 +235,7 @@ class Presentation(QtCore.QObject):
         if watched is self.window and event.type() == QtCore.QEvent.Type.Resize:
             w = self.window
             if not self.panels_action.isChecked():
-                w.resizeDocks([self.explainer_dock], [int(event.size().width() * EXPLAINER_SHARE)],
+                w.resizeDocks([self._stage()], [int(event.size().width() * EXPLAINER_SHARE)],
                               QtCore.Qt.Orientation.Horizontal)
             self._refit_later()
         return False

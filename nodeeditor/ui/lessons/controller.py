@@ -52,7 +52,10 @@ QUIZ_SHARE = 0.7
 
 
 class LessonsController(QtCore.QObject):
-    """See the module docstring. ``graph_of`` returns the document shown."""
+    """See the module docstring. ``graph_of`` returns the document shown. ``quizChanged(on)``:
+    a quiz started (True) or ended (False)."""
+
+    quizChanged = QtCore.Signal(bool)
 
     def __init__(self, host: QtWidgets.QMainWindow, files: FileController, graph_of: Callable[[], Graph],
                  open_document: Callable[[Graph], None], scene: GraphScene, view: GraphView,
@@ -91,6 +94,7 @@ class LessonsController(QtCore.QObject):
         self.panel.quizToggled.connect(lambda on: self.start_quiz() if on else self.end_quiz())
         self.quiz_widget.ended.connect(self.end_quiz)
         self.quiz_dock.visibilityChanged.connect(self._quiz_dock_visibility)
+        self.quiz_dock.installEventFilter(self)   # its title bar's close button ends the quiz
         # a layout saved with these docks open restores them: the list is read when first shown
         self.dock.visibilityChanged.connect(lambda visible: visible and not self._scanned and self.show_browser())
         self._scanned = False
@@ -222,6 +226,7 @@ class LessonsController(QtCore.QObject):
         self.view.hide_overflow_hint()   # the canvas is small now; the hint would cover it
         self.panel.set_quiz_on(True)
         self._status(f"Quiz: {self.lesson.title}")
+        self.quizChanged.emit(True)
         return True
 
     def end_quiz(self) -> None:
@@ -244,13 +249,26 @@ class LessonsController(QtCore.QObject):
             self.scene.select_nodes([self.lesson.node])
             self.explainer_dock.show()
             self.explainer_dock.raise_()
+        self.quizChanged.emit(False)
+
+    def keep_quiz_layout(self) -> None:
+        """After the window's docks were put back as they were (leaving presentation mode):
+        during a quiz the Quiz shows and the Explainer, which would show the answers, does not."""
+        if self._quiz_on:
+            self.explainer_dock.hide()
+            self.quiz_dock.show()
+            self.quiz_dock.raise_()
+
+    def eventFilter(self, watched, event) -> bool:
+        # closed with its title bar's button (a close, not a hide: docks put back as they were
+        # are hidden and shown, and the quiz goes on): the end of the quiz
+        if watched is self.quiz_dock and event.type() == QtCore.QEvent.Type.Close and self._quiz_on:
+            QtCore.QTimer.singleShot(0, lambda: self._quiz_on and self.quiz_dock.isHidden() and self.end_quiz())
+        return False
 
     def _quiz_dock_visibility(self, visible: bool) -> None:
-        # the dock closed with its title bar's button is the end of the quiz too; a layout
-        # saved during a quiz restores the dock with nothing to ask: it goes
-        if not visible and self.quiz_dock.isHidden() and self._quiz_on:
-            self.end_quiz()
-        elif visible and not self._quiz_on:
+        # a layout saved during a quiz restores the dock with nothing to ask: it goes
+        if visible and not self._quiz_on:
             QtCore.QTimer.singleShot(0, self.quiz_dock.hide)
 
     def _data_source(self) -> str | None:

@@ -181,11 +181,13 @@ class QuizWidget(QtWidgets.QWidget):
             if value is None:
                 continue
             table = TensorTable(value.shape)
+            table.setFont(self.font())   # a style sheet stops a parent's font reaching it
             table.set_values(value)
             table.fit()
             self.tables[name] = table
             self._inputs_box.append(_titled(name, value, table))
         out = TensorTable(quiz.output.shape)
+        out.setFont(self.font())
         self.output_table = out
         if quiz.mode is QuizMode.FILL:
             for pos, value in quiz.given_cells().items():
@@ -317,6 +319,21 @@ class QuizWidget(QtWidgets.QWidget):
         colour = "#1f7a33" if ok else "#b3261e"
         self.feedback.setStyleSheet(f"QLabel {{ color: {colour}; border: 1px solid {colour}; border-radius: 3px; }}")
 
+    def set_zoom(self, factor: float) -> None:
+        """Scale every text (tables, instruction, feedback) by ``factor`` from the application's
+        fonts (presentation mode); 1.0 restores them."""
+        font = _scaled(QtWidgets.QApplication.font(), factor)
+        self.setFont(font)
+        for table in [*self.tables.values(), self.output_table]:   # a style sheet stops the font reaching them
+            if table is not None:
+                table.setFont(font)
+        bold = QtGui.QFont(font)
+        bold.setBold(True)
+        self.instruction.setFont(bold)
+        self.score_label.setFont(font)
+        self.feedback.setFont(_scaled(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont),
+                                      factor))
+
     # ------------------------------------------------------------------ showing the state
     def _refresh(self) -> None:
         quiz = self.quiz
@@ -382,6 +399,15 @@ def _titled(title: str, value: np.ndarray, table: TensorTable) -> QtWidgets.QWid
     box.addWidget(label)
     box.addWidget(table)
     return holder
+
+
+def _scaled(font: QtGui.QFont, factor: float) -> QtGui.QFont:
+    out = QtGui.QFont(font)
+    if out.pointSizeF() > 0:
+        out.setPointSizeF(out.pointSizeF() * factor)
+    else:
+        out.setPixelSize(max(1, round(out.pixelSize() * factor)))
+    return out
 
 
 def _fresh(quiz: Quiz) -> Quiz:

@@ -83,7 +83,7 @@ class TensorTable(QtWidgets.QTableWidget):
         # the current cell is tinted, not covered: its right/wrong colour stays readable
         self.setStyleSheet("QTableWidget { selection-background-color: rgba(47, 111, 214, 70); "
                            "selection-color: black; }")
-        self.verticalHeader().setDefaultSectionSize(CELL_HEIGHT)
+        self.verticalHeader().setDefaultSectionSize(self._row_height())
         self.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         self.horizontalHeader().setMinimumSectionSize(MIN_CELL_WIDTH)
         self.setHorizontalHeaderLabels([str(c) for c in range(cols)] if len(self.shape) else [""])
@@ -130,12 +130,27 @@ class TensorTable(QtWidgets.QTableWidget):
     def item_at(self, position) -> QtWidgets.QTableWidgetItem:
         return self.item(*self.cell_of(position))
 
+    def _row_height(self) -> int:
+        return max(CELL_HEIGHT, self.fontMetrics().height() + 8)
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QtCore.QEvent.Type.FontChange:   # presentation mode's larger text
+            for header in (self.horizontalHeader(), self.verticalHeader()):
+                header.setFont(self.font())
+            self.verticalHeader().setDefaultSectionSize(self._row_height())
+            least = max(MIN_CELL_WIDTH, self.fontMetrics().horizontalAdvance("000"))
+            self.horizontalHeader().setMinimumSectionSize(least)
+            for pos in np.ndindex(self.shape):
+                self.set_state(pos, self.cell_state(pos))   # the cells' fonts follow the table's
+            self.fit()
+
     def fit(self) -> None:
         """As large as its cells (the quiz's scroll area scrolls, not the table)."""
         self.resizeColumnsToContents()
         # the headers' hints: their widths are not laid out before the table is shown
         width = self.verticalHeader().sizeHint().width() + sum(self.columnWidth(c) for c in range(self.columnCount()))
-        height = self.horizontalHeader().sizeHint().height() + self.rowCount() * CELL_HEIGHT
+        height = self.horizontalHeader().sizeHint().height() + self.rowCount() * self._row_height()
         self.setFixedSize(width + 2 * self.frameWidth() + 2, height + 2 * self.frameWidth() + 2)
 
     # ------------------------------------------------------------------ content
@@ -163,7 +178,7 @@ class TensorTable(QtWidgets.QTableWidget):
             fill = _FILLS[state]
             item.setBackground(QtGui.QBrush(QtGui.QColor(fill)) if fill else QtGui.QBrush())
             item.setData(Qt.ItemDataRole.UserRole, state.value)
-            font = item.font()
+            font = QtGui.QFont(self.font())
             font.setBold(state in (CellState.RIGHT, CellState.WRONG, CellState.SOURCE, CellState.INDEX))
             item.setFont(font)
         finally:

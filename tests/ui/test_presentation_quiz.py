@@ -1,0 +1,59 @@
+"""Presentation mode (F5) with the lessons: the Lessons dock is a panel (hidden), a quiz takes
+the Explainer's place beside the canvas with larger text, and leaving (Esc) keeps the quiz
+going with its score; the Explainer, which would show the answers, never comes back during a
+quiz. A quiz started or ended while presenting takes the place or gives it back."""
+from __future__ import annotations
+
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+from .helpers import LEFT, NOMOD, save_shot
+from .test_lessons import open_from_list
+
+Key = QtCore.Qt.Key
+
+
+def _point_size(widget) -> float:
+    return widget.fontInfo().pointSizeF()
+
+
+def test_a_quiz_survives_entering_and_leaving_presentation_and_never_shows_the_answer(window, qtbot):
+    w = window
+    open_from_list(w, qtbot, "scatter9-axis0")
+    lessons, quiz = w.lessons, w.lessons.quiz_widget
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    out = quiz.output_table
+    qtbot.waitUntil(lambda: out.isVisible(), timeout=10000)
+    QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((1, 0)))    # right (Scatter-9 page)
+    desk_size = _point_size(out)
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_F5)
+    qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    qtbot.waitUntil(lambda: _point_size(out) > desk_size, timeout=10000)   # read from the back
+    assert lessons.quizzing and lessons.quiz_dock.isVisible()
+    assert w.explainer_dock.isHidden() and not lessons.dock.isVisible()
+    assert w.dockWidgetArea(lessons.quiz_dock) == QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+    qtbot.waitUntil(lambda: lessons.quiz_dock.width() > w.width() * 0.4, timeout=10000)
+    save_shot(w, "presentation/quiz_presenting")
+    QTest.keyClick(w.view, Key.Key_Escape)
+    qtbot.waitUntil(lambda: not w.isFullScreen(), timeout=10000)
+    assert lessons.quizzing and lessons.quiz_dock.isVisible() and w.explainer_dock.isHidden()
+    assert quiz.quiz.score.solved == 1 and quiz.quiz.current == (0, 1)          # nothing lost
+    assert _point_size(out) == desk_size
+
+
+def test_a_quiz_started_and_ended_while_presenting_takes_the_place_and_gives_it_back(window, qtbot):
+    w = window
+    open_from_list(w, qtbot, "scatter9-axis0")
+    lessons = w.lessons
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_F5)
+    qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    assert w.explainer_dock.isVisible() and not lessons.dock.isVisible()
+    assert lessons.start_quiz()
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible() and w.explainer_dock.isHidden(), timeout=10000)
+    assert w.dockWidgetArea(lessons.quiz_dock) == QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+    QTest.mouseClick(lessons.quiz_widget.end_button, LEFT)
+    qtbot.waitUntil(lambda: w.explainer_dock.isVisible() and lessons.quiz_dock.isHidden(), timeout=10000)
+    assert w.presentation.active and not lessons.quizzing
