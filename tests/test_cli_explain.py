@@ -185,3 +185,21 @@ def test_an_op_with_no_steps_says_so_on_stderr(tmp_path, capsys):
     assert main(["explain", str(tmp_path / "e.ifg.json"), "pick"]) == 0
     out, err = capsys.readouterr()
     assert out == "" and "note: pick (Gather) has no steps" in err
+
+
+def test_slides_on_a_scaled_screen_are_the_size_asked_for(tmp_path):
+    """With QT_SCALE_FACTOR=1.5 (a projector), every frame, the title's and the steps', is
+    exactly --size pixels (the steps came out 1.5 times larger, and a GIF cropped them to the
+    title's size)."""
+    from PySide6 import QtGui
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen", "QT_SCALE_FACTOR": "1.5"}
+    folder = tmp_path / "frames"
+    result = _run("explain", "scatter9_examples", "example1", "--frames", str(folder), "--size", "640x360",
+                  "--title", env=env)
+    assert result.returncode == 0, result.stderr
+    files = sorted(folder.iterdir())
+    assert len(files) == 7                               # the title and six steps
+    for path in files:
+        image = QtGui.QImage(str(path))
+        assert (image.width(), image.height()) == (640, 360), path.name

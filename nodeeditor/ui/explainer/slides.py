@@ -116,24 +116,37 @@ def _render(widget, title: str, op: str, inputs: Sequence[np.ndarray | None], at
     widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen)
     widget.set_slide_mode(True)
     widget.setAutoFillBackground(True)
-    widget.resize(*options.size)
     widget.show()
+    # a picture of exactly options.size pixels on a scaled screen too (QT_SCALE_FACTOR=1.5
+    # for a projector): the widget is that size divided by the screen's pixel ratio
+    ratio = widget.devicePixelRatioF() or 1.0
+    logical = (max(1, round(options.size[0] / ratio)), max(1, round(options.size[1] / ratio)))
+    widget.resize(*logical)
     widget.granularity = options.granularity
     try:
         if not widget.set_operation(title, op, inputs, attrs):
             raise SlideError(widget.title.text())
         # the largest text at which the first and the last step show whole
-        base = slide_zoom(options.size)
+        base = slide_zoom(logical)
         widget.fit_zoom([base * f for f in FIT_FACTORS], steps=sorted({0, widget.count - 1}))
         frames = [title_frame(widget, options.size)] if options.title_frame else []
         for k in range(widget.count):
             widget.set_step(k)
             settle(widget)
-            frames.append(widget.grab().toImage())
+            frames.append(_sized(widget.grab().toImage(), options.size))
         return frames
     finally:
         widget.close()
         widget.deleteLater()
+
+
+def _sized(image: QtGui.QImage, size: tuple[int, int]) -> QtGui.QImage:
+    """``image`` as a picture of exactly ``size`` pixels (a pixel ratio's rounding rescaled)."""
+    if (image.width(), image.height()) != tuple(size):
+        image = image.scaled(size[0], size[1], QtCore.Qt.AspectRatioMode.IgnoreAspectRatio,
+                             QtCore.Qt.TransformationMode.SmoothTransformation)
+    image.setDevicePixelRatio(1.0)
+    return image
 
 
 def title_frame(widget, size: tuple[int, int]) -> QtGui.QImage:
