@@ -144,13 +144,13 @@ def _slides(args, node, inputs, granularity) -> int:
     try:
         size = slides.parse_size(args.size)
         options = slides.SlideOptions(size, args.title, args.frame_ms, granularity)
-        frames = slides.render_frames(node.name, node.op, inputs, dict(node.attributes), options)
+        written, pictures = slides.write_slides(node.name, node.op, inputs, dict(node.attributes), options,
+                                                gif=slides.gif_path(args.gif) if args.gif else None,
+                                                folder=args.frames)
         if args.gif:
-            path = slides.write_gif(frames, args.gif, options.frame_ms)
-            print(f"wrote {len(frames)} frames to {path}", file=sys.stderr)
+            print(f"wrote {pictures} frames to {written[0]}", file=sys.stderr)
         if args.frames:
-            written = slides.write_frames(frames, args.frames, options.title_frame)
-            print(f"wrote {len(written)} PNG files to {args.frames}", file=sys.stderr)
+            print(f"wrote {pictures} PNG files to {args.frames}", file=sys.stderr)
     except slides.SlideError as exc:
         print_error(str(exc))
         return EXIT_USAGE if isinstance(exc, slides.SizeError) else EXIT_GRAPH_ERROR

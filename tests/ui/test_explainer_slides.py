@@ -109,3 +109,43 @@ def test_a_slide_shows_no_control_of_the_editor(qapp):
     assert [c for c in controls if not c.isHidden()] == []   # the backward toggle showed on every slide
     widget.set_slide_mode(False)
     assert all(not c.isHidden() for c in controls)
+
+
+def test_too_many_steps_are_refused_before_anything_is_drawn(qapp, tmp_path, monkeypatch):
+    """A Gather of 300 indices on (50, 400): 120,000 steps, far beyond MAX_FRAMES; a GIF is also
+    held to MAX_GIF_PIXELS (4 pictures of 1280x720 when the cap is 4 million pixels)."""
+    data, indices = np.zeros((50, 400), np.float32), np.arange(300) % 50
+    with pytest.raises(slides.SlideError, match="has 120,000 steps; slides hold at most 240 pictures"):
+        slides.write_slides("big", "Gather", [data, indices], {}, slides.SlideOptions(), folder=tmp_path / "f")
+    assert not (tmp_path / "f").exists() or not any((tmp_path / "f").iterdir())
+    monkeypatch.setattr(slides, "MAX_GIF_PIXELS", 4 * 1280 * 720)
+    six = [np.arange(6.0), np.arange(6)]                # 6 steps
+    with pytest.raises(slides.SlideError, match="at most 4 pictures at 1280x720"):
+        slides.write_slides("g", "Gather", six, {}, slides.SlideOptions(), gif=tmp_path / "g.gif")
+    written, count = slides.write_slides("g", "Gather", six, {}, slides.SlideOptions(), folder=tmp_path / "png")
+    assert count == 6 and len(written) == 6                # PNG files are written one by one: no pixel cap
+
+
+def test_progress_is_reported_per_picture_and_cancel_keeps_what_was_written(qapp, tmp_path):
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total))
+        return done < 3                                    # stop after the third picture
+
+    with pytest.raises(slides.SlidesCancelledError):
+        slides.write_slides("ex1", "Scatter", list(SCATTER9_EX1.inputs), {}, slides.SlideOptions((320, 200)),
+                            gif=tmp_path / "a.gif", folder=tmp_path / "frames", progress=progress)
+    assert seen == [(1, 6), (2, 6), (3, 6)]
+    assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == ["step_001.png", "step_002.png",
+                                                                       "step_003.png"]
+    assert not (tmp_path / "a.gif").exists()
+
+
+def test_a_gif_name_without_gif_gets_it(qapp, tmp_path, capsys):
+    from nodeeditor.cli import main
+
+    assert main(["explain", "scatter9_examples", "example1", "--gif", str(tmp_path / "out.png"),
+                 "--size", "320x200"]) == 0
+    assert (tmp_path / "out.png.gif").exists() and not (tmp_path / "out.png").exists()
+    assert f"wrote 6 frames to {tmp_path / 'out.png.gif'}" in capsys.readouterr().err

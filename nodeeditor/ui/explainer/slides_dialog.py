@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from . import slides
 
@@ -94,22 +94,32 @@ class SlidesDialog(QtWidgets.QDialog):
         if not text:
             QtWidgets.QMessageBox.warning(self, "Export Slides", "Choose where to save the slides.")
             return False
-        path = Path(text).expanduser()
-        if self.kind == GIF and path.suffix.lower() != ".gif":
-            path = path.with_name(path.name + ".gif")
+        path = slides.gif_path(text) if self.kind == GIF else Path(text).expanduser()
         title, op, inputs, attrs = self.explainer.operation()
-        QtWidgets.QApplication.setOverrideCursor(QtGui.QCursor(QtCore.Qt.CursorShape.WaitCursor))
+        progress = QtWidgets.QProgressDialog("Drawing the slides…", "Cancel", 0, 0, self)
+        progress.setWindowTitle("Export Slides")
+        progress.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+        progress.setMinimumDuration(300)
+
+        def step(done: int, total: int) -> bool:
+            # the pictures are drawn by a widget, so on this thread; the dialog stays live
+            progress.setMaximum(total)
+            progress.setValue(done)
+            progress.setLabelText(f"Drawing slide {done} of {total}…")
+            QtWidgets.QApplication.processEvents()
+            return not progress.wasCanceled()
+
         try:
-            options = self.options()
-            frames = slides.render_frames(title, op, inputs, attrs, options)
-            if self.kind == GIF:
-                self.written = [slides.write_gif(frames, path, options.frame_ms)]
-            else:
-                self.written = slides.write_frames(frames, path, options.title_frame)
+            self.written, _count = slides.write_slides(title, op, inputs, attrs, self.options(),
+                                                       gif=path if self.kind == GIF else None,
+                                                       folder=path if self.kind == FRAMES else None, progress=step)
+        except slides.SlidesCancelledError:
+            progress.close()
+            return False
         except slides.SlideError as exc:
-            QtWidgets.QApplication.restoreOverrideCursor()
+            progress.close()
             QtWidgets.QMessageBox.warning(self, "Export Slides", str(exc))
             return False
-        QtWidgets.QApplication.restoreOverrideCursor()
+        progress.close()
         self.accept()
         return True
