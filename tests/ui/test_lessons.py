@@ -168,3 +168,15 @@ def test_a_bad_lesson_file_is_named_in_the_list(window, qtbot, tmp_path, monkeyp
     qtbot.waitUntil(lambda: errors.isVisible(), timeout=10000)
     assert f"{tmp_path / 'broken.toml'}: op: missing" in errors.text()
     assert window.lessons.panel.tree.topLevelItemCount() == 0
+
+
+def test_after_opening_a_lesson_the_stepping_keys_step_at_once(window, qtbot):
+    """Enter on a lesson, then Right, Right, Left and End, typed into whatever has the focus:
+    the Explainer steps (the focus was left on the lesson page's button, which took Space)."""
+    open_from_list(window, qtbot, "scatter9-axis0")
+    ex = window.explainer
+    qtbot.waitUntil(lambda: ex.count == 6 and ex.step == 0, timeout=10000)
+    for key, step in ((QtCore.Qt.Key.Key_Right, 1), (QtCore.Qt.Key.Key_Right, 2), (QtCore.Qt.Key.Key_Left, 1),
+                      (QtCore.Qt.Key.Key_End, 5)):
+        QTest.keyClick(QtWidgets.QApplication.focusWidget(), key)
+        assert ex.step == step, (key, ex.step)

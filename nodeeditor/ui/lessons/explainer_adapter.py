@@ -7,13 +7,17 @@ its place to the Quiz), which hides the output too; the Explainer's finer
 """
 from __future__ import annotations
 
+from PySide6 import QtCore
+
 from ..explainer import ExplainerWidget
 
 
 def start_at(explainer: ExplainerWidget, step: int = 0) -> None:
-    """Go to ``step`` (0-based: 0 is "step 1") of what the explainer shows; nothing when it
-    shows nothing yet (it starts at step 1 when an operation arrives)."""
+    """Go to ``step`` (0-based: 0 is "step 1") of what the explainer shows (nothing when it
+    shows nothing yet: it starts at step 1 when an operation arrives), and give it the
+    keyboard, so Right, Left, Space, Home and End step at once."""
     explainer.set_step(step)
+    explainer.setFocus(QtCore.Qt.FocusReason.OtherFocusReason)
 
 
 def hide_output(explainer: ExplainerWidget, hidden: bool) -> None:
