@@ -41,6 +41,23 @@ FRAME_MARGIN = 24.0
 LEAVE_KEY = "Esc"
 
 
+def framed_centre(rect: QtCore.QRectF, focus: QtCore.QRectF, width: float, height: float) -> QtCore.QPointF:
+    """Where a view ``width`` x ``height`` (scene units) centres to show ``rect`` (the operator
+    with its inputs and outputs) around ``focus`` (the operator): ``rect``'s centre when it
+    fits; else, along a side where it does not, as much of it from its start (the inputs, read
+    first) as keeps ``focus`` whole, or ``focus``'s centre when even that is wider."""
+    def along(lo: float, hi: float, f_lo: float, f_hi: float, room: float) -> float:
+        if hi - lo <= room:
+            return (lo + hi) / 2
+        if f_hi - f_lo + 2 * FRAME_MARGIN > room:
+            return (f_lo + f_hi) / 2
+        start = max(lo, f_hi + FRAME_MARGIN - room)
+        return start + room / 2
+
+    return QtCore.QPointF(along(rect.left(), rect.right(), focus.left(), focus.right(), width),
+                          along(rect.top(), rect.bottom(), focus.top(), focus.bottom(), height))
+
+
 @dataclass(frozen=True)
 class _Saved:
     """What entering changed, to put back."""
@@ -171,9 +188,9 @@ class Presentation(QtCore.QObject):
         s = max(MIN_CANVAS_ZOOM, s)
         self.view.resetTransform()
         self.view.scale(s, s)
-        fits = rect.width() * s <= viewport.width() and rect.height() * s <= viewport.height()
-        self.view.centerOn(rect.center() if fits else focus.center())
+        self.view.centerOn(framed_centre(rect, focus, viewport.width() / s, viewport.height() / s))
         self.view.hide_overflow_hint()
+        self.view.minimap.refresh()
 
     # ------------------------------------------------------------------ internals
     def _enter(self) -> None:
@@ -188,6 +205,8 @@ class Presentation(QtCore.QObject):
         for action in self.explainer.key_actions:
             action.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
         self.panels_action.setChecked(False)
+        self.view.minimap.suppressed = True   # no overview over the nodes the class reads
+        self.view.minimap.refresh()
         w.showFullScreen()
         self._present_layout()
         w.installEventFilter(self)
@@ -208,6 +227,7 @@ class Presentation(QtCore.QObject):
 
     def _leave(self) -> None:
         saved, self._saved = self._saved, None
+        self.view.minimap.suppressed = False
         w = self.window
         w.removeEventFilter(self)
         self.panels_action.setChecked(False)

@@ -113,3 +113,38 @@ def test_on_a_1280x720_projector_at_scale_1_5_every_seed_step_shows_whole(tmp_pa
     assert not problems, "\n".join(problems)
     assert all(c["zoom"] >= 1.0 and c["canvas_zoom"] >= 0.8 for c in report["cases"]), report["cases"]
     assert report["after"] == {"full_screen": False, "panels": True}
+
+
+def test_the_canvas_shows_the_operators_inputs_whole_and_no_minimap_covers_them(window, qtbot):
+    """At 1920x1080 the operator with its inputs and output is wider than the canvas at the
+    readable zoom: the inputs (read first) and the operator show whole, the output may be cut;
+    the minimap stays hidden while presenting and comes back after."""
+    from nodeeditor.ui.canvas.node_item import NodeItem
+
+    w = window
+    _open(w, "scatter9_examples", "ex1_op")
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_F5)
+    qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    w.presentation.refit()
+    visible = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
+    m = NodeItem.MARGIN
+    for nid in ["ex1_op", *(e.src for e in w.graph.inputs_of("ex1_op").values())]:
+        box = w.scene.node_item(nid).sceneBoundingRect().adjusted(m, m, -m, -m)
+        assert visible.contains(box), (nid, box, visible)
+    assert not w.view.minimap.isVisible()
+    QTest.keyClick(w.view, Key.Key_Escape)
+    qtbot.waitUntil(lambda: not w.isFullScreen(), timeout=10000)
+    assert not w.view.minimap.suppressed
+
+
+def test_framed_centre_keeps_the_inputs_and_the_operator_when_all_does_not_fit():
+    from nodeeditor.ui.presentation import FRAME_MARGIN, framed_centre
+
+    rect, focus = QtCore.QRectF(0, 0, 1000, 300), QtCore.QRectF(500, 100, 200, 100)
+    assert framed_centre(rect, focus, 1200, 400) == rect.center()                # fits: its centre
+    centre = framed_centre(rect, focus, 800, 400)                                # too wide: from the left
+    assert centre.x() - 400 == 0 and centre.y() == 150
+    centre = framed_centre(rect, focus, 600, 400)            # the inputs cut so that the operator stays whole
+    assert centre.x() + 300 == focus.right() + FRAME_MARGIN
+    assert framed_centre(rect, focus, 150, 400).x() == focus.center().x()        # even the operator is wider

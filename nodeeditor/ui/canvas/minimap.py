@@ -34,6 +34,8 @@ class Minimap(QtWidgets.QWidget):
         self.setToolTip("Overview: click or drag to move the view")
         self._picture: QtGui.QImage | None = None
         self._picture_key: tuple | None = None
+        #: True while the canvas is presented to a class: no overview covers the nodes then
+        self.suppressed = False
         self.hide()
 
     # ------------------------------------------------------------------ geometry
@@ -64,7 +66,7 @@ class Minimap(QtWidgets.QWidget):
     def needed(self) -> bool:
         """Whether some of the graph is outside the view (and the canvas has room for it)."""
         area = self.view.viewport().size()
-        if area.width() < MIN_CANVAS.width() or area.height() < MIN_CANVAS.height():
+        if self.suppressed or area.width() < MIN_CANVAS.width() or area.height() < MIN_CANVAS.height():
             return False
         nodes = self._nodes_rect()
         return not nodes.isNull() and not self._visible_rect().contains(nodes)
