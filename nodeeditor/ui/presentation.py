@@ -22,6 +22,7 @@ view's transform, and the shortcut of the cancel action it is given.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -117,7 +118,8 @@ class Presentation(QtCore.QObject):
     def active(self) -> bool:
         return self._saved is not None
 
-    def set_stage(self, docks: list[QtWidgets.QDockWidget], current, zoom) -> None:
+    def set_stage(self, docks: list[QtWidgets.QDockWidget], current: Callable[[], QtWidgets.QDockWidget],
+                  zoom: Callable[[float], None]) -> None:
         """The docks that can take the place beside the canvas (``docks``, the Explainer's
         first), ``current()`` the one that has it now, ``zoom(factor)`` the text size of a
         stage other than the Explainer (its own while presenting, 1.0 after)."""

@@ -213,3 +213,12 @@ def test_the_right_click_menu_offers_single_elements_and_slides(qtbot):
     assert seen[0] is w.menu
     texts = [a.text().replace("&", "") for a in w.menu.actions()]
     assert "Single Elements" in texts and "Export Slides…" in texts and "Play / Pause" in texts
+
+
+def test_the_legend_says_what_each_colour_means(qtbot):
+    from nodeeditor.ui.explainer.grid import ROLE_COLOURS
+
+    w = _widget(qtbot)
+    tip = w.legend.toolTip()
+    assert [line.split(":")[0] for line in tip.splitlines()] == list(ROLE_COLOURS)
+    assert "also: the other updates that reach the same output cell" in tip

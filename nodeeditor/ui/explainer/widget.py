@@ -109,6 +109,14 @@ def settle(widget: QtWidgets.QWidget) -> None:
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
 
 
+#: What each highlight colour means (the legend's tooltip).
+LEGEND_TIP = ("index: the index value that decides this step\n"
+              "source: the cell read (a gather) or the update written (a scatter)\n"
+              "target: the cell written (a scatter) or the output element (a gather)\n"
+              "also: the other updates that reach the same output cell (duplicates; with a reduction they fold "
+              "together, without one the last in row-major order wins)")
+
+
 class ExplainerWidget(QtWidgets.QWidget):
     """The teaching view (see the module docstring). ``stepChanged(int)`` follows the step."""
 
@@ -173,6 +181,7 @@ class ExplainerWidget(QtWidgets.QWidget):
                           f'&nbsp;{role}&nbsp;</span>' for role, (fill, edge) in ROLE_COLOURS.items())
         self.legend = QtWidgets.QLabel(legend)
         self.legend.setWordWrap(True)   # a narrow dock wraps it rather than scroll sideways
+        self.legend.setToolTip(LEGEND_TIP)
 
         # the ⋯ menu at the title's right (a panel's menu), the stepping controls below: the
         # Explainer stays narrow on a projector
