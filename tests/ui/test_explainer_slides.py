@@ -149,3 +149,15 @@ def test_a_gif_name_without_gif_gets_it(qapp, tmp_path, capsys):
                  "--size", "320x200"]) == 0
     assert (tmp_path / "out.png.gif").exists() and not (tmp_path / "out.png").exists()
     assert f"wrote 6 frames to {tmp_path / 'out.png.gif'}" in capsys.readouterr().err
+
+
+def test_the_dialog_proposes_the_last_used_folder_not_the_examples_one(window, tmp_path, monkeypatch):
+    from nodeeditor.ui import settings
+
+    monkeypatch.setattr(settings, "last_directory", lambda: str(tmp_path))
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    assert window.explainer_controller.explain("ex1_op")
+    dialog = window.explainer_controller.export_slides()
+    assert dialog.path.text() == str(tmp_path / "example1.gif")
+    dialog.reject()

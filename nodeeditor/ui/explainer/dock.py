@@ -23,6 +23,7 @@ between them) the dock says why.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
@@ -79,7 +80,10 @@ class ExplainerController(QtCore.QObject):
 
         if self.widget.operation() is None:
             return None
-        dialog = SlidesDialog(self.widget, self.host)
+        from .. import settings
+
+        last = settings.last_directory()    # where files were opened or saved last, as File > Export proposes
+        dialog = SlidesDialog(self.widget, self.host, Path(last) if last else None)
         dialog.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog

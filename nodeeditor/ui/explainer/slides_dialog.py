@@ -14,9 +14,10 @@ GIF, FRAMES = "gif", "frames"
 
 
 class SlidesDialog(QtWidgets.QDialog):
-    """Export the operation ``explainer`` shows. ``written`` lists the files once done."""
+    """Export the operation ``explainer`` shows, proposed into ``folder`` (the last-used one;
+    None: the home folder). ``written`` lists the files once done."""
 
-    def __init__(self, explainer, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, explainer, parent: QtWidgets.QWidget | None = None, folder: Path | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export Slides")
         self.explainer = explainer
@@ -26,7 +27,8 @@ class SlidesDialog(QtWidgets.QDialog):
         self.gif_button.setChecked(True)
         title, op = explainer.operation()[:2]
         stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in title).strip("_") or op
-        self._defaults = {GIF: str(Path.home() / f"{stem}.gif"), FRAMES: str(Path.home() / f"{stem}_frames")}
+        base = folder if folder is not None else Path.home()
+        self._defaults = {GIF: str(base / f"{stem}.gif"), FRAMES: str(base / f"{stem}_frames")}
         self.path = QtWidgets.QLineEdit(self._defaults[GIF])
         browse = QtWidgets.QPushButton("&Browse…")
         browse.clicked.connect(self._browse)
