@@ -117,8 +117,9 @@ def feed_inputs(graph, path: str) -> list[str]:
     type, or a size its declared shape does not allow (the message names the input).
 
     An overridable source (an initializer that is also an input of the exported model) is an
-    input with a default: an array of its exact type replaces it for this run (as a feed
-    replaces it in onnxruntime)."""
+    input with a default: an array of the type its model input declares (its dtype, its rank,
+    any size a named dimension allows: ``export.overridable_input_type``) replaces it for this
+    run, as a feed replaces it in onnxruntime; a default with no value now takes any array."""
     from nodeeditor.graph import InputSource, dims
     from nodeeditor.graph import nodes as N
     from nodeeditor.onnx_io.export import overridable_input_type
@@ -147,7 +148,7 @@ def feed_inputs(graph, path: str) -> list[str]:
                 node = defaults[name]
                 have = overridable_input_type(graph, node.id)
                 fed = TensorType.of(value)
-                if fed.dtype != have.dtype or dims.fit_problem(have.shape, fed.shape) is not None:
+                if have is not None and (fed.dtype != have.dtype or dims.fit_problem(have.shape, fed.shape)):
                     raise UsageError(f"--inputs {path}: {name!r} is a default of type {have}; the array is {fed}")
                 graph.replace_node(node.id, N.LiteralSource(id=node.id, name=name, position=node.position,
                                                             value=N.frozen_array(value), overridable=True))

@@ -3,8 +3,9 @@ of a message that stops a command.
 
 A command's report (``run``'s outputs, node errors and warnings; ``check``'s per-node lines)
 goes to standard output. A message that stops the command (a file that cannot be read or
-written, a usage error, a graph that cannot be exported) goes to standard error as one line
-``indexflow: error: ...``, so a script that reads the report never sees it mixed in.
+written, a usage error, a graph that cannot be exported) goes to standard error, its first
+line starting ``indexflow: error:`` (an export's refusal lists the nodes on the lines after
+it), so a script that reads the report never sees it mixed in.
 """
 from __future__ import annotations
 

@@ -150,8 +150,7 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
     for node in graph.output_nodes():
         edge = graph.edge_into(node.id, N.OUTPUT_PORT)
         ttype = None if edge is None else out.types.get((edge.src, edge.src_port))
-        source = None if edge is None else graph.node(edge.src)
-        if source is not None and source.is_source and source.name == node.name:
+        if edge is not None and output_is_its_source(graph, node, graph.node(edge.src)):
             continue   # the output is the source's tensor itself (build_parts): no Identity
         if ttype is not None and not _identity_takes(ttype.dtype, opset):
             need = next((o for o in range(opset + 1, MAX_OPSET + 1) if _identity_takes(ttype.dtype, o)), None)
@@ -456,7 +455,8 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         edge = graph.edge_into(node.id, N.OUTPUT_PORT)
         if edge is not None and _names_its_source(graph, node, edge, tensor_name, names):
             # the output is a source's tensor under the source's own name: no Identity
-            tensor_name.setdefault((edge.src, N.SOURCE_PORT), names.claim(node.name))
+            if (edge.src, N.SOURCE_PORT) not in tensor_name:
+                tensor_name[(edge.src, N.SOURCE_PORT)] = names.claim(node.name)
             parts.output_names[node.id] = node.name
         else:
             parts.output_names[node.id] = names.claim(node.name)
@@ -565,11 +565,20 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
     return parts
 
 
-def _names_its_source(graph: Graph, output: N.Node, edge: N.Edge, tensor_name: Mapping, names: NameTable) -> bool:
-    """Whether ``output`` reads a source directly under that source's own name, so the graph
-    output is the source's tensor itself (a graph input or an initializer as it is)."""
-    source = graph.node(edge.src)
+def output_is_its_source(graph: Graph, output: N.Node, source: N.Node) -> bool:
+    """Whether graph output ``output`` is written as ``source``'s tensor itself (no Identity):
+    it reads the source directly, under the source's own name, and no graph input other than
+    the source holds that name (graph inputs keep theirs first)."""
     if not source.is_source or source.name != output.name:
+        return False
+    return isinstance(source, N.InputSource) or not any(
+        isinstance(n, N.InputSource) and n.name == output.name for n in graph.nodes)
+
+
+def _names_its_source(graph: Graph, output: N.Node, edge: N.Edge, tensor_name: Mapping, names: NameTable) -> bool:
+    """:func:`output_is_its_source`, and the name still free (or the source's) in this export."""
+    source = graph.node(edge.src)
+    if not output_is_its_source(graph, output, source):
         return False
     claimed = tensor_name.get((source.id, N.SOURCE_PORT))
     return claimed == output.name if claimed is not None else output.name not in names
@@ -580,12 +589,15 @@ def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | No
     return _declared_type(graph.model_info.output_type(name), inferred)
 
 
-def overridable_input_type(graph: Graph, node_id: str) -> ops.TensorType:
+def overridable_input_type(graph: Graph, node_id: str) -> ops.TensorType | None:
     """The type an export declares for the graph input of overridable source ``node_id`` (the
     one its model declared, named dimensions and all, when its value fits it; else the
-    value's), so a feed must fit it."""
+    value's), so a feed must fit it; None when the source has no value now (a file that is
+    missing or not allowed), so any feed replaces it."""
     node = graph.node(node_id)
     value_type = graph.output_type(node_id)
+    if value_type is None:
+        return None
     declared = tensor_type_of(_declared_type(graph.model_info.input_type(node.name), value_type))
     return declared if declared is not None else value_type
 

@@ -253,7 +253,12 @@ class _Importer:
         self.opsets = {"": default or 1, **opsets}
         graph = Graph(name=name or g.name or "imported", opset=default or 1, description=g.doc_string)
         dense = list(g.initializer) + [self._dense(s) for s in g.sparse_initializer]
-        initializers = {t.name: t for t in dense}
+        self._sparse = {s.values.name for s in g.sparse_initializer}   # read here, so never lazily from the file
+        initializers: dict[str, onnx.TensorProto] = {}
+        for t in dense:
+            if t.name in initializers:
+                raise OnnxImportError(f"{where}: initializer {t.name!r} is listed twice")
+            initializers[t.name] = t
         # Before IR version 4 every initializer had to be listed as an input too; a later
         # model lists one to make it an overridable default, kept in the inputs' order.
         defaults = {i.name for i in g.input} & set(initializers) if model.ir_version >= 4 else set()
@@ -306,7 +311,8 @@ class _Importer:
         shape = tuple(int(d) for d in tensor.dims)
         display = self.shown.get(tensor.name, tensor.name)
         node_id = _id(graph, tensor.name, "literal")
-        if self.path is not None and math.prod(shape) > self.lazy_elements and dtype != "string":
+        if self.path is not None and math.prod(shape) > self.lazy_elements and dtype != "string" \
+                and tensor.name not in self._sparse:
             if any(d < 0 for d in shape):
                 _checked_shape(shape, what, where, dtype)
             value = self._read(tensor, what, dtype, shape)

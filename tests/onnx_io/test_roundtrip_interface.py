@@ -264,3 +264,84 @@ def test_sparse_indices_outside_the_shape_are_refused_by_name(bad):
     graph.sparse_initializer.append(sparse)
     with pytest.raises(OnnxImportError, match="sparse initializer 'S': its indices do not fit shape"):
         import_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+def test_a_large_sparse_initializer_of_a_model_file_is_read_when_imported(tmp_path):
+    """More elements than the importer leaves in the file (a sparse tensor is not in the
+    file's dense initializers, so it could never be read later)."""
+    from nodeeditor.onnx_io.importer import LAZY_ELEMENTS
+
+    n = LAZY_ELEMENTS + 10
+    values = numpy_helper.from_array(np.array([5.0, 7.0], np.float32), "S")
+    sparse = helper.make_sparse_tensor(values, numpy_helper.from_array(np.array([3, n - 1], np.int64), "S_i"), [n])
+    graph = helper.make_graph([helper.make_node("Gather", ["S", "i"], ["y"])], "t",
+                              [helper.make_tensor_value_info("i", T.INT64, [2])],
+                              [helper.make_tensor_value_info("y", T.FLOAT, [2])])
+    graph.sparse_initializer.append(sparse)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), tmp_path / "m.onnx")
+    imported = import_model(tmp_path / "m.onnx")
+    imported.set_source(next(n_.id for n_ in imported.nodes if n_.name == "i"), example=np.array([3, -1]))
+    result = Engine(imported).run()
+    assert result.ok, result.errors()
+    np.testing.assert_array_equal(result.outputs["y"], [5.0, 7.0])
+
+
+def test_an_initializer_listed_twice_is_refused_also_when_it_is_an_input():
+    i = helper.make_tensor_value_info("i", T.INT64, [1])
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Gather", ["x", "i"], ["y"])], "t", [helper.make_tensor_value_info("x", T.FLOAT, [3]), i],
+        [helper.make_tensor_value_info("y", T.FLOAT, [1])],
+        [numpy_helper.from_array(np.array([1]), "i"), numpy_helper.from_array(np.array([2]), "i")]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(OnnxImportError, match="initializer 'i' is listed twice"):
+        import_model(model)
+
+
+def test_an_output_named_like_a_graph_input_but_reading_a_literal_is_an_identity_and_says_its_opset():
+    """Input "a" (float32) keeps the name; output "a" reads a bfloat16 literal also called "a":
+    it is written as an Identity, which takes bfloat16 from opset 13, so the export says so
+    (a checker error before)."""
+    import ml_dtypes
+
+    from nodeeditor.graph import Graph
+    from nodeeditor.onnx_io import ExportError
+    from nodeeditor.onnx_io.export import lowest_working_opset
+
+    g = Graph(name="t", opset=11)
+    g.add_input("a", np.float32([1, 2]))
+    lit = g.add_node(N.LiteralSource(id="lit", name="a", value=N.frozen_array(np.array([1], ml_dtypes.bfloat16))))
+    g.connect(lit, "output", g.add_output("a"), "value")
+    assert lowest_working_opset(g) == 13
+    with pytest.raises(ExportError) as info:
+        export_model(g, 11)
+    assert info.value.suggested_opset == 13
+
+
+def test_an_output_that_is_its_input_claims_no_second_name():
+    """Input "a" and output "a" (the input itself) and an overridable literal called "a_2": the
+    literal keeps "a_2" (a name claimed and thrown away made it "a_2_2")."""
+    from nodeeditor.graph import Graph
+
+    g = Graph(name="t", opset=13)
+    a = g.add_input("a", np.float32([1, 2]))
+    g.connect(a, "output", g.add_output("a"), "value")
+    lit = g.add_node(N.LiteralSource(id="lit", name="a_2", value=N.frozen_array(np.float32([3])), overridable=True))
+    g.connect(lit, "output", g.add_output("b"), "value")
+    assert [i.name for i in export_model(g).graph.input] == ["a", "a_2"]
+
+
+def test_run_inputs_replaces_a_default_that_has_no_value_now(tmp_path, capsys):
+    """An overridable file source whose file is missing: --inputs gives it a value (before: a
+    traceback from its unknown type)."""
+    from nodeeditor import cli
+    from nodeeditor.graph import Graph
+
+    g = Graph(name="t", opset=13)
+    f = g.add_node(N.FileSource(id="w", name="w", path="missing.npy", overridable=True))
+    g.connect(f, "output", g.add_output("y"), "value")
+    save_graph(g, tmp_path / "g.ifg.json")
+    np.savez(tmp_path / "in.npz", w=np.float32([4, 5]))
+    assert cli.main(["run", str(tmp_path / "g.ifg.json"), "--inputs", str(tmp_path / "in.npz"),
+                     "-o", str(tmp_path / "out.npz")]) == 0, capsys.readouterr()
+    with np.load(tmp_path / "out.npz") as out:
+        np.testing.assert_array_equal(out["y"], [4, 5])
