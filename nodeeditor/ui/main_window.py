@@ -286,9 +286,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presentation.panels.append(lessons.dock)
         self.presentation.set_stage([lessons.quiz_dock],
                                     lambda: lessons.quiz_dock if lessons.quizzing else self.explainer_dock,
-                                    lessons.quiz_widget.set_zoom)
+                                    lessons.quiz_widget.set_zoom, lessons.keep_quiz_layout)
         lessons.quizChanged.connect(lambda _on: self.presentation.restage())
-        self.presentation.changed.connect(lambda on: on or lessons.keep_quiz_layout())
 
     def _build_menus(self) -> None:
         menu = self.menuBar()

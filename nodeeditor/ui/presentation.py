@@ -90,6 +90,7 @@ class Presentation(QtCore.QObject):
         self._stages: list[QtWidgets.QDockWidget] = [explainer_dock]
         self._stage = lambda: explainer_dock
         self._stage_zoom = lambda factor: None
+        self._restored = lambda: None
         self._saved: _Saved | None = None
         self._fitting = False
         self.action = self._make("&Presentation", "F5", self.set_active, checkable=True,
@@ -119,12 +120,14 @@ class Presentation(QtCore.QObject):
         return self._saved is not None
 
     def set_stage(self, docks: list[QtWidgets.QDockWidget], current: Callable[[], QtWidgets.QDockWidget],
-                  zoom: Callable[[float], None]) -> None:
+                  zoom: Callable[[float], None], restored: Callable[[], None]) -> None:
         """The docks that can take the place beside the canvas (``docks``, the Explainer's
         first), ``current()`` the one that has it now, ``zoom(factor)`` the text size of a
-        stage other than the Explainer (its own while presenting, 1.0 after)."""
+        stage other than the Explainer (its own while presenting, 1.0 after); ``restored()``
+        after the docks were put back as they were on entering (F6, leaving): the stages'
+        owner shows what it shows now (a quiz that started or ended since)."""
         self._stages = [self.explainer_dock] + [d for d in docks if d is not self.explainer_dock]
-        self._stage, self._stage_zoom = current, zoom
+        self._stage, self._stage_zoom, self._restored = current, zoom, restored
 
     def restage(self) -> None:
         """The current stage beside the canvas again (a quiz started or ended)."""
@@ -151,6 +154,7 @@ class Presentation(QtCore.QObject):
         self.panels_action.setChecked(bool(on))
         if on:
             self.window.restoreState(self._saved.state)
+            self._restored()
             self._stage().show()
         else:
             self._present_layout()
@@ -246,6 +250,7 @@ class Presentation(QtCore.QObject):
         elif saved.maximized:
             w.showMaximized()
         w.restoreState(saved.state)
+        self._restored()
         self.view.setTransform(saved.transform)
         self.view.centerOn(saved.centre)
 

@@ -57,3 +57,35 @@ def test_a_quiz_started_and_ended_while_presenting_takes_the_place_and_gives_it_
     QTest.mouseClick(lessons.quiz_widget.end_button, LEFT)
     qtbot.waitUntil(lambda: w.explainer_dock.isVisible() and lessons.quiz_dock.isHidden(), timeout=10000)
     assert w.presentation.active and not lessons.quizzing
+
+
+def test_f6_during_a_quiz_keeps_the_explainer_hidden(window, qtbot):
+    w = window
+    open_from_list(w, qtbot, "scatter9-axis0")
+    lessons = w.lessons
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_F5)
+    qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    assert lessons.start_quiz()
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_F6)                   # the panels, still presenting
+    assert w.palette_dock.isVisible() and lessons.quiz_dock.isVisible()
+    assert w.explainer_dock.isHidden()                    # it would show the answer
+
+
+def test_a_quiz_ended_while_presenting_leaves_the_explainer_shown_after_esc(window, qtbot):
+    w = window
+    open_from_list(w, qtbot, "scatter9-axis0")
+    lessons = w.lessons
+    assert lessons.start_quiz()
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_F5)                   # entered during the quiz
+    qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    QTest.mouseClick(lessons.quiz_widget.end_button, LEFT)
+    qtbot.waitUntil(lambda: w.explainer_dock.isVisible(), timeout=10000)
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_Escape)
+    qtbot.waitUntil(lambda: not w.isFullScreen(), timeout=10000)
+    assert w.explainer_dock.isVisible() and lessons.quiz_dock.isHidden() and not lessons.quizzing

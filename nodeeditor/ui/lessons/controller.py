@@ -243,7 +243,9 @@ class LessonsController(QtCore.QObject):
         self.quiz_dock.hide()
         if self._height_before_quiz is not None:   # the Explainer was shown before the quiz
             self.explainer_dock.show()
-            self.host.resizeDocks([self.explainer_dock], [self._height_before_quiz], Vertical)
+            # at most half the window (a quiz started while presenting saw a full-height Explainer)
+            height = min(self._height_before_quiz, self.host.height() // 2)
+            self.host.resizeDocks([self.explainer_dock], [height], Vertical)
         self._height_before_quiz = None
         if self._following():
             self.scene.select_nodes([self.lesson.node])
@@ -252,12 +254,17 @@ class LessonsController(QtCore.QObject):
         self.quizChanged.emit(False)
 
     def keep_quiz_layout(self) -> None:
-        """After the window's docks were put back as they were (leaving presentation mode):
-        during a quiz the Quiz shows and the Explainer, which would show the answers, does not."""
+        """After the window's docks were put back as an earlier moment had them (presentation
+        mode's F6, or leaving it): during a quiz the Quiz shows and the Explainer, which would
+        show the answers, does not; with no quiz, no Quiz dock and the Explainer where a quiz
+        had hidden it."""
         if self._quiz_on:
             self.explainer_dock.hide()
             self.quiz_dock.show()
             self.quiz_dock.raise_()
+        elif not self.quiz_dock.isHidden():
+            self.quiz_dock.hide()
+            self.explainer_dock.show()
 
     def eventFilter(self, watched, event) -> bool:
         # closed with its title bar's button (a close, not a hide: docks put back as they were
