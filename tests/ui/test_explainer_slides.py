@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PIL import Image
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
+from PySide6.QtTest import QTest
 
 from nodeeditor.graph import load_example
 from nodeeditor.ui.explainer import ExplainerWidget, slides
@@ -161,3 +162,46 @@ def test_the_dialog_proposes_the_last_used_folder_not_the_examples_one(window, t
     dialog = window.explainer_controller.export_slides()
     assert dialog.path.text() == str(tmp_path / "example1.gif")
     dialog.reject()
+
+
+def test_the_cap_counts_the_title_picture(qapp, monkeypatch):
+    monkeypatch.setattr(slides, "MAX_FRAMES", 6)
+    six = [np.arange(6.0), np.arange(6)]                # 6 steps: 7 pictures with the title
+    with pytest.raises(slides.SlideError, match="has 6 steps and a title; slides hold at most 6 pictures"):
+        slides.render_frames("g", "Gather", six, {}, slides.SlideOptions((320, 200), title_frame=True))
+    assert len(slides.render_frames("g", "Gather", six, {}, slides.SlideOptions((320, 200)))) == 6
+
+
+def test_without_pillow_a_gif_is_refused_before_anything_is_written(qapp, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    with pytest.raises(slides.SlideError, match="needs Pillow"):
+        slides.write_slides("ex1", "Scatter", list(SCATTER9_EX1.inputs), {}, slides.SlideOptions((320, 200)),
+                            gif=tmp_path / "a.gif", folder=tmp_path / "frames")
+    assert not (tmp_path / "frames").exists()
+
+
+def test_save_clicked_again_while_drawing_starts_no_second_export(window, qtbot, tmp_path, monkeypatch):
+    window.set_document(load_example("scatter9_examples"), None)
+    window.runner.wait()
+    assert window.explainer_controller.explain("ex1_op")
+    dialog = window.explainer_controller.export_slides()
+    dialog.path.setText(str(tmp_path / "s.gif"))
+    save = dialog.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Save)
+    calls, original = [], slides.write_slides
+
+    def counted(*args, progress=None, **kwargs):
+        calls.append(1)
+
+        def step(done, total):
+            if done == 1:
+                assert not save.isEnabled() and dialog.export() is False   # a second Save does nothing
+            return progress(done, total)
+
+        return original(*args, progress=step, **kwargs)
+
+    monkeypatch.setattr(slides, "write_slides", counted)
+    with qtbot.waitSignal(dialog.accepted, timeout=30000):
+        QTest.mouseClick(save, QtCore.Qt.MouseButton.LeftButton)   # draws and writes inside the click
+    assert len(calls) == 1 and (tmp_path / "s.gif").exists()

@@ -182,7 +182,8 @@ def _prepare(widget, title: str, op: str, inputs: Sequence[np.ndarray | None], a
     area = options.size[0] * options.size[1]
     if count > MAX_FRAMES or gif and count * area > MAX_GIF_PIXELS:
         most = min(MAX_FRAMES, MAX_GIF_PIXELS // area) if gif else MAX_FRAMES
-        raise SlideError(f"{title} ({op}) has {widget.count:,} steps; slides hold at most {most:,} pictures at "
+        steps = f"{widget.count:,} steps" + (" and a title" if options.title_frame else "")
+        raise SlideError(f"{title} ({op}) has {steps}; slides hold at most {most:,} pictures at "
                          f"{options.size[0]}x{options.size[1]}: step through it in the Explainer, or use a smaller "
                          "example (indexflow explain --text prints every step)")
     # the largest text at which the first and the last step show whole
@@ -199,6 +200,8 @@ def write_slides(title: str, op: str, inputs: Sequence[np.ndarray | None], attrs
     ``progress(done, total)`` after each picture; False from it stops (SlidesCancelledError: the
     PNG files written so far stay, no GIF is written). Returns the files written (the GIF
     first) and the number of pictures."""
+    if gif is not None:
+        _require_pillow()   # before anything is drawn or written
     slides = Slides(title, op, inputs, attrs, options, gif=gif is not None)
     target = None if folder is None else _frames_folder(folder)
     kept, written = [], []
@@ -269,18 +272,22 @@ def _pil(image: QtGui.QImage):
                             rgba.bytesPerLine(), 1).convert("RGB")
 
 
+def _require_pillow() -> None:
+    try:
+        import PIL  # noqa: F401 - only checks that Pillow is installed
+    except ImportError:
+        raise SlideError("GIF export needs Pillow, which is not installed: pip install pillow") from None
+
+
 def write_gif(frames: Sequence[QtGui.QImage], path: str | Path, frame_ms: int = DEFAULT_FRAME_MS) -> Path:
     """An animated GIF with one frame per picture, each shown ``frame_ms``, looping."""
+    _require_pillow()
     return _save_gif([_pil(f) for f in frames], Path(path), frame_ms)
 
 
 def _save_gif(images: list, path: Path, frame_ms: int) -> Path:
     if not images:
         raise SlideError("no frames to write")
-    try:
-        import PIL  # noqa: F401 - only checks that Pillow is installed
-    except ImportError:
-        raise SlideError("GIF export needs Pillow, which is not installed: pip install pillow") from None
     try:
         # every frame kept whole (no frame merged away, even two equal ones): one per step
         images[0].save(path, format="GIF", save_all=True, append_images=images[1:], duration=int(frame_ms),

@@ -65,6 +65,8 @@ class SlidesDialog(QtWidgets.QDialog):
                                              | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.export)
         buttons.rejected.connect(self.reject)
+        self.buttons = buttons
+        self._exporting = False
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(buttons)
@@ -90,8 +92,15 @@ class SlidesDialog(QtWidgets.QDialog):
         return slides.SlideOptions((self.width_box.value(), self.height_box.value()), self.title_box.isChecked(),
                                    self.frame_ms.value(), self.explainer.granularity)
 
+    def reject(self) -> None:
+        if not self._exporting:   # Esc while drawing: the progress dialog's Cancel stops it
+            super().reject()
+
     def export(self) -> bool:
-        """Render and write; True when written (the dialog closes), else a message box says why."""
+        """Render and write; True when written (the dialog closes), else a message box says why.
+        While drawing (events are handled between pictures) the dialog takes no second Save."""
+        if self._exporting:
+            return False
         text = self.path.text().strip()
         if not text:
             QtWidgets.QMessageBox.warning(self, "Export Slides", "Choose where to save the slides.")
@@ -101,7 +110,7 @@ class SlidesDialog(QtWidgets.QDialog):
         progress = QtWidgets.QProgressDialog("Drawing the slides…", "Cancel", 0, 0, self)
         progress.setWindowTitle("Export Slides")
         progress.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
-        progress.setMinimumDuration(300)
+        progress.setMinimumDuration(0)   # shown (and modal) from the first picture
 
         def step(done: int, total: int) -> bool:
             # the pictures are drawn by a widget, so on this thread; the dialog stays live
@@ -111,17 +120,21 @@ class SlidesDialog(QtWidgets.QDialog):
             QtWidgets.QApplication.processEvents()
             return not progress.wasCanceled()
 
+        self._exporting = True
+        self.buttons.setEnabled(False)
         try:
             self.written, _count = slides.write_slides(title, op, inputs, attrs, self.options(),
                                                        gif=path if self.kind == GIF else None,
                                                        folder=path if self.kind == FRAMES else None, progress=step)
         except slides.SlidesCancelledError:
-            progress.close()
             return False
         except slides.SlideError as exc:
             progress.close()
             QtWidgets.QMessageBox.warning(self, "Export Slides", str(exc))
             return False
-        progress.close()
+        finally:
+            progress.close()
+            self._exporting = False
+            self.buttons.setEnabled(True)
         self.accept()
         return True
