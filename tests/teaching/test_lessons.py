@@ -193,10 +193,36 @@ def test_the_readme_example_lesson_loads(tmp_path):
                                                                        QuizMode.FILL)
 
 
+def landing_cell(op, inputs, attrs, element):
+    """Where update element ``element`` lands, from the ONNX pages' loops (not the index map):
+    Scatter / ScatterElements replace the axis coordinate by the index there; ScatterND puts the
+    index tuple in front of the slice coordinates; TensorScatter (opset 24) writes sequence
+    position s of sample p at write_indices[p[0]] + s (circular: modulo the cache's length)."""
+    data, indices = inputs[0], inputs[1]
+    element = tuple(int(i) for i in element)
+    if op in ("Scatter", "ScatterElements"):
+        axis = attrs.get("axis", 0) % data.ndim
+        where = list(element)
+        where[axis] = int(indices[element]) % data.shape[axis]     # a negative index counts from the end
+        return tuple(where)
+    if op == "ScatterND":
+        lead = element[:indices.ndim - 1]
+        tuple_ = [int(v) % data.shape[d] for d, v in enumerate(indices[lead])]
+        return tuple(tuple_) + element[indices.ndim - 1:]
+    assert op == "TensorScatter"
+    axis = attrs.get("axis", -2) % data.ndim
+    write = 0 if len(inputs) < 3 or inputs[2] is None else int(inputs[2][element[0]])
+    t = write + element[axis]
+    if attrs.get("mode", "linear") == "circular":
+        t %= data.shape[axis]
+    return element[:axis] + (t,) + element[axis + 1:]
+
+
 @pytest.mark.parametrize("lesson", list_lessons(), ids=lambda x: x.id)
 def test_every_lessons_quiz_in_both_modes_runs_to_the_end(lesson):
-    """Each question answered right (the op's own output or landing cell), each one once
-    wrong first for FILL: no question raises, the quiz ends done with every question solved."""
+    """Each question answered right, each one once wrong first: no question raises, the quiz
+    ends done with every question solved. FILL's right values are ``ops.run_op``'s (checked
+    against onnxruntime elsewhere), PLACE's landing cells :func:`landing_cell`'s."""
     from nodeeditor.teaching.quiz import QuizError, default_mode
 
     quiz = lesson.make_quiz()
@@ -207,13 +233,17 @@ def test_every_lessons_quiz_in_both_modes_runs_to_the_end(lesson):
             q = type(quiz)(quiz.op, quiz.inputs, quiz.attrs, mode)
         except QuizError as exc:       # a gather has no PLACE; nothing else may refuse
             pytest.fail(f"{lesson.id} {mode}: {exc}")
+        output = ops.run_op(q.op, q.inputs, q.attrs)
         for question in q.questions:
             q.explain(question)
-            right = q.expected(question)
             if mode is QuizMode.FILL:
+                right = output[question]
                 assert not q.answer(question, "999999").correct
                 verdict = q.answer(question, str(right.item() if hasattr(right, "item") else right))
             else:
+                right = landing_cell(q.op, q.inputs, q.attrs, question)
+                wrong = tuple((c + 1) % n for c, n in zip(right, output.shape, strict=True))
+                assert not q.answer(question, wrong).correct
                 verdict = q.answer(question, right)
             assert verdict.correct, (lesson.id, mode, verdict.headline)
         assert q.done and q.score.solved == q.score.total
