@@ -45,7 +45,7 @@ from .cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 Register = Callable[[argparse._SubParsersAction], None]
 SUBCOMMANDS: list[tuple[str, Register]] = []
-PLUGIN_MODULES = ("nodeeditor.training_cli", "nodeeditor.onnx_io.cli")
+PLUGIN_MODULES = ("nodeeditor.explain_cli", "nodeeditor.training_cli", "nodeeditor.onnx_io.cli")
 SMALL = 100  # outputs with at most this many elements are printed by default
 
 
@@ -466,13 +466,6 @@ def _register_examples(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_examples)
 
 
-def _register_explain(sub: argparse._SubParsersAction) -> None:
-    """``explain``: its own module (the text path never imports Qt)."""
-    from .explain_cli import register
-
-    register(sub)
-
-
 def _register_lessons(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lessons", help="list the lessons (Help > Lessons in the editor), or print one")
     p.add_argument("lesson", nargs="?", metavar="ID", help="print this lesson's text")
@@ -480,8 +473,7 @@ def _register_lessons(sub: argparse._SubParsersAction) -> None:
 
 
 for _name, _register in (("run", _register_run), ("check", _register_check), ("examples", _register_examples),
-                         ("lessons", _register_lessons),
-                         ("explain", _register_explain)):
+                         ("lessons", _register_lessons)):
     register_subcommand(_name, _register)
 
 

@@ -155,3 +155,8 @@ def _slides(args, node, inputs, granularity) -> int:
         print_error(str(exc))
         return EXIT_USAGE if isinstance(exc, slides.SizeError) else EXIT_GRAPH_ERROR
     return EXIT_OK
+
+
+#: Registered into ``nodeeditor.cli`` (one of its ``PLUGIN_MODULES``; its own module: the text
+#: path never imports Qt).
+CLI_SUBCOMMANDS = (("explain", register),)

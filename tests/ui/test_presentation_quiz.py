@@ -43,13 +43,18 @@ def test_a_quiz_survives_entering_and_leaving_presentation_and_never_shows_the_a
     assert _point_size(out) == desk_size
 
 
-def test_a_quiz_started_and_ended_while_presenting_takes_the_place_and_gives_it_back(window, qtbot):
-    w = window
+def _lesson_presented(w, qtbot):
+    """The scatter9-axis0 lesson open, then F5: its Lessons controller."""
     open_from_list(w, qtbot, "scatter9-axis0")
-    lessons = w.lessons
     w.view.setFocus()
     QTest.keyClick(w.view, Key.Key_F5)
     qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    return w.lessons
+
+
+def test_a_quiz_started_and_ended_while_presenting_takes_the_place_and_gives_it_back(window, qtbot):
+    w = window
+    lessons = _lesson_presented(w, qtbot)
     assert w.explainer_dock.isVisible() and not lessons.dock.isVisible()
     assert lessons.start_quiz()
     qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible() and w.explainer_dock.isHidden(), timeout=10000)
@@ -61,11 +66,7 @@ def test_a_quiz_started_and_ended_while_presenting_takes_the_place_and_gives_it_
 
 def test_f6_during_a_quiz_keeps_the_explainer_hidden(window, qtbot):
     w = window
-    open_from_list(w, qtbot, "scatter9-axis0")
-    lessons = w.lessons
-    w.view.setFocus()
-    QTest.keyClick(w.view, Key.Key_F5)
-    qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    lessons = _lesson_presented(w, qtbot)
     assert lessons.start_quiz()
     qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
     w.view.setFocus()
