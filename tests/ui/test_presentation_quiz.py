@@ -26,11 +26,12 @@ def test_a_quiz_survives_entering_and_leaving_presentation_and_never_shows_the_a
     out = quiz.output_table
     qtbot.waitUntil(lambda: out.isVisible(), timeout=10000)
     QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((1, 0)))    # right (Scatter-9 page)
-    desk_size = _point_size(out)
+    desk_size, desk_header = _point_size(out), _point_size(out.horizontalHeader())
     w.view.setFocus()
     QTest.keyClick(w.view, Key.Key_F5)
     qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
     qtbot.waitUntil(lambda: _point_size(out) > desk_size, timeout=10000)   # read from the back
+    assert _point_size(out.horizontalHeader()) > desk_header                # the coordinates too
     assert lessons.quizzing and lessons.quiz_dock.isVisible()
     assert w.explainer_dock.isHidden() and not lessons.dock.isVisible()
     assert w.dockWidgetArea(lessons.quiz_dock) == QtCore.Qt.DockWidgetArea.RightDockWidgetArea

@@ -80,9 +80,14 @@ class TensorTable(QtWidgets.QTableWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizeAdjustPolicy(QtWidgets.QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
-        # the current cell is tinted, not covered: its right/wrong colour stays readable
-        self.setStyleSheet("QTableWidget { selection-background-color: rgba(47, 111, 214, 70); "
-                           "selection-color: black; }")
+        # the current cell is tinted, not covered: its right/wrong colour stays readable (the
+        # palette, not a style sheet: a style sheet would stop the quiz's larger font reaching
+        # the headers when presenting)
+        palette = self.palette()
+        for group in (QtGui.QPalette.ColorGroup.Active, QtGui.QPalette.ColorGroup.Inactive):
+            palette.setColor(group, QtGui.QPalette.ColorRole.Highlight, QtGui.QColor(47, 111, 214, 70))
+            palette.setColor(group, QtGui.QPalette.ColorRole.HighlightedText, QtGui.QColor("black"))
+        self.setPalette(palette)
         self.verticalHeader().setDefaultSectionSize(self._row_height())
         self.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         self.horizontalHeader().setMinimumSectionSize(MIN_CELL_WIDTH)
