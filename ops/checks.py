@@ -211,9 +211,10 @@ def _out_of_range(op, name, indices, bad, size_of, axis_of, what="data") -> Inde
     size = int(size_of(first))
     axis = axis_of(first) if callable(axis_of) else axis_of
     valid = f"valid {-size}..{size - 1}" if size else "no index is valid in an empty axis"
+    position = tuple(int(i) for i in np.unravel_index(first, indices.shape)) if indices.ndim else ()
     return IndexOutOfRangeError(
         f"{op}: {name}{_position(indices.shape, first)} = {value} is out of range for {what} axis {axis} "
-        f"of size {size} ({valid})", port=name
+        f"of size {size} ({valid})", port=name, position=position
     )
 
 

@@ -19,8 +19,12 @@ class IndexOutOfRangeError(OpError, IndexError):
 
     The message names the op, the input, the position of the first bad element, its value and
     the valid range, e.g. ``ScatterND: indices[2, 0] = 5 is out of range for data axis 0 of
-    size 4 (valid -4..3)``.
-    """
+    size 4 (valid -4..3)``. ``position`` is that element's position in input ``port`` (a
+    tuple; None where not known), for callers that show it (the Explainer marks the cell)."""
+
+    def __init__(self, message: str, port: str | None = None, position: tuple[int, ...] | None = None) -> None:
+        super().__init__(message, port)
+        self.position = position
 
 
 class ShapeUnknownError(OpError):

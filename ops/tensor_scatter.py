@@ -90,7 +90,7 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
             b = int(np.argmax(write_indices > np.iinfo(np.int64).max))
             raise IndexOutOfRangeError(
                 f"{OP}: write_indices[{b}] = {int(write_indices[b])} is out of range for past_cache axis {a} "
-                f"of size {max_len}", port="write_indices")
+                f"of size {max_len}", port="write_indices", position=(b,))
         starts = write_indices.astype(np.int64)
     if mode == "circular":  # reduce first: write index + s must not overflow int64 (2**63 - 1 + 1)
         positions = (starts % max(max_len, 1))[:, None] + np.arange(seq_len, dtype=np.int64)  # (batch, seq)
@@ -104,7 +104,7 @@ def tensor_scatter_index_map(past_cache: np.ndarray, update_shape: tuple, write_
             raise IndexOutOfRangeError(
                 f"{OP}: write_indices[{b}] = {int(starts[b])} is out of range for past_cache axis {a} of size "
                 f"{max_len} with an update of length {seq_len} in linear mode (valid 0..{max_len - seq_len}); "
-                f"use mode='circular' to wrap", port="write_indices"
+                f"use mode='circular' to wrap", port="write_indices", position=(b,)
             )
     prefix = cache_shape[:a]
     per_batch = prod(prefix[1:])

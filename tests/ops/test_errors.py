@@ -82,6 +82,9 @@ def test_out_of_range_index_message(op, inputs, attrs, pos, value, axis, size):
     # the contract's wording, in full
     assert msg == (f"{op}: indices[{pos}] = {value} is out of range for data axis {axis} "
                    f"of size {size} (valid {-size}..{size - 1})"), msg
+    # the same element as data, for callers that mark it (the Explainer)
+    assert exc.value.port == "indices" and exc.value.position == tuple(int(p) for p in pos.split(", "))
+    assert inputs[1][exc.value.position] == value
     assert_inputs_unchanged(before, inputs)
 
 

@@ -50,8 +50,9 @@ def test_tensor_scatter_linear_checks_write_indices_of_an_empty_update(wi, bad):
         run_ort("TensorScatter", [cache, update, wi], {"axis": 1, "mode": "linear"})
     with pytest.raises(ops.IndexOutOfRangeError, match=re.escape(
             f"TensorScatter: write_indices[{bad}] = {wi[bad]} is out of range for past_cache axis 1 of size 4 "
-            f"with an update of length 0 in linear mode (valid 0..4)")):
+            f"with an update of length 0 in linear mode (valid 0..4)")) as info:
         ops.tensor_scatter(cache, update, wi, 1, "linear")
+    assert info.value.port == "write_indices" and info.value.position == (bad,)
 
 
 @pytest.mark.parametrize("wi", [[4, 0], [0, 0], [2, 4]])

@@ -222,3 +222,34 @@ def test_the_legend_says_what_each_colour_means(qtbot):
     tip = w.legend.toolTip()
     assert [line.split(":")[0] for line in tip.splitlines()] == list(ROLE_COLOURS)
     assert "also: the other updates that reach the same output cell" in tip
+
+
+def test_an_index_out_of_range_shows_the_inputs_with_that_index_marked(window, qtbot):
+    """Gather axis 1 of a (3, 4) table with indices [[0, 2], [7, 1]]: 7 is out of range (the
+    valid ones are -4..3). The Explainer says so and shows data and indices, indices[1, 0] in
+    the error colour; nothing to step through."""
+    from nodeeditor.graph import Graph
+    from nodeeditor.ui.explainer.grid import ERROR_COLOURS
+
+    g = Graph(name="bad", opset=18)
+    d = g.add_input("data", np.arange(12, dtype=np.float32).reshape(3, 4))
+    i = g.add_input("indices", np.array([[0, 2], [7, 1]]))
+    op = g.add_operator("Gather", {"axis": 1}, name="gbad")
+    g.connect(d, "output", op, "data")
+    g.connect(i, "output", op, "indices")
+    g.connect(op, "output", g.add_output("out"), "value")
+    window.set_document(g, None)
+    window.runner.wait()
+    window.explainer_dock.show()
+    window.scene.select_nodes([op])
+    ex = window.explainer
+    qtbot.waitUntil(lambda: "is out of range" in ex.title.text(), timeout=10000)
+    assert ex.title.text() == "gbad: Gather: indices[1, 0] = 7 is out of range for data axis 1 of size 4 (valid -4..3)"
+    data_grid, index_grid = ex.grids[0], ex.grids[1]
+    assert data_grid.isVisible() and data_grid.name == "data" and index_grid.name == "indices"
+    assert index_grid.highlights == {(1, 0): "error"} and not data_grid.highlights
+    assert not ex.play_button.isEnabled() and ex.count == 0
+    image = index_grid.grab().toImage()
+    centre = index_grid.cell_rect((1, 0)).center().toPoint()
+    assert image.pixelColor(centre + QtCore.QPoint(0, 6)).name() == ERROR_COLOURS[0]
+    save_shot(window.explainer_dock, "explainer/index_out_of_range")

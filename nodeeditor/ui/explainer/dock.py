@@ -159,20 +159,26 @@ class ExplainerController(QtCore.QObject):
             self._show_message(HINT)
             return
         state, message = self.scene.node_state(node.id)
-        if state == style.ERROR and message:
-            # the node cannot run as set (an attribute value its opset does not allow, an index
-            # out of range...): say why, as the viewer and the properties do, explain nothing;
-            # named by the node, not by its op too ("TensorScatter: TensorScatter: ...")
-            self._show_message(f"{node.name}: {short_message(node, message)}")
-            return
-        inputs = []
+        inputs, missing = [], None
         for port in node.input_ports():
             edge = graph.edge_into(node.id, port)
             value = None if edge is None else self.runner.value(edge.src, edge.src_port)
             if value is None and port not in node.optional_inputs():
-                self._show_message(f"{node.name}: input {port} has no value yet (connect it, or wait for the run)")
-                return
+                missing = missing or port
             inputs.append(value)
+        if state == style.ERROR and message:
+            # the node cannot run as set (an attribute value its opset does not allow, an index
+            # out of range...): say why, as the viewer and the properties do, explain nothing;
+            # an index out of range shows the inputs with that index marked (the widget does,
+            # from the op's own refusal); named by the node, not by its op too
+            self._key = None
+            if missing is not None or self.backward or \
+                    self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes)):
+                self._show_message(f"{node.name}: {short_message(node, message)}")
+            return
+        if missing is not None:
+            self._show_message(f"{node.name}: input {missing} has no value yet (connect it, or wait for the run)")
+            return
         grad = None
         if self.backward:
             grad = self._grad_output(node)

@@ -31,8 +31,10 @@ ROLE_COLOURS = {
     "target": ("#ffd6b8", "#d4650f"),   # the cell written (scatter) or the output element (gather)
     "also": ("#f1e6ff", "#9a6dd7"),     # other elements touching the same cell
 }
+#: The mark of an index the op refuses (out of range): where the step-through stopped.
+ERROR_COLOURS = ("#ffc9c4", "#b3261e")
 #: Which mark the window centres on when a grid has several: the first role present here.
-FOCUS_ORDER = ("target", "source", "index", "also")
+FOCUS_ORDER = ("error", "target", "source", "index", "also")
 MAX_CELLS = 16   # a side up to this long is drawn whole (when the width allows)
 WINDOW = 12      # a longer side shows this many cells around the focus
 MIN_CELL, MAX_CELL = 24, 58  # cell width range (px at the default font); a wider text widens the cells
@@ -491,7 +493,8 @@ class TensorGrid(QtWidgets.QWidget):
         texts = self.cell_texts()
         for pos in cells:
             rect = self.cell_rect(pos)
-            fill, border = ROLE_COLOURS.get(self.highlights.get(pos), (grid.cell, grid.border))
+            role = self.highlights.get(pos)
+            fill, border = ERROR_COLOURS if role == "error" else ROLE_COLOURS.get(role, (grid.cell, grid.border))
             p.setBrush(QtGui.QColor(fill))
             p.setPen(QtGui.QPen(QtGui.QColor(border), 2 if pos in self.highlights else 1))
             p.drawRect(rect.adjusted(1, 1, -1, -1))

@@ -366,6 +366,7 @@ class ExplainerWidget(QtWidgets.QWidget):
             output = ops.run_op(op, inputs, attrs)
         except ops.OpError as exc:
             self.clear(f"{title}: {exc}")
+            self._show_refused(op, inputs, exc)
             return False
         if explanation.count == 0:
             self.clear(f"{title}: nothing to step through (no elements)")
@@ -387,6 +388,22 @@ class ExplainerWidget(QtWidgets.QWidget):
         self._show(self.step)
         self.operationChanged.emit()
         return True
+
+    def _show_refused(self, op: str, inputs: Sequence[np.ndarray | None], exc: ops.OpError) -> None:
+        """After :meth:`clear` with the refusal: for an index out of range (whose position the
+        error gives), the op's inputs in their grids with that index marked, so a class sees
+        which value is wrong; nothing to step through."""
+        position = getattr(exc, "position", None)
+        if position is None or exc.port is None:
+            return
+        names = [p.name for p in ops.get_schema(op).inputs]
+        for grid, name, value in zip(self.grids, names, list(inputs) + [None] * len(names), strict=False):
+            if value is None or not TensorGrid.drawable(np.asarray(value)):
+                continue
+            grid.set_tensor(name, np.asarray(value))
+            grid.set_highlights({tuple(position): "error"} if name == exc.port else {})
+            grid.show()
+        self._show_steps(True)
 
     def _open_steps(self, step: int) -> None:
         """Show ``self.explanation``'s grids and steps table, and the stepping controls at
