@@ -244,7 +244,7 @@ def test_an_index_out_of_range_shows_the_inputs_with_that_index_marked(window, q
     window.scene.select_nodes([op])
     ex = window.explainer
     qtbot.waitUntil(lambda: "is out of range" in ex.title.text(), timeout=10000)
-    assert ex.title.text() == "gbad: Gather: indices[1, 0] = 7 is out of range for data axis 1 of size 4 (valid -4..3)"
+    assert ex.title.text() == "gbad: indices[1, 0] = 7 is out of range for data axis 1 of size 4 (valid -4..3)"
     data_grid, index_grid = ex.grids[0], ex.grids[1]
     assert data_grid.isVisible() and data_grid.name == "data" and index_grid.name == "indices"
     assert index_grid.highlights == {(1, 0): "error"} and not data_grid.highlights

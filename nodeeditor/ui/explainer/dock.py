@@ -172,9 +172,12 @@ class ExplainerController(QtCore.QObject):
             # an index out of range shows the inputs with that index marked (the widget does,
             # from the op's own refusal); named by the node, not by its op too
             self._key = None
+            said = f"{node.name}: {short_message(node, message)}"
             if missing is not None or self.backward or \
                     self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes)):
-                self._show_message(f"{node.name}: {short_message(node, message)}")
+                self._show_message(said)
+            else:
+                self.widget.title.setText(said)   # the refusal's grids stay, in the node's words
             return
         if missing is not None:
             self._show_message(f"{node.name}: input {missing} has no value yet (connect it, or wait for the run)")
