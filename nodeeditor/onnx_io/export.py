@@ -502,7 +502,7 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         else:
             parts.initializers.append(tensor_proto(np.asarray(value), name))
             if node.overridable:   # an initializer listed as an input: its default value
-                declared = _declared_type(graph.model_info.input_type(name), ops.TensorType.of(value))
+                declared = _default_input_type(graph, node, ops.TensorType.of(value))
                 parts.inputs.append(helper.make_value_info(name, declared))
 
     # 3. Operators, foreign nodes (and the Loss nodes written) in topological order.
@@ -556,7 +556,7 @@ def build_parts(prepared: Prepared, reserved: tuple[str, ...] = ()) -> Parts:
         if source_name != out_name:
             parts.nodes.append(helper.make_node("Identity", [source_name], [out_name],
                                                 name=parts.node_names.claim(f"{node.name}_identity")))
-        type_proto = _declared_output_type(graph, node.name, types.get((edge.src, edge.src_port)))
+        type_proto = _declared_type(graph.model_info.output_type(node.name), types.get((edge.src, edge.src_port)))
         if type_proto is None:
             parts.untyped_outputs.append((out_name, edge.src, edge.src_port))
             parts.outputs.append(onnx.ValueInfoProto(name=out_name))
@@ -584,22 +584,22 @@ def _names_its_source(graph: Graph, output: N.Node, edge: N.Edge, tensor_name: M
     return claimed == output.name if claimed is not None else output.name not in names
 
 
-def _declared_output_type(graph: Graph, name: str, inferred: ops.TensorType | None) -> onnx.TypeProto | None:
-    """The type a graph output is written with: see :func:`_declared_type`."""
-    return _declared_type(graph.model_info.output_type(name), inferred)
-
-
 def overridable_input_type(graph: Graph, node_id: str) -> ops.TensorType | None:
     """The type an export declares for the graph input of overridable source ``node_id`` (the
     one its model declared, named dimensions and all, when its value fits it; else the
     value's), so a feed must fit it; None when the source has no value now (a file that is
     missing or not allowed), so any feed replaces it."""
-    node = graph.node(node_id)
     value_type = graph.output_type(node_id)
     if value_type is None:
         return None
-    declared = tensor_type_of(_declared_type(graph.model_info.input_type(node.name), value_type))
+    declared = tensor_type_of(_default_input_type(graph, graph.node(node_id), value_type))
     return declared if declared is not None else value_type
+
+
+def _default_input_type(graph: Graph, node: N.Node, value_type: ops.TensorType) -> onnx.TypeProto:
+    """The one rule for an overridable source's graph input: the type its model declared for
+    it when its value fits (:func:`_declared_type`), else the value's."""
+    return _declared_type(graph.model_info.input_type(node.name), value_type)
 
 
 def _declared_type(kept, inferred: ops.TensorType | None) -> onnx.TypeProto | None:

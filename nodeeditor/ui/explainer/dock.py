@@ -174,10 +174,8 @@ class ExplainerController(QtCore.QObject):
             self._key = None
             said = f"{node.name}: {short_message(node, message)}"
             if missing is not None or self.backward or \
-                    self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes)):
+                    self.widget.set_operation(node.name, node.op, inputs, dict(node.attributes), refusal=said):
                 self._show_message(said)
-            else:
-                self.widget.title.setText(said)   # the refusal's grids stay, in the node's words
             return
         if missing is not None:
             self._show_message(f"{node.name}: input {missing} has no value yet (connect it, or wait for the run)")

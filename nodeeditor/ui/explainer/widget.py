@@ -358,14 +358,14 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.operationChanged.emit()
 
     def set_operation(self, title: str, op: str, inputs: Sequence[np.ndarray | None],
-                      attrs: Mapping[str, Any] | None = None, step: int = 0) -> bool:
-        """Explain ``op`` on ``inputs`` from ``step``; returns False (and shows why) when it
-        cannot run."""
+                      attrs: Mapping[str, Any] | None = None, step: int = 0, refusal: str | None = None) -> bool:
+        """Explain ``op`` on ``inputs`` from ``step``; returns False (and shows why: ``refusal``,
+        else the title and the op's message) when it cannot run."""
         try:
             explanation = Explanation(op, inputs, attrs, self.granularity)
             output = ops.run_op(op, inputs, attrs)
         except ops.OpError as exc:
-            self.clear(f"{title}: {exc}")
+            self.clear(refusal or f"{title}: {exc}")
             self._show_refused(op, inputs, exc)
             return False
         if explanation.count == 0:

@@ -181,13 +181,11 @@ class QuizWidget(QtWidgets.QWidget):
             if value is None:
                 continue
             table = TensorTable(value.shape)
-            table.setFont(self.font())   # a style sheet stops a parent's font reaching it
             table.set_values(value)
             table.fit()
             self.tables[name] = table
             self._inputs_box.append(_titled(name, value, table))
         out = TensorTable(quiz.output.shape)
-        out.setFont(self.font())
         self.output_table = out
         if quiz.mode is QuizMode.FILL:
             for pos, value in quiz.given_cells().items():
@@ -323,10 +321,7 @@ class QuizWidget(QtWidgets.QWidget):
         """Scale every text (tables, instruction, feedback) by ``factor`` from the application's
         fonts (presentation mode); 1.0 restores them."""
         font = _scaled(QtWidgets.QApplication.font(), factor)
-        self.setFont(font)
-        for table in [*self.tables.values(), self.output_table]:   # a style sheet stops the font reaching them
-            if table is not None:
-                table.setFont(font)
+        self.setFont(font)   # the tables take it from here
         bold = QtGui.QFont(font)
         bold.setBold(True)
         self.instruction.setFont(bold)

@@ -141,8 +141,6 @@ class TensorTable(QtWidgets.QTableWidget):
     def changeEvent(self, event: QtCore.QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QtCore.QEvent.Type.FontChange:   # presentation mode's larger text
-            for header in (self.horizontalHeader(), self.verticalHeader()):
-                header.setFont(self.font())
             self.verticalHeader().setDefaultSectionSize(self._row_height())
             least = max(MIN_CELL_WIDTH, self.fontMetrics().horizontalAdvance("000"))
             self.horizontalHeader().setMinimumSectionSize(least)
