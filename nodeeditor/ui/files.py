@@ -371,10 +371,13 @@ class FileController(QtCore.QObject):
                 continue
             if pid_alive(pid):
                 continue
+            graph_path = self.recovery_paths(meta_path.stem.removeprefix("recovery-"))[0]
+            if not graph_path.is_file():
+                continue        # killed before its first graph was written: nothing to restore
             if for_path is not None and not _same_file(meta.get("original"), for_path):
                 continue
             meta["key"] = meta_path.stem.removeprefix("recovery-")
-            meta["graph_path"] = str(self.recovery_paths(meta["key"])[0])
+            meta["graph_path"] = str(graph_path)
             found.append(meta)
         found.sort(key=lambda m: m.get("time", ""), reverse=True)
         return found
@@ -443,10 +446,12 @@ class RecoveryJob:
         self.large = bool(arrays) or len(doc.get("nodes", ())) >= self.LARGE_NODES
 
     def run(self) -> bool:
-        """Write the pair atomically, then the metadata; False when the disk refused."""
+        """Write the metadata, then the graph pair, each atomically; False when the disk refused.
+        The metadata goes first so that a process killed between the two never leaves a graph
+        nobody lists (a metadata file without its graph is not offered)."""
         try:
-            write_graph_files(self.graph_path, self.doc, self.arrays)
             write_atomically(self.meta_path, json.dumps(self.meta).encode("utf-8"))
+            write_graph_files(self.graph_path, self.doc, self.arrays)
         except OSError:
             return False
         return True

@@ -185,6 +185,36 @@ def test_recovery_file_written_and_offered_after_crash(small, dialogs, tmp_path)
     assert not dead_graph.exists() and w.files.pending_recoveries() == []
 
 
+def test_a_recovery_lists_its_metadata_before_its_graph_exists(small, monkeypatch):
+    """A process killed between the two writes of its first recovery must not leave a graph
+    that nothing lists (the metadata is what the next start looks for): the metadata is
+    written first, and a metadata file whose graph never came is not offered."""
+    from nodeeditor.ui import files as F
+
+    w = small
+    w.edits.add_block("op:GatherND", QtCore.QPointF(0, 0))
+    graph_path, meta_path = w.files.recovery_paths()
+    seen = []
+    real = F.write_graph_files
+
+    def spy(path, *args, **kwargs):
+        seen.append(meta_path.is_file())
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(F, "write_graph_files", spy)
+    assert w.files.write_recovery() == graph_path
+    assert seen == [True]
+    dead = 2 ** 22 + 54321
+    dead_graph, dead_meta = w.files.recovery_paths(dead)
+    meta = json.loads(meta_path.read_text())
+    meta["pid"] = dead
+    dead_meta.write_text(json.dumps(meta))                      # killed before its graph was written
+    assert not dead_graph.exists() and w.files.pending_recoveries() == []
+    w.discard_changes()
+    w.files.clear_recovery()
+    w.files.clear_recovery(dead)
+
+
 def test_two_windows_keep_separate_recovery_files(small, qtbot, dialogs):
     """An extracted region or a second document opens another window in the same process:
     each writes its own recovery file, and closing one leaves the other's unsaved work."""
