@@ -5,8 +5,10 @@ two ways (:class:`QuizMode`):
 
 - ``FILL``: type the value of each asked output cell. A gather asks every output cell; a
   scatter asks the cells some update reaches (the others are copies of ``data``, given).
-- ``PLACE`` (scatters only): click the output cell where each update element lands, one
-  update at a time in row-major order (the explainer's step order).
+- ``PLACE`` (scatters only): click the output cell where each update lands, one update at a
+  time in row-major order (the explainer's step order). Where one index moves a whole slice
+  (ScatterND with index tuples shorter than the rank of ``data``, TensorScatter's sequence
+  rows), a question is that slice: one click on any cell where it lands places all of it.
 
 The right answers are never worked out here: values come from running the op
 (:func:`ops.run_op`), landing cells from its index map through :class:`ops.explain.Explanation`.
@@ -42,11 +44,14 @@ import numpy as np
 import ops
 from ops import formula as op_formula
 from ops.dtypes import COMPLEX_NAMES, INTEGER_NAMES, dtype_name
-from ops.explain import Explanation, Granularity, Move, position_text, value_text
+from ops.explain import Explanation, Granularity, Move, position_text, value_text, values_text
 from ops.opdef import PortRole
 
 #: At most this many questions (output cells or update elements) in one quiz.
 MAX_QUESTIONS = 400
+#: A PLACE question names its slice's values when it has at most this many (the lessons' 4 x 4
+#: blocks); a larger slice is named by its position and size.
+SLICE_VALUES_SHOWN = 16
 
 
 class QuizError(ValueError):
@@ -126,6 +131,8 @@ class Quiz:
             self.explanation = Explanation(op, self.inputs, self.attrs, Granularity.ELEMENT)
         except ops.OpError as exc:
             raise QuizError(str(exc)) from None
+        #: Update elements per PLACE question: the slice one index moves (1: single elements).
+        self.unit = max(1, self.explanation.map.block) if self.mode is QuizMode.PLACE else 1
         self.questions: tuple[tuple[int, ...], ...] = self._questions()
         if not self.questions:
             raise QuizError(f"{op}: nothing to ask (no elements)")
@@ -137,10 +144,10 @@ class Quiz:
 
     # ------------------------------------------------------------------ what is asked
     def _questions(self) -> tuple[tuple[int, ...], ...]:
-        """The update elements (PLACE), the output cells (a gather) or the output cells some
-        update reaches (a scatter), row-major; QuizError above MAX_QUESTIONS."""
+        """The update slices by their first element (PLACE), the output cells (a gather) or the
+        output cells some update reaches (a scatter), row-major; QuizError above MAX_QUESTIONS."""
         if self.mode is QuizMode.PLACE:
-            flats, shape = np.arange(self.explanation.count), self.explanation.map.element_shape
+            flats, shape = np.arange(0, self.explanation.count, self.unit), self.explanation.map.element_shape
         elif not self.opdef.writes:
             flats, shape = np.arange(self.output.size), self.output.shape
         else:
@@ -196,15 +203,57 @@ class Quiz:
             if len(element) else 0
 
     def expected(self, question: Sequence[int]) -> Any:
-        """The right answer: an output value (FILL) or the landing cell (PLACE)."""
+        """The right answer: an output value (FILL) or the landing cell (PLACE; of the slice's
+        first element, where a question is a slice)."""
         question = self._check_asked(question)
         if self.mode is QuizMode.PLACE:
             return self.explanation.move(self.step_of(question)).target
         return self.output[question]
 
+    def slice_steps(self, question: Sequence[int]) -> range:
+        """PLACE: the explainer's steps of the update elements ``question`` places (one, or
+        its slice's)."""
+        first = self.step_of(question)
+        return range(first, first + self.unit)
+
+    def slice_elements(self, question: Sequence[int]) -> list[tuple[int, ...]]:
+        """PLACE: the update elements ``question`` places, in order (its first element alone,
+        or its whole slice)."""
+        return [self.explanation.move(k).element for k in self.slice_steps(question)]
+
+    def landing_cells(self, question: Sequence[int]) -> list[tuple[int, ...]]:
+        """PLACE: the output cells ``question``'s elements land on, in the order of
+        :meth:`slice_elements`; a click on any of them is right."""
+        return [self.explanation.move(k).target for k in self.slice_steps(question)]
+
     def update_value(self, element: Sequence[int]) -> Any:
-        """PLACE: the value update element ``element`` writes."""
+        """PLACE: the value update element ``element`` writes (a question's first element)."""
         return self.explanation.move(self.step_of(element)).value
+
+    def question_text(self, question: Sequence[int]) -> str:
+        """PLACE: what the question places, with its value(s): ``updates[1, 0] = 3.5``, for a
+        slice ``updates[1, :] = [4, 5, 6]``, or ``updates[1, :] (40 values)`` for a slice of more
+        than :data:`SLICE_VALUES_SHOWN`."""
+        source = self.opdef.updates_port
+        if self.unit == 1:
+            return f"{source}{position_text(question)} = {value_text(self.update_value(question))}"
+        prefix = self._slice_prefix(question)
+        where = f"{source}{position_text(prefix, len(question))}"
+        if self.unit > SLICE_VALUES_SHOWN:
+            return f"{where} ({self.unit} values)"
+        return f"{where} = {values_text(self.inputs[self.opdef.input_index(source)][prefix])}"
+
+    def landing_text(self, question: Sequence[int]) -> str:
+        """PLACE: where ``question`` lands: ``output[2, 1]``, or for a slice ``output[2, :]``."""
+        target = tuple(self.expected(question))
+        if self.unit == 1:
+            return f"output{position_text(target)}"
+        kept = len(target) - len(self.explanation.map.block_shape)
+        return f"output{position_text(target[:kept], len(target))}"
+
+    def _slice_prefix(self, question: Sequence[int]) -> tuple[int, ...]:
+        """The index part of a slice question's first element (what one index decides)."""
+        return tuple(question)[: len(question) - len(self.explanation.map.block_shape)]
 
     @property
     def score(self) -> Score:
@@ -219,7 +268,7 @@ class Quiz:
         expected = self.expected(question)
         if self.mode is QuizMode.PLACE:
             given = tuple(int(i) for i in given)
-            correct = given == tuple(expected)
+            correct = given in self.landing_cells(question)
         else:
             given = parse_value(given, self.output.dtype)
             correct = values_match(given, expected, self.output.dtype)
@@ -236,8 +285,7 @@ class Quiz:
 
     def _headline(self, question: tuple[int, ...], expected: Any, given: Any, correct: bool) -> str:
         if self.mode is QuizMode.PLACE:
-            what = (f"{self.opdef.updates_port}{position_text(question)} = {value_text(self.update_value(question))} "
-                    f"lands on output{position_text(expected)}")
+            what = f"{self.question_text(question)} lands on {self.landing_text(question)}"
             return f"{what}: right" if correct else f"{what}, not on output{position_text(given)}"
         cell = f"output{position_text(question)}"
         if correct:
@@ -284,6 +332,9 @@ class Quiz:
             if here:
                 lines.append(f"Here: {here}")
             lines.append(move.text)
+        if self.mode is QuizMode.PLACE and self.unit > 1:
+            cells = ", ".join(f"output{position_text(c)}" for c in self.landing_cells(question))
+            lines.append(f"The index moves the whole slice: its {self.unit} elements land on {cells}.")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ another one

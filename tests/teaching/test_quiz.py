@@ -243,16 +243,47 @@ def test_a_gathernd_slice_quiz_asks_every_element_of_every_slice():
     assert not wrong.correct and "it is 1" in wrong.headline
 
 
-def test_a_scatternd_slice_quiz_asks_where_each_update_element_lands():
-    """ScatterND with k = 1 on a (3, 2) data: updates[i, j] lands on output[indices[i, 0], j]."""
+def test_a_scatternd_slice_quiz_asks_where_each_slice_lands():
+    """ScatterND with k = 1 on a (3, 2) data: the spec's loop moves updates[i] (a row) to
+    output[indices[i]] whole, so one click on any cell of that row places it; a cell of
+    another row is wrong."""
     data = np.zeros((3, 2), np.float32)
     indices = i64([[2], [0]])
     updates = f32([[1.5, 2.5], [3.5, 4.5]])
     quiz = Quiz("ScatterND", [data, indices, updates])
+    assert quiz.mode is QuizMode.PLACE and quiz.unit == 2
+    assert quiz.questions == ((0, 0), (1, 0))
+    assert quiz.slice_elements((1, 0)) == [(1, 0), (1, 1)]
+    assert quiz.landing_cells((1, 0)) == [(0, 0), (0, 1)]
+    wrong = quiz.answer((0, 0), (0, 1))                       # the row of updates[1]
+    assert not wrong.correct
+    assert wrong.headline == "updates[0, :] = [1.5, 2.5] lands on output[2, :], not on output[0, 1]"
+    assert "its 2 elements land on output[2, 0], output[2, 1]" in wrong.explanation
+    assert quiz.answer((0, 0), (2, 1)).correct                # any cell of the slice's row
+    verdict = quiz.answer((1, 0), (0, 0))
+    assert verdict.correct and verdict.headline == "updates[1, :] = [3.5, 4.5] lands on output[0, :]: right"
+    assert quiz.done and quiz.score.total == 2 and quiz.score.wrong == 1
+
+
+def test_a_tensorscatter_place_quiz_asks_one_click_per_sequence_row():
+    """TensorScatter (circular, max_sequence_length 4): update[b, s, :] is written to
+    cache[b, (write_indices[b] + s) mod 4, :] (ONNX TensorScatter page), a row at a time."""
+    cache = np.zeros((2, 4, 3), np.float32)
+    update = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    write_indices = i64([3, 1])
+    quiz = Quiz("TensorScatter", [cache, update, write_indices], {"mode": "circular"})
     assert quiz.mode is QuizMode.PLACE
-    assert quiz.questions == ((0, 0), (0, 1), (1, 0), (1, 1))
-    for i, j in quiz.questions:
-        verdict = quiz.answer((i, j), (int(indices[i, 0]), j))
-        assert verdict.correct, verdict.headline
-        assert verdict.headline.startswith(f"updates[{i}, {j}] = {updates[i, j]:g} lands on output")
-    assert quiz.done
+    assert quiz.questions == ((0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0))
+    for b, s, _ in quiz.questions:
+        row = (int(write_indices[b]) + s) % 4
+        assert quiz.landing_cells((b, s, 0)) == [(b, row, c) for c in range(3)]
+        assert not quiz.answer((b, s, 0), (b, (row + 1) % 4, 0)).correct
+        assert quiz.answer((b, s, 0), (b, row, 2)).correct
+    assert quiz.done and quiz.score.solved == 4
+
+
+def test_a_large_slice_is_named_by_its_position_and_size_not_its_values():
+    data = np.zeros((2, 5, 4), np.float32)
+    quiz = Quiz("ScatterND", [data, i64([[1]]), np.ones((1, 5, 4), np.float32)])
+    assert quiz.question_text((0, 0, 0)) == "updates[0, :, :] (20 values)"
+    assert quiz.answer((0, 0, 0), (1, 4, 3)).headline == "updates[0, :, :] (20 values) lands on output[1, :, :]: right"

@@ -22,6 +22,12 @@ GATHER_OUTPUT = np.array([[[1.0, 1.2], [2.3, 3.4]], [[2.3, 3.4], [4.5, 5.7]]])
 SCATTER = ("Scatter", [np.zeros((3, 3), np.float32), np.array([[1, 0, 2], [0, 2, 1]]),
                        np.array([[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]], np.float32)])
 SCATTER_OUTPUT = [[2.0, 1.1, 0.0], [1.0, 0.0, 2.2], [0.0, 2.1, 1.2]]
+# seed page ScatterND-13.txt, Example 2: each index tuple moves a 4 x 4 block
+_ROWS = [[1, 2, 3, 4], [5, 6, 7, 8], [8, 7, 6, 5], [4, 3, 2, 1]]
+_SWAPPED = [[8, 7, 6, 5], [4, 3, 2, 1], [1, 2, 3, 4], [5, 6, 7, 8]]
+SCATTER_ND = ("ScatterND", [np.array([_ROWS, _ROWS, _SWAPPED, _SWAPPED], np.float32), np.array([[0], [2]]),
+                            np.array([[[v] * 4 for v in (5, 6, 7, 8)], [[v] * 4 for v in (1, 2, 3, 4)]], np.float32)])
+SCATTER_ND_OUTPUT = [[[v] * 4 for v in (5, 6, 7, 8)], _ROWS, [[v] * 4 for v in (1, 2, 3, 4)], _SWAPPED]
 
 
 def wait_until(condition, timeout=10000):
@@ -119,6 +125,30 @@ def test_a_scatter_is_answered_by_clicking_where_each_update_lands(quiz_widget, 
     assert quiz_widget.score_label.text() == "Score: 5 of 6 right at the first try · 1 wrong · 0 left"
     shown = np.array([[float(out.text((r, c))) for c in range(3)] for r in range(3)])
     np.testing.assert_allclose(shown, SCATTER_OUTPUT)   # the clicks built the page's output
+
+
+def test_a_slice_is_placed_with_one_click_anywhere_it_lands(quiz_widget, qtbot):
+    """ScatterND with tuples of one index into a rank-3 data moves 16 values per index: the
+    whole block is highlighted in the updates, one click on any cell of its landing block
+    places all of it (it asked 32 clicks, one per element)."""
+    quiz_widget.set_quiz(Quiz(*SCATTER_ND))
+    out, updates = quiz_widget.output_table, quiz_widget.tables["updates"]
+    assert quiz_widget.quiz.score.total == 2
+    assert quiz_widget.instruction.text().startswith("Click an output cell where updates[0, :, :] = ")
+    assert "(one index moves these 16 values together)" in quiz_widget.instruction.text()
+    assert all(updates.cell_state((0, r, c)) is CellState.SOURCE for r in range(4) for c in range(4))
+    assert updates.cell_state((1, 0, 0)) is CellState.PLAIN
+    click_cell(out, (1, 2, 3))                        # wrong: indices[0] = [0] sends block 0 to block 0
+    assert out.cell_state((1, 2, 3)) is CellState.WRONG
+    assert "lands on output[0, :, :], not on output[1, 2, 3]" in quiz_widget.feedback.text()
+    click_cell(out, (0, 3, 1))                        # any cell of block 0
+    assert all(out.cell_state((0, r, c)) is CellState.RIGHT for r in range(4) for c in range(4))
+    assert all(updates.cell_state((1, r, c)) is CellState.SOURCE for r in range(4) for c in range(4))
+    click_cell(out, (2, 0, 0))
+    assert quiz_widget.quiz.done
+    assert quiz_widget.score_label.text() == "Score: 1 of 2 right at the first try · 1 wrong · 0 left"
+    shown = np.array([[[float(out.text((b, r, c))) for c in range(4)] for r in range(4)] for b in range(4)])
+    np.testing.assert_allclose(shown, SCATTER_ND_OUTPUT)   # the clicks built the page's output
 
 
 def test_the_same_seed_typed_in_the_box_gives_the_same_quiz(quiz_widget, qtbot):

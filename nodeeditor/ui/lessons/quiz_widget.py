@@ -20,7 +20,6 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.teaching.quiz import Quiz, QuizError, QuizMode, Verdict
-from ops.explain import position_text, value_text
 
 from .tensor_table import CellState, TensorTable, cell_text
 
@@ -153,7 +152,8 @@ class QuizWidget(QtWidgets.QWidget):
         else:
             out.set_values(quiz.output)
             for q in pending:
-                out.set_state(quiz.expected(q), CellState.REVEALED)
+                for cell in quiz.landing_cells(q):
+                    out.set_state(cell, CellState.REVEALED)
         self._refresh()
 
     # ------------------------------------------------------------------ building
@@ -294,11 +294,11 @@ class QuizWidget(QtWidgets.QWidget):
         verdict = quiz.answer(element, cell)
         out = self.output_table
         out.clear_states(keep=(CellState.RIGHT,))
-        if verdict.correct:
-            step = quiz.step_of(element)
-            target = verdict.expected
-            out.set_text(target, cell_text(quiz.explanation.output_after(step)[target]), verdict.explanation)
-            out.set_state(target, CellState.RIGHT)
+        if verdict.correct:   # the whole slice lands (one element, where a question is one)
+            after = quiz.explanation.output_after(quiz.slice_steps(element)[-1])
+            for target in quiz.landing_cells(element):
+                out.set_text(target, cell_text(after[target]), verdict.explanation)
+                out.set_state(target, CellState.RIGHT)
         else:
             out.set_state(cell, CellState.WRONG)
         self._verdict(verdict)
@@ -350,9 +350,13 @@ class QuizWidget(QtWidgets.QWidget):
             return
         element = quiz.current
         source = quiz.opdef.updates_port
-        self.instruction.setText(f"Click the output cell where {source}{position_text(element)} = "
-                                 f"{value_text(quiz.update_value(element))} lands.")
-        self.tables[source].set_state(element, CellState.SOURCE)
+        if quiz.unit == 1:
+            self.instruction.setText(f"Click the output cell where {quiz.question_text(element)} lands.")
+        else:
+            self.instruction.setText(f"Click an output cell where {quiz.question_text(element)} lands "
+                                     f"(one index moves these {quiz.unit} values together).")
+        for cell in quiz.slice_elements(element):
+            self.tables[source].set_state(cell, CellState.SOURCE)
         move = quiz.explanation.move(quiz.step_of(element))
         index_table = self.tables.get(move.index_input)
         if index_table is not None and move.index_position is not None:
