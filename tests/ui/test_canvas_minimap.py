@@ -49,3 +49,68 @@ def test_no_minimap_while_the_whole_graph_is_in_view(small):
     w = small
     w.view.frame(False)
     assert not w.view.minimap.isVisible()
+
+
+def _scene_rect_of(minimap, view) -> QtCore.QRectF:
+    """The scene area under the minimap where it is now."""
+    rect = minimap.geometry().translated(-view.viewport().geometry().topLeft())
+    return view.mapToScene(rect).boundingRect()
+
+
+def _covered(minimap, w) -> list[str]:
+    under = _scene_rect_of(minimap, w.view)
+    return [nid for nid, box, _sel in w.scene.node_boxes() if box.intersects(under)]
+
+
+def test_the_minimap_leaves_a_corner_where_a_node_is_for_a_free_one(window, qtbot):
+    """A node moved under the minimap: it moves to the first corner (bottom right, top right,
+    top left, bottom left) that covers no node (it covered nodes: a block's ports and wires
+    could not be read or clicked there)."""
+    w = window
+    w.set_document(chains(12), None)
+    qtbot.waitUntil(lambda: w.view.zoom < 1.0, timeout=10000)
+    minimap, view = w.view.minimap, w.view
+    view.centerOn(w.scene.node_item(w.graph.find("gather 0").id).sceneBoundingRect().center())
+    qtbot.waitUntil(lambda: minimap.isVisible(), timeout=10000)
+    view.hide_overflow_hint()
+    area = view.viewport().geometry()
+    before = minimap.geometry()
+    corner = _scene_rect_of(minimap, view)
+    node = w.graph.find("upd 5").id
+    w.graph.set_position(node, (corner.center().x() - 60, corner.center().y() - 30))   # under the minimap
+    minimap.refresh()
+    assert minimap.isVisible() and not minimap.covering
+    assert _covered(minimap, w) == [] and minimap.geometry() != before
+    spots = [QtCore.QRect(QtCore.QPoint(x, y), minimap.size()) for x, y in (
+        (area.right() - 212, area.bottom() - 148), (area.right() - 212, area.top() + 12),
+        (area.left() + 12, area.top() + 12), (area.left() + 12, area.bottom() - 148))]
+    chosen = next(i for i, r in enumerate(spots) if (r.center() - minimap.geometry().center()).manhattanLength() < 4)
+    for earlier in spots[:chosen]:   # every corner tried before it covers a node
+        under = view.mapToScene(earlier.translated(-area.topLeft())).boundingRect()
+        assert any(box.intersects(under) for _nid, box, _sel in w.scene.node_boxes())
+    save_shot(w.view, "canvas/minimap-moved")
+
+
+def test_with_every_corner_taken_the_minimap_stays_bottom_right_and_see_through(window, qtbot):
+    w = window
+    w.set_document(chains(12), None)
+    qtbot.waitUntil(lambda: w.view.zoom < 1.0, timeout=10000)
+    minimap, view = w.view.minimap, w.view
+    view.centerOn(w.scene.node_item(w.graph.find("gather 0").id).sceneBoundingRect().center())
+    qtbot.waitUntil(lambda: minimap.isVisible(), timeout=10000)
+    view.hide_overflow_hint()
+    area = view.viewport().geometry()
+    spots = minimap._corners()
+    assert len(spots) == 4
+    names = [f"upd {i}" for i in (1, 3, 5, 7)]
+    for spot, name in zip(spots, names, strict=True):
+        rect = QtCore.QRect(spot - area.topLeft(), minimap.size())
+        centre = view.mapToScene(rect.center())
+        w.graph.set_position(w.graph.find(name).id, (centre.x() - 40, centre.y() - 20))
+    minimap.refresh()
+    assert minimap.covering
+    assert (area.bottomRight() - minimap.geometry().bottomRight()).manhattanLength() < 40
+    opaque = minimap.grab().toImage()
+    minimap.covering = False
+    clear = minimap.grab().toImage()
+    assert opaque != clear          # drawn see-through while covering (grab draws on no background)

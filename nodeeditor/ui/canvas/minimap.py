@@ -1,7 +1,11 @@
-"""The minimap: a small overview in the canvas's bottom-right corner, shown while the graph
-is larger than the view (and the canvas is large enough to spare the room). It draws every
-frame and node as a rectangle and the part of the canvas in view as an outline; a click or a
-drag on it centres the view on that point.
+"""The minimap: a small overview in a corner of the canvas, shown while the graph is larger
+than the view (and the canvas is large enough to spare the room). It draws every frame and
+node as a rectangle and the part of the canvas in view as an outline; a click or a drag on it
+centres the view on that point.
+
+Its corner is the first of bottom right, top right, top left and bottom left (not while the
+overflow hint is there) where it covers no node or group block; where every corner covers
+one, it stays bottom right and is drawn see-through (opaque under the mouse).
 
 It reads the scene's items and the view's transform whenever it paints and keeps nothing of
 its own but an image of the frames, blocks and nodes, drawn again only when the scene's
@@ -14,13 +18,15 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from . import style
-from .node_item import category_of
+from .group_item import GroupItem
+from .node_item import NodeItem, category_of
 
 SIZE = QtCore.QSize(200, 136)
 #: A canvas narrower or lower than this has no room for the minimap (a projector with the
 #: docks open): it stays hidden there.
 MIN_CANVAS = QtCore.QSize(2 * SIZE.width() + 40, 2 * SIZE.height() + 40)
 CORNER_MARGIN = 12   # pixels between the minimap and the canvas's corner
+SEE_THROUGH = 0.45   # the minimap's opacity where it covers a node
 PADDING = 8          # pixels inside the minimap around the drawing
 
 
@@ -36,6 +42,8 @@ class Minimap(QtWidgets.QWidget):
         self._picture_key: tuple | None = None
         #: True while the canvas is presented to a class: no overview covers the nodes then
         self.suppressed = False
+        #: True while the minimap covers a node (no corner was free): drawn see-through
+        self.covering = False
         self.hide()
 
     # ------------------------------------------------------------------ geometry
@@ -72,20 +80,47 @@ class Minimap(QtWidgets.QWidget):
         return not nodes.isNull() and not self._visible_rect().contains(nodes)
 
     def refresh(self) -> None:
-        """Show (in the corner, updated) when the graph is larger than the view, else hide."""
+        """Show (in a corner, see the module docstring; updated) when the graph is larger than
+        the view, else hide."""
         if self.needed():
-            area = self.view.viewport().geometry()
-            self.move(area.right() - self.width() - CORNER_MARGIN, area.bottom() - self.height() - CORNER_MARGIN)
+            corners = self._corners()
+            free = next((c for c in corners if not self._covers_node(c)), None)
+            self.covering = free is None
+            self.move(corners[0] if free is None else free)
             self.show()
             self.raise_()
             self.update()
         else:
             self.hide()
 
+    def _corners(self) -> list[QtCore.QPoint]:
+        """Top-left points of the minimap in the view, in the order it tries them: bottom
+        right, top right, top left, then bottom left unless the overflow hint is there."""
+        area = self.view.viewport().geometry()
+        left, top = area.left() + CORNER_MARGIN, area.top() + CORNER_MARGIN
+        right = area.right() - self.width() - CORNER_MARGIN
+        bottom = area.bottom() - self.height() - CORNER_MARGIN
+        corners = [QtCore.QPoint(right, bottom), QtCore.QPoint(right, top), QtCore.QPoint(left, top)]
+        hint = getattr(self.view, "overflow_hint", None)
+        if hint is None or not hint.isVisible():
+            corners.append(QtCore.QPoint(left, bottom))
+        return corners
+
+    def _covers_node(self, corner: QtCore.QPoint) -> bool:
+        """Whether the minimap at ``corner`` (view coordinates) would cover a node or a group
+        block (the scene's index finds the items under it; frames and wires do not count)."""
+        viewport = self.view.viewport().geometry()
+        rect = QtCore.QRect(corner - viewport.topLeft(), self.size())
+        mode = QtCore.Qt.ItemSelectionMode.IntersectsItemBoundingRect
+        under = self.view.scene().items(self.view.mapToScene(rect), mode)
+        return any(isinstance(item, (NodeItem, GroupItem)) and item.isVisible() for item in under)
+
     # ------------------------------------------------------------------ painting
     def paintEvent(self, event: QtGui.QPaintEvent) -> None:
         colours = style.canvas_colours()
         p = QtGui.QPainter(self)
+        if self.covering and not self.underMouse():
+            p.setOpacity(SEE_THROUGH)   # over a node: what is under it shows
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         p.setPen(QtGui.QPen(colours.node_border, 1))
         p.setBrush(colours.minimap_back)
@@ -141,6 +176,14 @@ class Minimap(QtWidgets.QWidget):
         """The scene point under minimap pixel ``pos``."""
         inverse, _ok = self._transform().inverted()
         return inverse.map(QtCore.QPointF(pos))
+
+    def enterEvent(self, event: QtCore.QEvent) -> None:
+        super().enterEvent(event)
+        self.update()      # opaque under the mouse
+
+    def leaveEvent(self, event: QtCore.QEvent) -> None:
+        super().leaveEvent(event)
+        self.update()
 
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
         self._centre(event.position())
