@@ -43,12 +43,18 @@ def test_the_overflow_hint_wraps_inside_a_narrow_canvas(window, qtbot):
     assert w.view.viewport().width() < 400, "the canvas is not narrow: the test proves nothing"
     assert w.view.viewport().rect().contains(hint.geometry())
     assert _text_fits(hint), (hint.text(), hint.size())
+    # the short form: the long one took four lines here, over a third of the canvas's nodes
+    assert hint.text().endswith("nodes outside the view · Ctrl+0 shows all"), hint.text()
+    assert hint.height() <= 2 * hint.fontMetrics().lineSpacing() + hint.contentsMargins().top() \
+        + hint.contentsMargins().bottom() + 4
     # a wider canvas: the hint grows back to one line
     narrow = w.view.viewport().width()
     w.palette_dock.hide()
     qtbot.waitUntil(lambda: w.view.viewport().width() > narrow, timeout=10000)
     keys(w.view, "F")
     assert hint.isVisible() and w.view.viewport().rect().contains(hint.geometry()) and _text_fits(hint)
+    if w.view.viewport().width() > 700:     # room for the whole sentence on one line
+        assert "Ctrl+0 (View > Frame All)" in hint.text()
 
 
 def test_frame_all_on_the_projector_shows_every_node_and_never_offers_itself(window, qtbot):

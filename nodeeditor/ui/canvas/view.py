@@ -228,9 +228,13 @@ class GraphView(QtWidgets.QGraphicsView):
         if overview:
             text = (f"{hidden} of {len(boxes)} nodes do not fit even at the smallest zoom: "
                     "Space+drag or the arrow keys pan to the rest")
+            short = f"{hidden} of {len(boxes)} nodes do not fit even at the smallest zoom · Space+drag pans"
         else:
             text = (f"{hidden} of {len(boxes)} nodes are outside the view: "
                     "Ctrl+0 (View > Frame All) shows them all, Space+drag pans")
+            short = f"{hidden} of {len(boxes)} nodes outside the view · Ctrl+0 shows all"
+        if self._one_line_width(text) > self._overflow_hint_room():
+            text = short       # a narrow canvas (a projector): fewer lines over the nodes
         self.overflow_hint.setText(text)
         self.overflow_hint.show()         # shown first: its style (font, padding) is then in force
         self._place_overflow_hint()
@@ -241,16 +245,23 @@ class GraphView(QtWidgets.QGraphicsView):
         if hint is not None:
             hint.hide()
 
+    def _overflow_hint_room(self) -> int:
+        """The width the overflow hint may take: the viewport's, less margins and the minimap."""
+        minimap = getattr(self, "minimap", None)
+        beside = minimap.width() + 12 if minimap is not None and minimap.needed() else 0   # not under the minimap
+        return max(60, self.viewport().width() - 20 - beside)
+
+    def _one_line_width(self, text: str) -> int:
+        """The overflow hint's width with ``text`` on one line (its style in force: shown)."""
+        self.overflow_hint.ensurePolished()     # its style sheet's font and padding, also before the first show
+        margins = self.overflow_hint.contentsMargins()
+        return self.overflow_hint.fontMetrics().horizontalAdvance(text) + margins.left() + margins.right() + 4
+
     def _place_overflow_hint(self) -> None:
         """Bottom-left of the viewport, as wide as its text on one line or the viewport
         allows (then wrapped, as tall as the wrapped text needs)."""
         hint, area = self.overflow_hint, self.viewport().rect()
-        minimap = getattr(self, "minimap", None)
-        beside = minimap.width() + 12 if minimap is not None and minimap.needed() else 0   # not under the minimap
-        room = max(60, area.width() - 20 - beside)
-        margins = hint.contentsMargins()
-        one_line = hint.fontMetrics().horizontalAdvance(hint.text()) + margins.left() + margins.right() + 4
-        width = min(room, one_line)
+        width = min(self._overflow_hint_room(), self._one_line_width(hint.text()))
         hint.setFixedWidth(width)   # first: QLabel measures its wrapped height at its own width
         hint.setFixedHeight(hint.heightForWidth(width))
         hint.move(10, max(0, area.height() - hint.height() - 10))
