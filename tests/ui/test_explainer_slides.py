@@ -161,7 +161,20 @@ def test_the_dialog_proposes_the_last_used_folder_not_the_examples_one(window, t
     assert window.explainer_controller.explain("ex1_op")
     dialog = window.explainer_controller.export_slides()
     assert dialog.path.text() == str(tmp_path / "example1.gif")
+    # a usual path shows whole in the box (it showed its last 20 characters)
+    path = "/home/teacher/lessons/week3/scatter9_examples.gif"
+    dialog.path.setText(path)
+    dialog.path.setCursorPosition(len(path))
+    box = dialog.path
+    room = box.style().subElementRect(QtWidgets.QStyle.SubElement.SE_LineEditContents, _line_edit_option(box), box)
+    assert box.fontMetrics().horizontalAdvance(path) <= room.width(), (room.width(), path)
     dialog.reject()
+
+
+def _line_edit_option(box):
+    option = QtWidgets.QStyleOptionFrame()
+    box.initStyleOption(option)
+    return option
 
 
 def test_the_cap_counts_the_title_picture(qapp, monkeypatch):

@@ -13,6 +13,10 @@ from . import slides
 GIF, FRAMES = "gif", "frames"
 
 
+#: The path box shows about this many characters without scrolling.
+PATH_CHARS = 48
+
+
 class SlidesDialog(QtWidgets.QDialog):
     """Export the operation ``explainer`` shows, proposed into ``folder`` (the last-used one;
     None: the home folder). ``written`` lists the files once done."""
@@ -30,6 +34,8 @@ class SlidesDialog(QtWidgets.QDialog):
         base = folder if folder is not None else Path.home()
         self._defaults = {GIF: str(base / f"{stem}.gif"), FRAMES: str(base / f"{stem}_frames")}
         self.path = QtWidgets.QLineEdit(self._defaults[GIF])
+        # a usual path whole (it showed 20 characters: "ad/s21/slides/frames")
+        self.path.setMinimumWidth(self.path.fontMetrics().horizontalAdvance("x" * PATH_CHARS))
         browse = QtWidgets.QPushButton("&Browse…")
         browse.clicked.connect(self._browse)
         self.width_box, self.height_box = QtWidgets.QSpinBox(), QtWidgets.QSpinBox()
