@@ -286,7 +286,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.speed_menu.addAction(spin_action)
         self.play_button.setMenu(self.speed_menu)
         # the ⋯ menu (and right-click)
-        self.menu = QtWidgets.QMenu(self)
+        self.menu = QtWidgets.QMenu("Explainer &Steps", self)   # its title names it in View
         self.elements_action = self.menu.addAction("Single &Elements")
         self.elements_action.setCheckable(True)
         self.elements_action.setStatusTip("GatherND / ScatterND: one step per element instead of one per slice")
