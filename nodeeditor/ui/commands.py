@@ -181,19 +181,22 @@ class DisconnectCommand(QtGui.QUndoCommand):
 
 
 class AttributeCommand(QtGui.QUndoCommand):
-    """Set an operator attribute. Consecutive edits of the same attribute (spin box steps)
-    merge into one undo step."""
+    """Set an operator attribute. With ``merge`` (a spin box's steps), consecutive merging
+    edits of the same attribute are one undo step, and the step goes when edited back to where
+    it started; a typed number or a choice in a list is a step of its own."""
 
-    def __init__(self, graph: Graph, node_id: str, name: str, value: Any) -> None:
+    def __init__(self, graph: Graph, node_id: str, name: str, value: Any, merge: bool = False) -> None:
         super().__init__(f"Change {name}")
         self.graph, self.node_id, self.name, self.value = graph, node_id, name, value
+        self.merge = merge
         self.old: Any = None
 
     def id(self) -> int:
-        return ATTRIBUTE_ID
+        return ATTRIBUTE_ID if self.merge else -1
 
     def mergeWith(self, other: QtGui.QUndoCommand) -> bool:
-        if not isinstance(other, AttributeCommand) or (other.node_id, other.name) != (self.node_id, self.name):
+        if not isinstance(other, AttributeCommand) or not other.merge \
+                or (other.node_id, other.name) != (self.node_id, self.name):
             return False
         self.value = other.value
         if hasattr(self, "_have_old") and self.value == self.old:

@@ -173,6 +173,30 @@ def test_spin_box_steps_merge_into_one_undo_step(small):
     assert w.undo_stack.count() == 0
 
 
+def test_typed_values_and_choices_are_each_an_undo_step(small):
+    """Only a spin box's arrow steps merge: two typed axes, or reduction add then mul then
+    max, are undone one at a time (one Ctrl+Z went back from max to none)."""
+    w = small
+    _wire(w)
+    w.scene.select_nodes(["g"])
+    box = w.properties.widgets["attr:axis"]
+    _type_in(box, "1")
+    _type_in(box, "-1")
+    assert w.undo_stack.count() == 2
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.node("g").attributes["axis"] == 1
+    nid = w.edits.add_block("op:ScatterElements", QtCore.QPointF(300, 400))
+    combo = w.properties.widgets["attr:reduction"]
+    for choice in ("add", "mul", "max"):
+        combo.setCurrentText(choice)
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.node(nid).attributes["reduction"] == "mul"
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.node(nid).attributes["reduction"] == "add"
+
+
 def test_tensor_scatter_mode_and_axis(small):
     import numpy as np
 

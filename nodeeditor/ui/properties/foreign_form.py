@@ -10,7 +10,7 @@ schema declares that the node leaves at their default (their default shown greye
 - tensor, graph, sparse tensor, type proto: a read-only summary (``float32[3] [1, 2, 3]``,
   ``graph 'body': 4 nodes``); they are kept and exported as they are.
 
-Every change is one :class:`~..commands.ForeignAttributeCommand` (a spin box's steps merge); a
+Every change is one :class:`~..commands.ForeignAttributeCommand` (a spin box's arrow steps merge); a
 "default" button removes an optional attribute that is set. A text that is not a value of
 the attribute's kind changes nothing: the status line says why and the field shows the value
 again. The schema comes from ``nodeeditor.onnx_io.foreign_ops`` (onnx loads when the first
@@ -28,6 +28,7 @@ from nodeeditor.graph.foreign import AttrKind, ForeignAttribute
 
 from .. import commands as C
 from .foreign_values import attribute_text, editable, parse_attribute
+from .range_spin_box import RangeSpinBox
 from .values import muted
 
 INT32 = (-(2 ** 31), 2 ** 31 - 1)
@@ -124,9 +125,10 @@ class ForeignForm:
         self.widgets[f"attr:{row.name}"] = field
 
     def _foreign_spin(self, row: _Row) -> QtWidgets.QSpinBox:
-        box = QtWidgets.QSpinBox()
+        box = RangeSpinBox()
         box.setRange(*INT32)
         box.setKeyboardTracking(False)
+        box.refused.connect(lambda text: self.status(box.refusal(row.name, text), error=True))
 
         def refresh() -> None:
             attr = self._attribute(row.name) or row.default
@@ -136,7 +138,7 @@ class ForeignForm:
             box.blockSignals(False)
 
         box.valueChanged.connect(lambda v: self._set_foreign(row.name, ForeignAttribute(AttrKind.INT, int(v)),
-                                                             merge=True))
+                                                             merge=box.stepping))
         self._refreshers.append(refresh)
         return box
 

@@ -103,7 +103,7 @@ class OperatorForm:
 
         def changed(value: int) -> None:
             if value != g.node(self.node_id).attributes.get(spec.name, spec.default):
-                self.push(C.AttributeCommand(g, self.node_id, spec.name, int(value)))
+                self.push(C.AttributeCommand(g, self.node_id, spec.name, int(value), merge=box.stepping))
 
         box.valueChanged.connect(changed)
         self.widgets[f"attr:{spec.name}:hint"] = hint

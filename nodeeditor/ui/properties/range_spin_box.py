@@ -17,6 +17,16 @@ class RangeSpinBox(QtWidgets.QSpinBox):
 
     refused = QtCore.Signal(str)
 
+    #: True while the value changes by a step (arrows, wheel, Up/Down keys), not by a typed number
+    stepping = False
+
+    def stepBy(self, steps: int) -> None:
+        self.stepping = True
+        try:
+            super().stepBy(steps)
+        finally:
+            self.stepping = False
+
     def validate(self, text: str, pos: int):
         result = super().validate(text, pos)
         state = result[0] if isinstance(result, tuple) else result
