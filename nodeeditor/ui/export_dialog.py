@@ -6,15 +6,18 @@ through ``push``), so the editor stops flagging what the model already allows, a
 through ``status`` (the window's status line) when given.
 
 The file field starts with a proposal (:func:`default_export_path`): the graph's name +
-``.onnx`` in the last-used folder, or the home folder."""
+``.onnx`` in the last-used folder, or the home folder. Export never writes over a file the
+graph reads (the model its weights stay in), and asks before it replaces any other file."""
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
 
 from .properties import MAX_OPSET
@@ -107,12 +110,40 @@ class ExportDialog(QtWidgets.QDialog):
         layout.addLayout(buttons)
         self.resize(560, 260)
         self.ok: bool | None = None
+        self._may_replace: Path | None = None    # the existing file the user agreed to replace
 
     def browse(self) -> None:
         start = self.path_edit.text() or default_export_path(self.graph)
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export ONNX model", start, "ONNX models (*.onnx)")
         if path:
             self.path_edit.setText(with_onnx_suffix(path))
+            if path == with_onnx_suffix(path):   # the file dialog asked before replacing this very file
+                self._may_replace = _real(Path(path))
+
+    def _may_write(self, target: Path) -> bool:
+        """Whether ``target`` may be written: never a file the graph reads (a model its weights
+        stay in, a file source's array), and an existing file only when the user agreed
+        (asked here, or already in Browse…'s file dialog, or written by this dialog before)."""
+        real = _real(target)
+        readers = [n for n in self.graph.nodes
+                   if n.kind in N.PATH_KINDS and n.path and _real(self.graph.file_scope.resolve(n.path)) == real]
+        if readers:
+            names = ", ".join(f"“{n.label}”" for n in readers[:3]) + (" …" if len(readers) > 3 else "")
+            self._show(False, f"Not exported: {target} is a file this graph reads ({names}); "
+                              "export to another file.")
+            return False
+        if not target.is_file() or real == self._may_replace:
+            return True
+        buttons = QtWidgets.QMessageBox.StandardButton
+        answer = QtWidgets.QMessageBox.question(
+            self, "Replace file?", f"“{target.name}” already exists in {target.parent}.\n\n"
+            "Replace it with the exported model?", buttons.Yes | buttons.No, buttons.No)
+        if answer != buttons.Yes:
+            self._show(None, f"Not exported: {target.name} is kept. Choose another file, or Export again "
+                             "and answer Yes.")
+            return False
+        self._may_replace = real
+        return True
 
     def _show(self, ok: bool | None, text: str) -> None:
         """Show ``text`` as a success (True), a failure (False) or a hint (None), the dialog
@@ -161,6 +192,8 @@ class ExportDialog(QtWidgets.QDialog):
         target = self._target()
         path = str(target)
         self.path_edit.setText(path)
+        if not self._may_write(target):
+            return False
         try:
             from nodeeditor.onnx_io import ExportError, save_model
         except ImportError as exc:
@@ -193,6 +226,7 @@ class ExportDialog(QtWidgets.QDialog):
                      f"raises it (one step, Ctrl+Z undoes it).")
             self.raise_button.setText(f"Set graph to opset {opset}")
             self.raise_button.show()
+        self._may_replace = _real(target)     # exporting again to it asks no more
         self._show(True, text)
         self.exported.emit(path)
         return True
@@ -221,3 +255,8 @@ class ExportDialog(QtWidgets.QDialog):
         if self._suggested is not None:
             self.opset_box.setValue(self._suggested)
             self.suggest_button.hide()
+
+
+def _real(path: Path) -> Path:
+    """``path`` with its folder's links followed (the file need not exist)."""
+    return Path(os.path.realpath(Path(path).expanduser()))

@@ -51,8 +51,9 @@ def test_export_proposes_the_graphs_name_in_the_home_folder(window, qtbot, monke
     dialog.close()
 
 
-def test_after_exporting_at_a_higher_opset_the_graph_can_be_raised_to_it(window, qtbot, tmp_path):
+def test_after_exporting_at_a_higher_opset_the_graph_can_be_raised_to_it(window, qtbot, tmp_path, dialogs):
     pytest.importorskip("onnx")
+    dialogs.answer = QtWidgets.QMessageBox.StandardButton.Yes   # a new dialog replaces the file after asking
     w = window
     _open_segment_sum(w)
     S.set_last_directory(tmp_path)
@@ -148,4 +149,41 @@ def test_a_typed_file_name_is_written_in_the_proposed_folder_as_onnx(window, qtb
     dialog.path_edit.setText("")
     _click(dialog.export_button)
     assert dialog.ok is None and "Choose a file" in dialog.result.text()
+    dialog.close()
+
+
+def test_export_asks_before_replacing_a_file_and_never_writes_over_what_the_graph_reads(
+        window, qtbot, tmp_path, dialogs):
+    """An existing file is replaced only after Yes (it was written over at once, the model just
+    imported included); a second export to it from the same dialog asks no more; a model the
+    graph reads its weights from is never written over."""
+    from nodeeditor.ui.export_dialog import ExportDialog
+
+    pytest.importorskip("onnx")
+    w = window
+    _open_segment_sum(w)
+    target = tmp_path / "model.onnx"
+    target.write_bytes(b"keep me")
+    dialog = ExportDialog(w.graph, str(target), w)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialogs.answer = QtWidgets.QMessageBox.StandardButton.No
+    _click(dialog.export_button)
+    assert target.read_bytes() == b"keep me" and dialog.ok is None
+    assert "“model.onnx” already exists" in dialogs.texts("question")[-1]
+    assert "model.onnx is kept" in dialog.result.text()
+    dialogs.answer = QtWidgets.QMessageBox.StandardButton.Yes
+    _click(dialog.export_button)
+    assert dialog.ok and target.read_bytes() != b"keep me"
+    asked = len(dialogs.texts("question"))
+    _click(dialog.export_button)                   # exported there already: no second question
+    assert dialog.ok and len(dialogs.texts("question")) == asked
+    # the model a source keeps its weights in (as an imported model's large initializers)
+    from nodeeditor.graph.nodes import ModelTensorSource
+
+    w.graph.add_node(ModelTensorSource(id="w", name="weights", path=str(target), tensor="W", shape=(4,)))
+    before = target.read_bytes()
+    _click(dialog.export_button)
+    assert target.read_bytes() == before and dialog.ok is False
+    assert "is a file this graph reads (“weights [w]”)" in dialog.result.text()
     dialog.close()
