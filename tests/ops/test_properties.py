@@ -338,6 +338,28 @@ def test_any_input_layout(op, reduction, layout):
     run()
 
 
+@pytest.mark.parametrize("layout", ["F", "strided", "reversed"])
+@pytest.mark.parametrize("size", [12, 5000])     # the small route and the index map's
+def test_scatter_nd_duplicates_keep_the_last_in_row_major_order_in_any_layout(layout, size):
+    """ScatterND none with whole-element index tuples, many hitting one cell: the spec's loop
+    (tests/ops/reference.py) keeps the last in row-major order whatever the inputs' memory
+    layout (a Fortran-ordered or reversed view kept an earlier one on the small route)."""
+    rng = np.random.default_rng(size)
+    data = np.zeros((3, 4), np.float32)
+    indices = rng.integers(0, 3, (size // 4, 4, 2)) % np.array([3, 4])
+    updates = np.arange(indices.shape[0] * 4, dtype=np.float32).reshape(indices.shape[:-1])
+
+    def relaid(a):
+        if layout == "reversed":       # the same values through negative strides on every axis
+            flipped = np.ascontiguousarray(a[(slice(None, None, -1),) * a.ndim])
+            return flipped[(slice(None, None, -1),) * a.ndim]
+        return _relayout(a, layout, rng)
+
+    want = reference.scatter_nd(data, indices, updates)
+    got = ops.run_op("ScatterND", [data, relaid(indices), relaid(updates)])
+    assert_same(got, want)
+
+
 def test_numpy_str_and_bytes_arrays_are_strings_and_never_truncated():
     data = np.array(["a", "b", "c"])  # dtype <U1
     out = ops.scatter_nd(data, np.array([[1]], np.int64), np.array(["xyz"]))
