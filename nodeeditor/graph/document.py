@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -473,7 +474,7 @@ class Graph:
         owner = self._issued.get(node.revision)
         if owner is None or owner() is not node:  # new here (or from another graph): a fresh revision
             node.revision = self._stamp(node)
-        node.position = (float(node.position[0]), float(node.position[1]))
+        node.position = _finite_position(node.position)
         self._nodes[node.id] = node
         if index is not None and 0 <= index < len(self._nodes) - 1:
             items = list(self._nodes.items())
@@ -695,7 +696,7 @@ class Graph:
         """Move a node on the canvas; returns the old position. Emits ``PositionChanged``."""
         node = self.node(node_id)
         old = node.position
-        node.position = (float(position[0]), float(position[1]))
+        node.position = _finite_position(position)
         self._changed()
         self.events.emit(E.PositionChanged(node_id, old, node.position))
         return old
@@ -1084,3 +1085,12 @@ def _flag(value: Any, what: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{what} must be true or false, got {value!r}")
     return bool(value)
+
+
+def _finite_position(position) -> tuple[float, float]:
+    """``position`` as two floats; ValueError when either is not finite (no canvas place, and
+    no graph file could hold it)."""
+    x, y = float(position[0]), float(position[1])
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ValueError(f"a node's position must be two finite numbers, not ({x}, {y})")
+    return x, y

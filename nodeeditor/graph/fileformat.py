@@ -29,6 +29,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -261,6 +262,9 @@ def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
     path = Path(path)
     doc, arrays = graph_document(graph, sidecar_path(path).name)
     rebased = _rebase_file_paths(graph, doc, path)
+    where = _non_finite(doc)
+    if where is not None:   # JSON has no such numbers: say which, before anything is written
+        raise GraphFileError(path, f"cannot write: {where} is not a finite number, which a graph file cannot hold")
     try:
         write_graph_files(path, doc, arrays)
     except OSError as exc:
@@ -270,6 +274,21 @@ def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
         for node_id, new_path in rebased.items():
             graph.set_source(node_id, path=new_path)
     return path
+
+
+def _non_finite(doc: Any, where: str = "") -> str | None:
+    """The place (``nodes[3].params.value``) of the first float in ``doc`` that is infinite or
+    NaN, or None. Tensors and generator parameters write theirs as text; this names anything
+    else before a write fails on it."""
+    if isinstance(doc, float):
+        return None if math.isfinite(doc) else (where or "a value")
+    if isinstance(doc, dict):
+        items = ((f"{where}.{k}" if where else str(k), v) for k, v in doc.items())
+    elif isinstance(doc, (list, tuple)):
+        items = ((f"{where}[{i}]", v) for i, v in enumerate(doc))
+    else:
+        return None
+    return next((found for place, v in items if (found := _non_finite(v, place)) is not None), None)
 
 
 # ---------------------------------------------------------------------- reading

@@ -269,7 +269,7 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
         out["example"] = encode(node.example, f"{node.id}.example")
     elif isinstance(node, N.GeneratorSource):
         out["generator"] = node.generator
-        out["params"] = dict(node.params)
+        out["params"] = {k: _param_json(v) for k, v in node.params.items()}
     elif isinstance(node, N.FileSource):
         out["path"] = node.path
         if node.key is not None:
@@ -303,6 +303,23 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
     if node.collapsed:
         out["collapsed"] = True
     return out
+
+
+#: How a generator's non-finite number parameter is written (JSON has no such numbers): a
+#: ``full`` of -inf is the start of a running maximum.
+_NON_FINITE = ("inf", "-inf", "nan")
+
+
+def _param_json(v: Any) -> Any:
+    """A generator parameter as JSON: a non-finite float as ``"inf"``, ``"-inf"``, ``"nan"``."""
+    if isinstance(v, (float, np.floating)) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def _param_value(v: Any) -> Any:
+    """:func:`_param_json` read back (no generator parameter is one of those words otherwise)."""
+    return float(v) if isinstance(v, str) and v in _NON_FINITE else v
 
 
 def _num(x: float) -> float | int:
@@ -340,8 +357,8 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         raise ValueError(f"{what}: 'name' must be a string")
     pos = d.get("position", [0, 0])
     if not (isinstance(pos, list) and len(pos) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)):
-        raise ValueError(f"{what}: 'position' must be [x, y]")
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pos)):
+        raise ValueError(f"{what}: 'position' must be [x, y], two finite numbers")
     flags = {key: d.get(key, False) for key in ("collapsed", "bypassed")}
     if not all(isinstance(v, bool) for v in flags.values()):
         raise ValueError(f"{what}: 'collapsed' and 'bypassed' must be true or false")
@@ -390,8 +407,8 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         if kind == N.MODEL_TENSOR:
             return model_tensor_from_dict(d, common, what)
         if kind == N.GENERATOR:
-            node = N.GeneratorSource(**common, generator=_require(d, "generator", str, what),
-                                     params=dict(_require(d, "params", dict, what)))
+            params = {k: _param_value(v) for k, v in _require(d, "params", dict, what).items()}
+            node = N.GeneratorSource(**common, generator=_require(d, "generator", str, what), params=params)
             generator_params(node.generator, node.params)
             return node
         if kind == N.FILE:

@@ -452,7 +452,7 @@ class RecoveryJob:
         try:
             write_atomically(self.meta_path, json.dumps(self.meta).encode("utf-8"))
             write_graph_files(self.graph_path, self.doc, self.arrays)
-        except OSError:
+        except (OSError, ValueError):   # ValueError: a number JSON cannot hold (save names it)
             return False
         return True
 

@@ -112,3 +112,53 @@ def test_temporary_files_stay_short_and_beside_the_target(tmp_path, monkeypatch)
     for tmp in made:
         assert os.path.dirname(tmp) == str(tmp_path)
         assert len(os.path.basename(tmp)) <= 32
+
+
+def test_a_generator_of_minus_infinity_saves_and_loads_back(tmp_path):
+    """A ``full`` of -inf, the start of a running maximum, ran and could never be saved (a
+    bare ValueError from the JSON writer; the editor's Save and ``train -o`` lost the work)."""
+    g = Graph("segment max")
+    init = g.add_generator("full", {"shape": [3], "dtype": "float32", "value": float("-inf")}, name="init")
+    noise = g.add_generator("normal", {"shape": [2], "dtype": "float32", "std": float("nan")}, name="noise")
+    idx = g.add_literal(np.array([0, 0, 2], np.int64), name="idx")
+    upd = g.add_literal(np.array([5.0, 7.0, 1.0], np.float32), name="upd")
+    op = g.add_operator("ScatterElements", {"reduction": "max"})
+    out = g.add_output("m")
+    for src, port in ((init, "data"), (idx, "indices"), (upd, "updates")):
+        g.connect(src, "output", op, port)
+    g.connect(op, "output", out, "value")
+    path = tmp_path / "g.ifg.json"
+    save_graph(g, path)
+    back = load_graph(path)
+    assert back.node(init).params["value"] == float("-inf") and np.isnan(back.node(noise).params["std"])
+    np.testing.assert_array_equal(Engine(back).run().outputs["m"], [7.0, -np.inf, 1.0])   # max of (-inf, 5, 7)
+
+
+@pytest.mark.parametrize("text", ["1e999", "-Infinity", "NaN"])
+def test_a_position_that_is_not_finite_is_refused_by_name(tmp_path, text):
+    g = Graph("g")
+    g.add_literal(np.zeros(2, np.float32), name="a", node_id="a", position=(0, 0))
+    path = tmp_path / "g.ifg.json"
+    save_graph(g, path)
+    path.write_text(path.read_text().replace('"position": [0, 0]', f'"position": [{text}, 0]'))
+    with pytest.raises(GraphFileError, match="node 'a': 'position' must be \\[x, y\\], two finite numbers"):
+        load_graph(path)
+    with pytest.raises(ValueError, match="position must be two finite numbers"):
+        g.set_position("a", (float("inf"), 0.0))
+
+
+def test_any_other_number_json_cannot_hold_is_named_and_nothing_is_written(tmp_path, monkeypatch):
+    g = Graph("g")
+    g.add_literal(np.zeros(2, np.float32), name="a")
+    real = fileformat.graph_document
+
+    def with_inf(graph, sidecar):
+        doc, arrays = real(graph, sidecar)
+        doc["settings"] = {**doc.get("settings", {}), "learning_rate": float("inf")}
+        return doc, arrays
+
+    monkeypatch.setattr(fileformat, "graph_document", with_inf)
+    path = tmp_path / "g.ifg.json"
+    with pytest.raises(GraphFileError, match="settings.learning_rate is not a finite number"):
+        save_graph(g, path)
+    assert not path.exists()
