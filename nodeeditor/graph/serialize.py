@@ -13,7 +13,8 @@ migration. Structure::
      "edges": [{"from": [node_id, port], "to": [node_id, port]}],
      "frames": [{"id", "title", "colour": "#rrggbb", "nodes": [node_id, ...], "collapsed": true}]}
 
-Kind fields: literal ``value`` (tensor); generator ``generator``, ``params``;
+Kind fields: literal ``value`` (tensor); generator ``generator``, ``params`` (a number that
+is not finite as ``"inf"``, ``"-inf"``, ``"nan"``: JSON has no such numbers);
 file ``path`` (+ ``key``, ``dtype`` when set); input ``example`` (tensor);
 op ``op``, ``attributes`` (only explicitly set ones); output none; loss ``loss`` (its
 kind, e.g. ``"mean_squared_error"``).
