@@ -288,6 +288,14 @@ class MainWindow(QtWidgets.QMainWindow):
                                     lambda: lessons.quiz_dock if lessons.quizzing else self.explainer_dock,
                                     lessons.quiz_widget.set_zoom, lessons.keep_quiz_layout)
         lessons.quizChanged.connect(lambda _on: self.presentation.restage())
+        lessons.quizChanged.connect(lambda _on: self._withhold_answers())
+
+    def _withhold_answers(self) -> None:
+        """During a quiz neither the viewer nor a block's preview shows the lesson node's value or
+        anything after it (the answers); after it, both show everything again."""
+        answers = self.lessons.answer_nodes()
+        self.viewer_target.withhold(answers, "hidden during the quiz" if answers else "")
+        self.scene.withhold_previews(answers)
 
     def _build_menus(self) -> None:
         menu = self.menuBar()

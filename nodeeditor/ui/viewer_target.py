@@ -10,6 +10,9 @@ The target is a :class:`Target` (node id, port, output or input). It is chosen b
   showed another tensor;
 - nothing chosen, or the chosen node gone: the graph's first output node.
 
+Values can be withheld (:meth:`ViewerTarget.withhold`, a quiz's answers): the viewer then names
+the tensor and says why it shows no picture, for any way of choosing it.
+
 The viewer's Value / Gradient switch (:class:`ViewerMode`, two buttons it puts in the
 viewer's button row) chooses what of the target is shown: its value, or d loss / d that
 value from the :class:`~.gradients.GradientRunner` (an input port: the gradient of the value
@@ -82,6 +85,8 @@ class ViewerTarget(QtCore.QObject):
         self.mode = ViewerMode.VALUE
         self._shown: tuple | None = None            # (mode, name, id of the array, subtitle) last shown
         self._pressed_node: str | None = None
+        self._withheld: frozenset[str] = frozenset()   # nodes whose values are not shown ...
+        self._withheld_why = ""                        # ... and why
         self.mode_switch = QtWidgets.QWidget()
         self.mode_buttons = self._build_switch(self.mode_switch)
         viewer.add_control(self.mode_switch)
@@ -138,6 +143,12 @@ class ViewerTarget(QtCore.QObject):
         if visible:
             self.update()
 
+    def withhold(self, node_ids: frozenset[str], why: str = "") -> None:
+        """Show no value (nor gradient) of the nodes ``node_ids``, saying ``why`` instead; an
+        empty set shows everything again."""
+        self._withheld, self._withheld_why = frozenset(node_ids), why
+        self.update()
+
     def _show(self, target: Target) -> None:
         self.target = target
         self.update()
@@ -150,12 +161,15 @@ class ViewerTarget(QtCore.QObject):
             if not outputs:
                 return Shown("", "", None)
             self.target = Target(outputs[0].id)
-        if self.mode is ViewerMode.GRADIENT:
-            return self._gradient_source(graph)
         node_id, port, is_output = self.target.node_id, self.target.port, self.target.is_output
         node = graph.node(node_id)
+        edge = None if is_output else graph.edge_into(node_id, port)
+        if (edge.src if edge is not None else node_id) in self._withheld:
+            name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
+            return Shown(name, self._withheld_why, None, self._withheld_why)
+        if self.mode is ViewerMode.GRADIENT:
+            return self._gradient_source(graph)
         if not is_output:
-            edge = graph.edge_into(node_id, port)
             if edge is None:
                 return Shown(f"{node.name}.{port}", "input not connected", None)
             src = graph.node(edge.src)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
@@ -112,6 +113,39 @@ def test_quiz_mode_hides_the_output_and_scores_the_clicks(window, qtbot):
     assert window.explainer.isVisible() and not lessons.panel.quiz_button.isChecked()
     assert window.scene.selected_node_ids() == ["ex1_op"]
     assert not window.is_modified()
+
+
+def test_during_a_quiz_no_click_shows_the_answer_in_the_viewer(window, qtbot):
+    """Clicking the lesson's node or the graph output during a quiz put the answer in the
+    tensor viewer (the README promises neither the Explainer nor the viewer shows it): it names
+    the tensor and says it is hidden; the lesson's text keeps only its formula. After the quiz
+    both come back."""
+    open_from_list(window, qtbot, "scatterelements-add")
+    lessons = window.lessons
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    # the lesson's text works the example through ("2 + 1.1 + 2.1 = 5.2"): only its formula shows
+    text = lessons.panel.text.toPlainText()
+    assert "5.2" not in text and "Common mistake" not in text and "+= updates[i, j]" in text
+    op = lessons.lesson.node
+    output = next(iter(window.graph.downstream(op)))
+    view = window.view
+    for node in (op, output):
+        item = window.scene.node_item(node)
+        view.ensureVisible(item)
+        at = view.mapFromScene(item.sceneBoundingRect().center())
+        QTest.mouseClick(view.viewport(), LEFT, NOMOD, at)
+        qtbot.waitUntil(lambda node=node: window.scene.selected_node_ids() == [node], timeout=10000)
+        qtbot.waitUntil(lambda: window.viewer.current is None, timeout=10000)
+        assert window.viewer.info_label.text() == "hidden during the quiz"
+    QTest.mouseClick(lessons.quiz_widget.end_button, LEFT)
+    qtbot.waitUntil(lambda: not lessons.quizzing, timeout=10000)
+    assert "2 + 1.1 + 2.1 = 5.2" in lessons.panel.text.toPlainText()
+    window.scene.select_nodes([op])
+    window.viewer_target.show_node(op)
+    qtbot.waitUntil(lambda: window.viewer.current is not None, timeout=10000)
+    window.runner.wait()
+    np.testing.assert_array_equal(window.viewer.current.array, window.runner.value(op))
 
 
 def test_a_fill_quiz_is_typed_with_the_keyboard(window, qtbot):

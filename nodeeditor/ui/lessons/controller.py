@@ -278,6 +278,14 @@ class LessonsController(QtCore.QObject):
         if visible and not self._quiz_on:
             QtCore.QTimer.singleShot(0, self.quiz_dock.hide)
 
+    def answer_nodes(self) -> frozenset[str]:
+        """During a quiz on the lesson's graph, the nodes whose values give the answers away:
+        the lesson's node and every node after it; else none."""
+        if not (self._quiz_on and self._following()):
+            return frozenset()
+        graph = self._graph_of()
+        return frozenset({self.lesson.node} | graph.downstream(self.lesson.node))
+
     def _data_source(self) -> str | None:
         """The node feeding the lesson node's data input (None when unconnected)."""
         graph = self._graph_of()

@@ -24,17 +24,21 @@ def paragraphs(text: str) -> str:
     return "".join(f"<p>{html.escape(p)}</p>" for p in parts if p)
 
 
-def lesson_html(lesson: Lesson) -> str:
-    """The lesson page's text."""
+def lesson_html(lesson: Lesson, quiz: bool = False) -> str:
+    """The lesson page's text; with ``quiz``, the title and the formula only: the other
+    paragraphs work the lesson's example through, which is the quiz's first question."""
     where = lesson.example or lesson.graph_path.name
     source = f"{html.escape(lesson.source)}; " if lesson.source else ""
-    formula = html.escape(lesson.formula)
-    return (f"<h3 style='margin-bottom:2px'>{html.escape(lesson.title)}</h3>"
+    formula = (f"<h4 style='margin-bottom:0'>Formula</h4>"
+               f"<pre style='white-space:pre-wrap'>{html.escape(lesson.formula)}</pre>")
+    head = (f"<h3 style='margin-bottom:2px'>{html.escape(lesson.title)}</h3>"
             f"<p style='color:#666; margin-top:0'>{html.escape(lesson.case)} &middot; {source}"
-            f"node {html.escape(lesson.node)} of {html.escape(where)}</p>"
-            f"<h4 style='margin-bottom:0'>What it does</h4>{paragraphs(lesson.what)}"
-            f"<h4 style='margin-bottom:0'>Formula</h4><pre style='white-space:pre-wrap'>{formula}</pre>"
-            f"<h4 style='margin-bottom:0'>Common mistake</h4>{paragraphs(lesson.mistake)}")
+            f"node {html.escape(lesson.node)} of {html.escape(where)}</p>")
+    if quiz:
+        return (head + formula + "<p style='color:#666'>The rest of the lesson's text works the example through: "
+                "it is back when the quiz ends.</p>")
+    return (head + f"<h4 style='margin-bottom:0'>What it does</h4>{paragraphs(lesson.what)}" + formula
+            + f"<h4 style='margin-bottom:0'>Common mistake</h4>{paragraphs(lesson.mistake)}")
 
 
 class LessonsPanel(QtWidgets.QWidget):
@@ -161,7 +165,6 @@ class LessonsPanel(QtWidgets.QWidget):
     def show_lesson(self, lesson: Lesson) -> None:
         """Show ``lesson``'s text (the controller has opened its graph)."""
         self.current = lesson
-        self.text.setHtml(lesson_html(lesson))
         ids = [x.id for x in self.lessons]
         index = ids.index(lesson.id) if lesson.id in ids else -1
         self.counter.setText(f"{index + 1} / {len(ids)}" if index >= 0 else "")
@@ -171,10 +174,13 @@ class LessonsPanel(QtWidgets.QWidget):
         self.pages.setCurrentWidget(self.lesson_page)
 
     def set_quiz_on(self, on: bool) -> None:
-        """Check or uncheck the Quiz button without asking for anything."""
+        """Check or uncheck the Quiz button without asking for anything; the lesson's text is
+        the quiz's form of it (:func:`lesson_html`) while on."""
         blocked = self.quiz_button.blockSignals(True)
         self.quiz_button.setChecked(on)
         self.quiz_button.blockSignals(blocked)
+        if self.current is not None:
+            self.text.setHtml(lesson_html(self.current, quiz=on))
 
     # ------------------------------------------------------------------ internals
     def _activated(self, item: QtWidgets.QTreeWidgetItem | None) -> None:
