@@ -255,11 +255,18 @@ def write_graph_files(path: os.PathLike | str, doc: dict, arrays: Mapping[str, n
         side.unlink()  # a stale sidecar of an earlier save
 
 
+def through_link(path: Path) -> Path:
+    """``path``, or the file it points to when it is a symbolic link (a graph opened through a
+    link looked for its sidecar beside the link, and a save replaced the link with a file)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
     """Write ``graph`` to ``path`` (and its sidecar when large tensors need one), atomically
     and paired (:func:`write_graph_files`). Sets ``graph.file_path``. Returns the path. OSError
-    becomes GraphFileError."""
-    path = Path(path)
+    becomes GraphFileError. A symbolic link is written through: the file it points to gets the
+    graph, the link stays."""
+    path = through_link(Path(path))
     doc, arrays = graph_document(graph, sidecar_path(path).name)
     rebased = _rebase_file_paths(graph, doc, path)
     where = _non_finite(doc)
@@ -350,8 +357,11 @@ def load_graph(path: os.PathLike | str, *, allow_outside_files: bool = False) ->
     of a save interrupted between its two renames: the new sidecar is in place, the new graph
     file is still its complete temporary. That save is completed (the temporary moved over the
     graph file) and the graph loaded from it; without such a temporary the mismatch is the
-    error."""
-    path = Path(path)
+    error.
+
+    A path that is a symbolic link is followed: the graph is the file it points to (its sidecar
+    and relative file sources beside that file), and saving it writes there."""
+    path = through_link(Path(path))
     try:
         return loads_graph(_read_text(path), path, allow_outside_files=allow_outside_files)
     except SidecarMismatch as exc:

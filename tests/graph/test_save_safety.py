@@ -162,3 +162,22 @@ def test_any_other_number_json_cannot_hold_is_named_and_nothing_is_written(tmp_p
     with pytest.raises(GraphFileError, match="settings.learning_rate is not a finite number"):
         save_graph(g, path)
     assert not path.exists()
+
+
+def test_a_graph_opened_and_saved_through_a_symbolic_link_stays_the_linked_file(tmp_path):
+    """Through a link (``work/model.ifg.json -> repo/model.ifg.json``): the sidecar is the one
+    beside the real file (it was looked for beside the link: "the sidecar ... is missing"), and
+    a save writes the real file and keeps the link (it replaced the link with a new file)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    g = Graph("linked")
+    g.add_literal(np.arange(5000, dtype=np.float32), name="big", node_id="big")   # in the sidecar
+    save_graph(g, repo / "model.ifg.json")
+    link = tmp_path / "model.ifg.json"
+    link.symlink_to("repo/model.ifg.json")
+    loaded = load_graph(link)
+    np.testing.assert_array_equal(loaded.node("big").value, np.arange(5000, dtype=np.float32))
+    loaded.rename_node("big", "renamed")
+    save_graph(loaded, link)
+    assert link.is_symlink() and load_graph(repo / "model.ifg.json").node("big").name == "renamed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.ifg.json", "repo"]
