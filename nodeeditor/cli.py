@@ -128,11 +128,7 @@ def feed_inputs(graph, path: str) -> list[str]:
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"--inputs {path}: " + ("no such file" if not file.exists() else "not a regular file"))
-    try:
-        with np.load(file, allow_pickle=False) as archive:
-            arrays = {k: archive[k] for k in archive.files}
-    except Exception as exc:  # noqa: BLE001 - numpy raises many kinds on a file that is not an .npz
-        raise UsageError(f"--inputs {path}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
+    arrays = _read_npz(path, file)
     inputs = {n.name: n for n in graph.nodes if isinstance(n, InputSource)}
     defaults = {n.name: n for n in graph.nodes if n.is_source and n.overridable and n.name not in inputs}
     unknown = sorted(set(arrays) - set(inputs) - set(defaults))
@@ -142,6 +138,8 @@ def feed_inputs(graph, path: str) -> list[str]:
                          f"the inputs are {', '.join([*map(repr, inputs), *map(_a_default, defaults)]) or 'none'}")
     with graph.batch():
         for name, value in arrays.items():
+            if value.dtype.byteorder not in "=|":   # big-endian data is its native type, converted
+                value = value.astype(value.dtype.newbyteorder("="))
             if value.dtype.kind in "US":
                 value = value.astype(object)
             if name in defaults:
@@ -165,6 +163,23 @@ def feed_inputs(graph, path: str) -> list[str]:
                 raise UsageError(f"--inputs {path}: input {name!r}: {exc}") from None
     return [f"note: input {name!r} is not in {path}; it keeps its example value"
             for name in inputs if name not in arrays]
+
+
+def _read_npz(path: str, file: Path) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` archive ``file``; UsageError saying what the file is when it
+    is not one (numpy's own words were about pickles and context managers)."""
+    with open(file, "rb") as handle:
+        magic = handle.read(6)
+    if magic == b"\x93NUMPY":
+        raise UsageError(f"--inputs {path}: a single .npy array, not an .npz archive of named inputs; "
+                         "write one with numpy.savez(file, NAME=array, ...)")
+    if not magic.startswith(b"PK"):
+        raise UsageError(f"--inputs {path}: not an .npz archive (a zip of named arrays, as numpy.savez writes)")
+    try:
+        with np.load(file, allow_pickle=False) as archive:
+            return {k: archive[k] for k in archive.files}
+    except Exception as exc:  # noqa: BLE001 - numpy raises many kinds on a damaged archive
+        raise UsageError(f"--inputs {path}: not a readable .npz file ({type(exc).__name__}: {exc})") from None
 
 
 def _a_default(name: str) -> str:

@@ -291,6 +291,30 @@ def test_run_inputs_of_another_dtype_or_rank_than_the_inputs_type_are_usage_erro
     assert main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / "good.npz")]) == 0
 
 
+def test_run_inputs_big_endian_is_its_native_type_and_other_files_are_named(tmp_path, capsys):
+    """A big-endian float32 array is float32 (ops/CONTRACT.md; the refusal read "input 'd' is
+    float32[3, 4]; the array is float32[3, 4]"); a single .npy or a text file is said to be
+    that, not in numpy's words about pickles or context managers."""
+    model = _gather_model((3, 4), (2, 3))
+    onnx.save(model, tmp_path / "m.onnx")
+    data = np.arange(12, dtype=">f4").reshape(3, 4)
+    indices = np.array([[0, 2, 1], [2, 2, 0]], np.int64)
+    np.savez(tmp_path / "big.npz", d=data, i=indices)
+    out = tmp_path / "out.npz"
+    assert main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / "big.npz"), "-o", str(out)]) == 0
+    with np.load(out) as got:
+        (value,) = got.values()
+    (want,) = ort_run(model, {"d": data.astype("<f4"), "i": indices}).values()
+    np.testing.assert_array_equal(value, want)
+    np.save(tmp_path / "one.npy", data)
+    (tmp_path / "text.npz").write_text("d,1,2,3\n")
+    for name, message in (("one.npy", "a single .npy array, not an .npz archive of named inputs"),
+                          ("text.npz", "not an .npz archive (a zip of named arrays")):
+        assert main(["run", str(tmp_path / "m.onnx"), "--inputs", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "pickle" not in err and "context manager" not in err
+
+
 def test_import_and_export_never_write_over_what_they_read_and_add_their_suffix(tmp_path, capsys):
     """``-o`` naming the file being read (``import m.onnx -o m.onnx`` wrote graph JSON over the
     model, whose weights the graph referred to) is refused, exit 2, the file intact; a name
