@@ -258,6 +258,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(describe_graph(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
     for note in notes:
         print(note)
+    clashes = graph.name_clashes()
+    if clashes:   # the outputs are printed and written by name: one value would be lost
+        print_error(f"{clashes[0]}; rename all but one (outputs are written by name)")
+        return EXIT_GRAPH_ERROR
     if args.engine == "onnxruntime":
         outcome = _run_in_onnxruntime(graph)
         if isinstance(outcome, int):
@@ -274,8 +278,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for _, message in result.warnings():
             print(f"warning: {message}")
         outputs, ok = result.outputs, result.ok
-    for clash in graph.name_clashes():
-        print(f"warning: {clash}; only the last one's value is kept")
     for name, value in outputs.items():
         dims = ", ".join(map(str, value.shape))
         print(f"{name}: {dtype_name(value)}[{dims}]")

@@ -211,7 +211,7 @@ def test_progress_is_shown_on_a_terminal_only():
     assert pipe.getvalue() == ""
 
 
-def test_outputs_sharing_a_name_are_an_error_for_check(tmp_path, capsys):
+def test_outputs_sharing_a_name_are_an_error_for_check_and_run(tmp_path, capsys):
     g = Graph()
     g.add_literal(np.array([1]), node_id="a")
     g.add_output("y", node_id="y1")
@@ -221,6 +221,12 @@ def test_outputs_sharing_a_name_are_an_error_for_check(tmp_path, capsys):
     path = save_graph(g, tmp_path / "clash.ifg.json")
     assert cli.main(["check", str(path)]) == 1
     assert "error: 2 outputs are called 'y' (y1, y2)" in capsys.readouterr().out
+    # run writes outputs by name: it refuses too (it wrote one value, dropped the other, exit 0)
+    out = tmp_path / "out.npz"
+    assert cli.main(["run", str(path), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("indexflow: error: 2 outputs are called 'y' (y1, y2); rename all but one")
+    assert not out.exists()
 
 
 def test_check_warns_about_duplicate_scatter_targets_fed_by_sources(tmp_path, capsys):
