@@ -526,9 +526,19 @@ def read_tensor(tensor: onnx.TensorProto, model_dir: Path | None, where: str) ->
         if tensor.data_type in (onnx.TensorProto.INT4, onnx.TensorProto.UINT4, onnx.TensorProto.FLOAT4E2M1):
             need = (math.prod(tensor.dims) + 1) // 2
         size = path.stat().st_size
-        if offset < 0 or offset + need > size or (length is not None and int(length) < need):
+        place = f"{info.get('location')!r}"
+        if length is not None:   # the bytes the tensor says it takes: as onnx.load, they must be there and fit
+            try:
+                declared = int(length)
+            except ValueError:
+                raise ForeignOpError(f"{where}: tensor {tensor.name!r} declares a length of {length!r} bytes, "
+                                     "which is not a number") from None
+            if declared != need:
+                raise ForeignOpError(f"{where}: tensor {tensor.name!r} declares {declared} bytes of external "
+                                     f"data, but its type and shape take {need}")
+        if offset < 0 or offset + need > size:
             raise ForeignOpError(f"{where}: tensor {tensor.name!r} needs {need} bytes at offset {offset} of "
-                                 f"{info.get('location')!r}, which holds {size}")
+                                 f"{place}, which holds {size}")
         with open(path, "rb") as handle:
             handle.seek(offset)
             raw = handle.read(need)

@@ -121,6 +121,29 @@ def test_external_data_too_short_for_its_tensor_is_refused(tmp_path, table):
         import_model(path)
 
 
+@pytest.mark.parametrize("length", ["16", "99999999", "lots"])
+def test_external_data_of_another_declared_length_is_refused_naming_it(tmp_path, table, length):
+    """A ``length`` that is not the tensor's size: onnxruntime refuses such a model (and
+    onnx.load one longer than the file); it was read silently, or refused with "needs 256000
+    bytes ... which holds 256000", naming neither the length nor why."""
+    import onnxruntime as ort
+
+    path = _external(tmp_path, table, "weights.bin")
+    model = onnx.load(path, load_external_data=False)
+    for entry in model.graph.initializer[0].external_data:
+        if entry.key == "length":
+            entry.value = length
+    onnx.save(model, path)
+    if length != "lots":
+        with pytest.raises(Exception, match="(?i)external data|deserialize"):
+            ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    with pytest.raises(OnnxImportError) as info:
+        import_model(path)
+    message = str(info.value)
+    assert "'table'" in message and (f"declares {length} bytes" in message if length != "lots"
+                                     else "declares a length of 'lots' bytes" in message)
+
+
 def test_a_model_imported_with_an_absolute_path_is_saved_relative_to_the_graph(tmp_path, table):
     model_path = tmp_path / "models" / "big.onnx"
     model_path.parent.mkdir()
