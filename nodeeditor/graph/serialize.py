@@ -47,7 +47,8 @@ file without it loads as before.
 
 A tensor is ``{"dtype", "shape", ...}`` plus one of: ``"data"`` (nested lists, readable:
 floats in their shortest round-trip form, ``"nan"``/``"-nan"``/``"inf"``/``"-inf"`` as
-strings, complex as ``[re, im]``), ``"base64"`` (raw little-endian bytes), or
+strings, complex as ``[re, im]``), ``"base64"`` (raw little-endian bytes: large tensors, and
+small ones with a NaN whose payload text would lose), or
 ``"sidecar"``/``"key"`` (an array in the ``.npz`` beside the file).
 """
 from __future__ import annotations
@@ -95,7 +96,8 @@ def _has_signed_nan(dtype: np.dtype) -> bool:
 def _short_float(x: Any, dtype: np.dtype) -> float | str:
     """``x`` as a JSON value that reads back as the same bits: the shortest decimal that does,
     else the float; ``"nan"``, ``"-nan"`` (the sign bit set, for dtypes with a NaN of each
-    sign), ``"inf"``, ``"-inf"``. NaN payloads are not kept: NaNs read back as the quiet NaN."""
+    sign), ``"inf"``, ``"-inf"``. NaN payloads are not kept: NaNs read back as the quiet NaN
+    (:func:`inline_tensor` keeps the bytes of a tensor with any other NaN)."""
     f = float(x)
     if math.isnan(f):
         return "-nan" if math.copysign(1.0, f) < 0 and _has_signed_nan(dtype) else "nan"
@@ -136,12 +138,31 @@ def _nest(flat: list, shape: tuple[int, ...]) -> Any:
     return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
+def _nan_bits_kept(arr: np.ndarray) -> bool:
+    """Whether every NaN of ``arr`` reads back bit for bit from its text (``"nan"`` is the
+    quiet NaN): a NaN with a payload, or a signalling one, is kept only by the raw bytes."""
+    kind = arr.dtype.kind
+    if kind not in "fcV" and not ops.dtypes.is_ml_float(arr):
+        return True
+    flat = np.ascontiguousarray(arr)
+    if kind == "c":
+        flat = flat.view(np.float32 if arr.dtype.itemsize == 8 else np.float64)
+    flat = flat.reshape(-1)
+    try:
+        nans = flat[np.isnan(flat)]
+    except TypeError:   # a format numpy cannot test: keep its bytes
+        return False
+    back = np.array([float(_short_float(v, flat.dtype)) for v in nans], dtype=flat.dtype)
+    return back.tobytes() == nans.tobytes()
+
+
 def inline_tensor(arr: np.ndarray, key: str = "") -> dict:
     """Tensor dict with the values inline: readable lists up to INLINE_LIMIT elements
-    (and always for strings), base64 bytes above."""
+    (and always for strings), base64 bytes above, or where a NaN's bits would be lost in
+    text (:func:`_nan_bits_kept`)."""
     arr = np.asarray(arr)
     head = {"dtype": ops.dtype_name(arr), "shape": list(arr.shape)}
-    if arr.size <= INLINE_LIMIT or arr.dtype == object:
+    if arr.dtype == object or arr.size <= INLINE_LIMIT and _nan_bits_kept(arr):
         return {**head, "data": _nest(_readable(arr), arr.shape)}
     raw = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
     return {**head, "base64": base64.b64encode(raw).decode("ascii")}
