@@ -433,9 +433,9 @@ def loads_graph(text: str, path: os.PathLike | str | None = None, *, allow_outsi
         raise GraphFileError(path, f"unknown format version {version}")
     try:
         doc = migrate(doc)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise GraphFileError(path, f"cannot upgrade from format version {version}: "
-                                   f"malformed document ({exc!r})") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        raise GraphFileError(path, f"the file says format version {version}, but its contents do not have "
+                                   f"that version's layout (is the version number right?)") from None
 
     archives: dict[str, zipfile.ZipFile] = {}
     handles: list[Any] = []

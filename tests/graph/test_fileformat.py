@@ -182,6 +182,18 @@ def test_version_0_file_migrates(tmp_path):
     assert json.loads(path.read_text())["version"] == VERSION
 
 
+def test_a_current_file_labelled_version_0_says_its_layout_is_not_version_0s(tmp_path):
+    """It said "malformed document (AttributeError(\"'list' object has no attribute
+    'items'\"))": Python's words, not the file's problem."""
+    doc = good_doc()
+    doc["version"] = 0
+    with pytest.raises(GraphFileError) as info:
+        load_graph(write(tmp_path, doc))
+    message = str(info.value)
+    assert "says format version 0, but its contents do not have that version's layout" in message
+    assert "Error" not in message and "'items'" not in message
+
+
 def test_nothing_half_loaded_on_error(tmp_path):
     doc = good_doc()
     doc["edges"].append({"from": ["rows", "output"], "to": ["nope", "data"]})
