@@ -154,6 +154,8 @@ class CanvasEdits:
             self._push(C.RemoveFramesCommand(graph, frames))
         elif ids or edges:
             self._push(C.DeleteCommand(graph, ids, edges))
+        else:
+            self._status("Nothing is selected to delete")
 
     def select_all(self) -> None:
         self.scene.select_nodes(self._graph_of().node_ids)

@@ -55,6 +55,9 @@ class ClipboardActions:
         """Copies of the selection a step down-right; with ``keep_inputs`` each copy is fed by
         the same outputs as its original (the wires from outside the selection)."""
         graph, selected = self._graph_of(), self.scene.selected_node_ids()
+        if not selected:
+            self._status("Nothing is selected to duplicate")
+            return []
         data = clipboard.selection_data(graph, selected)
         if data is None:
             return []

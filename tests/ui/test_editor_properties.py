@@ -400,3 +400,24 @@ def test_a_number_typed_outside_a_boxs_range_is_refused_in_words_not_cut_short(s
     assert "axis 5 is not allowed here: [-2, 1] for rank-2 data" in message
     _type_in(axis, "-2")                                          # in range: taken as before
     assert w.graph.node("g").attributes["axis"] == -2
+
+
+def test_an_emptied_name_says_it_stays_and_edits_of_nothing_say_so(small):
+    """Clearing Name and pressing Enter kept the name without a word; Duplicate and Delete
+    with nothing selected did nothing, the status line still showing an older message."""
+    w = small
+    w.scene.select_nodes(["g"])
+    name = w.properties.widgets["name"]
+    name.setFocus()
+    name.selectAll()
+    QTest.keyClick(name, QtCore.Qt.Key.Key_Delete)
+    QTest.keyClick(name, QtCore.Qt.Key.Key_Return)
+    assert w.graph.node("g").name == "g" and name.text() == "g"
+    assert w.statusBar().currentMessage() == "A name cannot be empty: it stays “g”"
+    w.scene.clearSelection()
+    w.view.setFocus()
+    keys(w.view, "Ctrl+D")
+    assert w.statusBar().currentMessage() == "Nothing is selected to duplicate"
+    keys(w.view, "Delete")
+    assert w.statusBar().currentMessage() == "Nothing is selected to delete"
+    assert w.undo_stack.count() == 0

@@ -268,7 +268,11 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
 
         def commit() -> None:
             text = edit.text().strip()
-            if text and text != self.graph.node(self.node_id).name:
+            name = self.graph.node(self.node_id).name
+            if not text:
+                edit.setText(name)
+                self.status(f"A name cannot be empty: it stays “{name}”", error=True)
+            elif text != name:
                 self.push(C.RenameCommand(self.graph, self.node_id, text))
 
         def refresh() -> None:
