@@ -526,23 +526,36 @@ class NodeItem(QtWidgets.QGraphicsItem):
         return legible_font(base, 8.5, scale), legible_font(type_font, 7.8, scale)
 
     def types_shown(self, scale: float) -> bool:
-        """Whether the port type labels are drawn at ``scale`` (screen pixels per unit): from
-        ``style.LABEL_ZOOM`` on, when each fits its row whole at its legible size (a label cut
-        to "float3…, 4]" would not tell the type; the hover card does then)."""
+        """Whether every port type label is drawn at ``scale`` (screen pixels per unit; see
+        :meth:`_type_fits`): when one is not, hovering the block shows its card with them all."""
         if scale < style.LABEL_ZOOM or self.scene() is None:
             return False
         name_font, type_font = self._row_fonts(QtWidgets.QApplication.font(), scale)
         names, types = QtGui.QFontMetricsF(name_font), QtGui.QFontMetricsF(type_font)
-        room = style.NODE_WIDTH - 24
-        return all(names.horizontalAdvance(port) + 8 + types.horizontalAdvance(self.port_label(port, out)[0]) <= room
+        return all(self._fitting_label(port, out, names, types) == self.port_label(port, out)[0]
                    for port, out in self.port_rows)
+
+    def _fitting_label(self, port: str, is_output: bool, names: QtGui.QFontMetricsF,
+                       types: QtGui.QFontMetricsF) -> str | None:
+        """The port's type label if it fits its row whole beside its name, else its short form
+        (``int64 9-d``) if that fits, else None: a label cut to "float3…, 4]" would not tell the
+        type, and one long label leaves the node's others drawn."""
+        room = style.NODE_WIDTH - 24 - names.horizontalAdvance(port) - 8
+        text = self.port_label(port, is_output)[0]
+        if types.horizontalAdvance(text) <= room:
+            return text
+        if "[" in text and text.endswith("]"):
+            short = f"{text.split('[', 1)[0]} {text.count(',') + 1}-d"
+            if types.horizontalAdvance(short) <= room:
+                return short
+        return None
 
     def _paint_ports(self, painter: QtGui.QPainter, scale: float, colours: style.CanvasColours) -> None:
         w = style.NODE_WIDTH
         name_font, type_font = self._row_fonts(painter.font(), scale)
         type_metrics = QtGui.QFontMetricsF(type_font)
         name_metrics = QtGui.QFontMetricsF(name_font)
-        show_types = self.types_shown(scale)
+        show_types = scale >= style.LABEL_ZOOM   # each label that fits its row (_fitting_label)
         align = QtCore.Qt.AlignmentFlag.AlignVCenter
         scene = self.scene()
         wrong = scene.problem_port(self.node_id) if scene is not None else None  # ringed, in red
@@ -560,9 +573,11 @@ class NodeItem(QtWidgets.QGraphicsItem):
             painter.setFont(name_font)
             painter.setPen(error_colour if is_wrong else colours.node_text)
             painter.drawText(row, align | side, port)
-            if not show_types:
+            shown = self._fitting_label(port, is_output, name_metrics, type_metrics) if show_types else None
+            if shown is None:
                 continue
-            type_text, known = self.port_label(port, is_output)
+            known = self.port_label(port, is_output)[1]
+            type_text = shown
             name_w = name_metrics.horizontalAdvance(port) + 8
             painter.setFont(type_font)
             painter.setPen(error_colour if is_wrong else colours.node_muted if known else colours.node_faint)
