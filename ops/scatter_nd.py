@@ -102,12 +102,12 @@ def _small_route(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, red
     if reduction == "none" and k == data.ndim and indices.ndim >= 2 and numpy_checks_index_type(indices.dtype):
         def assign(data: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray | None:
             out = copy_of(data)
-            # flat C-ordered copies: numpy assigns in row-major order only for those (a
-            # Fortran-ordered or reversed view was assigned in memory order: an earlier
-            # duplicate won)
-            columns = tuple(np.ascontiguousarray(indices[..., c]).reshape(-1) for c in range(k))
+            if not (indices.flags.c_contiguous and updates.flags.c_contiguous):
+                # numpy assigns in row-major order only for C-ordered operands (a Fortran-ordered
+                # or reversed view was assigned in memory order: an earlier duplicate won)
+                indices, updates = np.ascontiguousarray(indices), np.ascontiguousarray(updates)
             try:
-                out[columns] = np.ascontiguousarray(updates).reshape(-1)
+                out[tuple(indices[..., c] for c in range(k))] = updates
             except IndexError:
                 return None
             return out
