@@ -258,7 +258,7 @@ def write_graph_files(path: os.PathLike | str, doc: dict, arrays: Mapping[str, n
 def through_link(path: Path) -> Path:
     """``path``, or the file it points to when it is a symbolic link (a graph opened through a
     link looked for its sidecar beside the link, and a save replaced the link with a file)."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path   # islink: False on any OSError
 
 
 def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
