@@ -62,17 +62,22 @@ def _covered(minimap, w) -> list[str]:
     return [nid for nid, box, _sel in w.scene.node_boxes() if box.intersects(under)]
 
 
+def _minimap_shown(window, qtbot):
+    """The sixty-node graph with the view on its first row: the minimap shown, no hint."""
+    window.set_document(chains(12), None)
+    qtbot.waitUntil(lambda: window.view.zoom < 1.0, timeout=10000)
+    minimap, view = window.view.minimap, window.view
+    view.centerOn(window.scene.node_item(window.graph.find("gather 0").id).sceneBoundingRect().center())
+    qtbot.waitUntil(lambda: minimap.isVisible(), timeout=10000)
+    view.hide_overflow_hint()
+    return window, minimap, view
+
+
 def test_the_minimap_leaves_a_corner_where_a_node_is_for_a_free_one(window, qtbot):
     """A node moved under the minimap: it moves to the first corner (bottom right, top right,
     top left, bottom left) that covers no node (it covered nodes: a block's ports and wires
     could not be read or clicked there)."""
-    w = window
-    w.set_document(chains(12), None)
-    qtbot.waitUntil(lambda: w.view.zoom < 1.0, timeout=10000)
-    minimap, view = w.view.minimap, w.view
-    view.centerOn(w.scene.node_item(w.graph.find("gather 0").id).sceneBoundingRect().center())
-    qtbot.waitUntil(lambda: minimap.isVisible(), timeout=10000)
-    view.hide_overflow_hint()
+    w, minimap, view = _minimap_shown(window, qtbot)
     area = view.viewport().geometry()
     before = minimap.geometry()
     corner = _scene_rect_of(minimap, view)
@@ -92,13 +97,7 @@ def test_the_minimap_leaves_a_corner_where_a_node_is_for_a_free_one(window, qtbo
 
 
 def test_with_every_corner_taken_the_minimap_stays_bottom_right_and_see_through(window, qtbot):
-    w = window
-    w.set_document(chains(12), None)
-    qtbot.waitUntil(lambda: w.view.zoom < 1.0, timeout=10000)
-    minimap, view = w.view.minimap, w.view
-    view.centerOn(w.scene.node_item(w.graph.find("gather 0").id).sceneBoundingRect().center())
-    qtbot.waitUntil(lambda: minimap.isVisible(), timeout=10000)
-    view.hide_overflow_hint()
+    w, minimap, view = _minimap_shown(window, qtbot)
     area = view.viewport().geometry()
     spots = minimap._corners()
     assert len(spots) == 4
