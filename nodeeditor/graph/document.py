@@ -41,6 +41,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import os
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -194,6 +195,13 @@ class Graph:
         """Where file sources resolve and which files they may read (see
         :class:`~nodeeditor.graph.paths.FileScope`)."""
         return FileScope(self.folder, self._outside_allowed, self._trusted_folders, self._allowed_files)
+
+    def readers_of(self, path: str | os.PathLike) -> list[N.Node]:
+        """The sources that read the file ``path`` (a file source's array, the model a model
+        tensor stays in), links followed: an export or a save must not write over it."""
+        target = Path(os.path.realpath(Path(path).expanduser()))
+        scope = self.file_scope
+        return [n for n in self._nodes.values() if n.kind in N.PATH_KINDS and n.path and scope.real(n.path) == target]
 
     @property
     def outside_files_allowed(self) -> bool:

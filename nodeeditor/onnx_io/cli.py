@@ -47,6 +47,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
     output = _output_path(args.output, ".onnx", graph.file_path, "the graph file being exported")
     if output is None:
         return EXIT_USAGE
+    readers = graph.readers_of(output)
+    if readers:   # the model the graph keeps its weights in: replacing it loses them
+        names = ", ".join(repr(n.name) for n in readers[:3]) + (" …" if len(readers) > 3 else "")
+        print_error(f"-o {output} is a file the graph reads ({names}); writing there would replace it: "
+                    "give another name")
+        return EXIT_USAGE
     try:
         save = save_gradient_model if args.gradients else save_model
         path = save(graph, output, opset=args.opset, sources=args.sources)
@@ -70,6 +76,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     from nodeeditor.graph import EXTENSION, GraphFileError, save_graph
     from nodeeditor.graph.examples import names_a_path
+    from nodeeditor.graph.fileformat import through_link
     from nodeeditor.graph.paths import OUTSIDE_FLAG
 
     from .errors import OnnxImportError
@@ -79,6 +86,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
         print_error(f"no such file: {args.model}")
         return EXIT_USAGE
     output = _output_path(args.output, EXTENSION, Path(args.model), "the model being imported")
+    if output is not None:
+        output = through_link(output)   # the graph goes where a link points: paths are relative to there
     if output is None:
         return EXIT_USAGE
     try:

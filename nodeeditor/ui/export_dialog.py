@@ -17,7 +17,6 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
 
 from .properties import MAX_OPSET
@@ -125,8 +124,7 @@ class ExportDialog(QtWidgets.QDialog):
         stay in, a file source's array), and an existing file only when the user agreed
         (asked here, or already in Browse…'s file dialog, or written by this dialog before)."""
         real = _real(target)
-        readers = [n for n in self.graph.nodes
-                   if n.kind in N.PATH_KINDS and n.path and _real(self.graph.file_scope.resolve(n.path)) == real]
+        readers = self.graph.readers_of(target)
         if readers:
             names = ", ".join(f"“{n.label}”" for n in readers[:3]) + (" …" if len(readers) > 3 else "")
             self._show(False, f"Not exported: {target} is a file this graph reads ({names}); "

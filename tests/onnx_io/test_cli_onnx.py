@@ -147,6 +147,48 @@ def _kv(tmp_path):
     return model_path, inputs
 
 
+def _weights_model(folder):
+    """A Gather on a 5000 x 2 table large enough to stay in its model when imported."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    table = np.arange(10000, dtype=np.float32).reshape(5000, 2)
+    graph = helper.make_graph([helper.make_node("Gather", ["table", "i"], ["y"], axis=0)], "m",
+                              [helper.make_tensor_value_info("i", TensorProto.INT64, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])],
+                              [numpy_helper.from_array(table, "table")])
+    path = folder / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+    return path
+
+
+def test_export_never_writes_over_the_model_the_graph_reads_its_weights_from(tmp_path, capsys):
+    """``import m.onnx -o g`` then ``export g -o m.onnx --sources inputs`` replaced the model
+    with one without the table, and the graph could not run again."""
+    model = _weights_model(tmp_path)
+    before = model.read_bytes()
+    assert main(["import", str(model), "-o", str(tmp_path / "g.ifg.json")]) == 0
+    capsys.readouterr()
+    assert main(["export", str(tmp_path / "g.ifg.json"), "-o", str(model), "--sources", "inputs"]) == 2
+    assert "is a file the graph reads ('table')" in capsys.readouterr().err
+    assert model.read_bytes() == before
+    assert main(["run", str(tmp_path / "g.ifg.json")]) == 0
+
+
+def test_import_to_a_link_writes_the_model_path_relative_to_where_the_link_points(tmp_path, capsys):
+    """``-o LINK`` with the link into another folder: the graph is saved where the link points
+    (the link kept), so its model path must be relative to that folder (it named ``m.onnx``
+    beside the link, and ``run`` found no model)."""
+    model = _weights_model(tmp_path)
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "g.ifg.json").write_text("{}")
+    link = tmp_path / "g.ifg.json"
+    link.symlink_to("repo/g.ifg.json")
+    assert main(["import", str(model), "-o", str(link)]) == 0
+    assert link.is_symlink() and '"path": "../m.onnx"' in (tmp_path / "repo" / "g.ifg.json").read_text()
+    assert "outside the graph's folder" in capsys.readouterr().out   # the model is outside repo/
+    assert main(["run", str(link), "--allow-outside-files"]) == 0, capsys.readouterr().err
+
+
 def test_run_takes_a_model_and_inputs_by_name_and_both_engines_write_the_same_names(tmp_path, capsys):
     from .realistic import kv_cache_model
 
