@@ -172,7 +172,9 @@ class FileController(QtCore.QObject):
             self.host.set_document(graph, None)
             self.host.show_status(f"Opened example {path.name}: Save asks where to keep your copy")
             return True
-        self.host.set_document(graph, path if is_graph_file else None, modified=not is_graph_file)
+        # a graph file is the file a link points to (graph.file_path): its folder is where
+        # relative file sources and the recovery's restore resolve
+        self.host.set_document(graph, graph.file_path if is_graph_file else None, modified=not is_graph_file)
         if not is_graph_file:
             self.note_edit()   # an imported model is unsaved work from the start
         S.add_recent_file(path)
@@ -259,7 +261,7 @@ class FileController(QtCore.QObject):
             self.warn("Cannot save", str(exc))
             self.host.show_status(f"Not saved: {exc}", error=True)   # not the last save's "Saved …"
             return False
-        self.current_path = path
+        self.current_path = self.host.graph.file_path   # where a link points (save_graph followed it)
         self.host.mark_saved()
         S.add_recent_file(path)
         S.set_last_directory(path)

@@ -613,3 +613,35 @@ def test_an_example_is_titled_as_one_not_as_unsaved_work(window):
     assert window.windowTitle().startswith(f"{window.graph.name} (example)")
     window.new_action.trigger()
     assert "(not saved)" in window.windowTitle()
+
+
+def test_a_graph_opened_through_a_link_is_the_linked_file_for_saves_and_recovery(small, tmp_path):
+    """Its folder is where a link points: the recovery records that file (it recorded the link,
+    and a restore resolved the graph's relative file sources beside the link: "file not
+    found"), and Save writes there, keeping the link."""
+    from nodeeditor.graph import Graph, save_graph
+
+    repo, work = tmp_path / "repo", tmp_path / "work"
+    repo.mkdir()
+    work.mkdir()
+    np.save(repo / "data.npy", np.array([1.0, 2.0, 3.0], np.float32))
+    g = Graph("linked")
+    f = g.add_file_source("data.npy", name="data")
+    y = g.add_output("y")
+    g.connect(f, "output", y, "value")
+    save_graph(g, repo / "model.ifg.json")
+    link = work / "model.ifg.json"
+    link.symlink_to("../repo/model.ifg.json")
+    w = small
+    w.discard_changes()
+    assert w.files.open_path(link, ask=False)
+    assert w.files.current_path == repo / "model.ifg.json"
+    w.edits.add_block("output", QtCore.QPointF(0, 300))
+    w.files.write_recovery()
+    _graph_path, meta_path = w.files.recovery_paths()
+    assert json.loads(meta_path.read_text())["original"] == str(repo / "model.ifg.json")
+    w.runner.wait()
+    np.testing.assert_array_equal(w.runner.value(y), [1.0, 2.0, 3.0])
+    assert w.files.save()
+    assert link.is_symlink() and load_graph(link).node(f).path == "data.npy"
+    w.files.clear_recovery()
