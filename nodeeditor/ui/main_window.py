@@ -291,11 +291,13 @@ class MainWindow(QtWidgets.QMainWindow):
         lessons.quizChanged.connect(lambda _on: self._withhold_answers())
 
     def _withhold_answers(self) -> None:
-        """During a quiz neither the viewer nor a block's preview shows the lesson node's value or
-        anything after it (the answers); after it, both show everything again."""
-        answers = self.lessons.answer_nodes()
-        self.viewer_target.withhold(answers, "hidden during the quiz" if answers else "")
-        self.scene.withhold_previews(answers)
+        """During a quiz neither the viewer nor a block's preview shows a computed value (the
+        answers: :meth:`LessonsController.answer_nodes`), and the Explainer's menu (its slides
+        would draw them) is off; after it, all show again."""
+        quizzing = self.lessons.quizzing
+        self.viewer_target.withhold(self.lessons.answer_nodes if quizzing else None, "hidden during the quiz")
+        self.scene.withhold_previews(self.lessons.answer_nodes if quizzing else None)
+        self.explainer.menu.menuAction().setEnabled(not quizzing)
 
     def _build_menus(self) -> None:
         menu = self.menuBar()

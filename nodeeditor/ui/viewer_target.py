@@ -11,7 +11,7 @@ The target is a :class:`Target` (node id, port, output or input). It is chosen b
 - nothing chosen, or the chosen node gone: the graph's first output node.
 
 Values can be withheld (:meth:`ViewerTarget.withhold`, a quiz's answers): the viewer then names
-the tensor and says why it shows no picture, for any way of choosing it.
+the tensor and says why it shows no picture, however it was chosen.
 
 The viewer's Value / Gradient switch (:class:`ViewerMode`, two buttons it puts in the
 viewer's button row) chooses what of the target is shown: its value, or d loss / d that
@@ -85,8 +85,8 @@ class ViewerTarget(QtCore.QObject):
         self.mode = ViewerMode.VALUE
         self._shown: tuple | None = None            # (mode, name, id of the array, subtitle) last shown
         self._pressed_node: str | None = None
-        self._withheld: frozenset[str] = frozenset()   # nodes whose values are not shown ...
-        self._withheld_why = ""                        # ... and why
+        self._withheld: Callable[[], frozenset[str]] | None = None   # nodes whose values are not shown ...
+        self._withheld_why = ""                                        # ... and why
         self.mode_switch = QtWidgets.QWidget()
         self.mode_buttons = self._build_switch(self.mode_switch)
         viewer.add_control(self.mode_switch)
@@ -143,10 +143,11 @@ class ViewerTarget(QtCore.QObject):
         if visible:
             self.update()
 
-    def withhold(self, node_ids: frozenset[str], why: str = "") -> None:
-        """Show no value (nor gradient) of the nodes ``node_ids``, saying ``why`` instead; an
-        empty set shows everything again."""
-        self._withheld, self._withheld_why = frozenset(node_ids), why
+    def withhold(self, node_ids: Callable[[], frozenset[str]] | None, why: str = "") -> None:
+        """Show no value (nor gradient) of the nodes ``node_ids()`` names when the viewer is
+        about to show one (asked each time: the graph may change), saying ``why`` instead; None
+        shows everything again."""
+        self._withheld, self._withheld_why = node_ids, why
         self.update()
 
     def _show(self, target: Target) -> None:
@@ -164,7 +165,7 @@ class ViewerTarget(QtCore.QObject):
         node_id, port, is_output = self.target.node_id, self.target.port, self.target.is_output
         node = graph.node(node_id)
         edge = None if is_output else graph.edge_into(node_id, port)
-        if (edge.src if edge is not None else node_id) in self._withheld:
+        if self._withheld is not None and (edge.src if edge is not None else node_id) in self._withheld():
             name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
             return Shown(name, self._withheld_why, None, self._withheld_why)
         if self.mode is ViewerMode.GRADIENT:

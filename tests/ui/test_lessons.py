@@ -138,8 +138,20 @@ def test_during_a_quiz_no_click_shows_the_answer_in_the_viewer(window, qtbot):
         qtbot.waitUntil(lambda node=node: window.scene.selected_node_ids() == [node], timeout=10000)
         qtbot.waitUntil(lambda: window.viewer.current is None, timeout=10000)
         assert window.viewer.info_label.text() == "hidden during the quiz"
+    # a copy of the node made during the quiz computes the answer too: hidden as well
+    window.scene.select_nodes([op])
+    view.setFocus()
+    QTest.keyClick(view, QtCore.Qt.Key.Key_D, QtCore.Qt.KeyboardModifier.ControlModifier)
+    (copy,) = [n for n in window.scene.selected_node_ids() if n != op]
+    window.runner.wait()
+    window.viewer_target.show_node(copy)
+    qtbot.waitUntil(lambda: window.viewer.info_label.text() == "hidden during the quiz", timeout=10000)
+    assert window.viewer.current is None
+    assert not window.explainer.menu.menuAction().isEnabled()     # its slides would draw the answer
+    window.undo_stack.undo()
     QTest.mouseClick(lessons.quiz_widget.end_button, LEFT)
     qtbot.waitUntil(lambda: not lessons.quizzing, timeout=10000)
+    assert window.explainer.menu.menuAction().isEnabled()
     assert "2 + 1.1 + 2.1 = 5.2" in lessons.panel.text.toPlainText()
     window.scene.select_nodes([op])
     window.viewer_target.show_node(op)

@@ -62,6 +62,7 @@ import html
 import itertools
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,7 +166,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.runner = runner
         self.graph: Graph = graph
         self.show_previews = False
-        self.withheld: frozenset[str] = frozenset()   # nodes drawn without a preview
+        self.withheld: Callable[[], frozenset[str]] | None = None   # nodes drawn without a preview
         self._nodes: dict[str, NodeItem] = {}
         self._bare = CellIndex()            # node items without port items, by their box
         self._waiting_nodes = CellIndex()   # nodes without an item yet, by their box
@@ -771,16 +772,17 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self.node_item_moved(nid)
         self.drawing_changed()
 
-    def withhold_previews(self, node_ids: frozenset[str]) -> None:
-        """Draw no preview of the nodes ``node_ids`` (a quiz's answers); empty: all again."""
-        self.withheld = frozenset(node_ids)
+    def withhold_previews(self, node_ids: Callable[[], frozenset[str]] | None) -> None:
+        """Draw no preview of the nodes ``node_ids()`` names (a quiz's answers; asked whenever
+        a preview is drawn); None: all again."""
+        self.withheld = node_ids
         if self.show_previews:
             self.set_show_previews(True)
 
     def _preview_content(self, node_id: str) -> tuple[QtGui.QImage | None, Any]:
         """(colour image, text drawn over it at paint time; see ``preview.preview``); none for
         a node whose value is withheld (:meth:`withhold_previews`)."""
-        withheld = node_id in self.withheld
+        withheld = self.withheld is not None and node_id in self.withheld()
         value = self.runner.value(node_id) if self.runner is not None and not withheld else None
         if value is None:
             self._previews.pop(node_id, None)

@@ -279,12 +279,13 @@ class LessonsController(QtCore.QObject):
             QtCore.QTimer.singleShot(0, self.quiz_dock.hide)
 
     def answer_nodes(self) -> frozenset[str]:
-        """During a quiz on the lesson's graph, the nodes whose values give the answers away:
-        the lesson's node and every node after it; else none."""
+        """During a quiz on the lesson's graph, the nodes whose values could give the answers
+        away: every node that computes (the lesson's node, what comes after it, and a copy of
+        it or a new output made during the quiz), so only the sources' values show; else none.
+        Asked again whenever a value is about to show, so edits during the quiz are covered."""
         if not (self._quiz_on and self._following()):
             return frozenset()
-        graph = self._graph_of()
-        return frozenset({self.lesson.node} | graph.downstream(self.lesson.node))
+        return frozenset(n.id for n in self._graph_of().nodes if not n.is_source)
 
     def _data_source(self) -> str | None:
         """The node feeding the lesson node's data input (None when unconnected)."""
