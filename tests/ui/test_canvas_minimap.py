@@ -113,3 +113,44 @@ def test_with_every_corner_taken_the_minimap_stays_bottom_right_and_see_through(
     minimap.covering = False
     clear = minimap.grab().toImage()
     assert opaque != clear          # drawn see-through while covering (grab draws on no background)
+
+
+def _scattered(n=120, seed=3):
+    rng = np.random.default_rng(seed)
+    g = Graph("scattered")
+    for k in range(n):
+        g.add_literal(np.zeros(2, np.float32), name=f"n{k}",
+                      position=(float(rng.uniform(0, 8000)), float(rng.uniform(0, 6000))))
+    return g
+
+
+def test_the_minimap_keeps_its_place_under_a_drag_and_while_its_corner_is_free(window, qtbot):
+    """A drag on the minimap pans the view, which moved nodes under it: it hopped to another
+    corner mid-drag, out from under the pointer; while panning it changed corners although its
+    own was free."""
+    from PySide6 import QtGui, QtWidgets
+
+    w = window
+    w.set_document(_scattered(), None)
+    qtbot.waitUntil(lambda: w.view.minimap.isVisible(), timeout=10000)
+    w.view.resetTransform()
+    w.view.centerOn(4000, 3000)
+    minimap = w.view.minimap
+    start = minimap.pos()
+    QTest.mousePress(minimap, LEFT, NOMOD, QtCore.QPoint(10, 10))
+    for k in range(55):
+        local = QtCore.QPointF(10 + 3 * k, 10 + 2 * k)
+        move = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, local, minimap.mapToGlobal(local),
+                                 QtCore.Qt.MouseButton.NoButton, LEFT, NOMOD)
+        QtWidgets.QApplication.sendEvent(minimap, move)
+        assert minimap.pos() == start, k
+    QTest.mouseRelease(minimap, LEFT, NOMOD, QtCore.QPoint(175, 118))
+    bar = w.view.verticalScrollBar()
+    for v in range(bar.minimum(), bar.maximum() + 1, max(1, (bar.maximum() - bar.minimum()) // 60)):
+        before = minimap.pos()
+        free_before = _covered(minimap, w) == []
+        bar.setValue(v)
+        if minimap.pos() != before:     # it moved: its corner had a node under it now
+            minimap.move(before)
+            assert _covered(minimap, w) or not free_before, v
+            minimap.refresh()

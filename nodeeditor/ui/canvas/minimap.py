@@ -5,7 +5,9 @@ centres the view on that point.
 
 Its corner is the first of bottom right, top right, top left and bottom left (not while the
 overflow hint is there) where it covers no node or group block; where every corner covers
-one, it stays bottom right and is drawn see-through (opaque under the mouse).
+one, it stays bottom right and is drawn see-through (opaque under the mouse). It keeps its
+corner while that stays free, and while a mouse button is held on it, so it does not hop
+about while the view pans.
 
 It reads the scene's items and the view's transform whenever it paints and keeps nothing of
 its own but an image of the frames, blocks and nodes, drawn again only when the scene's
@@ -44,6 +46,7 @@ class Minimap(QtWidgets.QWidget):
         self.suppressed = False
         #: True while the minimap covers a node (no corner was free): drawn see-through
         self.covering = False
+        self._dragging = False   # a mouse button held on it: it does not change corners then
         self.hide()
 
     # ------------------------------------------------------------------ geometry
@@ -79,14 +82,19 @@ class Minimap(QtWidgets.QWidget):
         nodes = self._nodes_rect()
         return not nodes.isNull() and not self._visible_rect().contains(nodes)
 
-    def refresh(self) -> None:
+    def refresh(self, choose_again: bool = False) -> None:
         """Show (in a corner, see the module docstring; updated) when the graph is larger than
-        the view, else hide."""
+        the view, else hide. ``choose_again`` (after framing): the corner is chosen afresh, in
+        order, not kept because it is free."""
         if self.needed():
             corners = self._corners()
-            free = next((c for c in corners if not self._covers_node(c)), None)
-            self.covering = free is None
-            self.move(corners[0] if free is None else free)
+            here = self.pos() if self.isVisible() and not choose_again else None
+            if here is not None and (self._dragging or here in corners and not self._covers_node(here)):
+                pass   # stays: free where it is, or under the mouse (a drag on it moves the view)
+            else:
+                free = next((c for c in corners if not self._covers_node(c)), None)
+                self.covering = free is None
+                self.move(corners[0] if free is None else free)
             self.show()
             self.raise_()
             self.update()
@@ -186,7 +194,13 @@ class Minimap(QtWidgets.QWidget):
         self.update()
 
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
+        self._dragging = True
         self._centre(event.position())
+        event.accept()
+
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:
+        self._dragging = False
+        self.refresh()     # a corner it covers now is left once the button is up
         event.accept()
 
     def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:

@@ -14,8 +14,8 @@ order and centre the view on it (``select_next_action``, ``select_previous_actio
 
 An empty canvas says how to start (:attr:`GraphView.empty_hint`, a label over the
 viewport, shown exactly while the scene has no node: the scene's ``emptyChanged``). While
-the graph is larger than the view, a :class:`~.minimap.Minimap` sits in the bottom-right
-corner. The background and grid take the theme's canvas colours.
+the graph is larger than the view, a :class:`~.minimap.Minimap` sits in a corner (see there
+which). The background and grid take the theme's canvas colours.
 
 Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
 ``contextMenuRequested(scene_pos, global_pos)``.
@@ -208,7 +208,7 @@ class GraphView(QtWidgets.QGraphicsView):
             y = top + view.height() / s / 2
             self.centerOn(QtCore.QPointF(x, y))
             self.show_overflow_hint(set(ids) if ids else None)
-        self.minimap.refresh()
+        self.minimap.refresh(choose_again=True)
 
     def show_overflow_hint(self, node_ids=None, overview: bool = False) -> None:
         """After framing: when some of the framed nodes (all when ``node_ids`` is None) are
@@ -248,7 +248,9 @@ class GraphView(QtWidgets.QGraphicsView):
     def _overflow_hint_room(self) -> int:
         """The width the overflow hint may take: the viewport's, less margins and the minimap."""
         minimap = getattr(self, "minimap", None)
-        beside = minimap.width() + 12 if minimap is not None and minimap.needed() else 0   # not under the minimap
+        # not under the minimap: room kept unless it is shown in a top corner
+        at_top = minimap is not None and minimap.isVisible() and minimap.y() < self.viewport().height() // 2
+        beside = minimap.width() + 12 if minimap is not None and minimap.needed() and not at_top else 0
         return max(60, self.viewport().width() - 20 - beside)
 
     def _one_line_width(self, text: str) -> int:
