@@ -129,6 +129,9 @@ def feed_inputs(graph, path: str) -> list[str]:
     if not file.is_file():
         raise UsageError(f"--inputs {path}: " + ("no such file" if not file.exists() else "not a regular file"))
     arrays = _read_npz(path, file)
+    clash = next((c for c in graph.name_clashes() if " inputs are called " in c), None)
+    if clash is not None:
+        raise UsageError(f"--inputs {path}: {clash}; the archive's arrays are fed by name: rename all but one")
     inputs = {n.name: n for n in graph.nodes if isinstance(n, InputSource)}
     defaults = {n.name: n for n in graph.nodes if n.is_source and n.overridable and n.name not in inputs}
     unknown = sorted(set(arrays) - set(inputs) - set(defaults))
@@ -168,8 +171,11 @@ def feed_inputs(graph, path: str) -> list[str]:
 def _read_npz(path: str, file: Path) -> dict[str, np.ndarray]:
     """The arrays of the ``.npz`` archive ``file``; UsageError saying what the file is when it
     is not one (numpy's own words were about pickles and context managers)."""
-    with open(file, "rb") as handle:
-        magic = handle.read(6)
+    try:
+        with open(file, "rb") as handle:
+            magic = handle.read(6)
+    except OSError as exc:
+        raise UsageError(f"--inputs {path}: cannot read it ({exc.strerror or exc})") from None
     if magic == b"\x93NUMPY":
         raise UsageError(f"--inputs {path}: a single .npy array, not an .npz archive of named inputs; "
                          "write one with numpy.savez(file, NAME=array, ...)")
@@ -258,7 +264,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(describe_graph(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
     for note in notes:
         print(note)
-    clashes = graph.name_clashes()
+    clashes = [c for c in graph.name_clashes() if " outputs are called " in c]
     if clashes:   # the outputs are printed and written by name: one value would be lost
         print_error(f"{clashes[0]}; rename all but one (outputs are written by name)")
         return EXIT_GRAPH_ERROR

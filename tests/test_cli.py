@@ -229,6 +229,24 @@ def test_outputs_sharing_a_name_are_an_error_for_check_and_run(tmp_path, capsys)
     assert not out.exists()
 
 
+def test_inputs_sharing_a_name_run_but_cannot_be_fed_by_name(tmp_path, capsys):
+    """Two graph inputs of one name run (their outputs are apart); ``--inputs`` refuses them,
+    since it feeds by name (the last one took both)."""
+    g = Graph()
+    g.add_input("x", np.array([1.0], np.float32), node_id="x1")
+    g.add_input("x", np.array([2.0], np.float32), node_id="x2")
+    g.add_output("a", node_id="a")
+    g.add_output("b", node_id="b")
+    g.connect("x1", "output", "a", "value")
+    g.connect("x2", "output", "b", "value")
+    path = save_graph(g, tmp_path / "clash.ifg.json")
+    assert cli.main(["run", str(path)]) == 0
+    capsys.readouterr()
+    np.savez(tmp_path / "in.npz", x=np.array([5.0], np.float32))
+    assert cli.main(["run", str(path), "--inputs", str(tmp_path / "in.npz")]) == 2
+    assert "2 inputs are called 'x' (x1, x2); the archive's arrays are fed by name" in capsys.readouterr().err
+
+
 def test_check_warns_about_duplicate_scatter_targets_fed_by_sources(tmp_path, capsys):
     g = Graph()
     g.add_literal(np.zeros(4, np.float32), node_id="d")
@@ -298,3 +316,22 @@ def test_run_help_says_what_output_names_become(capsys):
     assert cli.main(["run", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert ".npz is added" in text and "folder is refused" in text, text
+
+
+def test_an_inputs_file_that_cannot_be_opened_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    """The check of what the file is read it before the guarded load: a PermissionError went
+    through as a traceback."""
+    g = Graph()
+    g.add_input("x", np.array([1.0], np.float32), node_id="x")
+    g.connect("x", "output", g.add_output("y", node_id="y"), "value")
+    path = save_graph(g, tmp_path / "g.ifg.json")
+    archive = tmp_path / "in.npz"
+    np.savez(archive, x=np.array([5.0], np.float32))
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(cli, "open", refused, raising=False)
+    assert cli.main(["run", str(path), "--inputs", str(archive)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"indexflow: error: --inputs {archive}: cannot read it (Permission denied)")

@@ -333,7 +333,8 @@ class Quiz:
                 lines.append(f"Here: {here}")
             lines.append(move.text)
         if self.mode is QuizMode.PLACE and self.unit > 1:
-            cells = ", ".join(f"output{position_text(c)}" for c in self.landing_cells(question))
+            cells = (", ".join(f"output{position_text(c)}" for c in self.landing_cells(question))
+                     if self.unit <= SLICE_VALUES_SHOWN else self.landing_text(question))
             lines.append(f"The index moves the whole slice: its {self.unit} elements land on {cells}.")
         return "\n".join(lines)
 
