@@ -180,75 +180,69 @@ class DisconnectCommand(QtGui.QUndoCommand):
         self.graph.set_route(e, self._route)
 
 
-class AttributeCommand(QtGui.QUndoCommand):
-    """Set an operator attribute. With ``merge`` (a spin box's steps), consecutive merging
+class _AttributeEdit(QtGui.QUndoCommand):
+    """Set one attribute of one node. With ``merge`` (a spin box's steps), consecutive merging
     edits of the same attribute are one undo step, and the step goes when edited back to where
-    it started; a typed number or a choice in a list is a step of its own."""
+    it started; a typed value or a choice in a list is a step of its own. Subclasses say how
+    to set the value (:meth:`_set`, returning the old one) and when two values are the same."""
+
+    MERGE_ID = -1
 
     def __init__(self, graph: Graph, node_id: str, name: str, value: Any, merge: bool = False) -> None:
         super().__init__(f"Change {name}")
         self.graph, self.node_id, self.name, self.value = graph, node_id, name, value
         self.merge = merge
         self.old: Any = None
+        self._have_old = False
 
     def id(self) -> int:
-        return ATTRIBUTE_ID if self.merge else -1
+        return self.MERGE_ID if self.merge else -1
 
     def mergeWith(self, other: QtGui.QUndoCommand) -> bool:
-        if not isinstance(other, AttributeCommand) or not other.merge \
-                or (other.node_id, other.name) != (self.node_id, self.name):
+        if type(other) is not type(self) or not other.merge or (other.node_id, other.name) != (self.node_id, self.name):
             return False
         self.value = other.value
-        if hasattr(self, "_have_old") and self.value == self.old:
+        if self._have_old and self._same(self.value, self.old):
             self.setObsolete(True)   # edited back to where it started: nothing to undo
         return True
 
     def redo(self) -> None:
-        old = self.graph.set_attribute(self.node_id, self.name, self.value)
-        if not hasattr(self, "_have_old"):
-            self.old, self._have_old = old, True
-
-    def undo(self) -> None:
-        self.graph.set_attribute(self.node_id, self.name, self.old)
-
-
-class ForeignAttributeCommand(QtGui.QUndoCommand):
-    """Set (``value=None``: remove, the op's default applies) an attribute of a foreign ONNX
-    node. With ``merge`` (a spin box's steps), consecutive merging edits of the same attribute
-    are one undo step, and the step goes when edited back to where it started; a typed text or
-    the default button is a step of its own."""
-
-    def __init__(self, graph: Graph, node_id: str, name: str, value: ForeignAttribute | None,
-                 merge: bool = False) -> None:
-        super().__init__(f"Change {name}")
-        self.graph, self.node_id, self.name, self.value = graph, node_id, name, value
-        self.merge = merge
-        self.old: ForeignAttribute | None = None
-        self._have_old = False
-
-    def id(self) -> int:
-        return FOREIGN_ATTRIBUTE_ID if self.merge else -1
-
-    def mergeWith(self, other: QtGui.QUndoCommand) -> bool:
-        if not isinstance(other, ForeignAttributeCommand) or not other.merge \
-                or (other.node_id, other.name) != (self.node_id, self.name):
-            return False
-        self.value = other.value
-        if self._have_old and _same_attribute(self.value, self.old):
-            self.setObsolete(True)
-        return True
-
-    def redo(self) -> None:
-        old = self.graph.set_foreign_attribute(self.node_id, self.name, self.value)
+        old = self._set(self.value)
         if not self._have_old:
             self.old, self._have_old = old, True
 
     def undo(self) -> None:
-        self.graph.set_foreign_attribute(self.node_id, self.name, self.old)
+        self._set(self.old)
+
+    def _set(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def _same(a: Any, b: Any) -> bool:
+        return a == b
 
 
-def _same_attribute(a: ForeignAttribute | None, b: ForeignAttribute | None) -> bool:
-    return a is None and b is None or a is not None and b is not None and a.same(b)
+class AttributeCommand(_AttributeEdit):
+    """Set an operator attribute (see :class:`_AttributeEdit` for merging)."""
+
+    MERGE_ID = ATTRIBUTE_ID
+
+    def _set(self, value: Any) -> Any:
+        return self.graph.set_attribute(self.node_id, self.name, value)
+
+
+class ForeignAttributeCommand(_AttributeEdit):
+    """Set (``value=None``: remove, the op's default applies) an attribute of a foreign ONNX
+    node (see :class:`_AttributeEdit` for merging; the default button is a step of its own)."""
+
+    MERGE_ID = FOREIGN_ATTRIBUTE_ID
+
+    def _set(self, value: ForeignAttribute | None) -> ForeignAttribute | None:
+        return self.graph.set_foreign_attribute(self.node_id, self.name, value)
+
+    @staticmethod
+    def _same(a: ForeignAttribute | None, b: ForeignAttribute | None) -> bool:
+        return a is None and b is None or a is not None and b is not None and a.same(b)
 
 
 class SourceCommand(QtGui.QUndoCommand):

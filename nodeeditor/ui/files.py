@@ -374,8 +374,9 @@ class FileController(QtCore.QObject):
             if pid_alive(pid):
                 continue
             graph_path = self.recovery_paths(meta_path.stem.removeprefix("recovery-"))[0]
-            if not graph_path.is_file():
-                continue        # killed before its first graph was written: nothing to restore
+            if not graph_path.is_file():   # killed before its first graph was written: nothing to restore
+                meta_path.unlink(missing_ok=True)
+                continue
             if for_path is not None and not _same_file(meta.get("original"), for_path):
                 continue
             meta["key"] = meta_path.stem.removeprefix("recovery-")

@@ -210,9 +210,9 @@ def test_a_recovery_lists_its_metadata_before_its_graph_exists(small, monkeypatc
     meta["pid"] = dead
     dead_meta.write_text(json.dumps(meta))                      # killed before its graph was written
     assert not dead_graph.exists() and w.files.pending_recoveries() == []
+    assert not dead_meta.exists()                                # and it is not left behind
     w.discard_changes()
     w.files.clear_recovery()
-    w.files.clear_recovery(dead)
 
 
 def test_two_windows_keep_separate_recovery_files(small, qtbot, dialogs):
