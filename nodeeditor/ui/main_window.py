@@ -292,11 +292,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _withhold_answers(self) -> None:
         """During a quiz neither the viewer nor a block's preview shows a computed value (the
-        answers: :meth:`LessonsController.answer_nodes`), and the Explainer's menu (its slides
+        answers: :meth:`LessonsController.gives_answer`), and the Explainer's menu (its slides
         would draw them) is off; after it, all show again."""
         quizzing = self.lessons.quizzing
-        self.viewer_target.withhold(self.lessons.answer_nodes if quizzing else None, "hidden during the quiz")
-        self.scene.withhold_previews(self.lessons.answer_nodes if quizzing else None)
+        self.viewer_target.withhold(self.lessons.gives_answer if quizzing else None, "hidden during the quiz")
+        self.scene.withhold_previews(self.lessons.gives_answer if quizzing else None)
         self.explainer.menu.menuAction().setEnabled(not quizzing)
 
     def _build_menus(self) -> None:

@@ -85,8 +85,8 @@ class ViewerTarget(QtCore.QObject):
         self.mode = ViewerMode.VALUE
         self._shown: tuple | None = None            # (mode, name, id of the array, subtitle) last shown
         self._pressed_node: str | None = None
-        self._withheld: Callable[[], frozenset[str]] | None = None   # nodes whose values are not shown ...
-        self._withheld_why = ""                                        # ... and why
+        self._withheld: Callable[[str], bool] | None = None   # whether a node's value is not shown ...
+        self._withheld_why = ""                                 # ... and why
         self.mode_switch = QtWidgets.QWidget()
         self.mode_buttons = self._build_switch(self.mode_switch)
         viewer.add_control(self.mode_switch)
@@ -143,11 +143,11 @@ class ViewerTarget(QtCore.QObject):
         if visible:
             self.update()
 
-    def withhold(self, node_ids: Callable[[], frozenset[str]] | None, why: str = "") -> None:
-        """Show no value (nor gradient) of the nodes ``node_ids()`` names when the viewer is
-        about to show one (asked each time: the graph may change), saying ``why`` instead; None
+    def withhold(self, withheld: Callable[[str], bool] | None, why: str = "") -> None:
+        """Show no value (nor gradient) of a node for which ``withheld(node_id)`` is true, asked
+        each time one is about to show (the graph may change), saying ``why`` instead; None
         shows everything again."""
-        self._withheld, self._withheld_why = node_ids, why
+        self._withheld, self._withheld_why = withheld, why
         self.update()
 
     def _show(self, target: Target) -> None:
@@ -165,7 +165,7 @@ class ViewerTarget(QtCore.QObject):
         node_id, port, is_output = self.target.node_id, self.target.port, self.target.is_output
         node = graph.node(node_id)
         edge = None if is_output else graph.edge_into(node_id, port)
-        if self._withheld is not None and (edge.src if edge is not None else node_id) in self._withheld():
+        if self._withheld is not None and self._withheld(edge.src if edge is not None else node_id):
             name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
             return Shown(name, self._withheld_why, None, self._withheld_why)
         if self.mode is ViewerMode.GRADIENT:

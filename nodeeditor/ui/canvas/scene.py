@@ -166,7 +166,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.runner = runner
         self.graph: Graph = graph
         self.show_previews = False
-        self.withheld: Callable[[], frozenset[str]] | None = None   # nodes drawn without a preview
+        self.withheld: Callable[[str], bool] | None = None   # whether a node is drawn without a preview
         self._nodes: dict[str, NodeItem] = {}
         self._bare = CellIndex()            # node items without port items, by their box
         self._waiting_nodes = CellIndex()   # nodes without an item yet, by their box
@@ -772,17 +772,17 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self.node_item_moved(nid)
         self.drawing_changed()
 
-    def withhold_previews(self, node_ids: Callable[[], frozenset[str]] | None) -> None:
-        """Draw no preview of the nodes ``node_ids()`` names (a quiz's answers; asked whenever
-        a preview is drawn); None: all again."""
-        self.withheld = node_ids
+    def withhold_previews(self, withheld: Callable[[str], bool] | None) -> None:
+        """Draw no preview of a node for which ``withheld(node_id)`` is true (a quiz's answers;
+        asked whenever a preview is drawn); None: all again."""
+        self.withheld = withheld
         if self.show_previews:
             self.set_show_previews(True)
 
     def _preview_content(self, node_id: str) -> tuple[QtGui.QImage | None, Any]:
         """(colour image, text drawn over it at paint time; see ``preview.preview``); none for
         a node whose value is withheld (:meth:`withhold_previews`)."""
-        withheld = self.withheld is not None and node_id in self.withheld()
+        withheld = self.withheld is not None and self.withheld(node_id)
         value = self.runner.value(node_id) if self.runner is not None and not withheld else None
         if value is None:
             self._previews.pop(node_id, None)

@@ -278,14 +278,15 @@ class LessonsController(QtCore.QObject):
         if visible and not self._quiz_on:
             QtCore.QTimer.singleShot(0, self.quiz_dock.hide)
 
-    def answer_nodes(self) -> frozenset[str]:
-        """During a quiz on the lesson's graph, the nodes whose values could give the answers
-        away: every node that computes (the lesson's node, what comes after it, and a copy of
-        it or a new output made during the quiz), so only the sources' values show; else none.
-        Asked again whenever a value is about to show, so edits during the quiz are covered."""
+    def gives_answer(self, node_id: str) -> bool:
+        """During a quiz on the lesson's graph, whether the node's value could give the answers
+        away: any node that computes (the lesson's node, what comes after it, and a copy of it
+        or a new output made during the quiz), so only the sources' values show. Asked whenever
+        a value is about to show, so edits during the quiz are covered."""
         if not (self._quiz_on and self._following()):
-            return frozenset()
-        return frozenset(n.id for n in self._graph_of().nodes if not n.is_source)
+            return False
+        graph = self._graph_of()
+        return graph.has_node(node_id) and not graph.node(node_id).is_source
 
     def _data_source(self) -> str | None:
         """The node feeding the lesson node's data input (None when unconnected)."""
