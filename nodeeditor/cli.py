@@ -129,9 +129,9 @@ def feed_inputs(graph, path: str) -> list[str]:
     if not file.is_file():
         raise UsageError(f"--inputs {path}: " + ("no such file" if not file.exists() else "not a regular file"))
     arrays = _read_npz(path, file)
-    clash = next((c for c in graph.name_clashes() if " inputs are called " in c), None)
-    if clash is not None:
-        raise UsageError(f"--inputs {path}: {clash}; the archive's arrays are fed by name: rename all but one")
+    clashes = graph.name_clashes(of=("inputs",))
+    if clashes:
+        raise UsageError(f"--inputs {path}: {clashes[0]}; the archive's arrays are fed by name: rename all but one")
     inputs = {n.name: n for n in graph.nodes if isinstance(n, InputSource)}
     defaults = {n.name: n for n in graph.nodes if n.is_source and n.overridable and n.name not in inputs}
     unknown = sorted(set(arrays) - set(inputs) - set(defaults))
@@ -264,7 +264,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(describe_graph(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
     for note in notes:
         print(note)
-    clashes = [c for c in graph.name_clashes() if " outputs are called " in c]
+    clashes = graph.name_clashes(of=("outputs",))
     if clashes:   # the outputs are printed and written by name: one value would be lost
         print_error(f"{clashes[0]}; rename all but one (outputs are written by name)")
         return EXIT_GRAPH_ERROR

@@ -422,11 +422,13 @@ class Graph:
         """(node id, message) for every node with a static error (blocked nodes excluded)."""
         return [(nid, info.error) for nid, info in self._infos.items() if info.error and not info.blocked]
 
-    def name_clashes(self) -> list[str]:
-        """Messages for graph inputs or outputs that share a name (their names must be unique
-        in an exported model and in ``run --output`` files)."""
+    def name_clashes(self, of: tuple[str, ...] = ("inputs", "outputs")) -> list[str]:
+        """Messages for graph inputs or outputs (``of``) that share a name (their names must be
+        unique in an exported model, in ``run --output`` files and ``--inputs`` archives)."""
         out = []
         for kind, what in ((N.INPUT, "inputs"), (N.OUTPUT, "outputs")):
+            if what not in of:
+                continue
             seen: dict[str, list[str]] = {}
             for node in self._nodes.values():
                 if node.kind == kind:
