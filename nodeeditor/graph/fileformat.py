@@ -269,13 +269,14 @@ def save_graph(graph: Graph, path: os.PathLike | str) -> Path:
     path = through_link(Path(path))
     doc, arrays = graph_document(graph, sidecar_path(path).name)
     rebased = _rebase_file_paths(graph, doc, path)
-    where = _non_finite(doc)
-    if where is not None:   # JSON has no such numbers: say which, before anything is written
-        raise GraphFileError(path, f"cannot write: {where} is not a finite number, which a graph file cannot hold")
     try:
-        write_graph_files(path, doc, arrays)
+        write_graph_files(path, doc, arrays)   # nothing is replaced unless every file is complete
     except OSError as exc:
         raise GraphFileError(path, f"cannot write: {exc.strerror or exc}") from None
+    except ValueError:   # JSON has no such numbers: say which (looked for only when one failed)
+        where = _non_finite(doc) or "a number"
+        raise GraphFileError(path, f"cannot write: {where} is not a finite number, which a graph file "
+                                   "cannot hold") from None
     with graph.batch():
         graph.file_path = path
         for node_id, new_path in rebased.items():

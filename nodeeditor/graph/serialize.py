@@ -93,6 +93,10 @@ def _has_signed_nan(dtype: np.dtype) -> bool:
     return math.copysign(1.0, float(neg[0])) != math.copysign(1.0, float(pos[0]))
 
 
+#: How a number that is not finite is written (JSON has no such numbers).
+NON_FINITE_TEXTS = ("nan", "-nan", "inf", "-inf")
+
+
 def _short_float(x: Any, dtype: np.dtype) -> float | str:
     """``x`` as a JSON value that reads back as the same bits: the shortest decimal that does,
     else the float; ``"nan"``, ``"-nan"`` (the sign bit set, for dtypes with a NaN of each
@@ -191,7 +195,7 @@ def _number(v: Any, kind: str) -> Any:
         if not isinstance(v, bool):
             raise ValueError(f"expected true or false, got {v!r}")
         return v
-    if isinstance(v, str) and v in ("nan", "-nan", "inf", "-inf"):
+    if isinstance(v, str) and v in NON_FINITE_TEXTS:
         return float(v)  # float("-nan") has the sign bit set; casts to every float dtype keep it
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"expected a number, got {v!r}")
@@ -327,21 +331,17 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
     return out
 
 
-#: How a generator's non-finite number parameter is written (JSON has no such numbers): a
-#: ``full`` of -inf is the start of a running maximum.
-_NON_FINITE = ("inf", "-inf", "nan")
-
-
 def _param_json(v: Any) -> Any:
-    """A generator parameter as JSON: a non-finite float as ``"inf"``, ``"-inf"``, ``"nan"``."""
+    """A generator parameter as JSON: a non-finite float as tensors write it (``"-inf"``;
+    JSON has no such numbers, and a ``full`` of -inf is the start of a running maximum)."""
     if isinstance(v, (float, np.floating)) and not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return _short_float(v, np.dtype(np.float64))
     return v
 
 
 def _param_value(v: Any) -> Any:
     """:func:`_param_json` read back (no generator parameter is one of those words otherwise)."""
-    return float(v) if isinstance(v, str) and v in _NON_FINITE else v
+    return float(v) if isinstance(v, str) and v in NON_FINITE_TEXTS else v
 
 
 def _num(x: float) -> float | int:
