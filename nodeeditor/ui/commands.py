@@ -183,8 +183,9 @@ class DisconnectCommand(QtGui.QUndoCommand):
 class _AttributeEdit(QtGui.QUndoCommand):
     """Set one attribute of one node. With ``merge`` (a spin box's steps), consecutive merging
     edits of the same attribute are one undo step, and the step goes when edited back to where
-    it started; a typed value or a choice in a list is a step of its own. Subclasses say how
-    to set the value (:meth:`_set`, returning the old one) and when two values are the same."""
+    it started (an unset attribute stepped back to its default is unset again); a typed value
+    or a choice in a list is a step of its own. Subclasses say how to set the value
+    (:meth:`_set`, returning the old one) and when two values mean the same."""
 
     MERGE_ID = -1
 
@@ -203,6 +204,7 @@ class _AttributeEdit(QtGui.QUndoCommand):
             return False
         self.value = other.value
         if self._have_old and self._same(self.value, self.old):
+            self._set(self.old)      # the very same document again: an unset attribute stays unset
             self.setObsolete(True)   # edited back to where it started: nothing to undo
         return True
 
@@ -217,8 +219,7 @@ class _AttributeEdit(QtGui.QUndoCommand):
     def _set(self, value: Any) -> Any:
         raise NotImplementedError
 
-    @staticmethod
-    def _same(a: Any, b: Any) -> bool:
+    def _same(self, a: Any, b: Any) -> bool:
         return a == b
 
 
@@ -230,6 +231,11 @@ class AttributeCommand(_AttributeEdit):
     def _set(self, value: Any) -> Any:
         return self.graph.set_attribute(self.node_id, self.name, value)
 
+    def _same(self, a: Any, b: Any) -> bool:
+        """None (unset) means the schema's default."""
+        default = self.graph.node(self.node_id).schema.attribute(self.name).default
+        return (default if a is None else a) == (default if b is None else b)
+
 
 class ForeignAttributeCommand(_AttributeEdit):
     """Set (``value=None``: remove, the op's default applies) an attribute of a foreign ONNX
@@ -240,8 +246,7 @@ class ForeignAttributeCommand(_AttributeEdit):
     def _set(self, value: ForeignAttribute | None) -> ForeignAttribute | None:
         return self.graph.set_foreign_attribute(self.node_id, self.name, value)
 
-    @staticmethod
-    def _same(a: ForeignAttribute | None, b: ForeignAttribute | None) -> bool:
+    def _same(self, a: ForeignAttribute | None, b: ForeignAttribute | None) -> bool:
         return a is None and b is None or a is not None and b is not None and a.same(b)
 
 

@@ -173,6 +173,22 @@ def test_spin_box_steps_merge_into_one_undo_step(small):
     assert w.undo_stack.count() == 0
 
 
+def test_an_unset_attribute_stepped_back_to_its_default_is_unset_and_nothing_to_undo(small):
+    """axis unset (the default 0), stepped to 1 and back: the document is as before (no explicit
+    axis to save) and there is no undo step that changes nothing."""
+    w = small
+    _wire(w)
+    w.graph.set_attribute("g", "axis", None)
+    w.undo_stack.clear()
+    w.scene.select_nodes(["g"])
+    box = w.properties.widgets["attr:axis"]
+    box.stepUp()
+    assert w.graph.node("g").attributes == {"axis": 1} and w.undo_stack.count() == 1
+    box.stepDown()
+    assert w.graph.node("g").attributes == {}
+    assert w.undo_stack.count() == 0 and not w.undo_action.isEnabled()
+
+
 def test_typed_values_and_choices_are_each_an_undo_step(small):
     """Only a spin box's arrow steps merge: two typed axes, or reduction add then mul then
     max, are undone one at a time (one Ctrl+Z went back from max to none)."""
