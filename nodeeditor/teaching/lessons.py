@@ -93,10 +93,11 @@ class Lesson:
         """A fresh copy of the lesson's graph."""
         return load_graph(self.graph_path)
 
-    def make_quiz(self) -> Quiz:
-        """A quiz on the lesson's node with the inputs of its graph (``seed`` None);
-        :meth:`Quiz.another` makes new ones."""
-        inputs, attrs = node_inputs(self.load_graph(), self.node)
+    def make_quiz(self, graph: Graph | None = None) -> Quiz:
+        """A quiz on the lesson's node with the inputs and attributes it has in ``graph`` (a
+        copy of the lesson's graph, perhaps edited; None: the lesson's own file), ``seed``
+        None; :meth:`Quiz.another` makes new ones."""
+        inputs, attrs = node_inputs(self.load_graph() if graph is None else graph, self.node)
         return Quiz(self.op, inputs, attrs, self.quiz)
 
 

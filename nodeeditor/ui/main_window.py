@@ -289,14 +289,15 @@ class MainWindow(QtWidgets.QMainWindow):
                                     lessons.quiz_widget.set_zoom, lessons.keep_quiz_layout)
         lessons.quizChanged.connect(lambda _on: self.presentation.restage())
         lessons.quizChanged.connect(lambda _on: self._withhold_answers())
+        lessons.withheldChanged.connect(self._withhold_answers)
 
     def _withhold_answers(self) -> None:
         """During a quiz neither the viewer nor a block's preview shows a computed value (the
-        answers: :meth:`LessonsController.gives_answer`), and the Explainer's menu (its slides
-        would draw them) is off; after it, all show again."""
+        answers) nor a source the quiz's new inputs replace (:meth:`LessonsController.withheld_why`),
+        and the Explainer's menu (its slides would draw them) is off; after it, all show again."""
         quizzing = self.lessons.quizzing
-        self.viewer_target.withhold(self.lessons.gives_answer if quizzing else None, "hidden during the quiz")
-        self.scene.withhold_previews(self.lessons.gives_answer if quizzing else None)
+        self.viewer_target.withhold(self.lessons.withheld_why if quizzing else None)
+        self.scene.withhold_previews(self.lessons.withheld_why if quizzing else None)
         self.explainer.menu.menuAction().setEnabled(not quizzing)
 
     def _build_menus(self) -> None:

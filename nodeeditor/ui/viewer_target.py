@@ -10,8 +10,9 @@ The target is a :class:`Target` (node id, port, output or input). It is chosen b
   showed another tensor;
 - nothing chosen, or the chosen node gone: the graph's first output node.
 
-Values can be withheld (:meth:`ViewerTarget.withhold`, a quiz's answers): the viewer then names
-the tensor and says why it shows no picture, however it was chosen.
+Values can be withheld (:meth:`ViewerTarget.withhold`, a quiz's answers, or sources a quiz's
+new inputs replace): the viewer then names the tensor and says why it shows no picture,
+however it was chosen.
 
 The viewer's Value / Gradient switch (:class:`ViewerMode`, two buttons it puts in the
 viewer's button row) chooses what of the target is shown: its value, or d loss / d that
@@ -85,8 +86,7 @@ class ViewerTarget(QtCore.QObject):
         self.mode = ViewerMode.VALUE
         self._shown: tuple | None = None            # (mode, name, id of the array, subtitle) last shown
         self._pressed_node: str | None = None
-        self._withheld: Callable[[str], bool] | None = None   # whether a node's value is not shown ...
-        self._withheld_why = ""                                 # ... and why
+        self._withheld: Callable[[str], str] | None = None   # why a node's value is not shown ("": it is)
         self.mode_switch = QtWidgets.QWidget()
         self.mode_buttons = self._build_switch(self.mode_switch)
         viewer.add_control(self.mode_switch)
@@ -143,11 +143,12 @@ class ViewerTarget(QtCore.QObject):
         if visible:
             self.update()
 
-    def withhold(self, withheld: Callable[[str], bool] | None, why: str = "") -> None:
-        """Show no value (nor gradient) of a node for which ``withheld(node_id)`` is true, asked
-        each time one is about to show (the graph may change), saying ``why`` instead; None
-        shows everything again."""
-        self._withheld, self._withheld_why = withheld, why
+    def withhold(self, withheld: Callable[[str], str] | None) -> None:
+        """Show no value (nor gradient) of a node for which ``withheld(node_id)`` gives a reason
+        (``""``: shown), asked each time one is about to show (the graph may change), saying
+        the reason instead (the picture its words before the first colon, the line above it
+        all); None shows everything again."""
+        self._withheld = withheld
         self.update()
 
     def _show(self, target: Target) -> None:
@@ -165,9 +166,10 @@ class ViewerTarget(QtCore.QObject):
         node_id, port, is_output = self.target.node_id, self.target.port, self.target.is_output
         node = graph.node(node_id)
         edge = None if is_output else graph.edge_into(node_id, port)
-        if self._withheld is not None and self._withheld(edge.src if edge is not None else node_id):
+        why = self._withheld(edge.src if edge is not None else node_id) if self._withheld is not None else ""
+        if why:
             name = node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
-            return Shown(name, self._withheld_why, None, self._withheld_why)
+            return Shown(name, why, None, why.split(":")[0])
         if self.mode is ViewerMode.GRADIENT:
             return self._gradient_source(graph)
         if not is_output:

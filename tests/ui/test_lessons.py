@@ -226,3 +226,52 @@ def test_after_opening_a_lesson_the_stepping_keys_step_at_once(window, qtbot):
                       (QtCore.Qt.Key.Key_End, 5)):
         QTest.keyClick(QtWidgets.QApplication.focusWidget(), key)
         assert ex.step == step, (key, ex.step)
+
+
+def test_after_another_one_the_lessons_sources_are_not_shown_as_the_quizs_inputs(window, qtbot):
+    """"Another one" draws new inputs; the viewer and the blocks' previews showed the lesson's
+    sources as if they were the quiz's. They now say where the quiz's inputs are, and show
+    again on the example (seed 0) and after the quiz."""
+    open_from_list(window, qtbot, "scatterelements-add")
+    if not window.previews_action.isChecked():
+        window.previews_action.trigger()                     # View > Inline Previews
+    lessons = window.lessons
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    (data,) = window.scene.selected_node_ids()                # the viewer shows the data input
+    qtbot.waitUntil(lambda: window.viewer.current is not None, timeout=10000)
+    item = window.scene.node_item(data)
+    assert item._preview is not None
+    quiz = lessons.quiz_widget
+    QTest.mouseClick(quiz.another_button, LEFT)
+    qtbot.waitUntil(lambda: window.viewer.current is None, timeout=10000)
+    assert "new inputs are in the Quiz panel" in window.viewer.info_label.text()
+    assert item._preview is None
+    quiz.use_seed(0)                                         # the lesson's example again
+    qtbot.waitUntil(lambda: window.viewer.current is not None, timeout=10000)
+    np.testing.assert_array_equal(window.viewer.current.array, quiz.quiz.inputs[0])
+    assert item._preview is not None
+    QTest.mouseClick(quiz.another_button, LEFT)
+    qtbot.waitUntil(lambda: window.viewer.current is None, timeout=10000)
+    QTest.mouseClick(quiz.end_button, LEFT)
+    qtbot.waitUntil(lambda: not lessons.quizzing, timeout=10000)
+    assert item._preview is not None
+
+
+def test_a_quiz_asks_about_the_lesson_as_edited_on_screen(window, qtbot):
+    """A teacher who changes the lesson's reduction before Quiz gets a quiz on that reduction
+    (it was made from the lesson's file, unlike what the canvas showed)."""
+    open_from_list(window, qtbot, "scatterelements-add")
+    lessons = window.lessons
+    node = lessons.lesson.node
+    window.graph.set_attribute(node, "reduction", "mul")
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    quiz = lessons.quiz_widget.quiz
+    assert quiz.attrs["reduction"] == "mul"
+    data, indices, updates = (np.asarray(v) for v in quiz.inputs)
+    assert quiz.attrs.get("axis", 0) == 1
+    expected = data.copy()                                   # ScatterElements' loop, axis 1
+    for i, j in np.ndindex(indices.shape):
+        expected[i, indices[i, j]] *= updates[i, j]
+    np.testing.assert_allclose(quiz.output, expected, rtol=1e-6)

@@ -166,7 +166,7 @@ class GraphScene(QtWidgets.QGraphicsScene):
         self.runner = runner
         self.graph: Graph = graph
         self.show_previews = False
-        self.withheld: Callable[[str], bool] | None = None   # whether a node is drawn without a preview
+        self.withheld: Callable[[str], Any] | None = None   # whether a node is drawn without a preview
         self._nodes: dict[str, NodeItem] = {}
         self._bare = CellIndex()            # node items without port items, by their box
         self._waiting_nodes = CellIndex()   # nodes without an item yet, by their box
@@ -772,9 +772,10 @@ class GraphScene(QtWidgets.QGraphicsScene):
             self.node_item_moved(nid)
         self.drawing_changed()
 
-    def withhold_previews(self, withheld: Callable[[str], bool] | None) -> None:
-        """Draw no preview of a node for which ``withheld(node_id)`` is true (a quiz's answers;
-        asked whenever a preview is drawn); None: all again."""
+    def withhold_previews(self, withheld: Callable[[str], Any] | None) -> None:
+        """Draw no preview of a node for which ``withheld(node_id)`` is true (a quiz's answers,
+        or a reason why not: :meth:`ViewerTarget.withhold`'s question; asked whenever a preview
+        is drawn); None: all again."""
         self.withheld = withheld
         if self.show_previews:
             self.set_show_previews(True)

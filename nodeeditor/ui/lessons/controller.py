@@ -49,6 +49,9 @@ Vertical = QtCore.Qt.Orientation.Vertical
 #: Quiz dock takes when a quiz starts (less when its tables need less).
 LESSON_SHARE = 0.55
 QUIZ_SHARE = 0.7
+#: What the viewer says of a value a quiz withholds (:meth:`LessonsController.withheld_why`).
+HIDDEN_IN_QUIZ = "hidden during the quiz"
+REPLACED_IN_QUIZ = "not the quiz's input: its new inputs are in the Quiz panel"
 
 
 class LessonsController(QtCore.QObject):
@@ -56,6 +59,7 @@ class LessonsController(QtCore.QObject):
     a quiz started (True) or ended (False)."""
 
     quizChanged = QtCore.Signal(bool)
+    withheldChanged = QtCore.Signal()   # what :meth:`withheld_why` says may have changed
 
     def __init__(self, host: QtWidgets.QMainWindow, files: FileController, graph_of: Callable[[], Graph],
                  open_document: Callable[[Graph], None], scene: GraphScene, view: GraphView,
@@ -93,6 +97,7 @@ class LessonsController(QtCore.QObject):
         self.panel.stepRequested.connect(self.step_through)
         self.panel.quizToggled.connect(lambda on: self.start_quiz() if on else self.end_quiz())
         self.quiz_widget.ended.connect(self.end_quiz)
+        self.quiz_widget.inputsChanged.connect(lambda: self._quiz_on and self.withheldChanged.emit())
         self.quiz_dock.visibilityChanged.connect(self._quiz_dock_visibility)
         self.quiz_dock.installEventFilter(self)   # its title bar's close button ends the quiz
         # a layout saved with these docks open restores them: the list is read when first shown
@@ -195,8 +200,8 @@ class LessonsController(QtCore.QObject):
         """Quiz mode on the lesson's example (see the module docstring)."""
         if self.lesson is None:
             return False
-        try:
-            quiz = self.lesson.make_quiz()
+        try:   # on the lesson's graph as shown (a teacher's edits count), else as its file has it
+            quiz = self.lesson.make_quiz(self._graph_of() if self._following() else None)
         except (QuizError, ValueError, GraphFileError) as exc:
             self._status(f"No quiz: {exc}", error=True)
             self.panel.set_quiz_on(False)
@@ -278,15 +283,23 @@ class LessonsController(QtCore.QObject):
         if visible and not self._quiz_on:
             QtCore.QTimer.singleShot(0, self.quiz_dock.hide)
 
-    def gives_answer(self, node_id: str) -> bool:
-        """During a quiz on the lesson's graph, whether the node's value could give the answers
-        away: any node that computes (the lesson's node, what comes after it, and a copy of it
-        or a new output made during the quiz), so only the sources' values show. Asked whenever
-        a value is about to show, so edits during the quiz are covered."""
+    def withheld_why(self, node_id: str) -> str:
+        """Why the node's value is not to be shown during a quiz on the lesson's graph ("": it
+        may show). Any node that computes would give the answers away (the lesson's node, what
+        comes after it, a copy of it or a new output made during the quiz); the sources feeding
+        the lesson's node are not the quiz's inputs once it has drawn new ones ("Another one").
+        Asked whenever a value is about to show, so edits during the quiz are covered."""
         if not (self._quiz_on and self._following()):
-            return False
+            return ""
         graph = self._graph_of()
-        return graph.has_node(node_id) and not graph.node(node_id).is_source
+        if not graph.has_node(node_id):
+            return ""
+        if not graph.node(node_id).is_source:
+            return HIDDEN_IN_QUIZ
+        if not self.quiz_widget.on_lesson_inputs and any(
+                e.src == node_id and e.dst == self.lesson.node for e in graph.edges):
+            return REPLACED_IN_QUIZ
+        return ""
 
     def _data_source(self) -> str | None:
         """The node feeding the lesson node's data input (None when unconnected)."""

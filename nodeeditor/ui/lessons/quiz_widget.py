@@ -31,6 +31,7 @@ class QuizWidget(QtWidgets.QWidget):
     """See the module docstring. :meth:`set_quiz` takes the lesson's quiz (seed box at 0)."""
 
     ended = QtCore.Signal()
+    inputsChanged = QtCore.Signal()    # another quiz shown: the lesson's inputs or drawn ones
     answered = QtCore.Signal(object)   # the Verdict
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
@@ -167,6 +168,12 @@ class QuizWidget(QtWidgets.QWidget):
             return
         self._show(quiz)
 
+    @property
+    def on_lesson_inputs(self) -> bool:
+        """Whether the quiz shown asks about the lesson's own inputs (seed 0), which the
+        graph's sources hold; other seeds draw inputs the graph does not have."""
+        return self.quiz is None or self.quiz.seed is None
+
     def _show(self, quiz: Quiz) -> None:
         self.quiz, self.last_verdict = quiz, None
         for row in (self.inputs_row, self.output_row):
@@ -213,6 +220,7 @@ class QuizWidget(QtWidgets.QWidget):
         self.feedback.setText("")
         self.feedback.setStyleSheet("")
         self._refresh()
+        self.inputsChanged.emit()
         if quiz.mode is QuizMode.FILL:
             out.setCurrentCell(*out.cell_of(quiz.questions[0]))
             out.setFocus()
