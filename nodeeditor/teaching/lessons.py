@@ -98,6 +98,10 @@ class Lesson:
         copy of the lesson's graph, perhaps edited; None: the lesson's own file), ``seed``
         None; :meth:`Quiz.another` makes new ones."""
         inputs, attrs = node_inputs(self.load_graph() if graph is None else graph, self.node)
+        return self.quiz_on(inputs, attrs)
+
+    def quiz_on(self, inputs: list, attrs: dict[str, Any]) -> Quiz:
+        """The lesson's quiz (its op and mode) on these inputs and attributes (``seed`` None)."""
         return Quiz(self.op, inputs, attrs, self.quiz)
 
 

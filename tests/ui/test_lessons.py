@@ -275,3 +275,60 @@ def test_a_quiz_asks_about_the_lesson_as_edited_on_screen(window, qtbot):
     for i, j in np.ndindex(indices.shape):
         expected[i, indices[i, j]] *= updates[i, j]
     np.testing.assert_allclose(quiz.output, expected, rtol=1e-6)
+
+
+def test_a_lesson_saved_and_opened_again_quizzes_without_showing_the_answer(window, qtbot, tmp_path):
+    """The lesson followed only the very copy it had opened: after Save and Open the Quiz
+    button quizzed on the lesson's file while the viewer showed the computed output."""
+    from nodeeditor.graph.fileformat import save_graph
+
+    open_from_list(window, qtbot, "gatherelements-axis0")
+    lessons = window.lessons
+    node = lessons.lesson.node
+    window.graph.set_attribute(node, "axis", 1)              # an edit the saved file keeps
+    path = tmp_path / "lesson.ifg.json"
+    save_graph(window.graph, path)
+    assert window.files.open_path(path, ask=False)
+    window.runner.wait()
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    assert lessons.quiz_widget.quiz.attrs["axis"] == 1          # the reopened graph's axis
+    window.scene.select_nodes([node])
+    window.viewer_target.show_node(node)
+    qtbot.waitUntil(lambda: window.viewer.info_label.text() == "hidden during the quiz", timeout=10000)
+    assert window.viewer.current is None
+
+
+def test_the_quiz_follows_an_edit_and_an_undo_of_the_lessons_node(window, qtbot):
+    """Undo during a quiz took the graph back while the quiz kept asking about the edit; the
+    lesson's text says when the node is no longer what it is about."""
+    open_from_list(window, qtbot, "gather-axis1")
+    lessons = window.lessons
+    node = lessons.lesson.node
+    assert lessons.panel.note == ""
+    window.scene.select_nodes([node])
+    box = window.properties.widgets["attr:axis"]
+    box.setValue(0)                                           # an undo step, as typed
+    window.runner.wait()
+    qtbot.waitUntil(lambda: "now has axis 0" in lessons.panel.text.toPlainText(), timeout=10000)
+    assert "about axis 1" in lessons.panel.note
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    quiz = lessons.quiz_widget
+    data, indices = quiz.quiz.inputs
+    np.testing.assert_array_equal(quiz.quiz.output, np.take(data, indices, axis=0))
+    window.view.setFocus()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_Z, QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert window.graph.node(node).attributes.get("axis") == 1
+    qtbot.waitUntil(lambda: quiz.quiz.attrs["axis"] == 1, timeout=10000)
+    np.testing.assert_array_equal(quiz.quiz.output, np.take(data, indices, axis=1))
+    assert lessons.quizzing and lessons.panel.note == ""
+    # new inputs keep following: the same seed drawn for the node as it is
+    QTest.mouseClick(quiz.another_button, LEFT)
+    seed = quiz.seed_box.value()
+    window.graph.set_attribute(node, "axis", 0)
+    window.runner.wait()
+    qtbot.waitUntil(lambda: quiz.quiz.attrs["axis"] == 0, timeout=10000)
+    assert quiz.quiz.seed == seed
+    d, i = quiz.quiz.inputs
+    np.testing.assert_array_equal(quiz.quiz.output, np.take(d, i, axis=0))

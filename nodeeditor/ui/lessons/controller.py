@@ -18,6 +18,11 @@ is hidden, its output too: :mod:`.explainer_adapter`), and the canvas selection 
 node's data input, so the tensor viewer shows that input rather than the answer. Ending the quiz (its End button, the
 lesson's Quiz button, another lesson or another document) undoes all three.
 
+The lesson follows any document that holds its node (a lesson saved and opened again too).
+The quiz asks about the node as the canvas has it, and follows it after every run: an edit
+or an undo of the node or of what feeds it gives a quiz on the node as it now is (same seed).
+The lesson's text says when the node's attributes are not the ones it is about.
+
 Collaborators are typed (files, scene, view, explainer, a document opener, a status
 callable); it changes the document only through ``open_document``. UI thread only.
 """
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 from shiboken6 import isValid
 
@@ -70,10 +76,12 @@ class LessonsController(QtCore.QObject):
         self.scene, self.view, self.explainer, self.explainer_dock = scene, view, explainer, explainer_dock
         self._status = status
         self.lesson: Lesson | None = None
-        self._graph: Graph | None = None        # the copy of the lesson's graph opened last
+        self._quiz_graph: Graph | None = None   # the document the quiz is on
+        self._lesson_attrs: dict = {}           # the lesson's node's attributes in its file
         self._frame_after_run = False
         self._height_before_quiz: int | None = None
         self._quiz_on = False
+        self._runner = runner
         runner.finished.connect(self._on_run_finished)
 
         self.panel = LessonsPanel()
@@ -137,7 +145,8 @@ class LessonsController(QtCore.QObject):
         except GraphFileError as exc:
             self.files.warn("Cannot open lesson", str(exc))
             return False
-        self.lesson, self._graph = lesson, graph
+        self.lesson = lesson
+        self._lesson_attrs = _case_attributes(graph.node(lesson.node))
         self._open_document(graph)
         self.panel.show_lesson(lesson)
         self.dock.show()
@@ -154,6 +163,9 @@ class LessonsController(QtCore.QObject):
         if self._frame_after_run:
             self._frame_after_run = False
             QtCore.QTimer.singleShot(0, self._frame_node)
+        if self._quiz_on:
+            self._follow_edits()
+        self._note_changes()
 
     def step_through(self) -> None:
         """The lesson's node in the Explainer from step 1 (its graph opened again when the
@@ -167,12 +179,18 @@ class LessonsController(QtCore.QObject):
         self._show_node()
 
     def _following(self) -> bool:
-        """Whether the document shown is the lesson's graph."""
+        """Whether the document shown holds the lesson's node: the lesson's graph as opened
+        from the lesson, or saved and opened again."""
+        if self.lesson is None:
+            return False
         graph = self._graph_of()
-        return graph is self._graph and self.lesson is not None and graph.has_node(self.lesson.node)
+        if not graph.has_node(self.lesson.node):
+            return False
+        node = graph.node(self.lesson.node)
+        return isinstance(node, N.OperatorNode) and node.op == self.lesson.op
 
     def _show_node(self) -> None:
-        if not (isValid(self.scene) and self._following()):
+        if not (isValid(self.scene) and self._following()) or self.quizzing:
             return
         self._frame_node()
         self.explainer_dock.show()
@@ -191,23 +209,28 @@ class LessonsController(QtCore.QObject):
         self.scene.select_nodes([node_id])
 
     def document_changed(self) -> None:
-        """Another document is shown: a quiz on the lesson's graph ends."""
-        if self._graph_of() is not self._graph:
+        """Another document is shown: a quiz on the one before ends."""
+        if self._quiz_graph is not None and self._graph_of() is not self._quiz_graph:
             self.end_quiz()
 
     # ------------------------------------------------------------------ the quiz
     def start_quiz(self) -> bool:
-        """Quiz mode on the lesson's example (see the module docstring)."""
+        """Quiz mode on the lesson's node as the document shown has it (a teacher's edits
+        count; the lesson's graph is opened first when the document shown does not hold the
+        node). See the module docstring."""
         if self.lesson is None:
             return False
-        try:   # on the lesson's graph as shown (a teacher's edits count), else as its file has it
-            quiz = self.lesson.make_quiz(self._graph_of() if self._following() else None)
+        if not self._following() and not self.open_lesson(self.lesson):
+            self.panel.set_quiz_on(False)
+            return False
+        try:
+            quiz = self.lesson.make_quiz(self._graph_of())
         except (QuizError, ValueError, GraphFileError) as exc:
             self._status(f"No quiz: {exc}", error=True)
             self.panel.set_quiz_on(False)
             return False
         self.quiz_widget.set_quiz(quiz)
-        self._quiz_on = True
+        self._quiz_on, self._quiz_graph = True, self._graph_of()
         # the Quiz takes the Explainer's place (and a larger share of the height); the
         # Explainer is hidden meanwhile, so nothing there shows the answer or resizes the area
         explainer = self.explainer_dock
@@ -239,7 +262,7 @@ class LessonsController(QtCore.QObject):
         self.panel.set_quiz_on(False)
         if not self._quiz_on:
             return
-        self._quiz_on = False
+        self._quiz_on, self._quiz_graph = False, None
         explainer_adapter.hide_output(self.explainer, False)
         # the canvas takes the focus first: hiding the dock that has it would hand it to the
         # next field in the window (the property panel's Name, which would then commit its
@@ -301,6 +324,47 @@ class LessonsController(QtCore.QObject):
             return REPLACED_IN_QUIZ
         return ""
 
+    def _follow_edits(self) -> None:
+        """After a run during the quiz: when the lesson's node or what feeds it was edited (an
+        undo too), the quiz asks about the node as it is now, with the same seed; when the
+        node is gone, the quiz ends."""
+        if not self._following():
+            self.end_quiz()
+            return
+        graph, node_id = self._graph_of(), self.lesson.node
+        inputs = []
+        for port in graph.node(node_id).input_ports():
+            edge = graph.edge_into(node_id, port)
+            value = None if edge is None else self._runner.value(edge.src, edge.src_port)
+            if edge is not None and value is None:
+                return            # an input not computed (an error on the canvas): the quiz stays
+            inputs.append(value)
+        base = self.quiz_widget.base
+        attrs = dict(graph.node(node_id).attributes)
+        if base is not None and _same_inputs(base.inputs, inputs) and \
+                base.attrs == base.opdef.schema.check_attributes(attrs):
+            return
+        try:
+            quiz = self.lesson.quiz_on(inputs, attrs)
+        except (QuizError, ValueError) as exc:
+            self._status(f"Quiz ended: {exc}", error=True)
+            self.end_quiz()
+            return
+        self.quiz_widget.rebase(quiz)
+        self._status("The lesson's node changed: the quiz asks about it as it is now")
+
+    def _note_changes(self) -> None:
+        """The lesson's text says when the node on the canvas has other attributes than the
+        lesson is about (its formula and numbers would not fit)."""
+        if not self._following():
+            self.panel.set_note("")
+            return
+        now = _case_attributes(self._graph_of().node(self.lesson.node))
+        changed = [name for name in now if now[name] != self._lesson_attrs.get(name)]
+        self.panel.set_note("" if not changed else
+                            f"The node on the canvas now has {_attribute_text(now, changed)}; this text is "
+                            f"about {_attribute_text(self._lesson_attrs, changed)}.")
+
     def _data_source(self) -> str | None:
         """The node feeding the lesson node's data input (None when unconnected)."""
         graph = self._graph_of()
@@ -309,3 +373,27 @@ class LessonsController(QtCore.QObject):
             return None
         edge = graph.edge_into(node.id, ops.get_opdef(node.op).data_port)
         return None if edge is None else edge.src
+
+
+def _same_inputs(a, b) -> bool:
+    """Whether two input lists hold the same arrays (dtype, shape and values; None alike)."""
+    def same(x, y) -> bool:
+        if x is None or y is None:
+            return x is None and y is None
+        return x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc")
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _case_attributes(node: N.Node) -> dict:
+    """An operator node's attributes with the schema's defaults filled in."""
+    if not isinstance(node, N.OperatorNode):
+        return {}
+    try:
+        return node.schema.check_attributes(node.attributes)
+    except ops.OpError:
+        return dict(node.attributes)
+
+
+def _attribute_text(attrs: dict, names: list[str]) -> str:
+    """``reduction max, axis 0``."""
+    return ", ".join(f"{name} {attrs.get(name)}" for name in names)

@@ -24,9 +24,10 @@ def paragraphs(text: str) -> str:
     return "".join(f"<p>{html.escape(p)}</p>" for p in parts if p)
 
 
-def lesson_html(lesson: Lesson, quiz: bool = False) -> str:
+def lesson_html(lesson: Lesson, quiz: bool = False, note: str = "") -> str:
     """The lesson page's text; with ``quiz``, the title and the formula only: the other
-    paragraphs work the lesson's example through, which is the quiz's first question."""
+    paragraphs work the lesson's example through, which is the quiz's first question. ``note``
+    (the node on the canvas no longer as the lesson has it) is said under the title."""
     where = lesson.example or lesson.graph_path.name
     source = f"{html.escape(lesson.source)}; " if lesson.source else ""
     formula = (f"<h4 style='margin-bottom:0'>Formula</h4>"
@@ -34,6 +35,8 @@ def lesson_html(lesson: Lesson, quiz: bool = False) -> str:
     head = (f"<h3 style='margin-bottom:2px'>{html.escape(lesson.title)}</h3>"
             f"<p style='color:#666; margin-top:0'>{html.escape(lesson.case)} &middot; {source}"
             f"node {html.escape(lesson.node)} of {html.escape(where)}</p>")
+    if note:
+        head += f"<p style='color:#b3261e'>{html.escape(note)}</p>"
     if quiz:
         return (head + formula + "<p style='color:#666'>The rest of the lesson's text works the example through: "
                 "it is back when the quiz ends.</p>")
@@ -52,6 +55,8 @@ class LessonsPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.lessons: tuple[Lesson, ...] = ()
         self.current: Lesson | None = None
+        self.note = ""              # under the lesson's title (set_note)
+        self._quiz_on = False
         self.pages = QtWidgets.QStackedWidget()
 
         # the list
@@ -170,6 +175,7 @@ class LessonsPanel(QtWidgets.QWidget):
         self.counter.setText(f"{index + 1} / {len(ids)}" if index >= 0 else "")
         self.prev_button.setEnabled(index > 0)
         self.next_button.setEnabled(0 <= index < len(ids) - 1)
+        self.note = ""
         self.set_quiz_on(False)
         self.pages.setCurrentWidget(self.lesson_page)
 
@@ -179,8 +185,16 @@ class LessonsPanel(QtWidgets.QWidget):
         blocked = self.quiz_button.blockSignals(True)
         self.quiz_button.setChecked(on)
         self.quiz_button.blockSignals(blocked)
+        self._quiz_on = on
         if self.current is not None:
-            self.text.setHtml(lesson_html(self.current, quiz=on))
+            self.text.setHtml(lesson_html(self.current, quiz=on, note=self.note))
+
+    def set_note(self, note: str) -> None:
+        """Say ``note`` under the lesson's title ("": nothing), e.g. that the node on the canvas
+        has other attributes than the lesson's text is about."""
+        if note != self.note:
+            self.note = note
+            self.set_quiz_on(self._quiz_on)
 
     # ------------------------------------------------------------------ internals
     def _activated(self, item: QtWidgets.QTreeWidgetItem | None) -> None:

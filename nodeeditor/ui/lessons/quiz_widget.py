@@ -123,6 +123,12 @@ class QuizWidget(QtWidgets.QWidget):
         self.seed_box.blockSignals(blocked)
         self._show(_fresh(quiz))
 
+    def rebase(self, quiz: Quiz) -> None:
+        """Quiz on ``quiz`` from now on (the lesson's node was edited), with the seed shown:
+        seed 0 on ``quiz``'s own inputs, any other drawn anew for it."""
+        self.base = quiz
+        self._seed_changed(self.seed_box.value())
+
     def another(self) -> None:
         """New inputs with a new random seed."""
         seed = secrets.randbelow(MAX_SEED) + 1
