@@ -332,3 +332,27 @@ def test_the_quiz_follows_an_edit_and_an_undo_of_the_lessons_node(window, qtbot)
     assert quiz.quiz.seed == seed
     d, i = quiz.quiz.inputs
     np.testing.assert_array_equal(quiz.quiz.output, np.take(d, i, axis=0))
+
+
+def test_a_clicked_answer_shows_its_colour_through_the_selection(window, qtbot):
+    """The clicked cell stays the current one: the selection's colour replaced the red of a
+    wrong answer and the green of a right one (a frame around them now)."""
+    open_from_list(window, qtbot, "scatter9-axis0")
+    lessons = window.lessons
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    out = lessons.quiz_widget.output_table
+    qtbot.waitUntil(lambda: out.isVisible(), timeout=10000)
+
+    def colour_at(cell):
+        rect = out.visualItemRect(out.item_at(cell))
+        image = out.viewport().grab().toImage()
+        return image.pixelColor(rect.left() + 6, rect.center().y())   # inside the frame
+
+    QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((0, 0)))    # wrong: it lands on row 1
+    assert out.currentItem() is out.item_at((0, 0))
+    wrong = colour_at((0, 0))
+    assert wrong.red() > wrong.green() + 30 and wrong.red() > wrong.blue() + 30, wrong.name()
+    QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((1, 0)))    # right
+    right = colour_at((1, 0))
+    assert right.green() > right.red() + 20, right.name()

@@ -61,6 +61,26 @@ def cell_text(value) -> str:
     return str(value.item() if hasattr(value, "item") else value)
 
 
+class _FramedSelection(QtWidgets.QStyledItemDelegate):
+    """Draws a selected cell as an unselected one (its state's fill, its text in black) inside
+    a blue frame: the style's selection would fill the cell with the highlight instead, hiding
+    the red of a wrong answer just clicked."""
+
+    FRAME = QtGui.QColor(47, 111, 214)
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionViewItem, index) -> None:
+        selected = bool(option.state & QtWidgets.QStyle.StateFlag.State_Selected)
+        plain = QtWidgets.QStyleOptionViewItem(option)
+        plain.state &= ~(QtWidgets.QStyle.StateFlag.State_Selected | QtWidgets.QStyle.StateFlag.State_HasFocus)
+        super().paint(painter, plain, index)
+        if selected:
+            painter.save()
+            painter.setPen(QtGui.QPen(self.FRAME, 2))
+            painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+            painter.drawRect(QtCore.QRectF(option.rect).adjusted(1, 1, -1, -1))
+            painter.restore()
+
+
 class TensorTable(QtWidgets.QTableWidget):
     """One tensor (see the module docstring); ``shape`` fixes the cells, the texts come
     from :meth:`set_values` or :meth:`set_text`."""
@@ -80,14 +100,8 @@ class TensorTable(QtWidgets.QTableWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizeAdjustPolicy(QtWidgets.QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
-        # the current cell is tinted, not covered: its right/wrong colour stays readable (the
-        # palette, not a style sheet: a style sheet would stop the quiz's larger font reaching
-        # the headers when presenting)
-        palette = self.palette()
-        for group in (QtGui.QPalette.ColorGroup.Active, QtGui.QPalette.ColorGroup.Inactive):
-            palette.setColor(group, QtGui.QPalette.ColorRole.Highlight, QtGui.QColor(47, 111, 214, 70))
-            palette.setColor(group, QtGui.QPalette.ColorRole.HighlightedText, QtGui.QColor("black"))
-        self.setPalette(palette)
+        # the current cell is framed, not covered: its right/wrong colour stays readable
+        self.setItemDelegate(_FramedSelection(self))
         self.verticalHeader().setDefaultSectionSize(self._row_height())
         self.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
         self.horizontalHeader().setMinimumSectionSize(MIN_CELL_WIDTH)
