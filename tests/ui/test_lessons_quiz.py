@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from nodeeditor.teaching.quiz import Quiz
@@ -182,3 +182,21 @@ def test_show_answers_fills_in_the_rest(quiz_widget, qtbot):
     assert quiz_widget.quiz.done and not quiz_widget.reveal_button.isEnabled()
     # the score says the answers were shown, not that they are left to do
     assert quiz_widget.score_label.text() == "Score: 0 of 8 right at the first try · 0 wrong · 8 shown"
+
+
+def test_enlarged_for_a_projector_no_text_is_cut(quiz_widget, qtbot):
+    """Presentation's larger text: the seed box kept the width of the normal font ("xample"),
+    and an update turned bold when asked about was elided ("4…")."""
+    widget = quiz_widget
+    widget.set_zoom(2.0)
+    widget.set_quiz(Quiz(*SCATTER))
+    box = widget.seed_box
+    qtbot.waitUntil(lambda: box.lineEdit().isVisible(), timeout=10000)
+    assert box.lineEdit().width() >= box.fontMetrics().horizontalAdvance("example")
+    for seed in range(1, 6):                                   # drawn values such as 4.8
+        widget.use_seed(seed)
+        updates = widget.tables["updates"]
+        assert updates.cell_state((0, 0)) is CellState.SOURCE    # asked about: bold
+        item = updates.item_at((0, 0))
+        bold = QtGui.QFontMetrics(item.font())
+        assert item.font().bold() and updates.visualItemRect(item).width() > bold.horizontalAdvance(item.text()) + 6

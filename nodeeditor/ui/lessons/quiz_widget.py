@@ -88,7 +88,7 @@ class QuizWidget(QtWidgets.QWidget):
         self.seed_box.setToolTip("0 (example): the lesson's own inputs; any other number: new inputs drawn with "
                                  "that seed. The same seed gives everyone the same quiz.")
         self.seed_box.setKeyboardTracking(False)   # a typed seed counts on Enter or leaving the box
-        self.seed_box.setMinimumWidth(self.seed_box.fontMetrics().horizontalAdvance("example") + 40)
+        self._fit_seed_box()
         self.another_button = QtWidgets.QPushButton("Another one")
         self.another_button.setToolTip("New random inputs of the same shapes (a new seed)")
         self.reveal_button = QtWidgets.QPushButton("Show answers")
@@ -342,6 +342,13 @@ class QuizWidget(QtWidgets.QWidget):
         self.score_label.setFont(font)
         self.feedback.setFont(_scaled(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont),
                                       factor))
+        self._fit_seed_box()
+
+    def _fit_seed_box(self) -> None:
+        """Room for "example" (seed 0) and the largest seed in the box's font."""
+        metrics = self.seed_box.fontMetrics()
+        widest = max(metrics.horizontalAdvance("example"), metrics.horizontalAdvance(str(MAX_SEED)))
+        self.seed_box.setMinimumWidth(widest + 4 * metrics.averageCharWidth() + 24)   # frame and arrows
 
     # ------------------------------------------------------------------ showing the state
     def _refresh(self) -> None:

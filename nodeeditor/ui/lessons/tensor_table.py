@@ -165,6 +165,12 @@ class TensorTable(QtWidgets.QTableWidget):
     def fit(self) -> None:
         """As large as its cells (the quiz's scroll area scrolls, not the table)."""
         self.resizeColumnsToContents()
+        bold = QtGui.QFont(self.font())      # a cell turns bold when it is asked about
+        bold.setBold(True)
+        metrics, pad = QtGui.QFontMetrics(bold), self.fontMetrics().averageCharWidth() + 8
+        for c in range(self.columnCount()):
+            widest = max((metrics.horizontalAdvance(self.item(r, c).text()) for r in range(self.rowCount())), default=0)
+            self.setColumnWidth(c, max(self.columnWidth(c), widest + pad))
         # the headers' hints: their widths are not laid out before the table is shown
         width = self.verticalHeader().sizeHint().width() + sum(self.columnWidth(c) for c in range(self.columnCount()))
         height = self.horizontalHeader().sizeHint().height() + self.rowCount() * self._row_height()
