@@ -288,6 +288,8 @@ class MainWindow(QtWidgets.QMainWindow):
                                     lambda: lessons.quiz_dock if lessons.quizzing else self.explainer_dock,
                                     lessons.quiz_widget.set_zoom, lessons.keep_quiz_layout)
         lessons.quizChanged.connect(lambda _on: self.presentation.restage())
+        lessons.lessonOpened.connect(self.presentation.restage)   # the Lessons dock goes again
+        self.documentChanged.connect(self.presentation.document_changed)
         lessons.quizChanged.connect(lambda _on: self._withhold_answers())
         lessons.withheldChanged.connect(self._withhold_answers)
 

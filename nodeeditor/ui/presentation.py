@@ -22,6 +22,7 @@ view's transform, and the shortcut of the cancel action it is given.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -69,8 +70,8 @@ class _Saved:
     maximized: bool
     cancel_keys: tuple[QtGui.QKeySequence, ...]
     zoom: float
-    transform: QtGui.QTransform
-    centre: QtCore.QPointF
+    transform: QtGui.QTransform | None    # None: another document shown since (framed on leaving)
+    centre: QtCore.QPointF | None
 
 
 class Presentation(QtCore.QObject):
@@ -130,10 +131,17 @@ class Presentation(QtCore.QObject):
         self._stage, self._stage_zoom, self._restored = current, zoom, restored
 
     def restage(self) -> None:
-        """The current stage beside the canvas again (a quiz started or ended)."""
+        """The current stage beside the canvas again, the panels hidden (a quiz started or
+        ended, a lesson opened)."""
         if self.active and not self.panels_action.isChecked():
             self._present_layout()
             self._refit_later()
+
+    def document_changed(self) -> None:
+        """Another document is shown: leaving frames it instead of putting back the view of
+        the one shown on entering."""
+        if self._saved is not None:
+            self._saved = dataclasses.replace(self._saved, transform=None, centre=None)
 
     def set_active(self, on: bool) -> None:
         if bool(on) == self.active:
@@ -251,8 +259,11 @@ class Presentation(QtCore.QObject):
             w.showMaximized()
         w.restoreState(saved.state)
         self._restored()
-        self.view.setTransform(saved.transform)
-        self.view.centerOn(saved.centre)
+        if saved.transform is None:
+            QtCore.QTimer.singleShot(0, lambda: self.view.frame(True))   # once the docks are back
+        else:
+            self.view.setTransform(saved.transform)
+            self.view.centerOn(saved.centre)
 
     def _refit_later(self) -> None:
         if self.active:

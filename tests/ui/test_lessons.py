@@ -356,3 +356,28 @@ def test_a_clicked_answer_shows_its_colour_through_the_selection(window, qtbot):
     QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((1, 0)))    # right
     right = colour_at((1, 0))
     assert right.green() > right.red() + 20, right.name()
+
+
+def test_another_lesson_opened_while_presenting_keeps_the_presentation(window, qtbot):
+    """Help > Lessons and a lesson picked while presenting left the Lessons dock over half the
+    window and the Explainer squeezed; Esc then framed the previous lesson's node."""
+    open_from_list(window, qtbot, "scatter9-axis0")
+    window.view.setFocus()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: window.isFullScreen(), timeout=10000)
+    assert not window.lessons.dock.isVisible()
+    open_from_list(window, qtbot, "gathernd-batch-dims")
+    qtbot.waitUntil(lambda: not window.lessons.dock.isVisible(), timeout=10000)
+    assert window.presentation.active and window.explainer_dock.isVisible()
+    qtbot.waitUntil(lambda: window.explainer_dock.width() > 0.5 * window.width(), timeout=10000)
+    node = window.lessons.lesson.node
+    window.view.setFocus()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.presentation.active and not window.isFullScreen(), timeout=10000)
+    view = window.view
+
+    def node_in_view() -> bool:
+        shown = view.mapToScene(view.viewport().rect()).boundingRect()
+        return shown.contains(window.scene.node_item(node).sceneBoundingRect().center())
+
+    qtbot.waitUntil(node_in_view, timeout=10000)

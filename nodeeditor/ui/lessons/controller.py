@@ -66,6 +66,7 @@ class LessonsController(QtCore.QObject):
 
     quizChanged = QtCore.Signal(bool)
     withheldChanged = QtCore.Signal()   # what :meth:`withheld_why` says may have changed
+    lessonOpened = QtCore.Signal()      # its graph shown, its text in the Lessons dock
 
     def __init__(self, host: QtWidgets.QMainWindow, files: FileController, graph_of: Callable[[], Graph],
                  open_document: Callable[[Graph], None], scene: GraphScene, view: GraphView,
@@ -157,6 +158,7 @@ class LessonsController(QtCore.QObject):
         # run has finished and the Explainer has taken its height
         QtCore.QTimer.singleShot(0, self._show_node)
         self._frame_after_run = True
+        self.lessonOpened.emit()
         return True
 
     def _on_run_finished(self, _result) -> None:
