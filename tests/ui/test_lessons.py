@@ -190,6 +190,13 @@ def test_the_lessons_and_the_quiz_fit_a_projector_and_a_laptop(window, qtbot, si
     panel = window.lessons.panel
     assert panel.text.isVisible() and panel.quiz_button.isVisible()
     assert window.lessons.dock.geometry().bottom() <= window.rect().bottom()
+    # framed on the lesson's node after the run; no hint over its ports on a small canvas
+    node = window.scene.node_item(window.lessons.lesson.node)
+    view = window.view
+    qtbot.waitUntil(lambda: view.mapToScene(view.viewport().rect()).boundingRect().contains(
+        node.sceneBoundingRect().center()) and not window.lessons._frame_after_run, timeout=10000)
+    QtWidgets.QApplication.processEvents()     # the framing queued after the run (a zero-delay timer)
+    assert not view.overflow_hint.isVisible()
     save_shot(window, f"lessons_{size[0]}")
     QTest.mouseClick(panel.quiz_button, LEFT)
     quiz = window.lessons.quiz_widget

@@ -208,6 +208,9 @@ class LessonsController(QtCore.QObject):
                 {e.dst for e in graph.edges if e.src == node_id}
         self.scene.select_nodes(chain)
         self.view.frame(True)
+        # the lesson's node is what the view is about: on a small canvas (a projector) the hint
+        # that some of its neighbours do not fit would sit over its ports
+        self.view.hide_overflow_hint()
         self.scene.select_nodes([node_id])
 
     def document_changed(self) -> None:
