@@ -6,7 +6,9 @@ step's arrows join the drawn parts of the slices. The overlay is a transparent c
 widget that holds the grids (so it scrolls with them) and follows their geometry; it takes no
 mouse input. An end whose cell is not drawn (an empty grid, a hidden one) has no arrow. The
 grids' titles and coordinates (:meth:`TensorGrid.labels`) are drawn again over the arrows,
-ringed in the background colour: an arrow passes behind a heading, never through it.
+ringed in the background colour, and so are the numbers in the cells an arrow crosses
+(:meth:`TensorGrid.value_labels`, ringed in their cell's fill): an arrow passes behind a
+heading or a number, never through it.
 """
 from __future__ import annotations
 
@@ -126,6 +128,7 @@ class ArrowOverlay(QtWidgets.QWidget):
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         width = max(2.0, self.fontMetrics().height() / 7)
         ceiling = self.ceiling()
+        crossed = QtCore.QRectF()      # where the arrows run (the numbers there are drawn again)
         for arrow in arrows:
             colour = QtGui.QColor(ARROW_COLOURS.get(arrow.role, "#30343f"))
             tail, head = arrow.tail, arrow.head
@@ -145,6 +148,7 @@ class ArrowOverlay(QtWidgets.QWidget):
                                          (tail.y() + head.y()) / 2)
             path = QtGui.QPainterPath(tail)
             path.quadTo(control, head)
+            crossed = crossed.united(path.boundingRect())
             # a light halo keeps the arrow readable over the cells it crosses
             p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
             p.setPen(QtGui.QPen(QtGui.QColor(255, 255, 255, 190), width + 3))
@@ -166,22 +170,28 @@ class ArrowOverlay(QtWidgets.QWidget):
             p.setPen(QtGui.QPen(colour, 1))
             p.setBrush(colour)
             p.drawPolygon(QtGui.QPolygonF([head, left, right]))
-        self._paint_labels(p, width + 2)
+        self._paint_labels(p, width + 2, crossed)
         p.end()
 
-    def _paint_labels(self, p: QtGui.QPainter, ring: float) -> None:
+    def _paint_labels(self, p: QtGui.QPainter, ring: float, crossed: QtCore.QRectF) -> None:
         """The visible grids' labels over the arrows, each glyph ringed ``ring`` wide in the
-        background colour (the text itself drawn as the grid draws it, so it does not move)."""
+        background colour, and the numbers of the cells within ``crossed`` (overlay coordinates)
+        ringed in their cell's fill (each text drawn as the grid draws it, so it does not move)."""
         background = self.parentWidget().palette().color(QtGui.QPalette.ColorRole.Window)
-        halo = QtGui.QPen(background, ring)
-        halo.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
         area = self.parentWidget()
         for grid in self.grids():
             if not grid.isVisible():
                 continue
+            offset = QtCore.QPointF(grid.mapTo(area, QtCore.QPoint(0, 0)))
+            near = crossed.translated(-offset)
+            labels = [(label, background) for label in grid.labels()]
+            if near.intersects(QtCore.QRectF(grid.rect())):
+                labels += [(label, fill) for label, fill in grid.value_labels() if near.intersects(label.rect)]
             p.save()
-            p.translate(QtCore.QPointF(grid.mapTo(area, QtCore.QPoint(0, 0))))
-            for label in grid.labels():
+            p.translate(offset)
+            for label, colour in labels:
+                halo = QtGui.QPen(colour, ring)
+                halo.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
                 p.strokePath(_text_path(label), halo)
                 p.setFont(label.font)
                 p.setPen(label.colour)

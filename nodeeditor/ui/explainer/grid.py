@@ -489,18 +489,31 @@ class TensorGrid(QtWidgets.QWidget):
         if not cells:
             p.end()
             return
-        p.setFont(self.font())
-        texts = self.cell_texts()
-        for pos in cells:
-            rect = self.cell_rect(pos)
+        for pos, (label, fill) in zip(cells, self.value_labels(), strict=True):
             role = self.highlights.get(pos)
-            fill, border = ERROR_COLOURS if role == "error" else ROLE_COLOURS.get(role, (grid.cell, grid.border))
-            p.setBrush(QtGui.QColor(fill))
+            border = ERROR_COLOURS[1] if role == "error" else ROLE_COLOURS.get(role, (grid.cell, grid.border))[1]
+            p.setBrush(fill)
             p.setPen(QtGui.QPen(QtGui.QColor(border), 2 if pos in self.highlights else 1))
-            p.drawRect(rect.adjusted(1, 1, -1, -1))
-            p.setPen(QtGui.QColor("#1d2030" if pos in self.highlights else grid.text))   # pastel highlights: dark
-            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, texts[pos])
+            p.drawRect(label.rect.adjusted(1, 1, -1, -1))
+            p.setFont(label.font)
+            p.setPen(label.colour)
+            p.drawText(label.rect, label.align, label.text)
         p.end()
+
+    def value_labels(self) -> list[tuple[Label, QtGui.QColor]]:
+        """Each drawn cell's text as a label over its whole cell (in :meth:`drawn_cells`'
+        order), with the cell's fill. The arrow overlay draws the ones its arrows cross again
+        over them, ringed in that fill, so an arrow never crosses a number out."""
+        grid = theme.grid_colours()
+        texts = self.cell_texts()
+        out = []
+        for pos in self.drawn_cells():
+            role = self.highlights.get(pos)
+            fill = ERROR_COLOURS[0] if role == "error" else ROLE_COLOURS.get(role, (grid.cell, grid.border))[0]
+            colour = QtGui.QColor("#1d2030" if pos in self.highlights else grid.text)   # pastel highlights: dark
+            out.append((Label(self.cell_rect(pos), QtCore.Qt.AlignmentFlag.AlignCenter, texts[pos], self.font(),
+                              colour), QtGui.QColor(fill)))
+        return out
 
     def labels(self) -> list[Label]:
         """Every text drawn outside the cells: the title's lines (a title wider than the grid,
