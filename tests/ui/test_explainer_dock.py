@@ -107,3 +107,25 @@ def test_on_a_low_window_the_explainer_leaves_the_canvas_more_than_half(window, 
                     timeout=10000)
     assert dock.height() < BOTTOM_DOCK_HEIGHT        # 290 would leave the canvas a strip
     save_shot(window, "explainer/low_window_explainer")
+
+
+def test_an_operator_whose_output_has_a_named_dimension_is_explained(window, qtbot):
+    """Every dynamic-shape model: the step count was taken from the declared shape
+    (``float32[batch, 2]``: int('batch') raised on every selection)."""
+    import numpy as np
+
+    from nodeeditor.graph import Graph
+
+    g = Graph(name="declared")
+    g.add_input("x", np.arange(12, dtype=np.float32).reshape(3, 4), node_id="x", position=(0, 0))
+    g.set_source("x", shape="batch, 4")
+    g.add_literal(np.array([3, 1], np.int64), name="idx", node_id="idx", position=(0, 160))
+    g.add_operator("Gather", {"axis": 1}, node_id="g", position=(320, 60))
+    g.connect("x", "output", "g", "data")
+    g.connect("idx", "output", "g", "indices")
+    window.set_document(g, None)
+    window.runner.wait()
+    assert str(window.graph.output_type("g")) == "float32[batch, 2]"
+    _click_node(window, "g")
+    qtbot.waitUntil(lambda: window.explainer.count > 0, timeout=10000)
+    assert window.explainer.count == 6                         # the output's 3 x 2 elements

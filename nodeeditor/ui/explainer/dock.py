@@ -189,8 +189,7 @@ class ExplainerController(QtCore.QObject):
                (id(grad), node.training, node.loss_coefficient) if grad is not None else None)
         if key == self._key:
             return
-        out_type = graph.output_type(node.id)
-        steps = _steps(node.op, inputs, None if out_type is None else out_type.shape)
+        steps = _steps(node.op, inputs, self._output_shape(node.id))
         if steps > MAX_STEPS:
             self._show_message(f"{node.name}: {steps:,} steps is too many to step through; "
                                f"the explainer takes up to {MAX_STEPS:,} (try a smaller example)")
@@ -223,6 +222,17 @@ class ExplainerController(QtCore.QObject):
             self._show_message(f"{node.name}, backward: it is on no path from a trainable source to a Loss node, "
                                "so no gradient reaches it")
         return grad
+
+    def _output_shape(self, node_id: str) -> tuple[int, ...] | None:
+        """The node's output shape: its value's (a declared shape may have named dimensions,
+        ``batch``), else the inferred one when every dimension is a number, else None."""
+        value = self.runner.value(node_id)
+        if value is not None:
+            return value.shape
+        graph = self._graph_of()
+        out_type = graph.output_type(node_id) if graph.has_node(node_id) else None
+        shape = None if out_type is None else out_type.shape
+        return shape if shape is not None and all(isinstance(d, int) for d in shape) else None
 
     def _show_message(self, message: str) -> None:
         self._key = None
