@@ -9,7 +9,10 @@ calls it.
   ranks, every dimension left open, so one session serves every shape) and runs it in an
   onnxruntime session cached per node revision and input signature (``call.key`` plus the
   dtypes and ranks); where onnxruntime cannot build or run it (no kernel for the op, the
-  type or the domain), it runs the same model in ``onnx.reference``. Without onnxruntime
+  type or the domain, a limitation), it runs the same model in ``onnx.reference``. Where
+  onnxruntime refuses the values as invalid (an index out of range), that refusal is the
+  node's error: another runtime's answer on values onnxruntime calls invalid would pass for a
+  result. Without onnxruntime
   installed, ``onnx.reference`` runs everything. An output the model left unnamed (an
   optional output nobody asked for) is not computed: its value is None.
 - :func:`infer` runs ONNX shape inference (strict, with data propagation) on the one-node
@@ -393,6 +396,8 @@ def execute(call: ForeignCall, values: Sequence[Any]) -> list:
             got = dict(zip(wanted, runner.session.run(wanted, feeds), strict=True))
             return _ordered(call, got)
         except Exception as exc:  # noqa: BLE001 - a bad value, or a kernel missing for this case
+            if _refused_values(exc):   # that refusal is the node's error
+                raise ForeignOpError(f"{call.title} failed: onnxruntime: {_first_line(exc)}") from None
             problems.append(f"onnxruntime: {_first_line(exc)}")
     elif runner.ort_error:
         problems.append(f"onnxruntime: {runner.ort_error}")
@@ -404,6 +409,14 @@ def execute(call: ForeignCall, values: Sequence[Any]) -> list:
         problems.append(f"onnx.reference: {_first_line(exc)}")
         raise ForeignOpError(f"{call.title} failed: " + "; ".join(problems)) from None
     return _ordered(call, got)
+
+
+def _refused_values(exc: Exception) -> bool:
+    """Whether onnxruntime refused the values it was given (its INVALID_ARGUMENT: an index
+    out of range), so that no other runtime's answer may stand in. Its other failures (no
+    kernel, FAIL, a limitation such as ReduceMax of an empty bool set, values its binding
+    cannot take) leave ``onnx.reference`` to try."""
+    return type(exc).__name__ == "InvalidArgument" and type(exc).__module__.endswith("onnxruntime_pybind11_state")
 
 
 def _group_model(group: foreign.GroupCall, values: Sequence[Any]) -> tuple[onnx.ModelProto, list[list[str]]]:

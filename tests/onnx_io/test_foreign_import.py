@@ -185,6 +185,36 @@ def test_a_node_that_fails_in_both_runtimes_names_the_op_and_both_reasons():
     assert "Reshape failed" in error and "onnxruntime:" in error and "onnx.reference:" in error
 
 
+def test_values_onnxruntime_refuses_are_not_answered_by_onnx_reference():
+    """A Loop whose body's ScatterElements reads an index out of range: onnxruntime refuses it
+    as an invalid argument; onnx.reference answered zeros in its place, which ran as the node's
+    value (exit 0)."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Unsqueeze", ["i", "zero"], ["i1"]),
+         helper.make_node("Unsqueeze", ["i1", "zero"], ["i2"]),
+         helper.make_node("ScatterElements", ["acc", "i2", "one"], ["acc_out"], axis=0, reduction="add")],
+        "body", [_fi("i", [], TensorProto.INT64), _fi("cond", [], TensorProto.BOOL), _fi("acc", [5, 1])],
+        [_fi("cond_out", [], TensorProto.BOOL), _fi("acc_out", [5, 1])],
+        [numpy_helper.from_array(np.array([0], np.int64), "zero"),
+         numpy_helper.from_array(np.ones((1, 1), np.float32), "one")])
+    model = _model([helper.make_node("Loop", ["trips", "", "acc0"], ["acc_final"], name="loop", body=body)],
+                   [_fi("trips", [], TensorProto.INT64), _fi("acc0", [5, 1])], [_fi("acc_final", [5, 1])],
+                   opsets=(("", 21),))
+    graph = import_model(model)
+    graph.set_source(graph.find("acc0").id, example=np.zeros((5, 1), np.float32))
+    graph.set_source(graph.find("trips").id, example=np.array(4, np.int64))
+    result = Engine(graph).run()
+    assert result.ok, result.errors()
+    expected = ort_run(model, {"trips": np.array(4, np.int64), "acc0": np.zeros((5, 1), np.float32)})["acc_final"]
+    np.testing.assert_array_equal(result.outputs["acc_final"], expected)        # [1, 1, 1, 1, 0]
+    graph.set_source(graph.find("trips").id, example=np.array(7, np.int64))     # index 5 on an axis of 5
+    result = Engine(graph).run()
+    error = dict(result.errors())["loop"]
+    assert "Loop failed: onnxruntime:" in error and "out of data bounds" in error
+    assert "acc_final" not in result.outputs
+
+
 def test_onnx_shape_inference_types_the_outputs_and_a_wrong_input_type_is_named():
     node = helper.make_node("MatMul", ["a", "b"], ["c"], name="mm")
     graph = import_model(_model([node], [_fi("a", ["n", 3]), _fi("b", [3, 5])], [_fi("c", None)]))
