@@ -155,9 +155,11 @@ def feed_inputs(graph, path: str) -> list[str]:
                                                             value=N.frozen_array(value), overridable=True))
                 continue
             node = inputs[name]
-            if node.onnx_type is None and (value.dtype != node.example.dtype or value.ndim != node.example.ndim):
-                # an input's dtype and rank are part of its type (a model's, or the graph's when
-                # exported): an array of another one is refused, as onnxruntime refuses it
+            if node.onnx_type is None and (value.dtype != node.example.dtype or value.ndim != node.example.ndim
+                                           or node.shape is not None and dims.fit_problem(node.shape, value.shape)):
+                # an input's dtype, rank and declared sizes are part of its type (a model's, or
+                # the graph's when exported): an array of another one is refused, as
+                # onnxruntime refuses it
                 raise UsageError(f"--inputs {path}: input {name!r} is {graph.output_type(node.id)}; the array is "
                                  f"{dtype_name(value)}[{', '.join(map(str, value.shape))}]")
             try:

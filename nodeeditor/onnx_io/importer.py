@@ -400,7 +400,7 @@ class _Importer:
         if stored is not None and ops.dtype_name(stored) == ops.dtype_name(example) and (
                 stored.shape == example.shape or declared is not None and _fits(declared, stored.shape)):
             example = stored
-        shape = declared if declared is not None and any(not isinstance(d, int) for d in declared) else None
+        shape = declared   # the model's contract: a run may feed other values, not other sizes
         node = N.InputSource(id=_id(graph, inp.name, "input"), name=self.shown.get(inp.name, inp.name),
                              example=N.frozen_array(example), shape=shape)
         self._produce(inp.name, graph.add_node(node), N.SOURCE_PORT, what)

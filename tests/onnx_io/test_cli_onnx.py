@@ -307,11 +307,11 @@ def test_run_output_writes_a_scalar_output_as_a_scalar(tmp_path, capsys):
             assert written["o"] == expected
 
 
-def test_run_inputs_of_another_dtype_or_rank_than_the_inputs_type_are_usage_errors(tmp_path, capsys):
-    """``--inputs`` with an array whose rank or dtype is not the input's (int64[2, 3] fed a
-    vector, float32[3, 4] fed float64): exit 2 naming the input's type and the array's, with
-    either engine, as onnxruntime refuses both (they ran, and the float64 one gave float64
-    outputs)."""
+def test_run_inputs_of_another_dtype_rank_or_size_than_the_inputs_type_are_usage_errors(tmp_path, capsys):
+    """``--inputs`` with an array whose rank, dtype or fixed size is not the input's (int64[2, 3]
+    fed a vector, float32[3, 4] fed float64 or [5, 4]): exit 2 naming the input's type and the
+    array's, with either engine, as onnxruntime refuses them (they ran: the float64 one gave
+    float64 outputs, the [5, 4] one a [5, 4]-based output)."""
     import onnxruntime as ort
 
     model = _gather_model((3, 4), (2, 3))
@@ -320,9 +320,11 @@ def test_run_inputs_of_another_dtype_or_rank_than_the_inputs_type_are_usage_erro
     cases = {"rank": ({"d": np.ones((3, 4), np.float32), "i": np.zeros(6, np.int64)},
                       "input 'i' is int64[2, 3]; the array is int64[6]"),
              "dtype": ({"d": np.ones((3, 4), np.float64), "i": np.zeros((2, 3), np.int64)},
-                       "input 'd' is float32[3, 4]; the array is float64[3, 4]")}
+                       "input 'd' is float32[3, 4]; the array is float64[3, 4]"),
+             "size": ({"d": np.ones((5, 4), np.float32), "i": np.zeros((2, 3), np.int64)},
+                      "input 'd' is float32[3, 4]; the array is float32[5, 4]")}
     for name, (arrays, message) in cases.items():
-        with pytest.raises(Exception, match="(?i)invalid rank|unexpected input data type"):
+        with pytest.raises(Exception, match="(?i)invalid rank|unexpected input data type|invalid dimensions"):
             session.run(None, arrays)
         np.savez(tmp_path / f"{name}.npz", **arrays)
         for engine in ("numpy", "onnxruntime"):
