@@ -29,6 +29,8 @@ Contract of :func:`export_model`:
 - The opset is the one asked for (default: the graph's). When a node cannot be written at it,
   :class:`ExportError` says which node needs which opset and why, and offers the lowest opset
   that works (``suggested_opset``). ``Scatter`` is written as ``ScatterElements`` from 11 on.
+  Foreign nodes are written as they are: one that is another version of its op at the asked
+  opset than at the graph's is such a problem (nothing converts it).
 - The model passes ``onnx.checker.check_model(full_check=True)`` and strict shape inference
   (an output whose type only a run tells is typed by ONNX shape inference of the whole model,
   else by a run); otherwise ExportError carries the checker's message. Our own inference (``ops``) runs first
@@ -107,7 +109,7 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
             _analyse_loss(graph, node, opset, out)
             continue
         if isinstance(node, N.ForeignNode):
-            _analyse_foreign(graph, node, out)
+            _analyse_foreign(graph, node, opset, out)
             continue
         if not isinstance(node, N.OperatorNode):
             continue
@@ -160,13 +162,18 @@ def _analyse(graph: Graph, opset: int, losses: frozenset[str] | None = None) -> 
     return out
 
 
-def _analyse_foreign(graph: Graph, node: N.ForeignNode, out: _Analysis) -> None:
+def _analyse_foreign(graph: Graph, node: N.ForeignNode, opset: int, out: _Analysis) -> None:
     """A foreign node's types are the graph's (ONNX shape inference at the graph's opsets); its
-    own error is a problem no opset fixes."""
+    own error is a problem no opset fixes. An ONNX op of the default domain whose version at
+    ``opset`` is not the one it runs as at the graph's opset is a problem too: IndexFlow writes
+    foreign nodes as they are, and Softmax-11 is not Softmax-13."""
     info = graph.node_info(node.id)
     if info.error and not info.blocked:
         out.problems.append((node.label, None, info.error))
         return
+    changed = _version_change(node, graph.opset, opset)
+    if changed is not None:
+        out.problems.append((node.label, *changed))
     if info.blocked and not info.deferred:
         return  # waits for a node with an error, reported there
     for port in node.output_ports():
@@ -174,6 +181,27 @@ def _analyse_foreign(graph: Graph, node: N.ForeignNode, out: _Analysis) -> None:
             out.types[(node.id, port)] = info.outputs[port]
         else:
             out.untyped.add((node.id, port))
+
+
+def _version_change(node: N.ForeignNode, runs_at: int, opset: int) -> tuple[int | None, str] | None:
+    """(the lowest opset that keeps the node's version or None, why) when ``node``, an op of
+    the default domain, is another version of its op at ``opset`` than at ``runs_at``."""
+    if node.domain not in ("", "ai.onnx") or opset == runs_at:
+        return None
+    try:
+        version = onnx.defs.get_schema(node.op_type, runs_at, node.domain).since_version
+    except onnx.defs.SchemaError:
+        return None        # no schema at the graph's opset: an error of its own, reported there
+    try:
+        there = onnx.defs.get_schema(node.op_type, opset, node.domain).since_version
+    except onnx.defs.SchemaError:
+        there = None
+    if there == version:
+        return None
+    at = f"is {node.op_type}-{there}" if there is not None else "does not exist"
+    return (version if opset < version else None,
+            f"at opset {opset} {node.op_type} {at}, not the {node.op_type}-{version} it runs as at the graph's "
+            f"opset {runs_at} (IndexFlow writes other ONNX ops as they are, so their meaning could change)")
 
 
 def _analyse_loss(graph: Graph, node: N.LossNode, opset: int, out: _Analysis) -> None:

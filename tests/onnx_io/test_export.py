@@ -282,3 +282,31 @@ def test_unconnected_inputs_are_named_as_everywhere_else():
         export_model(g)
     assert "scatter [s]: inputs 'indices' and 'updates' are not connected" in str(info.value)
     assert g.node_info("s").error == "inputs 'indices' and 'updates' are not connected"
+
+
+def test_another_ops_version_change_at_the_asked_opset_is_refused_naming_it():
+    """A Softmax imported at opset 13 and exported at 11 was written unchanged, where it is
+    Softmax-11 (which flattens to 2-D first): the model passed the checker and computed
+    something else. The export names the node and both versions, and offers 13."""
+    from onnx import TensorProto, helper
+
+    from nodeeditor.onnx_io import import_model
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])
+    node = helper.make_node("Softmax", ["x"], ["y"], name="soft", axis=1)
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", 13)])
+    graph = import_model(model)
+    value = np.random.default_rng(0).normal(size=(2, 3, 4)).astype(np.float32)
+    graph.set_source(graph.find("x").id, example=value)
+    at_11 = model.__class__()
+    at_11.CopyFrom(model)
+    at_11.opset_import[0].version = 11
+    flat = ort_run(at_11, {"x": value})["y"]                   # what the opset-11 model would compute
+    assert not np.allclose(flat, ort_run(model, {"x": value})["y"], atol=1e-3)
+    with pytest.raises(ExportError, match=r"soft needs opset 13: at opset 11 Softmax is Softmax-11, not the "
+                                          r"Softmax-13") as refused:
+        export_model(graph, opset=11)
+    assert refused.value.suggested_opset == 13
+    exported = export_model(graph, opset=13)
+    np.testing.assert_allclose(ort_run(exported, {"x": value})["y"], ort_run(model, {"x": value})["y"], rtol=1e-6)
