@@ -241,6 +241,8 @@ class TrainingController(QtCore.QObject):
             self._first_step += steps
             self._curve_generation = graph.generation
         message, error = _summary(result, self._steps)
+        if result.warnings and not result.error:   # said while it ran; a flat curve needs the reason after
+            message += " · " + "; ".join(result.warnings)
         self.panel.set_message(message, error)
         self._status(message, error=error)
         if result.final_loss is not None:
