@@ -49,6 +49,7 @@ Contract of :func:`export_model`:
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -317,6 +318,8 @@ def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initi
                and (node.id, node.output_ports()[0]) not in analysis.untyped]
     if missing:
         raise ExportError("Cannot export:\n" + "\n".join(f"- {m}" for m in missing))
+    if sources == "initializers":
+        _refuse_oversized(graph, analysis.types)
     values = _source_values(graph)
     _refuse_unencodable_strings(graph, values)
     if sources == "initializers":
@@ -430,6 +433,29 @@ def _refuse_static_problems(graph: Graph, losses: frozenset[str]) -> None:
     if problems:
         lines = [f"- {graph.node(nid).label}: {msg}" for nid, msg in problems]
         raise ExportError("The graph has errors; fix them before exporting:\n" + "\n".join(lines))
+
+
+#: The most bytes one ONNX file holds: protobuf's limit on a message (2 GiB).
+MODEL_BYTES_LIMIT = 2 ** 31 - 1
+
+
+def _refuse_oversized(graph: Graph, types: Mapping) -> None:
+    """ExportError, before any weight is read, when the tensors written as initializers
+    would not fit one ONNX file (a 2.4 GB model failed deep in the checker with "Failed to
+    serialize proto", after 31 s and 9 GB of memory)."""
+    total = 0
+    for node in graph.nodes:
+        if not node.is_source or isinstance(node, N.InputSource):
+            continue
+        ttype = types.get((node.id, N.SOURCE_PORT))
+        if ttype is None or not all(isinstance(d, int) for d in ttype.shape) or ttype.dtype == "string":
+            continue
+        total += math.prod(ttype.shape) * ops.dtype_of(ttype.dtype).itemsize
+    if total > MODEL_BYTES_LIMIT:
+        raise ExportError(f"Cannot export: the tensors written as initializers take {total / 1e9:.1f} GB, more "
+                          f"than one ONNX file holds (2 GB, protobuf's limit), and IndexFlow does not write "
+                          f"external data. Export with sources as graph inputs (--sources inputs) and feed "
+                          f"the weights at run time.")
 
 
 def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:

@@ -310,3 +310,23 @@ def test_another_ops_version_change_at_the_asked_opset_is_refused_naming_it():
     assert refused.value.suggested_opset == 13
     exported = export_model(graph, opset=13)
     np.testing.assert_allclose(ort_run(exported, {"x": value})["y"], ort_run(model, {"x": value})["y"], rtol=1e-6)
+
+
+def test_weights_over_what_one_onnx_file_holds_are_refused_before_they_are_read(monkeypatch):
+    """A 2.4 GB model failed deep in the checker ("Failed to serialize proto") after 31 s and
+    9 GB of memory: the export now refuses at once, naming the size and the way out. The
+    tables are never made (reading a source fails this test)."""
+    from nodeeditor.onnx_io import export as export_module
+
+    g = Graph(name="big")
+    g.add_literal(np.array([0, 5], np.int64), name="ids", node_id="ids")
+    for k in range(5):                                       # 5 tables of 0.5 GB (each under the source cap)
+        g.add_generator("zeros", {"shape": [125_000_000], "dtype": "float32"}, name=f"t{k}", node_id=f"t{k}")
+        g.add_operator("Gather", {}, node_id=f"gather{k}")
+        g.add_output(f"out{k}", node_id=f"out{k}")
+        g.connect(f"t{k}", "output", f"gather{k}", "data")
+        g.connect("ids", "output", f"gather{k}", "indices")
+        g.connect(f"gather{k}", "output", f"out{k}", "value")
+    monkeypatch.setattr(export_module, "_source_values", lambda graph: pytest.fail("a source was read"))
+    with pytest.raises(ExportError, match=r"take 2\.5 GB, more than one ONNX file holds .*--sources inputs"):
+        export_model(g)
