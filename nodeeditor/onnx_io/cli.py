@@ -200,9 +200,13 @@ def inspect_lines(graph) -> list[str]:
         lines.append(f"input {node.name!r}: {graph.output_type(node.id)}")
     for node in graph.output_nodes():
         lines.append(f"output {node.name!r}: {graph.output_type(node.id) or 'type known after a run'}")
+    inside = _indexing_in_bodies(graph)
     if not indexing:
-        lines.append("no indexing op (Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, "
-                     "TensorScatter)")
+        lines.append("no indexing op" + (" in the main graph" if inside else "")
+                     + " (Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, TensorScatter)")
+    for label, found in inside.items():
+        lines.append(f"inside {label}: " + ", ".join(f"{op} x{k}" for op, k in sorted(found.items()))
+                     + " (in its subgraphs; onnxruntime runs them as part of it)")
     for node in indexing:
         info = graph.node_info(node.id)
         attrs = {**node.schema.defaults(), **node.attributes}
@@ -224,6 +228,37 @@ def inspect_lines(graph) -> list[str]:
         if info.error and not info.blocked:
             lines.append(f"  error: {info.error}")
     return lines
+
+
+def _indexing_in_bodies(graph) -> dict[str, Counter]:
+    """The indexing ops inside each foreign node's graph attributes (an If's branches, a
+    Loop's body, nested ones too), by the node's label; nodes with none are left out."""
+    import onnx
+
+    import ops
+    from nodeeditor.graph import nodes as N
+    from nodeeditor.graph.foreign import AttrKind
+
+    def count(body: onnx.GraphProto, found: Counter) -> None:
+        for node in body.node:
+            if node.domain in ("", "ai.onnx") and node.op_type in ops.OP_NAMES:
+                found[node.op_type] += 1
+            for attr in node.attribute:
+                for sub in ([attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)):
+                    count(sub, found)
+
+    out = {}
+    for node in graph.nodes:
+        if not isinstance(node, N.ForeignNode):
+            continue
+        found: Counter = Counter()
+        for attr in node.attributes.values():
+            if attr.kind in (AttrKind.GRAPH, AttrKind.GRAPHS):
+                for opaque in (attr.value if attr.kind.is_list else (attr.value,)):
+                    count(onnx.GraphProto.FromString(opaque.data), found)
+        if found:
+            out[f"{node.label} ({node.title})"] = found
+    return out
 
 
 def _register_inspect(sub: argparse._SubParsersAction) -> None:

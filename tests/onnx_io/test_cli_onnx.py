@@ -243,6 +243,35 @@ def test_inspect_lists_every_indexing_op_with_attributes_and_types(tmp_path, cap
     assert main(["inspect", str(tmp_path / "nope.onnx")]) == 2
 
 
+def test_inspect_counts_the_indexing_ops_inside_if_and_loop_bodies(tmp_path, capsys):
+    """A Loop whose body scatters, inside an If's branch: "no indexing op" was all it said."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    def info(name, shape, elem=TensorProto.FLOAT):
+        return helper.make_tensor_value_info(name, elem, shape)
+
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("ScatterElements", ["acc", "ids", "ups"], ["acc_out"], reduction="add"),
+         helper.make_node("Gather", ["acc_out", "ids"], ["unused"])],
+        "body", [info("i", [], TensorProto.INT64), info("cond", [], TensorProto.BOOL), info("acc", [3])],
+        [info("cond_out", [], TensorProto.BOOL), info("acc_out", [3])])
+    then = helper.make_graph([helper.make_node("Loop", ["n", "", "x"], ["looped"], body=body)], "then", [],
+                             [info("looped", [3])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["same"])], "else", [], [info("same", [3])])
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("If", ["flag"], ["y"], name="choose", then_branch=then, else_branch=other)], "nested",
+        [info("flag", [], TensorProto.BOOL), info("n", [], TensorProto.INT64), info("x", [3])], [info("y", [3])],
+        [numpy_helper.from_array(np.array([0, 2], np.int64), "ids"),
+         numpy_helper.from_array(np.ones(2, np.float32), "ups")]),
+        opset_imports=[helper.make_opsetid("", 18)])
+    onnx.save(model, tmp_path / "nested.onnx")
+    assert main(["inspect", str(tmp_path / "nested.onnx")]) == 0
+    out = capsys.readouterr().out
+    assert "no indexing op in the main graph" in out
+    assert "inside choose (If): Gather x1, ScatterElements x1 (in its subgraphs" in out
+
+
 def test_import_of_any_model_writes_a_graph_that_runs(tmp_path, capsys):
     from .realistic import embedding_inputs, embedding_model
 
