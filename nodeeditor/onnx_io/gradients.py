@@ -77,6 +77,7 @@ def export_gradients_with_feeds(graph: Graph, opset: int | None = None,
     _refuse_dtypes(graph, plan, types)
     reserved = (LOSS_OUTPUT,) + tuple(gradient_output_name(graph.node(s).name) for s in plan.sources)
     parts = build_parts(prepared, reserved)
+    forward_nodes = len(parts.nodes)
     names = parts.names
     # the reserved names came out of the table first, in order: the outputs' own spellings
     claimed = _claimed_spellings(reserved)
@@ -129,9 +130,19 @@ def export_gradients_with_feeds(graph: Graph, opset: int | None = None,
         else:
             emit("Identity", [grads[sid]], out=out)
         parts.outputs.append(value_info(out, ttype))
+    _drop_unread_constants(parts, forward_nodes)
     model = assemble(prepared, parts)
     validate_model(model)
     return model, parts.feeds
+
+
+def _drop_unread_constants(parts, first: int) -> None:
+    """Remove the backward's Constant nodes (from node ``first`` on) whose value no node and no
+    output reads (a rule's zero that a reduction then did not need): onnxruntime warned about
+    each one as an unused initializer."""
+    read = {name for node in parts.nodes for name in node.input} | {v.name for v in parts.outputs}
+    parts.nodes[first:] = [node for node in parts.nodes[first:]
+                           if node.op_type != "Constant" or any(out in read for out in node.output)]
 
 
 def save_gradient_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,

@@ -43,6 +43,9 @@ def loss_graph(op, inputs, attrs=None, trainable=("data",), opset=18, loss="mean
 def assert_onnxruntime_matches_the_engine(g, opset=None, rtol=1e-5):
     model, feeds = export_gradients_with_feeds(g, opset)
     onnx.checker.check_model(model, full_check=True)
+    read = {name for node in model.graph.node for name in node.input} | {o.name for o in model.graph.output}
+    unread = [o for node in model.graph.node if node.op_type == "Constant" for o in node.output if o not in read]
+    assert not unread, f"constants no node reads (onnxruntime warns about each): {unread}"
     ran = ort_run(model, feeds)
     result = Backward(Engine(g)).run()
     assert result.ok, result.errors
