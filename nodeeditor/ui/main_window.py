@@ -286,7 +286,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presentation.panels.append(lessons.dock)
         self.presentation.set_stage([lessons.quiz_dock],
                                     lambda: lessons.quiz_dock if lessons.quizzing else self.explainer_dock,
-                                    lessons.quiz_widget.set_zoom, lessons.keep_quiz_layout)
+                                    lessons.quiz_widget.set_zoom, lessons.keep_quiz_layout,
+                                    lessons.quiz_widget.fit_zoom)
         lessons.quizChanged.connect(lambda _on: self.presentation.restage())
         lessons.lessonOpened.connect(self.presentation.restage)   # the Lessons dock goes again
         self.documentChanged.connect(self.presentation.document_changed)

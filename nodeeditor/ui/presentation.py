@@ -23,7 +23,7 @@ view's transform, and the shortcut of the cancel action it is given.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -91,6 +91,7 @@ class Presentation(QtCore.QObject):
         self._stages: list[QtWidgets.QDockWidget] = [explainer_dock]
         self._stage = lambda: explainer_dock
         self._stage_zoom = lambda factor: None
+        self._stage_fit = lambda zooms: None
         self._restored = lambda: None
         self._saved: _Saved | None = None
         self._fitting = False
@@ -121,14 +122,17 @@ class Presentation(QtCore.QObject):
         return self._saved is not None
 
     def set_stage(self, docks: list[QtWidgets.QDockWidget], current: Callable[[], QtWidgets.QDockWidget],
-                  zoom: Callable[[float], None], restored: Callable[[], None]) -> None:
+                  zoom: Callable[[float], None], restored: Callable[[], None],
+                  fit: Callable[[Sequence[float]], float] | None = None) -> None:
         """The docks that can take the place beside the canvas (``docks``, the Explainer's
         first), ``current()`` the one that has it now, ``zoom(factor)`` the text size of a
-        stage other than the Explainer (its own while presenting, 1.0 after); ``restored()``
-        after the docks were put back as they were on entering (F6, leaving): the stages'
-        owner shows what it shows now (a quiz that started or ended since)."""
+        stage other than the Explainer (1.0 after presenting) and ``fit(zooms)`` the largest of
+        ``zooms`` at which it shows whole (default: the largest); ``restored()`` after the docks
+        were put back as they were on entering (F6, leaving): the stages' owner shows what it
+        shows now (a quiz that started or ended since)."""
         self._stages = [self.explainer_dock] + [d for d in docks if d is not self.explainer_dock]
         self._stage, self._stage_zoom, self._restored = current, zoom, restored
+        self._stage_fit = fit or (lambda zooms: zoom(max(zooms)))
 
     def restage(self) -> None:
         """The current stage beside the canvas again, the panels hidden (a quiz started or
@@ -179,7 +183,7 @@ class Presentation(QtCore.QObject):
             if self._stage() is self.explainer_dock:
                 self.explainer.fit_zoom(ZOOMS)
             else:
-                self._stage_zoom(ZOOMS[0])
+                self._stage_fit(ZOOMS)
             self.frame_canvas()
         finally:
             self._fitting = False

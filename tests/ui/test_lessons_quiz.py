@@ -9,6 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from nodeeditor.teaching.quiz import Quiz
+from nodeeditor.ui.explainer.widget import settle
 from nodeeditor.ui.lessons import QuizWidget
 from nodeeditor.ui.lessons.tensor_table import CellState
 
@@ -200,3 +201,21 @@ def test_enlarged_for_a_projector_no_text_is_cut(quiz_widget, qtbot):
         item = updates.item_at((0, 0))
         bold = QtGui.QFontMetrics(item.font())
         assert item.font().bold() and updates.visualItemRect(item).width() > bold.horizontalAdvance(item.text()) + 6
+
+
+def test_presenting_a_quiz_takes_the_largest_text_at_which_every_table_shows(quiz_widget, qtbot):
+    """Presentation mode enlarged a quiz's text to 1.6 whatever its size: the tables of a larger
+    quiz then needed scrolling to be seen on a projector."""
+    widget = quiz_widget
+    widget.resize(620, 330)
+    widget.set_quiz(Quiz(*SCATTER))
+    zooms = (1.6, 1.45, 1.3, 1.15, 1.0)
+    widget.set_zoom(1.6)
+    settle(widget)
+    assert not widget.content_fits()                          # the largest text does not fit here
+    chosen = widget.fit_zoom(zooms)
+    assert chosen < 1.6 and widget.content_fits()
+    bigger = zooms[zooms.index(chosen) - 1]
+    widget.set_zoom(bigger)
+    settle(widget)
+    assert not widget.content_fits()                          # the largest that fits

@@ -15,12 +15,14 @@ UI thread only.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.teaching.quiz import Quiz, QuizError, QuizMode, Verdict
 
+from ..explainer.widget import settle
 from .tensor_table import CellState, TensorTable, cell_text
 
 #: The largest seed "Another one" picks (short enough to read out to a class).
@@ -343,6 +345,22 @@ class QuizWidget(QtWidgets.QWidget):
         self.feedback.setFont(_scaled(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont),
                                       factor))
         self._fit_seed_box()
+
+    def fit_zoom(self, zooms: Sequence[float]) -> float:
+        """Set the largest of ``zooms`` at which the quiz's tables show whole, with nothing to
+        scroll (presentation mode; the smallest when none does); returns it."""
+        ordered = sorted(zooms, reverse=True)
+        for zoom in ordered:
+            self.set_zoom(zoom)
+            settle(self)
+            if self.content_fits():
+                return zoom
+        return ordered[-1]
+
+    def content_fits(self) -> bool:
+        """Whether every table shows without scrolling."""
+        needed, room = self.tables_area.minimumSizeHint(), self.scroll.viewport().size()
+        return needed.width() <= room.width() and needed.height() <= room.height()
 
     def _fit_seed_box(self) -> None:
         """Room for "example" (seed 0) and the largest seed in the box's font."""
