@@ -218,6 +218,10 @@ def put_rows(op: str, data: np.ndarray, imap: IndexMap, updates: np.ndarray, red
     cell's updates all sit in one band, in row-major order, so the result is unchanged.
     """
     check_reduction(op, reduction, data)
+    wide = SCATTER_REDUCTIONS.fold_dtype(reduction, data.dtype)
+    if wide is not None:   # float16 max/min: the update wins ties only in float32 (ops.reductions)
+        return put_rows(op, data.astype(wide), imap, updates.astype(wide), reduction,
+                        columns_stay).astype(data.dtype)
     out = copy_of(data)
     if updates.size == 0 or out.size == 0:
         return out

@@ -352,8 +352,12 @@ class Explanation:
             flat_out[targets] = updates[:done]  # assigns in order: the last write wins (as ops does)
             return out
         fold = self._fold()
+        wide = self.opdef.reductions.fold_dtype(self.reduction, out.dtype)   # float16 max/min: float32
+        work = flat_out if wide is None else flat_out.astype(wide)
         with np.errstate(all="ignore"):
-            fold.at(flat_out, targets, updates[:done])
+            fold.at(work, targets, updates[:done] if wide is None else updates[:done].astype(wide))
+        if wide is not None:
+            flat_out[:] = work
         return out
 
     def _updates(self) -> np.ndarray:

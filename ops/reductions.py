@@ -9,6 +9,10 @@ ScatterND carry :data:`SCATTER_REDUCTIONS` in their :class:`ops.opdef.OpDef`.
 * bool: ``add`` and ``max`` are logical or, ``mul`` and ``min`` logical and.
 * string: ``add`` concatenates, ``max``/``min`` compare lexicographically; ``mul`` has no meaning.
 * complex: ``max``/``min`` have no meaning (no ordering).
+* of two equal values (``0.0`` and ``-0.0``) ``max``/``min`` keep the update, in every float
+  dtype: numpy's float16 ``maximum``/``minimum`` keep the current value instead, so a float16
+  max/min folds in float32 (:meth:`ReductionRules.fold_dtype`; exact: float32 holds every
+  float16, and the fold picks one of its operands).
 
 Which reductions exist at which opset is the schema's (the ``reduction`` attribute of
 :mod:`ops.schemas`); :data:`REDUCTIONS` is that attribute's values at its newest opset.
@@ -66,6 +70,12 @@ class ReductionRules:
         rule = self.refusal(reduction, dtype)
         if rule is not None:
             raise OpError(f"{op}: reduction {reduction!r} has no meaning for {rule.why}")
+
+    @staticmethod
+    def fold_dtype(reduction: str, dtype: np.dtype) -> np.dtype | None:
+        """The dtype a fold of ``dtype`` values must run in for the update to win ties (see
+        the module docstring), or None for ``dtype`` itself."""
+        return np.dtype(np.float32) if reduction in ("max", "min") and dtype == np.float16 else None
 
     def ufunc(self, op: str, reduction: str, dtype: str) -> np.ufunc:
         """The ufunc that folds one update into the current value for ``reduction`` (not

@@ -107,9 +107,9 @@ def combine(old, new, reduction: str, dtype: np.dtype):
         if reduction in ("max", "min"):
             if _is_nan(a[()]) or _is_nan(b[()]):
                 return np.array(np.nan, dtype=dtype)[()]
-            if reduction == "max":
-                return a[()] if a >= b else b[()]
-            return a[()] if a <= b else b[()]
+            if reduction == "max":   # of two equal values (0.0 and -0.0) the update wins, as onnxruntime
+                return a[()] if a > b else b[()]
+            return a[()] if a < b else b[()]
     raise ValueError(f"unknown reduction {reduction!r}")
 
 

@@ -146,7 +146,12 @@ def bits(a: np.ndarray) -> np.ndarray:
 
 
 def reference_scatter_nd(data, rows, updates, reduction):
-    """ufunc.at / fancy assignment on the (-1, block) table: the sequential row-major fold."""
+    """ufunc.at / fancy assignment on the (-1, block) table: the sequential row-major fold (a
+    float16 max/min in float32, where numpy's ufuncs let the update win ties of 0.0 and -0.0,
+    as onnxruntime does and numpy's float16 ones do not)."""
+    if data.dtype == np.float16 and reduction in ("max", "min"):
+        wide = reference_scatter_nd(data.astype(np.float32), rows, updates.astype(np.float32), reduction)
+        return wide.astype(np.float16)
     block = int(np.prod(data.shape[1:]))
     out = data.copy().reshape(-1, block)
     values = updates.reshape(-1, block)
