@@ -6,7 +6,8 @@ writes, the value that moves, and, for scatters, what happens in that cell: the 
 is overwritten by a later one (reduction none), or how the running value is folded (add, mul,
 max, min). GatherND and ScatterND with ``k = indices.shape[-1]`` below the rank of ``data``
 move a whole slice per step by default, as the spec's loop does (``for idx in
-np.ndindex(indices.shape[:-1]): output[indices[idx]] = updates[idx]``); ``granularity=
+np.ndindex(indices.shape[:-1]): output[indices[idx]] = updates[idx]``), and TensorScatter a
+whole sequence row (what one write index moves; its quiz asks one question per row); ``granularity=
 Granularity.ELEMENT`` steps through the slices' elements one by one instead. Each step is also
 available in the op-agnostic form of :mod:`ops.steps` (:meth:`Explanation.step`).
 A negative index says where it lands ("indices[1, 0] = -1, from the end: 5 - 1 = 4"); a circular
@@ -33,7 +34,7 @@ from .steps import Cell, Granularity, Step, array_text, position_text
 _SYMBOL = {"add": "+", "mul": "×", "max": "max", "min": "min"}
 #: The ops whose spec explains a step per slice when the index tuples are shorter than the
 #: rank of ``data`` (k < r): "each update entry specifies an update to a slice".
-SLICE_OPS = frozenset({"GatherND", "ScatterND"})
+SLICE_OPS = frozenset({"GatherND", "ScatterND", "TensorScatter"})
 
 __all__ = ["SLICE_OPS", "Cell", "Explanation", "Granularity", "Move", "Step", "explain", "position_text", "values_text",
            "value_text"]

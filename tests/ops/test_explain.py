@@ -82,7 +82,9 @@ def test_tensor_scatter_circular_writes_the_modulo_with_max_sequence_length():
     # a negative write index wraps too (Python %): (-1 + 0) mod 4 = 3
     e = explain("TensorScatter", [np.zeros((1, 4, 2)), np.ones((1, 1, 2)), np.array([-1])],
                 {"axis": 1, "mode": "circular"})
-    assert e.move(0).target == (0, 3, 0)
+    assert e.move(0).target == (0, 3)                 # the whole row at sequence position 3 moves
+    assert explain("TensorScatter", [np.zeros((1, 4, 2)), np.ones((1, 1, 2)), np.array([-1])],
+                   {"axis": 1, "mode": "circular"}, Granularity.ELEMENT).move(1).target == (0, 3, 1)
     assert "sequence position (-1 + 0) mod 4 = 3, a negative write index counts from the end" in e.move(0).text
     # linear mode never wraps: plain addition
     e = explain("TensorScatter", [np.zeros((1, 5)), np.ones((1, 2)), np.array([2])], {"axis": 1})

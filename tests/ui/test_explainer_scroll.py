@@ -118,10 +118,10 @@ def test_the_circular_tensorscatter_at_a_projector_width_scrolls_to_its_last_col
     assert w.minimumSizeHint().width() <= MAX_MIN_WIDTH
     output = w.grid("output")
     assert w.scroll.horizontalScrollBar().maximum() == 0   # too wide for one line at 450 px: it wraps
-    # the last step writes output[1, 0, 0, 4]: its row is scrolled into view
+    # the last step writes output[1, 0, 0, :]: its row is scrolled into view, to the last column
     qtbot.waitUntil(lambda: w.scroll.viewport().rect().contains(
         output.mapTo(w.scroll.viewport(), output.cell_rect((0, 4)).bottomRight().toPoint())), timeout=10000)
-    assert output.highlights == {(0, 4): "target"}
+    assert output.highlights == {(0, c): "target" for c in range(5)}
     save_shot(w, "explainer/scroll_tensorscatter_circular_last")
 
 
@@ -132,12 +132,12 @@ def test_grid_titles_show_the_whole_slice_on_two_lines(qtbot):
     past = np.zeros((2, 1, 4, 5), np.float32)
     w.set_operation("circular", "TensorScatter", [past, np.ones((2, 1, 2, 5), np.float32), np.array([1, 3])],
                     {"mode": "circular"})
-    w.set_step(12)                                     # batch 1: update[1, 0, :, :]
+    w.set_step(2)                                      # batch 1's first row: update[1, 0, :, :]
     assert not _problems_once_laid_out(qtbot, w)
     assert w.grid("past_cache").title == "past_cache[1, 0, :, :]"
     assert w.grid("update").title == "update[1, 0, :, :]"
     output = w.grid("output")
-    assert output.title == "output[1, 0, :, :] after step 13"
+    assert output.title == "output[1, 0, :, :] after step 3"
     for name in ("past_cache", "update"):
         grid = w.grid(name)
         assert grid.shown_title == grid.title and "…" not in grid.shown_title
