@@ -218,3 +218,13 @@ def test_save_clicked_again_while_drawing_starts_no_second_export(window, qtbot,
     with qtbot.waitSignal(dialog.accepted, timeout=30000):
         QTest.mouseClick(save, QtCore.Qt.MouseButton.LeftButton)   # draws and writes inside the click
     assert len(calls) == 1 and (tmp_path / "s.gif").exists()
+
+
+def test_the_title_picture_says_the_ops_attributes(qapp):
+    """A lesson's title slide named the node ("reduction add") and the op only: two reductions
+    of the same inputs gave the same title picture."""
+    data, indices, updates = (np.arange(6, dtype=np.float32).reshape(2, 3), np.array([[1, 0, 1]]),
+                              np.ones((1, 3), np.float32))
+    titles = [slides.render_frames("node", "ScatterElements", [data, indices, updates], {"reduction": r},
+                                   slides.SlideOptions((640, 360), title_frame=True))[0] for r in ("add", "mul")]
+    assert bytes(titles[0].constBits()) != bytes(titles[1].constBits())

@@ -238,7 +238,9 @@ def _sized(image: QtGui.QImage, size: tuple[int, int]) -> QtGui.QImage:
 
 
 def title_frame(widget, size: tuple[int, int]) -> QtGui.QImage:
-    """A picture with the node's title, the op and what one step is, in the widget's font."""
+    """A picture with the node's title, the op with its attributes (``ScatterElements (axis 1,
+    reduction add)``: the node's name need not say them) and what one step is, in the
+    widget's font."""
     e = widget.explanation
     image = QtGui.QImage(size[0], size[1], QtGui.QImage.Format.Format_RGB32)
     image.fill(widget.palette().color(QtGui.QPalette.ColorRole.Window))
@@ -256,7 +258,9 @@ def title_frame(widget, size: tuple[int, int]) -> QtGui.QImage:
     p.setFont(font)
     shapes = ", ".join(f"{name} {list(np.shape(t))}" for name, t in widget._panels() if t is not None)
     what = "slice" if e.granularity is Granularity.SLICE else "element"
-    lines = f"{e.op}: {e.count} step{'s' * (e.count != 1)}, one {what} each\n{shapes}"
+    attributes = ", ".join(f"{name} {value}" for name, value in e.attrs.items())
+    case = f"{e.op} ({attributes})" if attributes else e.op
+    lines = f"{case}\n{e.count} step{'s' * (e.count != 1)}, one {what} each\n{shapes}"
     flags = QtCore.Qt.AlignmentFlag.AlignHCenter | QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.TextFlag.TextWordWrap
     p.drawText(QtCore.QRectF(size[0] * 0.05, size[1] * 0.5, size[0] * 0.9, size[1] * 0.4), flags, lines)
     p.end()
