@@ -219,3 +219,21 @@ def test_presenting_a_quiz_takes_the_largest_text_at_which_every_table_shows(qui
     widget.set_zoom(bigger)
     settle(widget)
     assert not widget.content_fits()                          # the largest that fits
+
+
+def test_a_quiz_too_wide_for_one_row_puts_the_output_beside_the_data(quiz_widget, qtbot):
+    """A TensorScatter quiz on a projector: the inputs filled the row and the output went under
+    them, two tall tables stacked (scrolling both ways); now the data and the output share the
+    first row and the other inputs go under them."""
+    widget = quiz_widget
+    past = np.arange(40, dtype=np.float32).reshape(2, 1, 4, 5) % 10
+    update = np.full((2, 1, 2, 5), 2, np.float32)
+    widget.set_quiz(Quiz("TensorScatter", [past, update, np.array([1, 3])], {"mode": "circular"}))
+    data_box, update_box, index_box = (widget.tables[n].parentWidget() for n in ("past_cache", "update",
+                                                                                  "write_indices"))
+    out_box = widget.output_table.parentWidget()
+    pair = data_box.sizeHint().width() + out_box.sizeHint().width() + 60
+    widget.resize(pair + widget.width() - widget.scroll.viewport().width(), 700)
+    qtbot.waitUntil(lambda: out_box.y() == data_box.y() and update_box.y() > data_box.y(), timeout=10000)
+    assert index_box.y() == update_box.y()
+    assert widget.scroll.horizontalScrollBar().maximum() == 0

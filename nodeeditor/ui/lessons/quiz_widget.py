@@ -44,7 +44,7 @@ class QuizWidget(QtWidgets.QWidget):
         self.output_table: TensorTable | None = None
         self._inputs_box: list[QtWidgets.QWidget] = []   # the titled input tables, in order
         self._output_box: QtWidgets.QWidget | None = None
-        self._one_row: bool | None = None                 # the output after the inputs
+        self._arrangement: tuple[int, int] | None = None   # boxes in the first and second row
         self.last_verdict: Verdict | None = None
 
         self.instruction = QtWidgets.QLabel("")
@@ -234,25 +234,35 @@ class QuizWidget(QtWidgets.QWidget):
             out.setFocus()
 
     def _arrange(self, force: bool = False) -> None:
-        """Put the output after the inputs when the row fits the width, else under them."""
+        """The inputs then the output in one row when it fits the width; else the data input
+        and the output side by side with the other inputs under them, when those two fit (the
+        tables a learner compares, and the least height: a TensorScatter quiz fits a projector
+        then); else the inputs in a row and the output under them."""
         if self._output_box is None:
             return
-        boxes = self._inputs_box + [self._output_box]
-        width = sum(b.sizeHint().width() for b in boxes) + self.inputs_row.spacing() * len(boxes)
-        one_row = width <= self.scroll.viewport().width()
-        if not force and one_row == self._one_row:
+        out, room = self._output_box, self.scroll.viewport().width()
+
+        def width(boxes: list) -> int:
+            return sum(b.sizeHint().width() for b in boxes) + self.inputs_row.spacing() * len(boxes)
+
+        data, rest = self._inputs_box[:1], self._inputs_box[1:]
+        if width(self._inputs_box + [out]) <= room:
+            rows = (self._inputs_box + [out], [])
+        elif rest and width(data + [out]) <= room:
+            rows = (data + [out], rest)
+        else:
+            rows = (self._inputs_box, [out])
+        arrangement = (len(rows[0]), len(rows[1]))
+        if not force and arrangement == self._arrangement:
             return
-        self._one_row = one_row
+        self._arrangement = arrangement
         top = QtCore.Qt.AlignmentFlag.AlignTop
         for row in (self.inputs_row, self.output_row):
             while row.count():
                 row.takeAt(0)
-        for box in self._inputs_box:
-            self.inputs_row.addWidget(box, 0, top)
-        if one_row:
-            self.inputs_row.addWidget(self._output_box, 0, top)
-        else:
-            self.output_row.addWidget(self._output_box, 0, top)
+        for layout, boxes in zip((self.inputs_row, self.output_row), rows, strict=True):
+            for box in boxes:
+                layout.addWidget(box, 0, top)
         self.inputs_row.addStretch(1)
         self.output_row.addWidget(self.feedback, 1, top)
 
@@ -345,6 +355,8 @@ class QuizWidget(QtWidgets.QWidget):
         self.feedback.setFont(_scaled(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont),
                                       factor))
         self._fit_seed_box()
+        QtWidgets.QApplication.sendPostedEvents()   # the tables' font changes: their new sizes
+        self._arrange()
 
     def fit_zoom(self, zooms: Sequence[float]) -> float:
         """Set the largest of ``zooms`` at which the quiz's tables show whole, with nothing to
