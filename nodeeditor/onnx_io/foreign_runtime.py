@@ -44,6 +44,7 @@ has the measurement behind the choice.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -411,12 +412,20 @@ def execute(call: ForeignCall, values: Sequence[Any]) -> list:
     return _ordered(call, got)
 
 
+#: Words of onnxruntime's refusals of index values that it reports as a plain FAIL
+#: (GatherElements: "Value in indices must be within bounds [-5 , 4]").
+_INDEX_REFUSAL = re.compile(r"(?i)out of (data )?(bounds|range)|within (the )?(inclusive )?(bounds|range)|"
+                            r"invalid ind(ex|ice)")
+
+
 def _refused_values(exc: Exception) -> bool:
-    """Whether onnxruntime refused the values it was given (its INVALID_ARGUMENT: an index
-    out of range), so that no other runtime's answer may stand in. Its other failures (no
-    kernel, FAIL, a limitation such as ReduceMax of an empty bool set, values its binding
-    cannot take) leave ``onnx.reference`` to try."""
-    return type(exc).__name__ == "InvalidArgument" and type(exc).__module__.endswith("onnxruntime_pybind11_state")
+    """Whether onnxruntime refused the values it was given (its INVALID_ARGUMENT, or an index
+    out of range in its words), so that no other runtime's answer may stand in. Its other
+    failures (no kernel, a limitation such as ReduceMax of an empty bool set, values its
+    binding cannot take) leave ``onnx.reference`` to try."""
+    if not type(exc).__module__.endswith("onnxruntime_pybind11_state"):
+        return False
+    return type(exc).__name__ == "InvalidArgument" or bool(_INDEX_REFUSAL.search(str(exc)))
 
 
 def _group_model(group: foreign.GroupCall, values: Sequence[Any]) -> tuple[onnx.ModelProto, list[list[str]]]:

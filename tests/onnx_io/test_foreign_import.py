@@ -289,3 +289,19 @@ def test_an_inputs_named_dimensions_and_its_example_survive_export_and_import():
     x = back.find("x")
     assert x.shape == ("batch", 4)
     np.testing.assert_array_equal(x.example, np.arange(12, dtype=np.float32).reshape(3, 4))   # not zeros [1, 4]
+
+
+def test_an_index_out_of_range_onnxruntime_reports_as_a_plain_failure_is_the_nodes_error():
+    """GatherElements in an If branch: onnxruntime refuses index 7 on an axis of 5 with FAIL
+    (not INVALID_ARGUMENT) and onnx.reference answered 2.0, which ran as the node's value."""
+    then = helper.make_graph([helper.make_node("GatherElements", ["data", "idx"], ["o"])], "then", [], [_fi("o", None)],
+                             [numpy_helper.from_array(np.array([[7]], np.int64), "idx")])
+    other = helper.make_graph([helper.make_node("Identity", ["data"], ["o2"])], "else", [], [_fi("o2", None)])
+    model = _model([helper.make_node("If", ["cond"], ["out"], name="iff", then_branch=then, else_branch=other)],
+                   [_fi("cond", [], TensorProto.BOOL), _fi("data", [5, 1])], [_fi("out", None)], opsets=(("", 21),))
+    graph = import_model(model)
+    graph.set_source(graph.find("cond").id, example=np.array(True))
+    graph.set_source(graph.find("data").id, example=np.arange(5, dtype=np.float32).reshape(5, 1))
+    result = Engine(graph).run()
+    error = dict(result.errors())["iff"]
+    assert "If failed: onnxruntime:" in error and "onnx.reference" not in error and "out" not in result.outputs
