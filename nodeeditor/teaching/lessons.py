@@ -125,7 +125,7 @@ def node_inputs(graph: Graph, node_id: str) -> tuple[list, dict[str, Any]]:
     result = engine.run(wanted)
     if not result.ok:
         raise ValueError("; ".join(message for _, message in result.errors()) or "the inputs were not computed")
-    inputs = [None if edge is None else engine.value(edge.src) for edge in sources.values()]
+    inputs = [None if edge is None else engine.value(edge.src, edge.src_port) for edge in sources.values()]
     return inputs, dict(node.attributes)
 
 

@@ -16,6 +16,7 @@ from nodeeditor.teaching.lessons import (
     LessonError,
     find_lesson,
     list_lessons,
+    node_inputs,
     read_lesson,
     scan_lessons,
 )
@@ -247,3 +248,24 @@ def test_every_lessons_quiz_in_both_modes_runs_to_the_end(lesson):
                 verdict = q.answer(question, right)
             assert verdict.correct, (lesson.id, mode, verdict.headline)
         assert q.done and q.score.solved == q.score.total
+
+
+def test_node_inputs_reads_the_port_each_input_is_wired_from():
+    """Indices wired from TopK's second output (its indices) arrived as its first (the values):
+    a quiz on a teacher's own wiring asked about the wrong numbers."""
+    from nodeeditor.onnx_io.foreign_ops import new_foreign_node
+
+    g = Graph(opset=18)
+    g.add_literal(np.array([[5.0, 1.0, 9.0]], np.float32), node_id="x")
+    g.add_literal(np.array([2], np.int64), node_id="k")
+    g.add_node(new_foreign_node("TopK", node_id="topk"))
+    top = g.node("topk")
+    g.connect("x", "output", "topk", top.input_ports()[0])
+    g.connect("k", "output", "topk", top.input_ports()[1])
+    g.add_literal(np.array([10.0, 20.0, 30.0], np.float32), node_id="table")
+    g.add_operator("Gather", {}, node_id="gather")
+    g.connect("table", "output", "gather", "data")
+    g.connect("topk", top.output_ports()[1], "gather", "indices")
+    inputs, _ = node_inputs(g, "gather")
+    np.testing.assert_array_equal(inputs[1], [[2, 0]])          # TopK's indices of the two largest
+    assert inputs[1].dtype == np.int64

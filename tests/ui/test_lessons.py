@@ -388,3 +388,33 @@ def test_another_lesson_opened_while_presenting_keeps_the_presentation(window, q
         return shown.contains(window.scene.node_item(node).sceneBoundingRect().center())
 
     qtbot.waitUntil(node_in_view, timeout=10000)
+
+
+def test_an_edit_no_quiz_can_be_made_of_keeps_the_quiz_shown(window, qtbot):
+    """An index typed out of range, or a wire taken off to be put back: the quiz ended (and the
+    class's answers with it). It stays, and follows the node again once a quiz can be made."""
+    open_from_list(window, qtbot, "gather-axis1")
+    lessons = window.lessons
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    graph, node = window.graph, lessons.lesson.node
+    shown = lessons.quiz_widget.quiz
+    src = graph.edge_into(node, "indices").src
+    good = np.array(graph.node(src).value, copy=True)
+    bad = good.copy()
+    bad.reshape(-1)[0] = 99
+    graph.set_source(src, value=bad)
+    window.runner.wait()
+    QtWidgets.QApplication.processEvents()
+    assert lessons.quizzing and lessons.quiz_widget.quiz is shown
+    graph.disconnect(node, "indices")
+    window.runner.wait()
+    QtWidgets.QApplication.processEvents()
+    assert lessons.quizzing and lessons.quiz_widget.quiz is shown
+    graph.connect(src, "output", node, "indices")
+    other = good.copy()
+    other.reshape(-1)[0] = (good.reshape(-1)[0] + 1) % graph.node(lessons._data_source()).value.shape[1]
+    graph.set_source(src, value=other)                       # a valid edit: the quiz follows it
+    window.runner.wait()
+    qtbot.waitUntil(lambda: lessons.quiz_widget.quiz is not shown, timeout=10000)
+    np.testing.assert_array_equal(lessons.quiz_widget.quiz.inputs[1], other)

@@ -126,6 +126,7 @@ class LessonsController(QtCore.QObject):
         if self.lesson is not None and self._following():
             self.panel.show_lesson(self.lesson)
             self.panel.set_quiz_on(self.quizzing)
+            self._note_changes()
         else:
             self.panel.show_list()
 
@@ -331,8 +332,9 @@ class LessonsController(QtCore.QObject):
 
     def _follow_edits(self) -> None:
         """After a run during the quiz: when the lesson's node or what feeds it was edited (an
-        undo too), the quiz asks about the node as it is now, with the same seed; when the
-        node is gone, the quiz ends."""
+        undo too), the quiz asks about the node as it is now, with the same seed. When no quiz
+        can be made of it now (an index out of range typed in, an input being rewired), the
+        quiz shown stays and the status line says why; when the node is gone, the quiz ends."""
         if not self._following():
             self.end_quiz()
             return
@@ -352,8 +354,7 @@ class LessonsController(QtCore.QObject):
         try:
             quiz = self.lesson.quiz_on(inputs, attrs)
         except (QuizError, ValueError) as exc:
-            self._status(f"Quiz ended: {exc}", error=True)
-            self.end_quiz()
+            self._status(f"The quiz stays as it was: no quiz on the node as it is now ({exc})", error=True)
             return
         self.quiz_widget.rebase(quiz)
         self._status("The lesson's node changed: the quiz asks about it as it is now")

@@ -127,9 +127,16 @@ class QuizWidget(QtWidgets.QWidget):
 
     def rebase(self, quiz: Quiz) -> None:
         """Quiz on ``quiz`` from now on (the lesson's node was edited), with the seed shown:
-        seed 0 on ``quiz``'s own inputs, any other drawn anew for it."""
+        seed 0 on ``quiz``'s own inputs, any other drawn anew for it (seed 0 when none can be
+        drawn for the node as it is now)."""
         self.base = quiz
-        self._seed_changed(self.seed_box.value())
+        seed = self.seed_box.value()
+        if seed:
+            try:
+                quiz.another(seed)
+            except QuizError:
+                seed = 0
+        self.use_seed(seed)
 
     def another(self) -> None:
         """New inputs with a new random seed."""
