@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import dtype_name, is_ml_dtype
+from .dtypes import is_ml_dtype
 from .opdefs import get_opdef
+from .reductions import Fold
 from .registry import index_map
 from .steps import Cell, Granularity, Step, array_text, position_text
 
@@ -353,21 +354,17 @@ class Explanation:
             flat_out[targets] = updates[:done]  # assigns in order: the last write wins (as ops does)
             return out
         fold = self._fold()
-        wide = self.opdef.reductions.fold_dtype(self.reduction, out.dtype)   # float16 max/min: float32
-        work = flat_out if wide is None else flat_out.astype(wide)
         with np.errstate(all="ignore"):
-            fold.at(work, targets, updates[:done] if wide is None else updates[:done].astype(wide))
-        if wide is not None:
-            flat_out[:] = work
+            fold.at(flat_out, targets, updates[:done])
         return out
 
     def _updates(self) -> np.ndarray:
         """A scatter's written values, flat (row-major), as step ``k`` counts them."""
         return self.inputs[self.opdef.input_index(self.source)].reshape(-1)
 
-    def _fold(self) -> np.ufunc:
-        """The ufunc that folds an update into a cell under this reduction (:mod:`ops.reductions`)."""
-        return self.opdef.reductions.ufunc(self.op, self.reduction, dtype_name(self.inputs[0]))
+    def _fold(self) -> Fold:
+        """How an update folds into a cell under this reduction (:mod:`ops.reductions`)."""
+        return self.opdef.reductions.fold(self.op, self.reduction, self.inputs[0].dtype)
 
 
 

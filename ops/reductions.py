@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtypes import COMPLEX_NAMES
+from .dtypes import COMPLEX_NAMES, dtype_name
 from .errors import OpError
 from .schemas import REDUCTION
 
@@ -77,6 +77,13 @@ class ReductionRules:
         the module docstring), or None for ``dtype`` itself."""
         return np.dtype(np.float32) if reduction in ("max", "min") and dtype == np.float16 else None
 
+    def fold(self, op: str, reduction: str, dtype: np.dtype) -> Fold:
+        """The fold of one update into a value for ``reduction`` (not ``none``) on ``dtype``,
+        ties to the update in every float dtype (:class:`Fold`); OpError as :meth:`check`."""
+        dtype = np.dtype(dtype)
+        return Fold(self.ufunc(op, reduction, dtype_name(np.empty(0, dtype))), dtype,
+                    self.fold_dtype(reduction, dtype))
+
     def ufunc(self, op: str, reduction: str, dtype: str) -> np.ufunc:
         """The ufunc that folds one update into the current value for ``reduction`` (not
         ``none``) on dtype name ``dtype``; OpError as :meth:`check`."""
@@ -84,6 +91,31 @@ class ReductionRules:
         if reduction == "none":
             raise ValueError("reduction none replaces; it has no fold")
         return (_BOOL_FOLDS if dtype == "bool" else _FOLDS)[reduction]
+
+
+@dataclass(frozen=True)
+class Fold:
+    """``f(current, update)`` of one reduction on values of ``dtype``, computed in ``wide``
+    where the dtype's own ufunc would let the current value win a tie (float16 max/min; None:
+    in ``dtype``). A call folds two values; :meth:`at` is ``ufunc.at``'s sequential fold."""
+
+    ufunc: np.ufunc
+    dtype: np.dtype
+    wide: np.dtype | None = None
+
+    def __call__(self, current, update):
+        if self.wide is None:
+            return self.ufunc(current, update)
+        return self.ufunc(np.asarray(current, self.wide), np.asarray(update, self.wide)).astype(self.dtype)[()]
+
+    def at(self, out: np.ndarray, targets, updates) -> None:
+        """Fold ``updates`` into ``out[targets]`` in order, in place (``ufunc.at``)."""
+        if self.wide is None:
+            self.ufunc.at(out, targets, updates)
+            return
+        work = out.astype(self.wide)
+        self.ufunc.at(work, targets, np.asarray(updates).astype(self.wide))
+        out[...] = work
 
 
 SCATTER_REDUCTIONS = ReductionRules(

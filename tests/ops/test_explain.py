@@ -163,3 +163,14 @@ def test_output_after_each_step_is_the_running_state_of_the_scatter(op, attrs):
         if attrs["reduction"] != "none":
             assert move.text.split(" = ")[-1].split(" ")[0] == value_text(after[move.target])
     np.testing.assert_array_equal(e.output_after(e.count - 1), ops.run_op(op, [data, indices, updates], attrs))
+
+
+def test_a_float16_max_tie_of_signed_zeros_is_explained_as_the_op_computes_it():
+    """max(0, -0) keeps the update (-0) in float16 as in float32: the sentence said 0 while the
+    op and the step's output said -0."""
+    for dtype in (np.float16, np.float32):
+        inputs = [np.array([0.0], dtype), np.array([0]), np.array([-0.0], dtype)]
+        e = explain("ScatterElements", inputs, {"reduction": "max"})
+        assert "max(0, -0) = -0" in e.move(0).text
+        assert np.signbit(e.output_after(0)[0]) and np.signbit(ops.run_op("ScatterElements", inputs,
+                                                                          {"reduction": "max"})[0])
