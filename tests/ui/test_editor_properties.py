@@ -390,6 +390,27 @@ def test_a_shape_that_is_not_one_says_why_in_words_and_the_field_shows_the_nodes
     assert w.graph.node("idx").value.tolist() == [2, 0] and literal_shape.text() == "2"
 
 
+def test_absurd_literal_shapes_are_refused_in_words_and_an_empty_wide_one_is_not_tabled(small, qtbot):
+    """``4294967296, 4294967296`` (numpy's product wrapped to 0), 70 dimensions or a size past
+    any integer raised inside the form; ``0, 200000`` froze the window for 11 s making 200,000
+    column headers for a tensor of no elements."""
+    w = small
+    w.scene.select_nodes(["idx"])
+    deliver_posted_events()
+    literal_shape = w.properties.widgets["shape"]
+    for text, words in (("4294967296, 4294967296", "more than any tensor can hold"),
+                        ("0, 99999999999999999999", "more than any tensor can hold"),
+                        (", ".join(["1"] * 70), "70 dimensions: a tensor has at most 64")):
+        _type_line(literal_shape, text)
+        assert words in w.statusBar().currentMessage()
+        assert w.graph.node("idx").value.tolist() == [2, 0]
+    _type_line(literal_shape, "0, 200000")
+    assert w.graph.node("idx").value.shape == (0, 200000)
+    table = w.properties.widgets["table"]
+    assert not table.isVisible() and table.columnCount() < 200000
+    assert w.properties.widgets["too_big"].text().startswith("200,000 columns: too many to edit here")
+
+
 def test_a_number_typed_outside_a_boxs_range_is_refused_in_words_not_cut_short(small):
     """``99`` typed as the graph's opset (allowed up to MAX_OPSET): the opset stays what it was
     and the status line says why (the box dropped the second 9 and set opset 9, every op

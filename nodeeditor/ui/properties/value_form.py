@@ -4,6 +4,8 @@ pasted text that is not a value of the dtype changes nothing: the cell is marked
 reason and the status line says it; a paste is one undo step."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6 import QtWidgets
 
@@ -19,6 +21,7 @@ from .values import (
     EDITABLE_LIMIT,
     CellError,
     cell_text,
+    editable_in_place,
     grid_shape,
     muted,
     parse_shape,
@@ -80,7 +83,7 @@ class ValueForm:
                 return
             if shape == value.shape:
                 return
-            size = int(np.prod(shape, dtype=np.int64))
+            size = math.prod(shape)
             if size > MAX_LITERAL:
                 self.status(f"a literal holds at most {MAX_LITERAL:,} elements; use a generator or a file")
                 refresh()
@@ -140,7 +143,7 @@ class ValueForm:
             dtype_combo.blockSignals(False)
             if not shape_edit.hasFocus():
                 shape_edit.setText(shape_text(value.shape))
-            if value.size <= EDITABLE_LIMIT:
+            if editable_in_place(value.shape):
                 rows, cols = grid_shape(value.shape)
                 grid = value.reshape(rows, cols)
                 lead = value.shape[:-1]
@@ -154,7 +157,10 @@ class ValueForm:
                 too_big.setVisible(False)
             else:
                 table.setVisible(False)
-                too_big.setText(f"{value.size:,} elements: too many to edit here (the viewer shows them). "
+                rows, cols = grid_shape(value.shape)
+                what = (f"{value.size:,} elements" if value.size > EDITABLE_LIMIT else
+                        f"{rows:,} rows" if rows > EDITABLE_LIMIT else f"{cols:,} columns")
+                too_big.setText(f"{what}: too many to edit here (the viewer shows them). "
                                 "Use a generator or a file source for large tensors.")
                 too_big.setVisible(True)
 
@@ -168,6 +174,7 @@ class ValueForm:
         if isinstance(node, N.InputSource):
             self._build_declared_shape()
         self.widgets["table"] = table
+        self.widgets["too_big"] = too_big
         self._form.addRow(table)
         self._form.addRow(too_big)
 

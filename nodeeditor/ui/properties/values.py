@@ -1,6 +1,7 @@
 """Constants and text <-> value helpers of the property panel (no widgets but one label)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,8 @@ from ops import MAX_OPSET  # noqa: F401 - re-exported to the panel and the expor
 from ..viewer.slicing import exact_decimal, format_value
 from .pasted_text import PastedBlock
 
-EDITABLE_LIMIT = 400          # elements a value table edits in place
+EDITABLE_LIMIT = 400          # elements (and rows, and columns) a value table edits in place
+MAX_RANK = 64                 # numpy's most dimensions
 COMMON_DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
                  "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string")
 
@@ -31,6 +33,12 @@ def parse_shape(text: str) -> tuple[int, ...]:
                              "e.g. 2, 3") from None
     if any(d < 0 for d in dims):
         raise ValueError("dimensions must not be negative")
+    if len(dims) > MAX_RANK:
+        raise ValueError(f"{len(dims)} dimensions: a tensor has at most {MAX_RANK}")
+    if 0 not in dims and math.prod(dims) > np.iinfo(np.int64).max:
+        raise ValueError(f"{math.prod(dims):,} elements is more than any tensor can hold")
+    if any(d > np.iinfo(np.int64).max for d in dims):
+        raise ValueError(f"a dimension of {max(dims):,} is more than any tensor can hold")
     return tuple(dims)
 
 
@@ -114,8 +122,16 @@ def grid_shape(shape: tuple[int, ...]) -> tuple[int, int]:
     if not shape:
         return 1, 1
     cols = shape[-1]
-    rows = int(np.prod(shape[:-1], dtype=np.int64)) if len(shape) > 1 else 1
+    rows = math.prod(shape[:-1]) if len(shape) > 1 else 1
     return rows, cols
+
+
+def editable_in_place(shape: tuple[int, ...]) -> bool:
+    """Whether a value table shows and edits a tensor of ``shape``: few enough elements, and
+    few enough rows and columns (an empty tensor of shape (0, 200000) would have 200,000
+    column headers)."""
+    rows, cols = grid_shape(shape)
+    return math.prod(shape) <= EDITABLE_LIMIT and rows <= EDITABLE_LIMIT and cols <= EDITABLE_LIMIT
 
 
 def pasted_value(value: np.ndarray, block: PastedBlock, row: int, col: int, whole: bool) -> tuple[np.ndarray, int]:
