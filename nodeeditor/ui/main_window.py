@@ -475,13 +475,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(f"{name}[*] — IndexFlow")
         self.setWindowModified(self.is_modified())
 
-    def push(self, command: QtGui.QUndoCommand) -> None:
-        """Do ``command`` as one undo step; refused (the status line says why) while a training
-        run is going, unless it changes only the view (see :mod:`.training_runs`)."""
+    def push(self, command: QtGui.QUndoCommand) -> bool:
+        """Do ``command`` as one undo step and return True; refused (False; the status line says
+        why) while a training run is going, unless it changes only the view (see
+        :mod:`.training_runs`)."""
         if self.training.refuses(command):
             self.properties.refresh()      # a field the refused edit came from shows the graph again
-            return
+            return False
         self.undo_stack.push(command)
+        return True
 
     def _train(self, steps: int) -> None:
         """Run > Training Step / Train: show the Training dock and start."""

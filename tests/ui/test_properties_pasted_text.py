@@ -34,6 +34,7 @@ def test_a_pasted_block_reads_rows_and_nested_lists(text, rows, shape):
     ("[[1, 2], [3]]", "every row as long as the others"),
     ("[[1, 2]", "never closed"),
     ("[1, 2]]", "closes no"),
+    ("[" * 3000 + "1" + "]" * 3000, "nest deeper than 64"),       # was a RecursionError
 ])
 def test_a_block_that_is_not_a_tensor_is_refused_in_words(text, words):
     with pytest.raises(ValueError, match=words):
@@ -79,3 +80,26 @@ def test_a_paste_fills_from_a_cell_or_replaces_the_whole_tensor():
     with pytest.raises(CellError) as info:
         pasted_value(value, parse_block("1\tx"), 0, 1, whole=False)
     assert (info.value.row, info.value.col) == (0, 2) and "'x' is not an integer" in str(info.value)
+
+
+def test_numbers_past_a_float_dtypes_range_and_long_integers_are_read_exactly_or_refused():
+    """70000 into float16 became inf with no word; 9007199254740993.0 into int64 was rounded
+    through a float to ...992."""
+    with pytest.raises(ValueError, match="past float16's range"):
+        parse_value("70000", np.dtype(np.float16))
+    assert parse_value("65504", np.dtype(np.float16)) == 65504.0 and parse_value("inf", np.dtype(np.float16)) == np.inf
+    assert parse_value("9007199254740993.0", np.dtype(np.int64)) == 9007199254740993
+    assert parse_value("1e3", np.dtype(np.int64)) == 1000
+    block = parse_block("1\t70000")
+    with pytest.raises(CellError, match="past float16's range"):
+        pasted_value(np.zeros(2, np.float16), block, 0, 0, whole=True)
+
+
+def test_a_large_paste_of_floats_reads_every_text_as_one_would_be_read():
+    """The million-value paste is read in one pass; its values are float()'s of each text."""
+    texts = ["0.1", "-0", "1e-3", " 2.5 ", "inf", "-1.5e300"]
+    block = parse_block("\t".join(texts))
+    got, dropped = pasted_value(np.zeros(1, np.float64), block, 0, 0, whole=True)
+    assert dropped == 0 and got.dtype == np.float64
+    np.testing.assert_array_equal(got, [float(t) for t in texts])
+    assert np.signbit(got[1])

@@ -276,3 +276,12 @@ def test_selecting_another_node_commits_the_typed_value_to_the_node_it_was_typed
     np.testing.assert_array_equal(w.graph.node(nid).value, [[8, 2], [3, 4]])
     np.testing.assert_array_equal(w.graph.node(other).value, [[5, 6]])
     assert w.properties.node_id == other
+
+
+def test_typing_the_other_zero_changes_its_sign(small, qtbot):
+    """``-0`` typed over 0.0 was taken for the same value (-0.0 == 0.0) and nothing changed."""
+    w = small
+    nid, table = _literal(w, np.array([[0.0, -0.0]], np.float32))
+    _click(table, 0, 0)
+    _type(w, table, ["-0", Key.Key_Tab, "0", Key.Key_Tab])
+    assert np.signbit(w.graph.node(nid).value).tolist() == [[True, False]]

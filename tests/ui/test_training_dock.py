@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 from nodeeditor.graph import nodes as N
@@ -108,6 +108,18 @@ def test_while_a_run_goes_edits_are_refused_but_moving_works_and_undo_is_off(win
     w.edits.delete_selection()
     assert w.graph.has_node("targets")
     assert "Training is running" in w.statusBar().currentMessage()
+    w.scene.select_nodes(["token_ids"])                     # a paste into its table: refused too
+    deliver_posted_events()
+    table = w.properties.widgets["table"]
+    ids = np.array(w.graph.node("token_ids").value, copy=True)
+    table.setCurrentCell(0, 0)
+    QtWidgets.QApplication.clipboard().setText("0")
+    table.setFocus()
+    QTest.keyClick(table, QtCore.Qt.Key.Key_V, QtCore.Qt.KeyboardModifier.ControlModifier)
+    np.testing.assert_array_equal(w.graph.node("token_ids").value, ids)
+    message = w.statusBar().currentMessage()
+    assert "Training is running" in message and "Pasted" not in message   # it said "Pasted 1 value"
+    w.scene.select_nodes(["targets"])
     before = w.graph.node("targets").position
     w.scene.nudge_selection(20, 0, burst=1)                # a view-only edit goes through
     assert w.graph.node("targets").position == (before[0] + 20, before[1])

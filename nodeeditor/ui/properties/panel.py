@@ -78,7 +78,7 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
     ``status(message, error=False)`` receives what the user should read (a value that does
     not parse, what a paste did)."""
 
-    def __init__(self, push: Callable[[QtGui.QUndoCommand], None], status: ShowStatus = _print_status,
+    def __init__(self, push: Callable[[QtGui.QUndoCommand], bool | None], status: ShowStatus = _print_status,
                  parent: QtWidgets.QWidget | None = None,
                  state_of: Callable[[str], tuple[NodeStatus, str]] | None = None,
                  problem_port_of: Callable[[str], str | None] | None = None) -> None:

@@ -70,11 +70,18 @@ def _rows(text: str) -> PastedBlock:
     return PastedBlock(tuple(tuple(row) for row in split), (len(split), width))
 
 
+#: The deepest nesting a pasted list may have: a tensor's most dimensions (numpy's).
+MAX_DEPTH = 64
+
+
 def _nested(text: str) -> PastedBlock:
     stack: list[list] = []
     top: list | None = None
     for token in _TOKEN.findall(text):
         if token == "[":
+            if len(stack) == MAX_DEPTH:
+                raise ValueError(f"the lists nest deeper than {MAX_DEPTH}: a tensor has at most {MAX_DEPTH} "
+                                 "dimensions")
             stack.append([])
         elif token == "]":
             if not stack:

@@ -42,10 +42,11 @@ class ValueForm:
         node = self.graph.node(self.node_id)
         return node.value if isinstance(node, N.LiteralSource) else node.example
 
-    def _set_value(self, value: np.ndarray, text: str) -> None:
+    def _set_value(self, value: np.ndarray, text: str) -> bool:
+        """Push the edit; False when the window refused it (a training run is going)."""
         node = self.graph.node(self.node_id)
         field = "value" if isinstance(node, N.LiteralSource) else "example"
-        self.push(C.SourceCommand(self.graph, self.node_id, text, **{field: value}))
+        return self.push(C.SourceCommand(self.graph, self.node_id, text, **{field: value})) is not False
 
     def _build_value(self, node: N.Node) -> None:
         dtype_combo = QtWidgets.QComboBox()
@@ -103,7 +104,7 @@ class ValueForm:
                 self.status(f"value [{row}, {col}]: {exc}", error=True)
                 return
             new = np.array(value, copy=True).reshape(grid_shape(value.shape))
-            if new[row, col] == parsed and type(parsed) is not str:
+            if type(parsed) is not str and np.asarray(parsed).astype(value.dtype).tobytes() == new[row, col].tobytes():
                 refresh()   # the same value typed another way ("1.10"): show it the short way
                 return
             new[row, col] = parsed
@@ -125,7 +126,8 @@ class ValueForm:
             except ValueError as exc:
                 self.status(f"Nothing pasted: {exc}", error=True)
                 return
-            self._set_value(new, "Paste Values")
+            if not self._set_value(new, "Paste Values"):
+                return     # refused: the status line says why
             message = f"Pasted {block.size - dropped} value{'s' * (block.size - dropped != 1)}"
             if whole and new.shape != value.shape:
                 message += f"; the shape is now ({shape_text(new.shape)})"

@@ -1,6 +1,7 @@
 """Constants and text <-> value helpers of the property panel (no widgets but one label)."""
 from __future__ import annotations
 
+import decimal
 import math
 from typing import Any
 
@@ -8,6 +9,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from ops import MAX_OPSET  # noqa: F401 - re-exported to the panel and the export dialog
+from ops import dtype_name as ops_dtype_name
 
 from ..viewer.slicing import exact_decimal, format_value
 from .pasted_text import PastedBlock
@@ -49,7 +51,9 @@ def shape_text(shape) -> str:
 def parse_value(text: str, dtype: np.dtype) -> Any:
     """A cell's text as a value of ``dtype``; ValueError with a message for people when it is
     not one (never Python's own ``invalid literal for int()``). Integers also take whole
-    numbers written as floats (``2.0``, ``1e3``), as a spreadsheet copies them."""
+    numbers written as floats (``2.0``, ``1e3``), as a spreadsheet copies them, exactly
+    (``9007199254740993.0`` is not rounded through a float). A finite number past a float
+    dtype's range is refused (float16 would have made ``70000`` infinite)."""
     text = text.strip()
     if dtype.kind == "O":
         return text
@@ -75,10 +79,10 @@ def parse_value(text: str, dtype: np.dtype) -> Any:
             value = int(text)
         except ValueError:
             try:
-                number = float(text)
-            except ValueError:
+                number = decimal.Decimal(text)
+            except decimal.InvalidOperation:
                 number = None
-            if number is None or not number.is_integer():
+            if number is None or not number.is_finite() or number != number.to_integral_value():
                 raise ValueError(f"{text!r} is not an integer ({dtype})") from None
             value = int(number)
         info = np.iinfo(dtype)
@@ -86,9 +90,23 @@ def parse_value(text: str, dtype: np.dtype) -> Any:
             raise ValueError(f"{value} does not fit {dtype} ({info.min}..{info.max})")
         return value
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         raise ValueError(f"{text!r} is not a number") from None
+    with np.errstate(over="ignore"):
+        stored = np.asarray(number).astype(dtype)
+    if math.isfinite(number) and not np.isfinite(stored.astype(np.float64)):
+        raise ValueError(f"{text} is past {ops_dtype_name(dtype)}'s range (largest {_largest(dtype):g})")
+    return number
+
+
+def _largest(dtype: np.dtype) -> float:
+    try:
+        return float(np.finfo(dtype).max)
+    except ValueError:   # ml_dtypes formats (bfloat16, float8...)
+        import ml_dtypes
+
+        return float(ml_dtypes.finfo(dtype).max)
 
 
 def cell_text(value: Any) -> tuple[str, str]:
@@ -134,6 +152,24 @@ def editable_in_place(shape: tuple[int, ...]) -> bool:
     return math.prod(shape) <= EDITABLE_LIMIT and rows <= EDITABLE_LIMIT and cols <= EDITABLE_LIMIT
 
 
+def _floats_at_once(texts: list[str], dtype: np.dtype) -> np.ndarray | None:
+    """``texts`` as a float array of ``dtype`` read in one vectorised pass (a million pasted
+    values took seconds one by one on the UI thread), or None where that pass cannot decide:
+    not a float dtype, a text that is not one plain number, a finite number past the dtype's
+    range, so :func:`parse_value` reads them one by one and names the cell."""
+    if dtype.kind != "f":
+        return None
+    try:   # Python's float() on each text, as parse_value reads one
+        wide = np.array(texts, dtype=object).astype(np.float64)
+    except (TypeError, ValueError):
+        return None
+    with np.errstate(over="ignore"):
+        out = wide.astype(dtype)
+    if (np.isfinite(wide) & ~np.isfinite(out)).any():
+        return None
+    return out
+
+
 def pasted_value(value: np.ndarray, block: PastedBlock, row: int, col: int, whole: bool) -> tuple[np.ndarray, int]:
     """``value`` with ``block`` pasted at grid cell (``row``, ``col``); returns the new array
     and how many pasted values fell outside the table (dropped).
@@ -150,14 +186,16 @@ def pasted_value(value: np.ndarray, block: PastedBlock, row: int, col: int, whol
         shape = block.shape
         if not block.nested and shape[0] == 1 and value.ndim <= 1:
             shape = (shape[1],) if value.ndim == 1 or shape[1] != 1 else ()
-        new = np.empty(block.size, dtype=dtype)
         flat = [t for r in cells for t in r]
         width = block.shape[-1] if block.shape else 1
-        for i, text in enumerate(flat):
-            try:
-                new[i] = parse_value(text, dtype)
-            except ValueError as exc:
-                raise CellError(i // width if width else 0, i % width if width else 0, str(exc)) from None
+        new = _floats_at_once(flat, dtype)
+        if new is None:
+            new = np.empty(block.size, dtype=dtype)
+            for i, text in enumerate(flat):
+                try:
+                    new[i] = parse_value(text, dtype)
+                except ValueError as exc:
+                    raise CellError(i // width if width else 0, i % width if width else 0, str(exc)) from None
         return new.reshape(shape), 0
     rows, cols = grid_shape(value.shape)
     new = np.array(value, copy=True).reshape(rows, cols)
