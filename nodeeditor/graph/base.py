@@ -21,8 +21,15 @@ class ConnectionRefused(ValueError):  # noqa: N818 - public name, used by caller
         self.reason = reason
 
 
+#: No ONNX opset comes near this (24 in 2026); a larger one is a damaged or hostile file.
+MAX_GRAPH_OPSET = 100
+
+
 def check_opset(value: Any) -> int:
-    """``value`` as an int opset; ValueError unless it is a positive integer (not a bool)."""
+    """``value`` as an int opset; ValueError unless it is an integer (not a bool) from 1 to
+    :data:`MAX_GRAPH_OPSET`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
         raise ValueError(f"opset must be a positive integer, got {value!r}")
+    if int(value) > MAX_GRAPH_OPSET:
+        raise ValueError(f"opset {int(value)} is not an ONNX opset (IndexFlow takes 1 to {MAX_GRAPH_OPSET})")
     return int(value)

@@ -123,6 +123,8 @@ def good_doc():
     (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "float99", "shape": [1], "data": [1]}}]
                 + d["nodes"][1:]}, "unknown dtype 'float99'"),
     (lambda d: {**d, "nodes": d["nodes"] + d["nodes"][:1]}, "two nodes have the id 'rows'"),
+    # opened silently, ran as the newest opset and showed as 24 in the property panel
+    (lambda d: {**d, "settings": {**d["settings"], "opset": 1_000_000}}, "opset 1000000 is not an ONNX opset"),
     # a finite number that the dtype cannot hold would silently become inf (or NaN for float8)
     (lambda d: {**d, "nodes": [{**d["nodes"][0], "value": {"dtype": "float16", "shape": [2], "data": [1.0, 1e6]}}]
                 + d["nodes"][1:]}, "tensor value 1000000.0 (element 1) is too large for float16"),

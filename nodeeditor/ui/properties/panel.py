@@ -307,6 +307,7 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
             if not description.hasFocus():
                 description.setText(g.settings["description"])
             opset.blockSignals(True)
+            opset.setRange(1, max(MAX_OPSET, g.opset))   # a model's newer opset shows as it is
             opset.setValue(g.opset)
             opset.blockSignals(False)
             problems = g.problems()
