@@ -526,3 +526,17 @@ def test_a_freshly_dropped_block_is_unfinished_work_not_an_error(small):
     w.runner.wait()
     assert w.scene.node_state(nid)[0] == NodeStatus.OK
     assert w.runner.value(nid).tolist() == [0.0, 5.0, 0.0, 0.0]
+
+
+def test_a_drop_of_block_data_that_is_not_utf8_is_an_unknown_block(small):
+    """Another application's bytes under the palette's format raised UnicodeDecodeError."""
+    w = small
+    before = set(w.graph.node_ids)
+    mime = QtCore.QMimeData()
+    mime.setData(MIME_TYPE, QtCore.QByteArray(b"\xff\xfe\x00"))
+    at = scene_point(w, 300, 400)
+    actions = QtCore.Qt.DropAction.CopyAction
+    QtWidgets.QApplication.sendEvent(w.view.viewport(), QtGui.QDragEnterEvent(at, actions, mime, LEFT, NOMOD))
+    QtWidgets.QApplication.sendEvent(w.view.viewport(), QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD))
+    assert set(w.graph.node_ids) == before
+    assert "unknown block" in w.statusBar().currentMessage()

@@ -424,7 +424,8 @@ class GraphView(QtWidgets.QGraphicsView):
 
     def dropEvent(self, event: QtGui.QDropEvent) -> None:
         if event.mimeData().hasFormat(MIME_TYPE):
-            key = bytes(event.mimeData().data(MIME_TYPE)).decode("utf-8")
+            # another application may send anything under this format: not UTF-8 is an unknown block
+            key = bytes(event.mimeData().data(MIME_TYPE)).decode("utf-8", errors="replace")
             self.blockDropped.emit(key, self.mapToScene(event.position().toPoint()))
             event.acceptProposedAction()
         else:
