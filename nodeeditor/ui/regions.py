@@ -92,7 +92,12 @@ class RegionLink:
 
 class SpliceCommand(QtGui.QUndoCommand):
     """Write ``body`` in place of the region ``link.extraction`` names in ``graph`` (checked by
-    the caller with ``splice_refusal``); undo restores the old region exactly."""
+    the caller with ``splice_refusal``); undo restores the old region exactly.
+
+    The region is the one the link names when the command is done, not when it was made: a
+    redo of an earlier splice names the region anew, and a later splice's redo must find it
+    (a second splice could not be redone). A redo that can no longer splice changes nothing
+    and leaves the history (the command goes obsolete) instead of raising."""
 
     def __init__(self, graph: Graph, link: RegionLink, body: RegionBody) -> None:
         super().__init__("Splice Region")
@@ -101,10 +106,18 @@ class SpliceCommand(QtGui.QUndoCommand):
         self.done: Splice | None = None
 
     def redo(self) -> None:
-        self.done = splice(self.graph, self.before, self.body)
+        self.before = self.link.extraction
+        try:
+            self.done = splice(self.graph, self.before, self.body)
+        except ValueError:
+            self.done = None
+            self.setObsolete(True)
+            return
         self.link.extraction = self.done.region
 
     def undo(self) -> None:
+        if self.done is None:
+            return
         unsplice(self.graph, self.done)
         self.link.extraction = self.before
 

@@ -242,3 +242,30 @@ def test_extract_builds_the_cut_out_off_the_ui_thread_computes_nothing_again_and
     np.testing.assert_array_equal(inputs["ids"], IDS)
     assert runs == []
     _close(new)
+
+
+def test_two_splices_are_undone_and_redone_in_turn(model_window, qtbot, dialogs):
+    """Edit, splice, edit, splice; then Undo twice and Redo twice in the original: the second
+    redo raised ("the region was edited in the original since it was extracted") and its edit
+    was lost while the history moved on."""
+    from nodeeditor.ui import commands as C
+
+    w = model_window
+    g = w.graph
+    gather = _node(g, "Gather")
+    new = _extract(w, qtbot, [gather])
+    for name in ("first edit", "second edit"):
+        new.push(C.RenameCommand(new.graph, gather, name))
+        new.regions.splice_action.trigger()
+        qtbot.waitUntil(lambda name=name: g.node(gather).name == name, timeout=10000)
+    assert dialogs.texts("warning") == []
+    w.undo_stack.undo()
+    w.undo_stack.undo()
+    assert g.node(gather).name != "first edit"
+    w.undo_stack.redo()
+    assert g.node(gather).name == "first edit"
+    w.undo_stack.redo()
+    assert g.node(gather).name == "second edit" and w.undo_stack.index() == 2
+    w.undo_stack.undo()
+    assert g.node(gather).name == "first edit"
+    _close(new)
