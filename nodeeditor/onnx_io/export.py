@@ -49,6 +49,7 @@ Contract of :func:`export_model`:
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Mapping
@@ -184,25 +185,55 @@ def _analyse_foreign(graph: Graph, node: N.ForeignNode, opset: int, out: _Analys
             out.untyped.add((node.id, port))
 
 
-def _version_change(node: N.ForeignNode, runs_at: int, opset: int) -> tuple[int | None, str] | None:
-    """(the lowest opset that keeps the node's version or None, why) when ``node``, an op of
-    the default domain, is another version of its op at ``opset`` than at ``runs_at``."""
-    if node.domain not in ("", "ai.onnx") or opset == runs_at:
+def _version_change(node: N.ForeignNode, runs_at: int, opset: int) -> tuple[int, str] | None:
+    """(the lowest opset that keeps the node's version, why) when ``node``, an op of the default
+    domain, would change meaning if written at ``opset`` instead of ``runs_at``. The same
+    version is no change; a newer one is none when ONNX's version converter carries the node
+    over unchanged (Relu-13 to Relu-14 only adds types); an older one, or a node the converter
+    rewrites (Softmax-11 to 13) or cannot carry, is."""
+    domain = "" if node.domain == "ai.onnx" else node.domain
+    if domain != "" or opset == runs_at:
         return None
     try:
-        version = onnx.defs.get_schema(node.op_type, runs_at, node.domain).since_version
+        version = onnx.defs.get_schema(node.op_type, runs_at, domain).since_version
     except onnx.defs.SchemaError:
         return None        # no schema at the graph's opset: an error of its own, reported there
     try:
-        there = onnx.defs.get_schema(node.op_type, opset, node.domain).since_version
+        there = onnx.defs.get_schema(node.op_type, opset, domain).since_version
     except onnx.defs.SchemaError:
         there = None
-    if there == version:
+    if there == version or there is not None and opset > runs_at and _carried_unchanged(node, runs_at, opset):
         return None
     at = f"is {node.op_type}-{there}" if there is not None else "does not exist"
-    return (version if opset < version else None,
-            f"at opset {opset} {node.op_type} {at}, not the {node.op_type}-{version} it runs as at the graph's "
-            f"opset {runs_at} (IndexFlow writes other ONNX ops as they are, so their meaning could change)")
+    return (version, f"at opset {opset} {node.op_type} {at}, not the {node.op_type}-{version} it runs as at the "
+                     f"graph's opset {runs_at}, and ONNX does not carry it over unchanged (IndexFlow writes other "
+                     f"ONNX ops as they are, so their meaning would change)")
+
+
+def _carried_unchanged(node: N.ForeignNode, runs_at: int, opset: int) -> bool:
+    """Whether ONNX's version converter takes the node alone from ``runs_at`` up to ``opset``
+    as the very same node (same op, inputs, outputs and attributes)."""
+    proto = helper.make_node(node.op_type, [f"i{k}" for k in range(len(node.input_ports()))],
+                             [f"o{k}" for k in range(len(node.output_ports()))])
+    proto.attribute.extend(to_onnx(name, attr) for name, attr in node.attributes.items())
+    return _converter_keeps(proto.SerializeToString(), runs_at, opset)
+
+
+@functools.lru_cache(maxsize=4096)
+def _converter_keeps(node_bytes: bytes, runs_at: int, opset: int) -> bool:
+    """:func:`_carried_unchanged` for a serialized one-node ``NodeProto`` (a model's repeated
+    layers, and the opsets an offer tries, ask it once)."""
+    from onnx import version_converter
+
+    proto = onnx.NodeProto.FromString(node_bytes)
+    model = helper.make_model(helper.make_graph([proto], "one", [onnx.ValueInfoProto(name=n) for n in proto.input],
+                                                [onnx.ValueInfoProto(name=n) for n in proto.output]),
+                              opset_imports=[helper.make_opsetid("", runs_at)])
+    try:
+        converted = version_converter.convert_version(model, opset)
+    except Exception:  # noqa: BLE001 - the converter asserts and raises RuntimeError and friends
+        return False
+    return len(converted.graph.node) == 1 and converted.graph.node[0] == proto
 
 
 def _analyse_loss(graph: Graph, node: N.LossNode, opset: int, out: _Analysis) -> None:

@@ -312,6 +312,28 @@ def test_another_ops_version_change_at_the_asked_opset_is_refused_naming_it():
     np.testing.assert_allclose(ort_run(exported, {"x": value})["y"], ort_run(model, {"x": value})["y"], rtol=1e-6)
 
 
+def test_an_ops_newer_version_that_only_adds_types_does_not_stop_an_export_at_a_later_opset():
+    """Relu-13 is Relu-14 with bfloat16 added: an opset-13 graph exports at 18 (it was refused
+    as another version); a Relu-14 of an opset-14 graph exported at 13 is still refused (an
+    older version: nothing says it means the same), and the domain "ai.onnx" is the default."""
+    from onnx import TensorProto, helper
+
+    from nodeeditor.onnx_io import import_model
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    value = np.array([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], np.float32)
+    for domain in ("", "ai.onnx"):
+        node = helper.make_node("Relu", ["x"], ["y"], name="relu", domain=domain)
+        model = helper.make_model(helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", 13)])
+        graph = import_model(model)
+        graph.set_source(graph.find("x").id, example=value)
+        np.testing.assert_array_equal(ort_run(export_model(graph, opset=18), {"x": value})["y"], np.maximum(value, 0))
+        graph.set_setting("opset", 14)
+        with pytest.raises(ExportError, match="relu needs opset 14: at opset 13 Relu is Relu-13"):
+            export_model(graph, opset=13)
+
+
 def test_weights_over_what_one_onnx_file_holds_are_refused_before_they_are_read(monkeypatch):
     """A 2.4 GB model failed deep in the checker ("Failed to serialize proto") after 31 s and
     9 GB of memory: the export now refuses at once, naming the size and the way out. The
