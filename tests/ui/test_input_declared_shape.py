@@ -51,3 +51,33 @@ def test_typing_batch_4_names_the_dimension_on_every_port_downstream(window, qtb
     _typed(edit, "4,,3")
     assert w.graph.node("x").shape == ("batch", 5)
     assert "declared shape" in w.statusBar().currentMessage() and edit.text() == "batch, 5"
+
+
+def test_an_imported_inputs_fixed_shape_goes_with_a_new_example_shape_in_one_undo_step(window, qtbot):
+    """A model's input declared float32[2, 3] (kept on import, so run --inputs refuses other
+    sizes): typing shape 4, 3 in the value form made the example an error against the
+    declared shape, with nothing saying to clear it. The declared shape now goes with it."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from nodeeditor.onnx_io import import_model
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    model = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    onnx.checker.check_model(model)
+    w = window
+    w.set_document(import_model(model), None)
+    w.runner.wait()
+    xid = w.graph.find("x").id
+    assert w.graph.node(xid).shape == (2, 3)
+    w.scene.select_nodes([xid])
+    _typed(w.properties.widgets["shape"], "4, 3")
+    node = w.graph.node(xid)
+    assert node.example.shape == (4, 3) and node.shape is None
+    assert str(w.graph.output_type(xid)) == "float32[4, 3]"
+    assert "declared shape [2, 3] went with" in w.statusBar().currentMessage()
+    w.undo_stack.undo()
+    node = w.graph.node(xid)
+    assert node.example.shape == (2, 3) and node.shape == (2, 3)

@@ -43,10 +43,20 @@ class ValueForm:
         return node.value if isinstance(node, N.LiteralSource) else node.example
 
     def _set_value(self, value: np.ndarray, text: str) -> bool:
-        """Push the edit; False when the window refused it (a training run is going)."""
+        """Push the edit; False when the window refused it (a training run is going). A graph
+        input's declared shape of fixed sizes only (an imported model's) that the new example
+        does not fit goes in the same undo step: the shape typed or pasted is the one meant."""
         node = self.graph.node(self.node_id)
-        field = "value" if isinstance(node, N.LiteralSource) else "example"
-        return self.push(C.SourceCommand(self.graph, self.node_id, text, **{field: value})) is not False
+        fields = {"value" if isinstance(node, N.LiteralSource) else "example": value}
+        declared = getattr(node, "shape", None)
+        if isinstance(node, N.InputSource) and declared is not None and all(isinstance(d, int) for d in declared) \
+                and dims.fit_problem(declared, value.shape):
+            fields["shape"] = None
+        if self.push(C.SourceCommand(self.graph, self.node_id, text, **fields)) is False:
+            return False
+        if "shape" in fields:
+            self.status(f"The declared shape [{shape_text(declared)}] went with the example's old shape")
+        return True
 
     def _build_value(self, node: N.Node) -> None:
         dtype_combo = QtWidgets.QComboBox()
