@@ -12,7 +12,7 @@ NODE is an operator node's id or its name. ``--text`` (the default when neither 
 ``wc -l``; every other message goes to standard error. ``--gif`` and ``--frames`` draw each step
 with the Explainer's own widget, offscreen (``QT_QPA_PLATFORM=offscreen`` is set when there is
 no display), at ``--size`` (default 1280x720), one GIF frame or one PNG file per step, after a
-title frame with ``--title``. GatherND / ScatterND move a slice per step unless
+title frame with ``--title``. GatherND, ScatterND and TensorScatter move a slice per step unless
 ``--elements``.
 
 The text path never imports Qt: the steps come from :mod:`ops.explain` on the input values
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--title", action="store_true", help="a title frame before the steps (--gif/--frames)")
     p.add_argument("--frame-ms", type=int, default=1000, metavar="MS", help="time of each GIF frame (default 1000)")
     p.add_argument("--elements", action="store_true",
-                   help="GatherND/ScatterND: one step per element instead of one per slice")
+                   help="GatherND, ScatterND, TensorScatter: one step per element instead of one per slice")
     add_outside_files_option(p)
     p.set_defaults(handler=run)
 

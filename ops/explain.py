@@ -33,8 +33,9 @@ from .registry import index_map
 from .steps import Cell, Granularity, Step, array_text, position_text
 
 _SYMBOL = {"add": "+", "mul": "×", "max": "max", "min": "min"}
-#: The ops whose spec explains a step per slice when the index tuples are shorter than the
-#: rank of ``data`` (k < r): "each update entry specifies an update to a slice".
+#: The ops that step a slice at a time: GatherND and ScatterND when the index tuples are shorter
+#: than the rank of ``data`` (k < r: "each update entry specifies an update to a slice"), and
+#: TensorScatter, whose write index moves a whole sequence row.
 SLICE_OPS = frozenset({"GatherND", "ScatterND", "TensorScatter"})
 
 __all__ = ["SLICE_OPS", "Cell", "Explanation", "Granularity", "Move", "Step", "explain", "position_text", "values_text",
@@ -96,7 +97,7 @@ class Explanation:
         self._flat_rows = np.asarray(self.map.rows).reshape(-1)
         #: The input whose values a scatter writes (``updates``, ``update``); None for gathers.
         self.source = self.opdef.updates_port
-        #: Whether a step may move a whole slice (GatherND / ScatterND with k < rank).
+        #: Whether a step may move a whole slice (:data:`SLICE_OPS` with a block of more than one).
         self.slices_possible = op in SLICE_OPS and len(self.map.block_shape) > 0
         wanted = granularity or (Granularity.SLICE if self.slices_possible else Granularity.ELEMENT)
         #: What one step moves (ELEMENT where slices are not possible, whatever was asked).

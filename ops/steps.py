@@ -9,7 +9,7 @@ slides) draws them the same way.
 
 A :class:`Cell` names a tensor and a position in it; a position shorter than the tensor's rank
 is a prefix and stands for the whole slice under it (``Cell("output", (2,))`` of a 3-d output
-is ``output[2, :, :]``), which is how a GatherND / ScatterND step moves a slice.
+is ``output[2, :, :]``), which is how a GatherND / ScatterND / TensorScatter step moves a slice.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ EDGE_ITEMS = 3
 
 class Granularity(Enum):
     """What one step moves: one element, or a whole slice (GatherND / ScatterND with k < rank,
-    as the ONNX pages explain them: ``updates[1] → output[2, :, :]``)."""
+    as the ONNX pages explain them: ``updates[1] → output[2, :, :]``; TensorScatter's rows)."""
 
     ELEMENT = "element"
     SLICE = "slice"

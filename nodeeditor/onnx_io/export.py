@@ -473,7 +473,9 @@ MODEL_BYTES_LIMIT = 2 ** 31 - 1
 def _refuse_oversized(graph: Graph, types: Mapping) -> None:
     """ExportError, before any weight is read, when the tensors written as initializers
     would not fit one ONNX file (a 2.4 GB model failed deep in the checker with "Failed to
-    serialize proto", after 31 s and 9 GB of memory)."""
+    serialize proto", after 31 s and 9 GB of memory). Only the initializers' bytes count (the
+    nodes and metadata are small beside them): a model just under the limit may still fail
+    in the checker."""
     total = 0
     for node in graph.nodes:
         if not node.is_source or isinstance(node, N.InputSource):

@@ -132,7 +132,7 @@ class Presentation(QtCore.QObject):
         shows now (a quiz that started or ended since)."""
         self._stages = [self.explainer_dock] + [d for d in docks if d is not self.explainer_dock]
         self._stage, self._stage_zoom, self._restored = current, zoom, restored
-        self._stage_fit = fit or (lambda zooms: zoom(max(zooms)))
+        self._stage_fit = fit or (lambda zooms: zoom(max(zooms)) or max(zooms))
 
     def restage(self) -> None:
         """The current stage beside the canvas again, the panels hidden (a quiz started or

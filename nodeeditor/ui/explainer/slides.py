@@ -57,7 +57,7 @@ class SizeError(SlideError):
 class SlideOptions:
     """``size`` (width, height) in pixels; ``title_frame``: a first picture naming the node,
     the op and the number of steps; ``frame_ms``: each GIF frame's time; ``granularity``:
-    None for each op's default (slices for GatherND / ScatterND)."""
+    None for each op's default (slices for GatherND, ScatterND, TensorScatter)."""
 
     size: tuple[int, int] = DEFAULT_SIZE
     title_frame: bool = False

@@ -12,8 +12,8 @@ Moving: ◀ / ▶, the slider, Play (at :attr:`speed` steps per second; the menu
 sets Slow, Normal, Fast or a number), and the keys Space (play / pause), Left / Right (a
 step), Home / End (first / last step) while the focus is in the widget (presentation mode
 makes them window-wide: :attr:`key_actions`). The "All steps" tab lists every step as a table
-row; choosing a row goes to that step. The ⋯ menu (also on right-click) switches GatherND /
-ScatterND between slice and single-element steps and exports the step-through as slides.
+row; choosing a row goes to that step. The ⋯ menu (also on right-click) switches GatherND,
+ScatterND and TensorScatter between slice and single-element steps and exports the step-through as slides.
 
 Forward / Backward (the Backward toggle beside the title and in the ⋯ menu,
 :attr:`direction`): Backward steps through
@@ -25,7 +25,7 @@ shows what it is given.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from typing import Any
 
@@ -109,6 +109,18 @@ def settle(widget: QtWidgets.QWidget) -> None:
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
 
 
+def largest_fitting_zoom(zooms: Sequence[float], apply: Callable[[float], None], fits: Callable[[], bool]) -> float:
+    """Apply the largest of ``zooms`` after which ``fits()`` holds, else the smallest; returns
+    it (the Explainer's and the Quiz's text in presentation mode)."""
+    ordered = sorted(zooms, reverse=True)
+    for zoom in ordered:
+        apply(zoom)
+        if fits():
+            return zoom
+    apply(ordered[-1])
+    return ordered[-1]
+
+
 #: What each highlight colour means (the legend's tooltip).
 LEGEND_TIP = ("index: the index value that decides this step\n"
               "source: the cell read (a gather) or the update written (a scatter)\n"
@@ -136,7 +148,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self._output: np.ndarray | None = None
         self._operation: tuple | None = None   # (title, op, inputs, attrs) of set_operation
         self.output_hidden = False
-        #: None: each op's default (slices for GatherND / ScatterND); ELEMENT: single elements
+        #: None: each op's default (slices for GatherND, ScatterND, TensorScatter); ELEMENT: single elements
         self.granularity: Granularity | None = None
         self.title = QtWidgets.QLabel(HINT)
         self.title.setWordWrap(True)
@@ -289,7 +301,8 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.menu = QtWidgets.QMenu("Explainer &Steps", self)   # its title names it in View
         self.elements_action = self.menu.addAction("Single &Elements")
         self.elements_action.setCheckable(True)
-        self.elements_action.setStatusTip("GatherND / ScatterND: one step per element instead of one per slice")
+        self.elements_action.setStatusTip("GatherND, ScatterND, TensorScatter: one step per element instead of "
+                                          "one per slice")
         self.elements_action.toggled.connect(
             lambda on: self.set_granularity(Granularity.ELEMENT if on else None))
         self.menu.addMenu(self.speed_menu)
@@ -468,8 +481,8 @@ class ExplainerWidget(QtWidgets.QWidget):
             self.slider.setValue(max(0, min(self.count - 1, k)))
 
     def set_granularity(self, granularity: Granularity | None) -> None:
-        """Slice steps (None: each op's default) or single elements (ELEMENT) for GatherND /
-        ScatterND; the step shown stays on the same element."""
+        """Slice steps (None: each op's default) or single elements (ELEMENT) for GatherND,
+        ScatterND and TensorScatter; the step shown stays on the same element."""
         if granularity == self.granularity:
             return
         old, self.granularity = self.explanation, granularity
@@ -548,19 +561,16 @@ class ExplainerWidget(QtWidgets.QWidget):
         ``steps`` (default: the current one), else the smallest; returns it. The step shown
         stays the same."""
         shown = self.step
-        ordered = sorted(zooms, reverse=True)
-        chosen = ordered[-1]
-        for zoom in ordered:
-            self.set_zoom(zoom)
-            fits = True
+
+        def fits() -> bool:
+            ok = True
             for k in (shown,) if steps is None else steps:
                 self.set_step(k)
                 settle(self)
-                fits = fits and self.content_fits()
-            if fits:
-                chosen = zoom
-                break
-        self.set_zoom(chosen)
+                ok = ok and self.content_fits()
+            return ok
+
+        chosen = largest_fitting_zoom(zooms, self.set_zoom, fits)
         self.set_step(shown)
         settle(self)
         return chosen

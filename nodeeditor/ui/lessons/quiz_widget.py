@@ -22,7 +22,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.teaching.quiz import Quiz, QuizError, QuizMode, Verdict
 
-from ..explainer.widget import settle
+from ..explainer.widget import largest_fitting_zoom, settle
 from .tensor_table import CellState, TensorTable, cell_text
 
 #: The largest seed "Another one" picks (short enough to read out to a class).
@@ -368,13 +368,11 @@ class QuizWidget(QtWidgets.QWidget):
     def fit_zoom(self, zooms: Sequence[float]) -> float:
         """Set the largest of ``zooms`` at which the quiz's tables show whole, with nothing to
         scroll (presentation mode; the smallest when none does); returns it."""
-        ordered = sorted(zooms, reverse=True)
-        for zoom in ordered:
-            self.set_zoom(zoom)
+        def fits() -> bool:
             settle(self)
-            if self.content_fits():
-                return zoom
-        return ordered[-1]
+            return self.content_fits()
+
+        return largest_fitting_zoom(zooms, self.set_zoom, fits)
 
     def content_fits(self) -> bool:
         """Whether every table shows without scrolling."""
