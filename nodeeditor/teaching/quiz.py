@@ -347,6 +347,17 @@ class Quiz:
         return Quiz(self.op, inputs, self.attrs, self.mode, seed=int(seed))
 
 
+def same_inputs(a: Sequence[np.ndarray | None], b: Sequence[np.ndarray | None]) -> bool:
+    """Whether two input lists hold the same arrays (dtype, shape and values, NaN alike; None
+    alike): a quiz on either asks the same."""
+    def same(x, y) -> bool:
+        if x is None or y is None:
+            return x is None and y is None
+        x, y = np.asarray(x), np.asarray(y)
+        return x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc")
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+
+
 # ---------------------------------------------------------------------- answers as values
 def parse_value(given: Any, dtype: np.dtype) -> Any:
     """``given`` (text the learner typed, or a number) as a value of ``dtype``; QuizError when

@@ -418,3 +418,27 @@ def test_an_edit_no_quiz_can_be_made_of_keeps_the_quiz_shown(window, qtbot):
     window.runner.wait()
     qtbot.waitUntil(lambda: lessons.quiz_widget.quiz is not shown, timeout=10000)
     np.testing.assert_array_equal(lessons.quiz_widget.quiz.inputs[1], other)
+
+
+def test_a_value_edit_that_a_drawn_quiz_does_not_read_keeps_its_answers(window, qtbot):
+    """After "Another one" the quiz's inputs are drawn from the shapes, not the lesson's values:
+    a changed source value (same shape) reset the answers given so far."""
+    open_from_list(window, qtbot, "scatter9-axis0")
+    lessons = window.lessons
+    QTest.mouseClick(lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: lessons.quiz_dock.isVisible(), timeout=10000)
+    quiz = lessons.quiz_widget
+    QTest.mouseClick(quiz.another_button, LEFT)
+    shown = quiz.quiz
+    out = quiz.output_table
+    qtbot.waitUntil(lambda: out.isVisible(), timeout=10000)
+    QTest.mouseClick(out.viewport(), LEFT, NOMOD, out.cell_center((0, 0)))
+    answered = shown.score.right + shown.score.wrong + shown.score.solved
+    assert answered > 0
+    data = lessons._data_source()
+    value = np.array(window.graph.node(data).value, copy=True)
+    value.reshape(-1)[0] += 1.5
+    window.graph.set_source(data, value=value)
+    window.runner.wait()
+    QtWidgets.QApplication.processEvents()
+    assert quiz.quiz is shown and shown.score.right + shown.score.wrong + shown.score.solved == answered

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 from PySide6 import QtCore, QtWidgets
 from shiboken6 import isValid
 
@@ -39,7 +38,7 @@ from nodeeditor.graph import GraphFileError
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
 from nodeeditor.teaching.lessons import Lesson, scan_lessons
-from nodeeditor.teaching.quiz import QuizError
+from nodeeditor.teaching.quiz import QuizError, same_inputs
 
 from ..canvas import GraphScene, GraphView
 from ..explainer import ExplainerWidget
@@ -348,7 +347,7 @@ class LessonsController(QtCore.QObject):
             inputs.append(value)
         base = self.quiz_widget.base
         attrs = dict(graph.node(node_id).attributes)
-        if base is not None and _same_inputs(base.inputs, inputs) and \
+        if base is not None and same_inputs(base.inputs, inputs) and \
                 base.attrs == base.opdef.schema.check_attributes(attrs):
             return
         try:
@@ -379,15 +378,6 @@ class LessonsController(QtCore.QObject):
             return None
         edge = graph.edge_into(node.id, ops.get_opdef(node.op).data_port)
         return None if edge is None else edge.src
-
-
-def _same_inputs(a, b) -> bool:
-    """Whether two input lists hold the same arrays (dtype, shape and values; None alike)."""
-    def same(x, y) -> bool:
-        if x is None or y is None:
-            return x is None and y is None
-        return x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc")
-    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _case_attributes(node: N.Node) -> dict:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from nodeeditor.teaching.quiz import Quiz, QuizError, QuizMode, Verdict
+from nodeeditor.teaching.quiz import Quiz, QuizError, QuizMode, Verdict, same_inputs
 
 from ..explainer.widget import largest_fitting_zoom, settle
 from .tensor_table import CellState, TensorTable, cell_text
@@ -128,14 +128,19 @@ class QuizWidget(QtWidgets.QWidget):
     def rebase(self, quiz: Quiz) -> None:
         """Quiz on ``quiz`` from now on (the lesson's node was edited), with the seed shown:
         seed 0 on ``quiz``'s own inputs, any other drawn anew for it (seed 0 when none can be
-        drawn for the node as it is now)."""
+        drawn for the node as it is now). A quiz that would be drawn just as it is shown stays,
+        answers and all."""
         self.base = quiz
         seed = self.seed_box.value()
         if seed:
             try:
-                quiz.another(seed)
+                drawn = quiz.another(seed)
             except QuizError:
                 seed = 0
+            else:
+                shown = self.quiz
+                if shown is not None and drawn.attrs == shown.attrs and same_inputs(drawn.inputs, shown.inputs):
+                    return      # the edit changed values the drawn inputs do not read: the answers stay
         self.use_seed(seed)
 
     def another(self) -> None:
