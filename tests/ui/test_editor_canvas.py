@@ -540,3 +540,24 @@ def test_a_drop_of_block_data_that_is_not_utf8_is_an_unknown_block(small):
     QtWidgets.QApplication.sendEvent(w.view.viewport(), QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD))
     assert set(w.graph.node_ids) == before
     assert "unknown block" in w.statusBar().currentMessage()
+
+
+def test_a_name_with_line_breaks_is_drawn_on_one_line_with_the_breaks_shown(small):
+    """A name holding line breaks (any string is a valid name) showed one of its lines only."""
+    w = small
+
+    def drawn(name: str) -> bytes:
+        w.graph.rename_node("g", name)
+        item = w.scene.node_item("g")
+        rect = item.sceneBoundingRect()
+        image = QtGui.QImage(int(rect.width()), int(rect.height()), QtGui.QImage.Format.Format_ARGB32)
+        image.fill(0)
+        painter = QtGui.QPainter(image)
+        w.scene.render(painter, QtCore.QRectF(image.rect()), rect)
+        painter.end()
+        return bytes(image.constBits())
+
+    broken = drawn("top\nbottom")
+    assert w.graph.node("g").name == "top\nbottom"          # the name itself is kept as given
+    assert broken == drawn("top⏎bottom")
+    assert drawn("tab\there") == drawn("tab·here")

@@ -376,7 +376,7 @@ class NodeItem(QtWidgets.QGraphicsItem):
         painter.setFont(font)
         painter.setPen(QtGui.QColor("#ffffff"))
         metrics = QtGui.QFontMetricsF(font)
-        title = node.name + ("  (bypassed)" if bypassed and self.collapsed else "")
+        title = style.one_line(node.name) + ("  (bypassed)" if bypassed and self.collapsed else "")
         painter.drawText(title_rect, QtCore.Qt.AlignmentFlag.AlignVCenter,
                          metrics.elidedText(title, QtCore.Qt.TextElideMode.ElideRight, title_rect.width()))
         # state dot

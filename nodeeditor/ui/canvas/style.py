@@ -199,3 +199,10 @@ TRAINING_MARKS: dict[TrainingMark, tuple[QtGui.QColor, QtGui.QColor, str]] = {
 #: the Training dock is open), and its width in scene units.
 GRADIENT_COLOUR = QtGui.QColor(240, 140, 0, 140)
 GRADIENT_WIDTH = 8.0
+
+
+def one_line(text: str) -> str:
+    """``text`` for a one-line label: line breaks shown as ⏎ and other control characters as
+    · (a name may hold any string; drawn as it is, only one of its lines showed)."""
+    return "".join("⏎" if ch in "\r\n" else "·" if ord(ch) < 32 or ch == "\x7f" else ch
+                   for ch in text.replace("\r\n", "\n"))
