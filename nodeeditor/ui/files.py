@@ -226,6 +226,18 @@ class FileController(QtCore.QObject):
         except (GraphFileError, OSError):  # a damaged bundle: no examples to offer
             return []
 
+    def open_dropped(self, paths: list[str]) -> bool:
+        """Files dropped on the canvas: the first is opened as File > Open would (a graph file,
+        or an ONNX model imported), asking first about unsaved changes; more are named, not
+        opened (one document per window)."""
+        if not paths:
+            return False
+        opened = self.open_path(paths[0])
+        if opened and len(paths) > 1:
+            self.host.show_status(f"Opened {Path(paths[0]).name}; {len(paths) - 1} more dropped file(s) not "
+                                  "opened (one document at a time)")
+        return opened
+
     def import_onnx(self) -> bool:
         if not self.maybe_discard():
             return False

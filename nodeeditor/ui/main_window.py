@@ -94,6 +94,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.connect_box = ConnectBox(self.view, lambda: self.graph)
         self.files = FileController(self, self)
         self.undo_stack.indexChanged.connect(lambda _index: self.files.note_edit())  # the recovery file follows
+        self.view.filesDropped.connect(self.files.open_dropped)
 
         self._build_docks()
         graph_of, status = (lambda: self.graph), self.show_status

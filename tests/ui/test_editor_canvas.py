@@ -2,6 +2,7 @@
 move, delete, quick add, framing; each edit undone and redone."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
@@ -561,3 +562,23 @@ def test_a_name_with_line_breaks_is_drawn_on_one_line_with_the_breaks_shown(smal
     assert w.graph.node("g").name == "top\nbottom"          # the name itself is kept as given
     assert broken == drawn("top⏎bottom")
     assert drawn("tab\there") == drawn("tab·here")
+
+
+def test_a_graph_file_dropped_from_a_file_manager_opens(small, tmp_path, dialogs):
+    """A .ifg.json file dropped on the canvas was taken and ignored; it opens as File > Open
+    would (after asking about unsaved changes), and an ONNX model is imported."""
+    from nodeeditor.graph import Graph, save_graph
+
+    w = small
+    other = Graph(name="dropped graph")
+    other.add_literal(np.arange(3, dtype=np.float32), name="v", node_id="v")
+    path = save_graph(other, tmp_path / "dropped.ifg.json")
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(path))])
+    at = scene_point(w, 300, 400)
+    actions = QtCore.Qt.DropAction.CopyAction
+    enter = QtGui.QDragEnterEvent(at, actions, mime, LEFT, NOMOD)
+    QtWidgets.QApplication.sendEvent(w.view.viewport(), enter)
+    assert enter.isAccepted()
+    QtWidgets.QApplication.sendEvent(w.view.viewport(), QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD))
+    assert w.graph.name == "dropped graph" and w.files.current_path == path

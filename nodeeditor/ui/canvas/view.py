@@ -17,8 +17,8 @@ viewport, shown exactly while the scene has no node: the scene's ``emptyChanged`
 the graph is larger than the view, a :class:`~.minimap.Minimap` sits in a corner (see there
 which). The background and grid take the theme's canvas colours.
 
-Signals: ``blockDropped(key, scene_pos)``, ``quickAddRequested(scene_pos)``,
-``contextMenuRequested(scene_pos, global_pos)``.
+Signals: ``blockDropped(key, scene_pos)``, ``filesDropped(paths)`` (files dropped from a file
+manager), ``quickAddRequested(scene_pos)``, ``contextMenuRequested(scene_pos, global_pos)``.
 """
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ KEYBOARD_HELP = (
 
 class GraphView(QtWidgets.QGraphicsView):
     blockDropped = QtCore.Signal(str, QtCore.QPointF)
+    filesDropped = QtCore.Signal(list)     # local file paths dropped from a file manager
     quickAddRequested = QtCore.Signal(QtCore.QPointF)
     contextMenuRequested = QtCore.Signal(QtCore.QPointF, QtCore.QPoint)   # scene pos, global pos
 
@@ -411,13 +412,13 @@ class GraphView(QtWidgets.QGraphicsView):
 
     # ------------------------------------------------------------------ drops from the palette
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
-        if event.mimeData().hasFormat(MIME_TYPE):
+        if event.mimeData().hasFormat(MIME_TYPE) or _local_files(event.mimeData()):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
     def dragMoveEvent(self, event: QtGui.QDragMoveEvent) -> None:
-        if event.mimeData().hasFormat(MIME_TYPE):
+        if event.mimeData().hasFormat(MIME_TYPE) or _local_files(event.mimeData()):
             event.acceptProposedAction()
         else:
             super().dragMoveEvent(event)
@@ -428,6 +429,9 @@ class GraphView(QtWidgets.QGraphicsView):
             key = bytes(event.mimeData().data(MIME_TYPE)).decode("utf-8", errors="replace")
             self.blockDropped.emit(key, self.mapToScene(event.position().toPoint()))
             event.acceptProposedAction()
+        elif _local_files(event.mimeData()):
+            event.acceptProposedAction()
+            self.filesDropped.emit(_local_files(event.mimeData()))
         else:
             super().dropEvent(event)
 
@@ -472,3 +476,8 @@ class GraphView(QtWidgets.QGraphicsView):
     #: What an empty canvas says (in the middle of the view, at screen size).
     EMPTY_HINT = ("An empty graph.\nDrag a block from the palette, double-click one, or press Tab here\n"
                   "and type its name (e.g. gather). File > Examples has worked examples.")
+
+
+def _local_files(mime: QtCore.QMimeData) -> list[str]:
+    """The local files a drag carries (a file manager's), as paths."""
+    return [url.toLocalFile() for url in mime.urls() if url.isLocalFile()] if mime.hasUrls() else []
