@@ -54,6 +54,7 @@ from onnx import helper, numpy_helper
 import ops
 from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
+from nodeeditor.graph.base import MAX_GRAPH_OPSET
 from nodeeditor.graph.foreign import ForeignOpError, Opaque
 from nodeeditor.graph.layout import layered_positions
 from nodeeditor.graph.model_info import DEFAULT_DOMAINS, ModelInfo
@@ -246,6 +247,9 @@ class _Importer:
         if default is not None and default < 1:
             raise OnnxImportError(f"{where}: the model imports opset version {default} of the default ONNX domain; "
                                   "opset versions are 1 or more")
+        if default is not None and default > MAX_GRAPH_OPSET:
+            raise OnnxImportError(f"{where}: the model imports opset version {default} of the default ONNX domain, "
+                                  f"which is no ONNX opset (IndexFlow takes 1 to {MAX_GRAPH_OPSET})")
         bad = [(d, v) for d, v in opsets.items() if v < 1]
         if bad:
             raise OnnxImportError(f"{where}: the model imports opset version {bad[0][1]} of domain {bad[0][0]!r}; "

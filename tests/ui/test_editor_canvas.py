@@ -13,18 +13,22 @@ from nodeeditor.ui.blocks import MIME_TYPE
 from .helpers import LEFT, NOMOD, drag, keys, port_point, scene_point
 
 
+def _send_drop(window, mime: QtCore.QMimeData, at: QtCore.QPoint) -> bool:
+    """Send ``mime`` to the canvas as a drag-enter and a drop; whether the enter was accepted."""
+    viewport = window.view.viewport()
+    actions = QtCore.Qt.DropAction.CopyAction
+    enter = QtGui.QDragEnterEvent(at, actions, mime, LEFT, NOMOD)
+    QtWidgets.QApplication.sendEvent(viewport, enter)
+    QtWidgets.QApplication.sendEvent(viewport, QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD))
+    return enter.isAccepted()
+
+
 def _drop(window, key: str, at: QtCore.QPoint) -> None:
     """Send the palette's own mime data for ``key`` to the canvas as a drag-enter + drop."""
     item = window.palette.item(key)
     mime = window.palette.tree.mimeData([item])
     assert mime.hasFormat(MIME_TYPE)
-    viewport = window.view.viewport()
-    actions = QtCore.Qt.DropAction.CopyAction
-    enter = QtGui.QDragEnterEvent(at, actions, mime, LEFT, NOMOD)
-    QtWidgets.QApplication.sendEvent(viewport, enter)
-    assert enter.isAccepted()
-    drop = QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD)
-    QtWidgets.QApplication.sendEvent(viewport, drop)
+    assert _send_drop(window, mime, at)
 
 
 def test_drop_palette_block_places_node_there_and_undo_redo(small):
@@ -535,10 +539,7 @@ def test_a_drop_of_block_data_that_is_not_utf8_is_an_unknown_block(small):
     before = set(w.graph.node_ids)
     mime = QtCore.QMimeData()
     mime.setData(MIME_TYPE, QtCore.QByteArray(b"\xff\xfe\x00"))
-    at = scene_point(w, 300, 400)
-    actions = QtCore.Qt.DropAction.CopyAction
-    QtWidgets.QApplication.sendEvent(w.view.viewport(), QtGui.QDragEnterEvent(at, actions, mime, LEFT, NOMOD))
-    QtWidgets.QApplication.sendEvent(w.view.viewport(), QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD))
+    _send_drop(w, mime, scene_point(w, 300, 400))
     assert set(w.graph.node_ids) == before
     assert "unknown block" in w.statusBar().currentMessage()
 
@@ -575,10 +576,5 @@ def test_a_graph_file_dropped_from_a_file_manager_opens(small, tmp_path, dialogs
     path = save_graph(other, tmp_path / "dropped.ifg.json")
     mime = QtCore.QMimeData()
     mime.setUrls([QtCore.QUrl.fromLocalFile(str(path))])
-    at = scene_point(w, 300, 400)
-    actions = QtCore.Qt.DropAction.CopyAction
-    enter = QtGui.QDragEnterEvent(at, actions, mime, LEFT, NOMOD)
-    QtWidgets.QApplication.sendEvent(w.view.viewport(), enter)
-    assert enter.isAccepted()
-    QtWidgets.QApplication.sendEvent(w.view.viewport(), QtGui.QDropEvent(QtCore.QPointF(at), actions, mime, LEFT, NOMOD))
+    assert _send_drop(w, mime, scene_point(w, 300, 400))
     assert w.graph.name == "dropped graph" and w.files.current_path == path
