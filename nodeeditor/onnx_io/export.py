@@ -65,6 +65,7 @@ from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.engine import Engine
 from nodeeditor.graph.fileformat import write_atomically
+from nodeeditor.graph.foreign import AttrKind, ForeignAttribute
 from nodeeditor.graph.inference import not_connected_text
 from nodeeditor.graph.losses import LossError
 from nodeeditor.graph.status import NodeStatus
@@ -212,14 +213,25 @@ def _version_change(node: N.ForeignNode, runs_at: int, opset: int) -> tuple[int,
 
 def _carried_unchanged(node: N.ForeignNode, runs_at: int, opset: int) -> bool:
     """Whether ONNX's version converter takes the node alone from ``runs_at`` up to ``opset``
-    as the very same node (same op, inputs, outputs and attributes)."""
+    as the very same node (same op, inputs, outputs and attributes). The node is asked with
+    each tensor attribute cut to its first element (a Constant's 16 MB value is not what an
+    adapter reads, and would be the cache's key)."""
     proto = helper.make_node(node.op_type, [f"i{k}" for k in range(len(node.input_ports()))],
                              [f"o{k}" for k in range(len(node.output_ports()))])
-    proto.attribute.extend(to_onnx(name, attr) for name, attr in node.attributes.items())
+    proto.attribute.extend(to_onnx(name, _probe(attr)) for name, attr in node.attributes.items())
     return _converter_keeps(proto.SerializeToString(), runs_at, opset)
 
 
-@functools.lru_cache(maxsize=4096)
+def _probe(attr: ForeignAttribute) -> ForeignAttribute:
+    """``attr`` with each tensor cut to its first element (same dtype)."""
+    if attr.kind is AttrKind.TENSOR:
+        return ForeignAttribute(attr.kind, np.asarray(attr.value).reshape(-1)[:1])
+    if attr.kind is AttrKind.TENSORS:
+        return ForeignAttribute(attr.kind, tuple(np.asarray(v).reshape(-1)[:1] for v in attr.value))
+    return attr
+
+
+@functools.lru_cache(maxsize=1024)
 def _converter_keeps(node_bytes: bytes, runs_at: int, opset: int) -> bool:
     """:func:`_carried_unchanged` for a serialized one-node ``NodeProto`` (a model's repeated
     layers, and the opsets an offer tries, ask it once)."""

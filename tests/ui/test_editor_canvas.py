@@ -565,7 +565,7 @@ def test_a_name_with_line_breaks_is_drawn_on_one_line_with_the_breaks_shown(smal
     assert drawn("tab\there") == drawn("tab·here")
 
 
-def test_a_graph_file_dropped_from_a_file_manager_opens(small, tmp_path, dialogs):
+def test_a_graph_file_dropped_from_a_file_manager_opens(small, qtbot, tmp_path, dialogs):
     """A .ifg.json file dropped on the canvas was taken and ignored; it opens as File > Open
     would (after asking about unsaved changes), and an ONNX model is imported."""
     from nodeeditor.graph import Graph, save_graph
@@ -577,4 +577,5 @@ def test_a_graph_file_dropped_from_a_file_manager_opens(small, tmp_path, dialogs
     mime = QtCore.QMimeData()
     mime.setUrls([QtCore.QUrl.fromLocalFile(str(path))])
     assert _send_drop(w, mime, scene_point(w, 300, 400))
-    assert w.graph.name == "dropped graph" and w.files.current_path == path
+    qtbot.waitUntil(lambda: w.graph.name == "dropped graph", timeout=10000)   # opened after the drop returns
+    assert w.files.current_path == path

@@ -237,3 +237,24 @@ def test_a_quiz_too_wide_for_one_row_puts_the_output_beside_the_data(quiz_widget
     qtbot.waitUntil(lambda: out_box.y() == data_box.y() and update_box.y() > data_box.y(), timeout=10000)
     assert index_box.y() == update_box.y()
     assert widget.scroll.horizontalScrollBar().maximum() == 0
+
+
+def test_a_two_input_quiz_narrowed_from_one_layout_to_the_other_is_laid_out_again(quiz_widget, qtbot):
+    """Data beside the output, then narrower: the inputs in a row with the output under them.
+    Both layouts have two boxes then one, and the second was never made."""
+    widget = quiz_widget
+    data = np.arange(40, dtype=np.float32).reshape(4, 10)
+    widget.set_quiz(Quiz("Gather", [data, np.array([[1, 3, 0], [2, 2, 1]])], {"axis": 0}))
+    data_box, index_box = (widget.tables[n].parentWidget() for n in ("data", "indices"))
+    out_box = widget.output_table.parentWidget()
+    frame = widget.width() - widget.scroll.viewport().width()
+    spacing = widget.inputs_row.spacing()
+
+    def wide(*boxes) -> int:
+        return sum(b.sizeHint().width() + spacing for b in boxes) + frame + 4
+
+    assert wide(data_box, index_box) < wide(data_box, out_box)      # ten columns of output, three of indices
+    widget.resize(wide(data_box, out_box), 900)
+    qtbot.waitUntil(lambda: out_box.y() == data_box.y() and index_box.y() > data_box.y(), timeout=10000)
+    widget.resize(wide(data_box, index_box), 900)
+    qtbot.waitUntil(lambda: index_box.y() == data_box.y() and out_box.y() > data_box.y(), timeout=10000)

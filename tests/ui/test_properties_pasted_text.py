@@ -103,3 +103,12 @@ def test_a_large_paste_of_floats_reads_every_text_as_one_would_be_read():
     assert dropped == 0 and got.dtype == np.float64
     np.testing.assert_array_equal(got, [float(t) for t in texts])
     assert np.signbit(got[1])
+
+
+def test_an_integer_written_with_a_huge_exponent_is_refused_at_once():
+    """1E+1000000 into int64 held the UI thread for 47 s turning it into a whole number; 1e309
+    into float64 quietly became inf."""
+    with pytest.raises(ValueError, match="does not fit int64"):
+        parse_value("1E+1000000", np.dtype(np.int64))
+    with pytest.raises(ValueError, match="past float64's range"):
+        parse_value("1e309", np.dtype(np.float64))

@@ -430,8 +430,11 @@ class GraphView(QtWidgets.QGraphicsView):
             self.blockDropped.emit(key, self.mapToScene(event.position().toPoint()))
             event.acceptProposedAction()
         elif _local_files(event.mimeData()):
-            event.acceptProposedAction()
-            self.filesDropped.emit(_local_files(event.mimeData()))
+            paths = _local_files(event.mimeData())
+            event.setDropAction(QtCore.Qt.DropAction.CopyAction)   # never a move: the file manager keeps it
+            event.accept()
+            # opened after the drop returns: its questions and dialogs must not hold the file manager's drag
+            QtCore.QTimer.singleShot(0, lambda: self.filesDropped.emit(paths))
         else:
             super().dropEvent(event)
 

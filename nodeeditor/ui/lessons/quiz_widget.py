@@ -44,7 +44,7 @@ class QuizWidget(QtWidgets.QWidget):
         self.output_table: TensorTable | None = None
         self._inputs_box: list[QtWidgets.QWidget] = []   # the titled input tables, in order
         self._output_box: QtWidgets.QWidget | None = None
-        self._arrangement: tuple[int, int] | None = None   # boxes in the first and second row
+        self._arrangement: str | None = None   # which of _arrange's three layouts is shown
         self.last_verdict: Verdict | None = None
 
         self.instruction = QtWidgets.QLabel("")
@@ -259,12 +259,11 @@ class QuizWidget(QtWidgets.QWidget):
 
         data, rest = self._inputs_box[:1], self._inputs_box[1:]
         if width(self._inputs_box + [out]) <= room:
-            rows = (self._inputs_box + [out], [])
+            arrangement, rows = "one row", (self._inputs_box + [out], [])
         elif rest and width(data + [out]) <= room:
-            rows = (data + [out], rest)
+            arrangement, rows = "data beside output", (data + [out], rest)
         else:
-            rows = (self._inputs_box, [out])
-        arrangement = (len(rows[0]), len(rows[1]))
+            arrangement, rows = "output under", (self._inputs_box, [out])
         if not force and arrangement == self._arrangement:
             return
         self._arrangement = arrangement
@@ -367,8 +366,7 @@ class QuizWidget(QtWidgets.QWidget):
         self.feedback.setFont(_scaled(QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont),
                                       factor))
         self._fit_seed_box()
-        QtWidgets.QApplication.sendPostedEvents()   # the tables' font changes: their new sizes
-        self._arrange()
+        self._arrange()   # the tables' sizes follow the font at once (TensorTable.changeEvent)
 
     def fit_zoom(self, zooms: Sequence[float]) -> float:
         """Set the largest of ``zooms`` at which the quiz's tables show whole, with nothing to

@@ -42,10 +42,11 @@ class ValueForm:
         node = self.graph.node(self.node_id)
         return node.value if isinstance(node, N.LiteralSource) else node.example
 
-    def _set_value(self, value: np.ndarray, text: str) -> bool:
-        """Push the edit; False when the window refused it (a training run is going). A graph
-        input's declared shape of fixed sizes only (an imported model's) that the new example
-        does not fit goes in the same undo step: the shape typed or pasted is the one meant."""
+    def _set_value(self, value: np.ndarray, text: str) -> str | None:
+        """Push the edit and return a note for the status line ("" for none); None when the
+        window refused it (a training run is going). A graph input's declared shape of fixed
+        sizes only (an imported model's) that the new example does not fit goes in the same
+        undo step: the shape typed or pasted is the one meant (the note says so)."""
         node = self.graph.node(self.node_id)
         fields = {"value" if isinstance(node, N.LiteralSource) else "example": value}
         declared = getattr(node, "shape", None)
@@ -53,10 +54,9 @@ class ValueForm:
                 and dims.fit_problem(declared, value.shape):
             fields["shape"] = None
         if self.push(C.SourceCommand(self.graph, self.node_id, text, **fields)) is False:
-            return False
-        if "shape" in fields:
-            self.status(f"The declared shape [{shape_text(declared)}] went with the example's old shape")
-        return True
+            return None
+        return f"the declared shape [{shape_text(declared)}] went with the example's old shape" \
+            if "shape" in fields else ""
 
     def _build_value(self, node: N.Node) -> None:
         dtype_combo = QtWidgets.QComboBox()
@@ -103,7 +103,9 @@ class ValueForm:
             new = np.zeros(size, dtype=value.dtype) if value.dtype != object else np.full(size, "", dtype=object)
             n = min(size, flat.size)
             new[:n] = flat[:n]
-            self._set_value(new.reshape(shape), "Change shape")
+            note = self._set_value(new.reshape(shape), "Change shape")
+            if note:
+                self.status(note[0].upper() + note[1:])
 
         def cell_edited(row: int, col: int, text: str) -> None:
             value = self._value_of()
@@ -136,14 +138,15 @@ class ValueForm:
             except ValueError as exc:
                 self.status(f"Nothing pasted: {exc}", error=True)
                 return
-            if not self._set_value(new, "Paste Values"):
+            note = self._set_value(new, "Paste Values")
+            if note is None:
                 return     # refused: the status line says why
             message = f"Pasted {block.size - dropped} value{'s' * (block.size - dropped != 1)}"
             if whole and new.shape != value.shape:
                 message += f"; the shape is now ({shape_text(new.shape)})"
             if dropped:
                 message += f"; {dropped} did not fit the table (select every cell to paste a new shape)"
-            self.status(message)
+            self.status(message + (f"; {note}" if note else ""))
 
         def refresh() -> None:
             value = self._value_of()

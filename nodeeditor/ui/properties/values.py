@@ -39,6 +39,8 @@ def parse_shape(text: str) -> tuple[int, ...]:
         raise ValueError(f"{len(dims)} dimensions: a tensor has at most {MAX_RANK}")
     if 0 not in dims and math.prod(dims) > np.iinfo(np.int64).max:
         raise ValueError(f"{math.prod(dims):,} elements is more than any tensor can hold")
+    if math.prod(d for d in dims if d) * 16 > np.iinfo(np.int64).max:   # numpy sizes the bytes, zeros aside
+        raise ValueError("the sizes other than 0 multiply to more than any tensor can hold")
     if any(d > np.iinfo(np.int64).max for d in dims):
         raise ValueError(f"a dimension of {max(dims):,} is more than any tensor can hold")
     return tuple(dims)
@@ -84,6 +86,9 @@ def parse_value(text: str, dtype: np.dtype) -> Any:
                 number = None
             if number is None or not number.is_finite() or number != number.to_integral_value():
                 raise ValueError(f"{text!r} is not an integer ({dtype})") from None
+            if number.adjusted() > 20:   # int() of 1e1000000 would take the UI thread for a minute
+                info = np.iinfo(dtype)
+                raise ValueError(f"{text} does not fit {dtype} ({info.min}..{info.max})") from None
             value = int(number)
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
@@ -95,6 +100,8 @@ def parse_value(text: str, dtype: np.dtype) -> Any:
         raise ValueError(f"{text!r} is not a number") from None
     with np.errstate(over="ignore"):
         stored = np.asarray(number).astype(dtype)
+    if math.isinf(number) and "inf" not in text.lower():   # 1e309: past float64 itself
+        raise ValueError(f"{text} is past {ops_dtype_name(dtype)}'s range (largest {_largest(dtype):g})")
     if math.isfinite(number) and not np.isfinite(stored.astype(np.float64)):
         raise ValueError(f"{text} is past {ops_dtype_name(dtype)}'s range (largest {_largest(dtype):g})")
     return number
