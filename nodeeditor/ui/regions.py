@@ -74,7 +74,7 @@ class RegionHost(Protocol):
     documentChanged: QtCore.SignalInstance
 
     def set_document(self, graph: Graph, path: Path | None, modified: bool = False) -> None: ...
-    def push(self, command: QtGui.QUndoCommand) -> None: ...
+    def push(self, command: QtGui.QUndoCommand) -> bool: ...   # False: refused (a training run)
     def show_status(self, message: str, error: bool = False) -> None: ...
 
 
@@ -309,10 +309,11 @@ class RegionActions(QtCore.QObject):
         reason = splice_refusal(link.source_graph, link.extraction, body)
         if reason is not None:
             return self._refuse_splice(reason)
-        before = link.extraction
-        source.push(SpliceCommand(link.source_graph, link, body))
-        if link.extraction is before:   # the original window refused the edit (a training run)
+        command = SpliceCommand(link.source_graph, link, body)
+        if source.push(command) is False:
             return self._refuse_splice("the original window refuses edits now (a training run is going)")
+        if command.done is None:        # checked above, yet the graph would not take it
+            return self._refuse_splice("the region could not be written back (it changed in the original)")
         n = len(link.extraction.nodes)
         source.scene.select_nodes(list(link.extraction.nodes))   # where the region now is
         source.show_status(f"Spliced the edited region ({n} node{'s' if n != 1 else ''}) back; "

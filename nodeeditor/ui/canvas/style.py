@@ -204,5 +204,5 @@ GRADIENT_WIDTH = 8.0
 def one_line(text: str) -> str:
     """``text`` for a one-line label: line breaks shown as ⏎ and other control characters as
     · (a name may hold any string; drawn as it is, only one of its lines showed)."""
-    return "".join("⏎" if ch in "\r\n" else "·" if ord(ch) < 32 or ch == "\x7f" else ch
+    return "".join("⏎" if ch in "\r\n\x85\u2028\u2029" else "·" if ord(ch) < 32 or ch == "\x7f" else ch
                    for ch in text.replace("\r\n", "\n"))
