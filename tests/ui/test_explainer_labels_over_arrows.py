@@ -23,21 +23,32 @@ def _glyph_pixels(image: QtGui.QImage, rect: QtCore.QRect, background: QtGui.QCo
             if image.pixelColor(x, y) != background]
 
 
-@pytest.mark.parametrize("seed, step", CASES, ids=lambda c: getattr(c, "node", c))
-def test_no_arrow_covers_a_label(qtbot, seed, step):
+def _explaining(qtbot, seed) -> ExplainerWidget:
+    """A shown Explainer on the seed's operation."""
     w = ExplainerWidget()
     qtbot.addWidget(w)
     w.resize(900, 560)
     w.show()
     qtbot.waitExposed(w)
     assert w.set_operation(seed.node, seed.op, list(seed.inputs), dict(seed.attrs))
-    w.set_step(step)
-    settle(w)
-    assert w.arrows.arrows(), "the step draws arrows"
+    return w
+
+
+def _with_and_without_arrows(w: ExplainerWidget) -> tuple[QtGui.QImage, QtGui.QImage]:
     with_arrows = w.grid_area.grab().toImage()
     w.arrows.hide()
     without = w.grid_area.grab().toImage()
     w.arrows.show()
+    return with_arrows, without
+
+
+@pytest.mark.parametrize("seed, step", CASES, ids=lambda c: getattr(c, "node", c))
+def test_no_arrow_covers_a_label(qtbot, seed, step):
+    w = _explaining(qtbot, seed)
+    w.set_step(step)
+    settle(w)
+    assert w.arrows.arrows(), "the step draws arrows"
+    with_arrows, without = _with_and_without_arrows(w)
     background = w.grid_area.palette().color(QtGui.QPalette.ColorRole.Window)
     checked = 0
     for grid in w.grids + w.more_grids:
@@ -60,20 +71,12 @@ def test_no_arrow_covers_a_label(qtbot, seed, step):
 def test_no_arrow_crosses_out_a_number(qtbot, seed):
     """A cell's number under an arrow (Scatter-9's last step crossed out output[0, 2]) looks
     the same with the arrows drawn as without them, at every step."""
-    w = ExplainerWidget()
-    qtbot.addWidget(w)
-    w.resize(900, 560)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.set_operation(seed.node, seed.op, list(seed.inputs), dict(seed.attrs))
+    w = _explaining(qtbot, seed)
     checked = 0
     for step in range(w.count):
         w.set_step(step)
         settle(w)
-        with_arrows = w.grid_area.grab().toImage()
-        w.arrows.hide()
-        without = w.grid_area.grab().toImage()
-        w.arrows.show()
+        with_arrows, without = _with_and_without_arrows(w)
         for grid in w.grids + w.more_grids:
             if not grid.isVisible():
                 continue
