@@ -119,6 +119,13 @@ def test_while_a_run_goes_edits_are_refused_but_moving_works_and_undo_is_off(win
     np.testing.assert_array_equal(w.graph.node("token_ids").value, ids)
     message = w.statusBar().currentMessage()
     assert "Training is running" in message and "Pasted" not in message   # it said "Pasted 1 value"
+    name = w.properties.widgets["name"]                      # a rename: refused, and the field says so
+    name.setFocus()
+    name.selectAll()
+    QTest.keyClicks(name, "renamed in training")
+    QTest.keyClick(name, QtCore.Qt.Key.Key_Return)
+    assert w.graph.node("token_ids").name != "renamed in training"
+    assert name.text() == w.graph.node("token_ids").name     # it kept the refused text
     w.scene.select_nodes(["targets"])
     before = w.graph.node("targets").position
     w.scene.nudge_selection(20, 0, burst=1)                # a view-only edit goes through

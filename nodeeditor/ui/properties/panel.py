@@ -272,8 +272,9 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
             if not text:
                 edit.setText(name)
                 self.status(f"A name cannot be empty: it stays “{name}”", error=True)
-            elif text != name:
-                self.push(C.RenameCommand(self.graph, self.node_id, text))
+            elif text != name and self.push(C.RenameCommand(self.graph, self.node_id, text)) is False:
+                edit.setText(name)      # refused (a training run): the field shows the name kept
+                edit.selectAll()
 
         def refresh() -> None:
             if not edit.hasFocus():
