@@ -297,11 +297,12 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _withhold_answers(self) -> None:
         """During a quiz neither the viewer nor a block's preview shows a computed value (the
-        answers) nor a source the quiz's new inputs replace (:meth:`LessonsController.withheld_why`),
-        and the Explainer's menu (its slides would draw them) is off; after it, all show again."""
+        answers) nor a source the quiz's new inputs replace (:meth:`LessonsController.withheld_why`;
+        the property panel says so above such a source's values), and the Explainer's menu (its slides would draw them) is off; after it, all show again."""
         quizzing = self.lessons.quizzing
         self.viewer_target.withhold(self.lessons.withheld_why if quizzing else None)
         self.scene.withhold_previews(self.lessons.withheld_why if quizzing else None)
+        self.properties.withhold(self.lessons.withheld_why if quizzing else None)
         self.explainer.menu.menuAction().setEnabled(not quizzing)
 
     def _build_menus(self) -> None:

@@ -236,9 +236,10 @@ def test_after_opening_a_lesson_the_stepping_keys_step_at_once(window, qtbot):
 
 
 def test_after_another_one_the_lessons_sources_are_not_shown_as_the_quizs_inputs(window, qtbot):
-    """"Another one" draws new inputs; the viewer and the blocks' previews showed the lesson's
-    sources as if they were the quiz's. They now say where the quiz's inputs are, and show
-    again on the example (seed 0) and after the quiz."""
+    """"Another one" draws new inputs; the viewer, the blocks' previews and the property panel
+    showed the lesson's sources as if they were the quiz's. They now say where the quiz's inputs
+    are (the panel above the lesson's values, which stay editable), and show again on the
+    example (seed 0) and after the quiz."""
     open_from_list(window, qtbot, "scatterelements-add")
     if not window.previews_action.isChecked():
         window.previews_action.trigger()                     # View > Inline Previews
@@ -254,15 +255,24 @@ def test_after_another_one_the_lessons_sources_are_not_shown_as_the_quizs_inputs
     qtbot.waitUntil(lambda: window.viewer.current is None, timeout=10000)
     assert "new inputs are in the Quiz panel" in window.viewer.info_label.text()
     assert item._preview is None
+    assert window.properties.node_id == data
+    note = window.properties.widgets["quiz_note"]
+    assert not note.isHidden() and "new inputs are in the Quiz panel" in note.text()
+    assert not window.properties.widgets["table"].isHidden()
     quiz.use_seed(0)                                         # the lesson's example again
     qtbot.waitUntil(lambda: window.viewer.current is not None, timeout=10000)
     np.testing.assert_array_equal(window.viewer.current.array, quiz.quiz.inputs[0])
     assert item._preview is not None
+    window.properties.show_node(data)
+    assert window.properties.widgets["quiz_note"].isHidden()
     QTest.mouseClick(quiz.another_button, LEFT)
     qtbot.waitUntil(lambda: window.viewer.current is None, timeout=10000)
+    assert not window.properties.widgets["quiz_note"].isHidden()
     QTest.mouseClick(quiz.end_button, LEFT)
     qtbot.waitUntil(lambda: not lessons.quizzing, timeout=10000)
     assert item._preview is not None
+    window.properties.show_node(data)
+    assert window.properties.widgets["quiz_note"].isHidden()
 
 
 def test_a_quiz_asks_about_the_lesson_as_edited_on_screen(window, qtbot):

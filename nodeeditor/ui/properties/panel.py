@@ -103,11 +103,23 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
         self.title = QtWidgets.QLabel()
         self._selection_count = 0
         self.group_id: str | None = None     # the group block shown (a collapsed frame), if any
+        #: node id -> why its values are not the ones in use now ("": they are); see :meth:`withhold`
+        self._withheld: Callable[[str], str] | None = None
 
     # ------------------------------------------------------------------ public
     def set_graph(self, graph: Graph) -> None:
         self.graph = graph
         self.show_node(None)
+
+    def withhold(self, withheld: Callable[[str], str] | None) -> None:
+        """During a quiz: a source's values page says, above its values, why they are not the
+        ones in use (``withheld(node_id)``, e.g. the quiz drew new inputs; ``""``: nothing to
+        say), asked at each refresh; None: nothing said."""
+        self._withheld = withheld
+        self.refresh()
+
+    def _withheld_why(self) -> str:
+        return self._withheld(self.node_id) if self._withheld is not None and self.node_id is not None else ""
 
     def set_selection_count(self, count: int) -> None:
         """How many nodes are selected: with several, the graph page says so (there is no one

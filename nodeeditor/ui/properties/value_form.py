@@ -69,6 +69,8 @@ class ValueForm:
                          "Ctrl+V pastes rows (tabs or commas) or a nested list [[1, 2], [3, 4]] "
                          "from the current cell; with every cell selected (Ctrl+A) it replaces the tensor.")
         too_big = muted("")
+        quiz_note = muted("")   # the quiz's inputs are other values (withheld_why)
+        quiz_note.setStyleSheet("color: #a0522d;")
 
         def change_dtype(_index: int) -> None:
             name = dtype_combo.currentText()
@@ -150,6 +152,9 @@ class ValueForm:
 
         def refresh() -> None:
             value = self._value_of()
+            why = self._withheld_why()
+            quiz_note.setText(f"These values are {why}." if why else "")
+            quiz_note.setVisible(bool(why))
             dtype_combo.blockSignals(True)
             name = ops.dtype_name(value)
             if dtype_combo.findText(name) < 0:
@@ -190,6 +195,8 @@ class ValueForm:
             self._build_declared_shape()
         self.widgets["table"] = table
         self.widgets["too_big"] = too_big
+        self.widgets["quiz_note"] = quiz_note
+        self._form.addRow(quiz_note)
         self._form.addRow(table)
         self._form.addRow(too_big)
 
