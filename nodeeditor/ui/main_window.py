@@ -51,7 +51,7 @@ from .help import ColourLegend, ShortcutsDialog, show_about
 from .lessons import LessonsController
 from .node_actions import NodeActions
 from .palette import Palette
-from .presentation import Presentation
+from .presentation import LESSON_TEXT_ZOOM, Presentation
 from .previews import PreviewSwitch
 from .properties import PropertyPanel
 from .quick_add import QuickAddBox
@@ -282,9 +282,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _present_lessons(self) -> None:
         """While presenting, the Lessons dock is a panel (hidden, F6 shows it) and a quiz takes
-        the Explainer's place beside the canvas, its text enlarged; leaving keeps the quiz."""
+        the Explainer's place beside the canvas, its text enlarged, as is the lesson's text;
+        leaving keeps the quiz."""
         lessons = self.lessons
         self.presentation.panels.append(lessons.dock)
+        self.presentation.changed.connect(lambda on: lessons.panel.set_text_zoom(LESSON_TEXT_ZOOM if on else 1.0))
         self.presentation.set_stage([lessons.quiz_dock],
                                     lambda: lessons.quiz_dock if lessons.quizzing else self.explainer_dock,
                                     lessons.quiz_widget.set_zoom, lessons.keep_quiz_layout,
@@ -298,7 +300,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _withhold_answers(self) -> None:
         """During a quiz neither the viewer nor a block's preview shows a computed value (the
         answers) nor a source the quiz's new inputs replace (:meth:`LessonsController.withheld_why`;
-        the property panel says so above such a source's values), and the Explainer's menu (its slides would draw them) is off; after it, all show again."""
+        the property panel says so above such a source's values), and the Explainer's menu (its
+        slides would draw them) is off; after it, all show again."""
         quizzing = self.lessons.quizzing
         self.viewer_target.withhold(self.lessons.withheld_why if quizzing else None)
         self.scene.withhold_previews(self.lessons.withheld_why if quizzing else None)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from nodeeditor.teaching import lessons as lessons_module
@@ -398,6 +398,28 @@ def test_another_lesson_opened_while_presenting_keeps_the_presentation(window, q
         return shown.contains(window.scene.node_item(node).sceneBoundingRect().center())
 
     qtbot.waitUntil(node_in_view, timeout=10000)
+
+
+def test_while_presenting_the_lessons_text_is_large_print(window, qtbot):
+    """F6 while presenting showed the lesson's text at desktop size, too small for the back of
+    the room; it grows by the presentation's factor and is back to its size after Esc."""
+    from nodeeditor.ui.presentation import LESSON_TEXT_ZOOM
+
+    open_from_list(window, qtbot, "scatter9-axis0")
+    text = window.lessons.panel.text
+    usual = text.font().pointSizeF()
+    line = QtGui.QFontMetricsF(text.font()).height()
+    window.view.setFocus()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: window.isFullScreen(), timeout=10000)
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F6)        # the panels, the Lessons dock among them
+    qtbot.waitUntil(lambda: window.lessons.dock.isVisible(), timeout=10000)
+    assert text.font().pointSizeF() == pytest.approx(usual * LESSON_TEXT_ZOOM)
+    assert QtGui.QFontMetricsF(text.font()).height() > 1.3 * line      # drawn larger, not only set
+    window.view.setFocus()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.presentation.active, timeout=10000)
+    assert text.font().pointSizeF() == pytest.approx(usual)
 
 
 def test_an_edit_no_quiz_can_be_made_of_keeps_the_quiz_shown(window, qtbot):

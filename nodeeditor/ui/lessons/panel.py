@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from nodeeditor.teaching.lessons import Lesson, LessonScan
 
@@ -93,6 +93,7 @@ class LessonsPanel(QtWidgets.QWidget):
         self.counter = QtWidgets.QLabel("")
         self.text = QtWidgets.QTextBrowser()
         self.text.setOpenLinks(False)
+        self._text_font = QtGui.QFont(self.text.font())   # set_text_zoom scales from it
         self.step_button = QtWidgets.QPushButton("Step Through")
         self.step_button.setToolTip("Show the example's node in the Explainer from step 1")
         self.quiz_button = QtWidgets.QPushButton("Quiz")
@@ -195,6 +196,13 @@ class LessonsPanel(QtWidgets.QWidget):
         if note != self.note:
             self.note = note
             self.set_quiz_on(self._quiz_on)
+
+    def set_text_zoom(self, factor: float) -> None:
+        """The lesson's text at ``factor`` times its usual size (1.0: usual), e.g. large print
+        on a projector; headings and the formula scale with it."""
+        font = QtGui.QFont(self._text_font)
+        font.setPointSizeF(self._text_font.pointSizeF() * factor)
+        self.text.setFont(font)
 
     # ------------------------------------------------------------------ internals
     def _activated(self, item: QtWidgets.QTreeWidgetItem | None) -> None:
