@@ -281,11 +281,12 @@ class MainWindow(QtWidgets.QMainWindow):
                                          self.cancel_action)
 
     def _present_lessons(self) -> None:
-        """While presenting, the Lessons dock is a panel (hidden, F6 shows it) and a quiz takes
-        the Explainer's place beside the canvas, its text enlarged, as is the lesson's text;
-        leaving keeps the quiz."""
+        """While presenting, the Lessons dock is a panel (hidden; F6 shows it with the others,
+        F7 above the stage), its text in large print, and a quiz takes the Explainer's place
+        beside the canvas, its text enlarged; leaving keeps the quiz."""
         lessons = self.lessons
         self.presentation.panels.append(lessons.dock)
+        self.presentation.set_aside(lessons.dock)   # F7: the lesson's text above the stage
         self.presentation.changed.connect(lambda on: lessons.panel.set_text_zoom(LESSON_TEXT_ZOOM if on else 1.0))
         self.presentation.set_stage([lessons.quiz_dock],
                                     lambda: lessons.quiz_dock if lessons.quizzing else self.explainer_dock,
@@ -358,7 +359,7 @@ class MainWindow(QtWidgets.QMainWindow):
         view_menu.addMenu(self.explainer.menu)
         view_menu.addSeparator()
         p = self.presentation
-        view_menu.addActions([p.action, p.panels_action, p.leave_action])
+        view_menu.addActions([p.action, p.panels_action, p.aside_action, p.leave_action])
 
         run_menu = menu.addMenu("&Run")
         run_menu.addActions([self.run_action, self.cancel_action])

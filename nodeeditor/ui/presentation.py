@@ -1,7 +1,9 @@
 """View > Presentation (F5): the editor as a teacher shows it on a projector.
 
 Entering: the window goes full screen; the palette, the properties and the tensor viewer are
-hidden (View > Show Panels, F6, brings them back and hides them again, still presenting);
+hidden (View > Show Panels, F6, brings them back and hides them again, still presenting;
+View > Show Lesson Text, F7, puts the *aside* dock, the lesson's text, above the stage and
+takes it away again, :data:`ASIDE_SHARE` of the height);
 the Explainer moves beside the canvas and takes :data:`EXPLAINER_SHARE` of the width; its
 texts grow to the largest of :data:`ZOOMS` at which the current step shows whole (grids,
 formula) without scrolling, never below 1.0; the canvas frames the explained operator with
@@ -42,6 +44,8 @@ MIN_CANVAS_ZOOM = 1.0
 #: The lesson's text (Lessons dock, shown with F6) is this many times its usual size while
 #: presenting: read from the back of the room like the Explainer's.
 LESSON_TEXT_ZOOM = 1.45
+#: The aside's share of the stage column's height (F7), the stage below it.
+ASIDE_SHARE = 0.36
 MAX_CANVAS_ZOOM = 1.6
 FRAME_MARGIN = 24.0
 LEAVE_KEY = "Esc"
@@ -99,11 +103,15 @@ class Presentation(QtCore.QObject):
         self._restored = lambda: None
         self._saved: _Saved | None = None
         self._fitting = False
+        self._aside: QtWidgets.QDockWidget | None = None
         self.action = self._make("&Presentation", "F5", self.set_active, checkable=True,
                                  tip="Full screen, canvas and Explainer only, large text (Esc leaves)")
         self.panels_action = self._make("Show &Panels", "F6", self.show_panels, checkable=True,
                                         tip="While presenting: show or hide the palette, properties and viewer")
         self.panels_action.setEnabled(False)
+        self.aside_action = self._make("Show &Lesson Text", "F7", self.show_aside, checkable=True,
+                                       tip="While presenting: the lesson's text above the Explainer, in large print")
+        self.aside_action.setEnabled(False)
         # Esc is Run > Cancel Run's key; while presenting it is this action's (set on entering)
         self.leave_action = self._make("Leave Presentation", "", lambda: self.set_active(False))
         self.leave_action.setEnabled(False)
@@ -138,6 +146,19 @@ class Presentation(QtCore.QObject):
         self._stage, self._stage_zoom, self._restored = current, zoom, restored
         self._stage_fit = fit or (lambda zooms: zoom(max(zooms)) or max(zooms))
 
+    def set_aside(self, dock: QtWidgets.QDockWidget) -> None:
+        """The dock F7 shows above the stage while presenting (one of the panels)."""
+        self._aside = dock
+
+    def show_aside(self, on: bool) -> None:
+        """While presenting: the aside above the stage (True) or not (False); with the panels
+        shown (F6), it takes effect when they are hidden again."""
+        if not self.active or self._aside is None:
+            self.aside_action.setChecked(False)
+            return
+        self.aside_action.setChecked(bool(on))
+        self.restage()
+
     def restage(self) -> None:
         """The current stage beside the canvas again, the panels hidden (a quiz started or
         ended, a lesson opened)."""
@@ -158,6 +179,7 @@ class Presentation(QtCore.QObject):
         self._enter() if on else self._leave()
         self.action.setChecked(self.active)
         self.panels_action.setEnabled(self.active)
+        self.aside_action.setEnabled(self.active and self._aside is not None)
         self.leave_action.setEnabled(self.active)
         self.changed.emit(self.active)
 
@@ -237,15 +259,27 @@ class Presentation(QtCore.QObject):
     def _present_layout(self) -> None:
         w = self.window
         stage = self._stage()
+        aside = self._aside if self.aside_action.isChecked() else None
         for dock in self.panels + [d for d in self._stages if d is not stage]:
-            dock.hide()
-        dock = stage
-        if dock.isFloating():
-            dock.setFloating(False)
-        w.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        dock.show()
-        dock.raise_()
-        w.resizeDocks([dock], [int(w.width() * EXPLAINER_SHARE)], QtCore.Qt.Orientation.Horizontal)
+            if dock is not aside:
+                dock.hide()
+        right = QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+        for dock in (aside, stage):
+            if dock is not None and dock.isFloating():
+                dock.setFloating(False)
+        if aside is None:
+            w.addDockWidget(right, stage)
+        else:   # the aside above the stage, one column
+            w.addDockWidget(right, aside)
+            w.splitDockWidget(aside, stage, QtCore.Qt.Orientation.Vertical)
+            aside.show()
+        stage.show()
+        stage.raise_()
+        w.resizeDocks([stage], [int(w.width() * EXPLAINER_SHARE)], QtCore.Qt.Orientation.Horizontal)
+        if aside is not None:
+            height = w.centralWidget().height() if w.centralWidget() is not None else w.height()
+            w.resizeDocks([aside, stage], [int(height * ASIDE_SHARE), int(height * (1 - ASIDE_SHARE))],
+                          QtCore.Qt.Orientation.Vertical)
 
     def _leave(self) -> None:
         saved, self._saved = self._saved, None
@@ -253,6 +287,7 @@ class Presentation(QtCore.QObject):
         w = self.window
         w.removeEventFilter(self)
         self.panels_action.setChecked(False)
+        self.aside_action.setChecked(False)
         for action in self.explainer.key_actions:
             action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.leave_action.setShortcut(QtGui.QKeySequence())

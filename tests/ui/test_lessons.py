@@ -422,6 +422,42 @@ def test_while_presenting_the_lessons_text_is_large_print(window, qtbot):
     assert text.font().pointSizeF() == pytest.approx(usual)
 
 
+def test_f7_puts_the_lessons_text_above_the_stage_while_presenting(window, qtbot):
+    """While presenting, the lesson's text was only in the Lessons dock among the other panels
+    (F6). F7 puts it above the Explainer, the same column, and the quiz under it once started;
+    F7 again, or Esc, takes it away; outside a presentation F7 does nothing."""
+    open_from_list(window, qtbot, "gathernd-batch-dims")
+    lessons_dock, explainer_dock = window.lessons.dock, window.explainer_dock
+    aside = window.presentation.aside_action
+    assert not aside.isEnabled()
+    window.view.setFocus()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: window.isFullScreen(), timeout=10000)
+    assert not lessons_dock.isVisible()
+
+    def above(dock) -> bool:
+        top, under = lessons_dock.geometry(), dock.geometry()
+        return (lessons_dock.isVisible() and dock.isVisible() and top.bottom() < under.top()
+                and abs(top.left() - under.left()) < 8 and abs(top.width() - under.width()) < 8)
+
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F7)
+    qtbot.waitUntil(lambda: above(explainer_dock), timeout=10000)
+    assert explainer_dock.width() > 0.5 * window.width()
+    assert not window.palette_dock.isVisible() and not window.properties_dock.isVisible()
+    QTest.mouseClick(window.lessons.panel.quiz_button, LEFT)
+    qtbot.waitUntil(lambda: above(window.lessons.quiz_dock), timeout=10000)
+    assert not explainer_dock.isVisible()
+    window.view.setFocus()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F7)
+    qtbot.waitUntil(lambda: not lessons_dock.isVisible(), timeout=10000)
+    assert window.lessons.quiz_dock.isVisible()
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_F7)
+    qtbot.waitUntil(lambda: above(window.lessons.quiz_dock), timeout=10000)
+    QTest.keyClick(window.view, QtCore.Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.presentation.active, timeout=10000)
+    assert not aside.isChecked() and not aside.isEnabled()
+
+
 def test_an_edit_no_quiz_can_be_made_of_keeps_the_quiz_shown(window, qtbot):
     """An index typed out of range, or a wire taken off to be put back: the quiz ended (and the
     class's answers with it). It stays, and follows the node again once a quiz can be made."""
