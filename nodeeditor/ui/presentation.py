@@ -15,7 +15,7 @@ has Esc again.
 
 The dock beside the canvas is the *stage* (:meth:`Presentation.set_stage`): the Explainer, or
 the Quiz while a quiz runs (the Explainer, which would show the answers, then stays hidden;
-the Quiz's text grows as the Explainer's does; the lesson's text, with F6, is
+the Quiz's text grows as the Explainer's does; the lesson's text, with F6 or F7, is
 :data:`LESSON_TEXT_ZOOM` times its size). A quiz started or ended while presenting takes
 the stage or gives it back (:meth:`restage`); leaving keeps the quiz running.
 
@@ -41,14 +41,14 @@ EXPLAINER_SHARE = 0.58
 ZOOMS = (1.6, 1.45, 1.3, 1.15, 1.0)
 #: The canvas never frames below this zoom while presenting (node titles stay readable).
 MIN_CANVAS_ZOOM = 1.0
-#: The lesson's text (Lessons dock, shown with F6) is this many times its usual size while
+MAX_CANVAS_ZOOM = 1.6
+FRAME_MARGIN = 24.0
+LEAVE_KEY = "Esc"
+#: The lesson's text (the Lessons dock, shown with F6 or F7) is this many times its usual size while
 #: presenting: read from the back of the room like the Explainer's.
 LESSON_TEXT_ZOOM = 1.45
 #: The aside's share of the stage column's height (F7), the stage below it.
 ASIDE_SHARE = 0.36
-MAX_CANVAS_ZOOM = 1.6
-FRAME_MARGIN = 24.0
-LEAVE_KEY = "Esc"
 
 
 def framed_centre(rect: QtCore.QRectF, focus: QtCore.QRectF, width: float, height: float) -> QtCore.QPointF:
