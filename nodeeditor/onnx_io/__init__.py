@@ -2,7 +2,8 @@
 of foreign nodes. The only layer that imports onnx.
 
     export_model(graph, opset=None, sources="initializers") -> onnx.ModelProto   (ExportError)
-    save_model(graph, path, opset=None, sources="initializers") -> Path          (ExportError)
+    save_model(graph, path, opset=None, sources="initializers", external_data=None)
+        -> Written(model, data)                                                   (ExportError)
     import_model(path | bytes | ModelProto) -> Graph                              (OnnxImportError)
     export_gradient_model(graph, opset=None, sources="initializers") -> onnx.ModelProto  (ExportError)
 

@@ -1,14 +1,16 @@
 """``indexflow export`` and ``indexflow import``, registered into ``nodeeditor.cli``.
 
     indexflow export GRAPH -o MODEL.onnx [--opset N] [--sources initializers|inputs] [--gradients]
-                     [--allow-outside-files]
+                     [--external-data] [--allow-outside-files]
     indexflow import MODEL.onnx -o GRAPH
     indexflow inspect MODEL.onnx
 
 Exit codes follow ``nodeeditor.cli``: 0 success, 1 the graph or model cannot be converted
 (the message says why; an export names the nodes that need a higher opset and the lowest
 opset that works), 2 usage errors. ``--gradients`` writes the forward graph plus its backward
-graph (outputs ``loss`` and ``grad_<source>``, see :mod:`.gradients`). ``import`` takes any
+graph (outputs ``loss`` and ``grad_<source>``, see :mod:`.gradients`). ``--external-data``
+writes the weights to ``MODEL.onnx.data`` beside the model (:mod:`.model_files`); without it
+they go there only when they do not fit one ONNX file (2 GB). ``import`` takes any
 model (ops other than the seven indexing ops become foreign nodes; large initializers stay
 in the model, referred to by a path relative to the graph file). ``inspect`` lists every
 indexing op of a model with its attributes and the types of its inputs and outputs, after a
@@ -31,6 +33,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .errors import ExportError
     from .export import save_model
     from .gradients import save_gradient_model
+    from .model_files import data_path
     from .opset_rules import MAX_OPSET
 
     if args.opset is not None and not 1 <= args.opset <= MAX_OPSET:
@@ -53,9 +56,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print_error(f"-o {output} is a file the graph reads ({names}); writing there would replace it: "
                     "give another name")
         return EXIT_USAGE
+    data_readers = graph.readers_of(data_path(output)) if args.external_data else []
+    if data_readers:
+        print_error(f"--external-data writes the weights to {data_path(output)}, a file the graph reads "
+                    f"({data_readers[0].name!r}): give -o another name")
+        return EXIT_USAGE
     try:
         save = save_gradient_model if args.gradients else save_model
-        path = save(graph, output, opset=args.opset, sources=args.sources)
+        written = save(graph, output, opset=args.opset, sources=args.sources,
+                       external_data=True if args.external_data else None)
     except ExportError as exc:
         print_error(str(exc))
         if exc.suggested_opset is not None:
@@ -69,7 +78,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         from .gradients import gradient_output_names
 
         what = f", outputs: the loss and {len(gradient_output_names(graph))} gradient(s)"
-    print(f"wrote {path} (opset {opset}, sources as {args.sources}{what}); onnx.checker: ok")
+    data = f" and its weights {written.data}" if written.data is not None else ""
+    print(f"wrote {written.model}{data} (opset {opset}, sources as {args.sources}{what}); onnx.checker: ok")
     return EXIT_OK
 
 
@@ -153,6 +163,9 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gradients", action="store_true",
                    help="write the forward graph plus its backward graph: outputs 'loss' and one "
                         "'grad_<source name>' per trainable source (needs a Loss node; opset 18 or later)")
+    p.add_argument("--external-data", action="store_true",
+                   help="write the weights to MODEL.onnx.data beside the model (ONNX external data); without "
+                        "it they go there only when they do not fit one ONNX file (2 GB)")
     p.add_argument(OUTSIDE_FLAG, action="store_true", help=OUTSIDE_HELP)
     p.set_defaults(handler=_cmd_export)
 

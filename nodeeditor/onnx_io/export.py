@@ -54,22 +54,21 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 import ops
 from nodeeditor.graph import Graph
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.engine import Engine
-from nodeeditor.graph.fileformat import write_atomically
 from nodeeditor.graph.foreign import AttrKind, ForeignAttribute
 from nodeeditor.graph.inference import not_connected_text
 from nodeeditor.graph.losses import LossError
 from nodeeditor.graph.status import NodeStatus
 
+from . import model_files
 from .attributes import tensor_proto, to_onnx
 from .errors import ExportError
 from .examples_meta import PREFIX, encode_example
@@ -298,11 +297,36 @@ def export_with_feeds(graph: Graph, opset: int | None = None,
     """Like :func:`export_model`, plus a feed dict (graph input name -> the value the editor
     uses: a graph input's example, or a source's value in ``sources="inputs"`` mode), so the
     model can be run on exactly what the engine ran."""
-    prepared = prepare_export(graph, opset, sources)
+    model, feeds, _detached = _export(graph, opset, sources, external_data=False)
+    return model, feeds
+
+
+def _export(graph: Graph, opset: int | None, sources: str, external_data: bool | None
+            ) -> tuple[onnx.ModelProto, dict[str, np.ndarray], model_files.Detached | None]:
+    """The model, its feeds, and the weights detached from it to be written beside it
+    (:func:`.model_files.detach`; with ``external_data``, or when None, when the initializers
+    exceed one file; None: the model is written in one file, and validated here; one with
+    detached weights is validated once written, :func:`save_model`)."""
+    prepared = prepare_export(graph, opset, sources, oversized_ok=external_data is not False)
     parts = build_parts(prepared)
+    detached = detach_weights(parts, external_data)
     model = assemble(prepared, parts)
-    validate_model(model, lenient_inference=any(isinstance(n, N.ForeignNode) for n in graph.nodes))
-    return model, parts.feeds
+    if detached is None:
+        validate_model(model, lenient_inference=has_foreign_nodes(graph))
+    return model, parts.feeds, detached
+
+
+def detach_weights(parts: Parts, external_data: bool | None) -> model_files.Detached | None:
+    """The large initializers' data taken out of ``parts`` when the model is to be written with
+    external data (``external_data``; None: when they would not fit one file)."""
+    if external_data is False or external_data is None and not model_files.too_big_for_one_file(parts.initializers):
+        return None
+    return model_files.detach(parts.initializers)
+
+
+def has_foreign_nodes(graph: Graph) -> bool:
+    """Whether the checks take ONNX's own shape inference leniently (:func:`validate_model`)."""
+    return any(isinstance(n, N.ForeignNode) for n in graph.nodes)
 
 
 @dataclass(frozen=True)
@@ -321,11 +345,14 @@ class Prepared:
 
 
 def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initializers", *,
-                   losses: frozenset[str] | None = None, outputs: bool = True, min_opset: int = 1) -> Prepared:
+                   losses: frozenset[str] | None = None, outputs: bool = True, min_opset: int = 1,
+                   oversized_ok: bool = False) -> Prepared:
     """Every check of :func:`export_model` before a node is written (ExportError on the first
     that fails). ``losses``: the Loss nodes to write (default :func:`written_losses`);
     ``outputs=False`` writes no graph outputs (the caller adds its own; the gradient export);
-    ``min_opset``: the lowest opset the caller's own nodes need (offered in the error)."""
+    ``min_opset``: the lowest opset the caller's own nodes need (offered in the error);
+    ``oversized_ok``: initializers over one file's size are not refused (the model is to be
+    written with external data)."""
     if sources not in SOURCES_MODES:
         raise ExportError(f"sources must be one of {', '.join(SOURCES_MODES)}, got {sources!r}")
     opset = graph.opset if opset is None else int(opset)
@@ -361,7 +388,7 @@ def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initi
                and (node.id, node.output_ports()[0]) not in analysis.untyped]
     if missing:
         raise ExportError("Cannot export:\n" + "\n".join(f"- {m}" for m in missing))
-    if sources == "initializers":
+    if sources == "initializers" and not oversized_ok:
         _refuse_oversized(graph, analysis.types)
     values = _source_values(graph)
     _refuse_unencodable_strings(graph, values)
@@ -371,32 +398,37 @@ def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initi
 
 
 def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
-               sources: str = "initializers") -> Path:
-    """Export and write atomically (:func:`nodeeditor.graph.fileformat.write_atomically`: a
-    short-named temporary file in the same folder, then replace; the old file stays on any
-    failure). Returns the path; ExportError when the model is refused or cannot be written."""
-    model = export_model(graph, opset, sources)
-    path = Path(path)
-    try:
-        write_atomically(path, model.SerializeToString())
-    except OSError as exc:
-        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    return path
+               sources: str = "initializers", external_data: bool | None = None) -> model_files.Written:
+    """Export and write (:func:`.model_files.write_model`): one file replaced atomically, or,
+    with ``external_data`` (None: when the initializers exceed what one ONNX file holds), the
+    model and its weights in :func:`.model_files.data_path` beside it, checked by path before
+    either replaces anything. Returns the files written; ExportError when the model is
+    refused or cannot be written (the old files stay)."""
+    model, _feeds, detached = _export(graph, opset, sources, external_data)
+    lenient = has_foreign_nodes(graph)
+    return model_files.write_model(model, path, detached, lambda written: validate_model(written, lenient))
 
 
-def validate_model(model: onnx.ModelProto, lenient_inference: bool = False) -> None:
+def validate_model(model: onnx.ModelProto | os.PathLike, lenient_inference: bool = False) -> None:
     """``onnx.checker`` (full check) and strict shape inference; ExportError with their message.
     ``lenient_inference`` (a model with foreign nodes): when only strict shape inference
     refuses it, the plain checker and lenient inference decide, since ONNX's own inference
-    refuses some valid ops (MeanVarianceNormalization at opset 13)."""
+    refuses some valid ops (MeanVarianceNormalization at opset 13). ``model`` may be the path
+    of a written model (one with external data beside it): the checker's full check on the
+    file runs the strict inference, and the lenient one is the plain check."""
+    on_file = not isinstance(model, onnx.ModelProto)
     try:
-        onnx.checker.check_model(model, full_check=True)
-        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+        if on_file:
+            onnx.checker.check_model(os.fspath(model), full_check=True)
+        else:
+            onnx.checker.check_model(model, full_check=True)
+            onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
         if lenient_inference:
             try:
-                onnx.checker.check_model(model)
-                onnx.shape_inference.infer_shapes(model, strict_mode=False)
+                onnx.checker.check_model(os.fspath(model) if on_file else model)
+                if not on_file:
+                    onnx.shape_inference.infer_shapes(model, strict_mode=False)
                 return
             except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError):
                 pass
@@ -478,10 +510,6 @@ def _refuse_static_problems(graph: Graph, losses: frozenset[str]) -> None:
         raise ExportError("The graph has errors; fix them before exporting:\n" + "\n".join(lines))
 
 
-#: The most bytes one ONNX file holds: protobuf's limit on a message (2 GiB).
-MODEL_BYTES_LIMIT = 2 ** 31 - 1
-
-
 def _refuse_oversized(graph: Graph, types: Mapping) -> None:
     """ExportError, before any weight is read, when the tensors written as initializers
     would not fit one ONNX file (a 2.4 GB model failed deep in the checker with "Failed to
@@ -496,11 +524,11 @@ def _refuse_oversized(graph: Graph, types: Mapping) -> None:
         if ttype is None or not all(isinstance(d, int) for d in ttype.shape) or ttype.dtype == "string":
             continue
         total += math.prod(ttype.shape) * ops.dtype_of(ttype.dtype).itemsize
-    if total > MODEL_BYTES_LIMIT:
+    if total > model_files.MODEL_BYTES_LIMIT:
         raise ExportError(f"Cannot export: the tensors written as initializers take {total / 1e9:.1f} GB, more "
-                          f"than one ONNX file holds (2 GB, protobuf's limit), and IndexFlow does not write "
-                          f"external data. Export with sources as graph inputs (--sources inputs) and feed "
-                          f"the weights at run time.")
+                          f"than one ONNX file holds (2 GB, protobuf's limit). Write the weights to a data file "
+                          f"beside the model (save_model, or indexflow export --external-data), or export with "
+                          f"sources as graph inputs (--sources inputs) and feed the weights at run time.")
 
 
 def _source_values(graph: Graph) -> Mapping[str, np.ndarray]:
@@ -781,8 +809,8 @@ def assemble(prepared: Prepared, parts: Parts) -> onnx.ModelProto:
     ir_version = max(ir_version_for(opset), info.ir_version, 8 if info.functions else 0)
     if ir_version < 4:  # before IR 4 every initializer must also be a graph input
         listed = {v.name for v in inputs}
-        inputs += [value_info(t.name, ops.TensorType.of(numpy_helper.to_array(t))) for t in parts.initializers
-                   if t.name not in listed]
+        inputs += [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in parts.initializers
+                   if t.name not in listed]   # from the tensor's header: its data may be detached
     graph_proto = helper.make_graph(parts.nodes, graph.name or "indexflow", inputs, parts.outputs,
                                     initializer=parts.initializers, value_info=parts.infos,
                                     doc_string=graph.settings.get("description", ""))

@@ -25,7 +25,6 @@ Contract of :func:`export_gradient_model`:
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 import onnx
@@ -34,11 +33,11 @@ import ops
 from nodeeditor.graph import Backward, Engine, Graph
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.backward import BackwardSetupError, gradient_name_clashes
-from nodeeditor.graph.fileformat import write_atomically
 from nodeeditor.graph.losses import PREDICTION, TARGET
 
+from . import model_files
 from .errors import ExportError
-from .export import assemble, build_parts, prepare_export, validate_model
+from .export import assemble, build_parts, detach_weights, prepare_export, validate_model
 from .loss_ops import Emitter, loss_backward
 from .types import value_info
 from .vjp_ops import op_vjp
@@ -64,6 +63,14 @@ def export_gradients_with_feeds(graph: Graph, opset: int | None = None,
                                 sources: str = "initializers") -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
     """Like :func:`export_gradient_model`, plus the feeds (graph input name -> value) that run
     it on the editor's values."""
+    model, feeds, _detached = _export_gradients(graph, opset, sources, external_data=False)
+    return model, feeds
+
+
+def _export_gradients(graph: Graph, opset: int | None, sources: str, external_data: bool | None
+                      ) -> tuple[onnx.ModelProto, dict[str, np.ndarray], model_files.Detached | None]:
+    """The gradient model, its feeds and the weights detached from it (as
+    :func:`.export._export`: validated here only when written in one file)."""
     try:
         plan = Backward(Engine(graph)).plan()
     except BackwardSetupError as exc:
@@ -72,7 +79,7 @@ def export_gradients_with_feeds(graph: Graph, opset: int | None = None,
     if clashes:
         raise ExportError("Gradient outputs are named after their source: " + "; ".join(clashes))
     prepared = prepare_export(graph, opset, sources, losses=frozenset(plan.losses), outputs=False,
-                              min_opset=GRADIENT_MIN_OPSET)
+                              min_opset=GRADIENT_MIN_OPSET, oversized_ok=external_data is not False)
     types = prepared.types
     _refuse_dtypes(graph, plan, types)
     reserved = (LOSS_OUTPUT,) + tuple(gradient_output_name(graph.node(s).name) for s in plan.sources)
@@ -131,9 +138,11 @@ def export_gradients_with_feeds(graph: Graph, opset: int | None = None,
             emit("Identity", [grads[sid]], out=out)
         parts.outputs.append(value_info(out, ttype))
     _drop_unread_constants(parts, forward_nodes)
+    detached = detach_weights(parts, external_data)
     model = assemble(prepared, parts)
-    validate_model(model)
-    return model, parts.feeds
+    if detached is None:
+        validate_model(model)
+    return model, parts.feeds, detached
 
 
 def _drop_unread_constants(parts, first: int) -> None:
@@ -146,15 +155,11 @@ def _drop_unread_constants(parts, first: int) -> None:
 
 
 def save_gradient_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
-                        sources: str = "initializers") -> Path:
-    """Export the gradient model and write it atomically; returns the path (ExportError)."""
-    model = export_gradient_model(graph, opset, sources)
-    path = Path(path)
-    try:
-        write_atomically(path, model.SerializeToString())
-    except OSError as exc:
-        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    return path
+                        sources: str = "initializers", external_data: bool | None = None) -> model_files.Written:
+    """Export the gradient model and write it as :func:`.export.save_model` writes a model
+    (``external_data`` likewise); returns the files written (ExportError)."""
+    model, _feeds, detached = _export_gradients(graph, opset, sources, external_data)
+    return model_files.write_model(model, path, detached, validate_model)
 
 
 def gradient_output_names(graph: Graph) -> dict[str, str]:

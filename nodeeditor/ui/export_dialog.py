@@ -1,4 +1,6 @@
-"""The Export ONNX dialog: file, opset and how sources are exported; "Export" runs the
+"""The Export ONNX dialog: file, opset, how sources are exported and whether the weights go to
+a data file beside the model (ONNX external data, :mod:`nodeeditor.onnx_io.model_files`;
+weights over 2 GB go there in any case); "Export" runs the
 exporter (which validates the model) and shows the result or the exact problem, with a
 button to switch to the suggested opset when the exporter names one. After an export at a
 higher opset than the graph's, a button raises the graph's opset to it (one undoable step,
@@ -36,7 +38,7 @@ def with_onnx_suffix(path: str) -> str:
     return path if path.lower().endswith(".onnx") else path + ".onnx"
 
 
-SOURCE_MODES = (("initializers", "Sources become initializers (weights inside the model)"),
+SOURCE_MODES = (("initializers", "Sources become initializers (weights travel with the model)"),
                 ("inputs", "Sources become graph inputs (fed at run time)"))
 
 
@@ -68,6 +70,11 @@ class ExportDialog(QtWidgets.QDialog):
         self.sources_combo = QtWidgets.QComboBox()
         for key, text in SOURCE_MODES:
             self.sources_combo.addItem(text, key)
+        self.external_box = QtWidgets.QCheckBox("Weights in a data file beside the model (MODEL.onnx.data)")
+        self.external_box.setToolTip("ONNX external data: the model file stays small. Weights over 2 GB, more "
+                                     "than one ONNX file holds, go there in any case.")
+        self.sources_combo.currentIndexChanged.connect(
+            lambda _i: self.external_box.setEnabled(self.sources_combo.currentData() == "initializers"))
         self.result = QtWidgets.QLabel("Choose a file and press Export: the model is checked with "
                                        "onnx.checker and strict shape inference before it is written.")
         self.result.setWordWrap(True)
@@ -103,6 +110,7 @@ class ExportDialog(QtWidgets.QDialog):
         form.addRow("File", row)
         form.addRow("Opset", self.opset_box)
         form.addRow("Sources", self.sources_combo)
+        form.addRow("", self.external_box)
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.result_area, 1)
@@ -130,18 +138,31 @@ class ExportDialog(QtWidgets.QDialog):
             self._show(False, f"Not exported: {target} is a file this graph reads ({names}); "
                               "export to another file.")
             return False
+        from nodeeditor.onnx_io.model_files import data_path  # where export() imports the exporter
+
+        data = data_path(target)
+        data_readers = self.graph.readers_of(data) if self._external_asked() else []
+        if data_readers:
+            self._show(False, f"Not exported: the weights would go to {data}, a file this graph reads "
+                              f"(“{data_readers[0].label}”); export to another file.")
+            return False
         if not target.is_file() or real == self._may_replace:
             return True
+        also = (f" Its weights file “{data.name}” is replaced too."
+                if self._external_asked() and data.is_file() else "")
         buttons = QtWidgets.QMessageBox.StandardButton
         answer = QtWidgets.QMessageBox.question(
             self, "Replace file?", f"“{target.name}” already exists in {target.parent}.\n\n"
-            "Replace it with the exported model?", buttons.Yes | buttons.No, buttons.No)
+            f"Replace it with the exported model?{also}", buttons.Yes | buttons.No, buttons.No)
         if answer != buttons.Yes:
             self._show(None, f"Not exported: {target.name} is kept. Choose another file, or Export again "
                              "and answer Yes.")
             return False
         self._may_replace = real
         return True
+
+    def _external_asked(self) -> bool:
+        return self.external_box.isEnabled() and self.external_box.isChecked()
 
     def _show(self, ok: bool | None, text: str) -> None:
         """Show ``text`` as a success (True), a failure (False) or a hint (None), the dialog
@@ -199,7 +220,9 @@ class ExportDialog(QtWidgets.QDialog):
             return False
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
         try:
-            save_model(self.graph, path, opset=self.opset_box.value(), sources=self.sources_combo.currentData())
+            written = save_model(self.graph, path, opset=self.opset_box.value(),
+                                 sources=self.sources_combo.currentData(),
+                                 external_data=True if self._external_asked() else None)
         except ExportError as exc:
             self._show(False, f"Not exported: {exc}")
             suggested = getattr(exc, "suggested_opset", None)
@@ -214,7 +237,8 @@ class ExportDialog(QtWidgets.QDialog):
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
         opset = self.opset_box.value()
-        text = (f"Exported to {path} (opset {opset}, sources as {self.sources_combo.currentData()}). "
+        data = f", its weights to {written.data.name} beside it" if written.data is not None else ""
+        text = (f"Exported to {path}{data} (opset {opset}, sources as {self.sources_combo.currentData()}). "
                 "The model passed onnx.checker (full check) and strict shape inference.")
         if opset > self.graph.opset:
             # the model is valid at this opset; the graph itself still targets the old one (and

@@ -187,3 +187,50 @@ def test_export_asks_before_replacing_a_file_and_never_writes_over_what_the_grap
     assert target.read_bytes() == before and dialog.ok is False
     assert "is a file this graph reads (“weights [w]”)" in dialog.result.text()
     dialog.close()
+
+
+def test_export_can_put_the_weights_in_a_data_file_beside_the_model(window, qtbot, tmp_path, dialogs):
+    """The dialog's "Weights in a data file" box writes MODEL.onnx.data beside the model
+    (onnxruntime runs the pair as the graph runs), says so, names the data file when it asks
+    before replacing, and is off for sources written as graph inputs (no weights to move)."""
+    import numpy as np
+    import onnxruntime as ort
+
+    from nodeeditor.graph import Engine, Graph
+    from nodeeditor.ui.export_dialog import ExportDialog
+
+    g = Graph("table", opset=18)
+    table = np.random.default_rng(5).standard_normal((1000, 64)).astype(np.float32)
+    g.add_literal(table, name="table", node_id="table")
+    g.add_literal(np.array([7, -2], np.int64), name="ids", node_id="ids")
+    g.add_operator("Gather", {}, node_id="gather")
+    g.connect("table", "output", "gather", "data")
+    g.connect("ids", "output", "gather", "indices")
+    g.connect("gather", "output", g.add_output("rows"), "value")
+    window.set_document(g, None)
+    window.runner.wait()
+    target = tmp_path / "table.onnx"
+    dialog = ExportDialog(window.graph, str(target), window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    box = dialog.external_box
+    assert box.isEnabled() and not box.isChecked()
+    _click(box)
+    _click(dialog.export_button)
+    assert dialog.ok, dialog.result.text()
+    assert "its weights to table.onnx.data beside it" in dialog.result.text()
+    assert target.stat().st_size < 4096 < (tmp_path / "table.onnx.data").stat().st_size
+    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(session.run(["rows"], {})[0], Engine(window.graph).run().outputs["rows"])
+    save_shot(dialog, "window/export_external_data")
+    dialog.close()
+    again = ExportDialog(window.graph, str(target), window)        # a new dialog asks before replacing
+    qtbot.addWidget(again)
+    again.show()
+    _click(again.external_box)
+    dialogs.answer = QtWidgets.QMessageBox.StandardButton.No
+    _click(again.export_button)
+    assert "Its weights file “table.onnx.data” is replaced too." in dialogs.texts("question")[-1]
+    again.sources_combo.setCurrentIndex(again.sources_combo.findData("inputs"))
+    assert not again.external_box.isEnabled()
+    again.close()

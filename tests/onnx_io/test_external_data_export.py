@@ -1,0 +1,162 @@
+"""Exporting with the weights in a data file beside the model (ONNX external data): written
+by `save_model(external_data=True)` and `indexflow export --external-data`, and on its own
+when the weights do not fit one ONNX file (2 GB; the limit is lowered here so the tests stay
+small). The model passes the checker by path, onnxruntime runs it from its folder with the
+results of the model written in one file, an import reads it back, and a refused model
+replaces nothing."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import numpy_helper
+
+from nodeeditor.cli import main
+from nodeeditor.graph import Engine, Graph, save_graph
+from nodeeditor.onnx_io import ExportError, export_model, import_model, model_files, save_model
+from nodeeditor.onnx_io import export as export_module
+from nodeeditor.onnx_io.gradients import export_gradients_with_feeds, save_gradient_model
+
+from .conftest import ort_run
+
+ROWS, COLS = 1000, 64
+
+
+def _table() -> np.ndarray:
+    return np.random.default_rng(3).standard_normal((ROWS, COLS)).astype(np.float32)
+
+
+def _graph(tables: int = 2) -> Graph:
+    """Gathers from ``tables`` tables of 256 KB each, with a small index literal."""
+    g = Graph("big", opset=18)
+    g.add_literal(np.array([3, -1, 999, 0], np.int64), name="ids", node_id="ids")
+    for k in range(tables):
+        g.add_literal(_table() + k, name=f"table{k}", node_id=f"table{k}")
+        g.add_operator("Gather", {}, name=f"look up {k}", node_id=f"gather{k}")
+        g.connect(f"table{k}", "output", f"gather{k}", "data")
+        g.connect("ids", "output", f"gather{k}", "indices")
+        g.connect(f"gather{k}", "output", g.add_output(f"rows{k}"), "value")
+    return g
+
+
+def _ort_from_path(path) -> dict[str, np.ndarray]:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return dict(zip([o.name for o in session.get_outputs()], session.run(None, {}), strict=True))
+
+
+def test_the_weights_go_beside_the_model_and_onnxruntime_runs_it_as_the_one_file_model(tmp_path):
+    g = _graph()
+    target = tmp_path / "big.onnx"
+    written = save_model(g, target, external_data=True)
+    assert written == (target, tmp_path / "big.onnx.data")
+    assert target.stat().st_size < 8_000                       # the 2 x 256 KB went to the data file
+    assert written.data.stat().st_size >= 2 * ROWS * COLS * 4
+    model = onnx.load(str(target), load_external_data=False)
+    big = [t for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+    assert sorted(t.name for t in big) == ["table0", "table1"]
+    for t in big:
+        info = {e.key: e.value for e in t.external_data}
+        assert info["location"] == "big.onnx.data" and int(info["offset"]) % model_files.ALIGNMENT == 0
+    small = [t for t in model.graph.initializer if t.data_location != onnx.TensorProto.EXTERNAL]
+    assert [t.name for t in small] == ["ids"]                  # small tensors stay in the model
+    loaded = onnx.load(str(target))                            # the data read back from its folder
+    np.testing.assert_array_equal(numpy_helper.to_array(
+        next(t for t in loaded.graph.initializer if t.name == "table1")), _table() + 1)
+    onnx.checker.check_model(str(target), full_check=True)
+    expected = ort_run(export_model(g))                        # the model in one file
+    got = _ort_from_path(target)
+    assert sorted(got) == sorted(expected) == ["rows0", "rows1"]
+    for name, value in expected.items():
+        np.testing.assert_array_equal(got[name], value)
+    np.testing.assert_array_equal(got["rows1"], (_table() + 1)[[3, -1, 999, 0]])
+
+
+def test_a_model_written_with_external_data_imports_and_runs_again(tmp_path):
+    g = _graph(tables=1)
+    target = tmp_path / "m.onnx"
+    save_model(g, target, external_data=True)
+    back = import_model(target)
+    outputs = Engine(back).run().outputs
+    np.testing.assert_array_equal(outputs["rows0"], _table()[[3, -1, 999, 0]])
+
+
+def test_weights_too_big_for_one_file_go_to_a_data_file_without_being_asked(tmp_path, monkeypatch):
+    """The 2 GB limit lowered to 300 KB: one 256 KB table stays in the file, two do not; the
+    model kept in memory (export_model) is refused before a source is read, naming the way out."""
+    monkeypatch.setattr(model_files, "MODEL_BYTES_LIMIT", 300_000)
+    assert save_model(_graph(tables=1), tmp_path / "one.onnx").data is None
+    assert not (tmp_path / "one.onnx.data").exists()
+    written = save_model(_graph(tables=2), tmp_path / "two.onnx")
+    assert written.data == tmp_path / "two.onnx.data" and written.data.stat().st_size > 500_000
+    assert sorted(_ort_from_path(written.model)) == ["rows0", "rows1"]
+    with pytest.raises(ExportError, match="more than one ONNX file holds.*--external-data.*--sources inputs"):
+        export_model(_graph(tables=2))
+    with pytest.raises(ExportError, match="more than one ONNX file holds"):
+        save_model(_graph(tables=2), tmp_path / "refused.onnx", external_data=False)
+    assert not (tmp_path / "refused.onnx").exists()
+
+
+def test_a_model_with_only_small_tensors_writes_no_data_file(tmp_path):
+    g = Graph("small", opset=18)
+    g.add_literal(np.arange(6.0, dtype=np.float32).reshape(3, 2), name="d", node_id="d")
+    g.add_literal(np.array([2, 0], np.int64), name="i", node_id="i")
+    g.add_operator("Gather", {}, node_id="gather")
+    g.connect("d", "output", "gather", "data")
+    g.connect("i", "output", "gather", "indices")
+    g.connect("gather", "output", g.add_output("o"), "value")
+    written = save_model(g, tmp_path / "s.onnx", external_data=True)
+    assert written.data is None and not (tmp_path / "s.onnx.data").exists()
+    np.testing.assert_array_equal(_ort_from_path(written.model)["o"], [[4.0, 5.0], [0.0, 1.0]])
+
+
+def test_a_model_refused_by_the_checker_replaces_neither_file(tmp_path, monkeypatch):
+    target = tmp_path / "m.onnx"
+    first = save_model(_graph(), target, external_data=True)
+    before = (first.model.read_bytes(), first.data.read_bytes())
+
+    def refuse(model, lenient_inference=False):
+        raise ExportError("the ONNX checker refused the model: (test)")
+
+    monkeypatch.setattr(export_module, "validate_model", refuse)
+    with pytest.raises(ExportError, match="refused the model"):
+        save_model(_graph(tables=1), target, external_data=True)   # another model, smaller
+    assert (first.model.read_bytes(), first.data.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx", "m.onnx.data"]   # no staging folder left
+
+
+def test_the_gradient_export_writes_its_weights_beside_it_too(tmp_path):
+    g = Graph("train", opset=18)
+    g.add_literal(_table(), name="table", node_id="table")
+    g.set_trainable("table", True)
+    g.add_literal(np.array([[3, 5], [5, 7]], np.int64), name="ids", node_id="ids")
+    g.add_operator("Gather", {}, node_id="gather")
+    g.connect("table", "output", "gather", "data")
+    g.connect("ids", "output", "gather", "indices")
+    g.add_loss("mean_squared_error", node_id="loss")
+    g.connect("gather", "output", "loss", "prediction")
+    g.add_literal(np.zeros((2, 2, COLS), np.float32), name="target", node_id="target")
+    g.connect("target", "output", "loss", "target")
+    written = save_gradient_model(g, tmp_path / "grad.onnx", external_data=True)
+    assert written.data is not None and written.model.stat().st_size < written.data.stat().st_size
+    model, feeds = export_gradients_with_feeds(g)
+    expected = ort_run(model, feeds)
+    got = _ort_from_path(written.model)
+    assert sorted(got) == sorted(expected)
+    for name, value in expected.items():
+        np.testing.assert_array_equal(got[name], value)
+
+
+def test_indexflow_export_external_data(tmp_path, capsys):
+    graph_file = tmp_path / "big.ifg.json"
+    save_graph(_graph(tables=1), graph_file)
+    target = tmp_path / "out.onnx"
+    assert main(["export", str(graph_file), "-o", str(target), "--external-data"]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {target} and its weights {target}.data" in out and "onnx.checker: ok" in out
+    np.testing.assert_array_equal(_ort_from_path(target)["rows0"], _table()[[3, -1, 999, 0]])
+    assert main(["export", str(graph_file), "-o", str(tmp_path / "plain.onnx")]) == 0
+    assert "its weights" not in capsys.readouterr().out and not (tmp_path / "plain.onnx.data").exists()
