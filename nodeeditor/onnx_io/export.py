@@ -46,6 +46,9 @@ Contract of :func:`export_model`:
   its dtype.
 - A bypassed operator (``OperatorNode.bypassed``) is written as an ``Identity`` of its data
   input (its other inputs stay in the model unused), under the same opset rule.
+- Initializers over what one ONNX file holds (2 GB) are refused by :func:`export_model`, before
+  any weight is read; :func:`save_model` writes them to a data file beside the model instead
+  (ONNX external data, :mod:`.model_files`), as it does for any model when asked.
 """
 from __future__ import annotations
 
