@@ -15,7 +15,10 @@ Contract:
   each consumer sends back to that input (fan-out adds up); a Loss node also seeds 1 (d
   total / d its loss). An operator with training on sends ``loss_coefficient *
   ops.vjp(...)`` to its inputs, one with training off sends nothing; a Loss node sends its
-  :meth:`~nodeeditor.graph.nodes.LossNode.loss_vjp`. The walk stops at the sources.
+  :meth:`~nodeeditor.graph.nodes.LossNode.loss_vjp`; a foreign node (an ONNX op of an imported
+  model) with a rule in :mod:`.foreign_vjp` sends what the rule gives (it has no training switch
+  or coefficient), one without says so in the warnings and sends nothing. The walk stops at
+  the sources.
 - Cache: each node's backward work (its output gradient and what it sends to its inputs)
   is kept under a key made of the engine's version of its forward result
   (:meth:`Engine.version`), its training switch and coefficient, whether it seeds, and the
@@ -43,6 +46,8 @@ import ops
 
 from . import nodes as N
 from .engine import Engine, Plan, Progress, RunResult, cancel_check
+from .foreign_vjp import Rule as ForeignRule
+from .foreign_vjp import foreign_vjp
 from .losses import LossError, is_float
 from .status import NodeStatus
 
@@ -97,6 +102,8 @@ def gradient_edges(graph) -> frozenset[N.Edge]:
             ports = set(ops.get_opdef(node.op).differentiable_inputs)
         elif isinstance(node, N.LossNode):
             ports = set(node.input_ports())
+        elif isinstance(node, N.ForeignNode) and foreign_vjp(node.op_type, node.domain, len(node.outputs)):
+            ports = set(node.inputs)
         else:
             continue
         for port, edge in graph.inputs_of(node.id).items():
@@ -146,6 +153,8 @@ class BackwardStep:
     coefficient: float = 1.0
     seed: bool = False                             # a loss of the total: d total / d output starts at 1
     is_source: bool = False
+    rule: ForeignRule | None = None                # foreign nodes with a gradient rule (attrs: their values)
+    opset: int = 0                                 # ... and the graph's opset, which the rule reads
 
 
 @dataclass(frozen=True)
@@ -292,8 +301,13 @@ class Backward:
             elif isinstance(node, N.LossNode):
                 step.update(loss=node.clone())
             elif isinstance(node, N.ForeignNode):
-                warnings.append(f"{node.label}: IndexFlow has no gradient for ONNX op {node.title}; "
-                                "no gradient flows back through it")
+                rule = foreign_vjp(node.op_type, node.domain, len(node.outputs))
+                if rule is None:
+                    warnings.append(f"{node.label}: IndexFlow has no gradient for ONNX op {node.title}; "
+                                    "no gradient flows back through it")
+                else:
+                    step.update(op=node.op_type, rule=rule, opset=g.opset,
+                                attrs={name: a.value for name, a in node.attributes.items()})
             if not node.is_source:
                 keep.update(src for _, src in inputs if src is not None)
             steps.append(BackwardStep(**step))
@@ -375,7 +389,14 @@ class Backward:
                 else np.asarray(total.astype(value.dtype)))
         ports = [port for port, _ in step.inputs]
         sends: dict[str, np.ndarray] = {}
-        if step.op is not None and step.training:
+        if step.rule is not None:
+            inputs = [None if src is None else np.asarray(self.engine.value(src)) for _, src in step.inputs]
+            try:
+                raw = step.rule(inputs, step.attrs, value, grad, step.opset)
+            except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:
+                raise ops.OpError(f"the gradient of {step.op}: {exc}") from exc
+            sends = {port: g for port, g in zip(ports, raw, strict=True) if g is not None}
+        elif step.op is not None and step.training:
             inputs = [None if src is None else self.engine.value(src) for _, src in step.inputs]
             raw = self.vjp(step.op, inputs, step.attrs, grad)
             sends = {port: _scaled(g, step.coefficient) for port, g in zip(ports, raw, strict=True) if g is not None}
