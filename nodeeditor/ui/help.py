@@ -133,6 +133,7 @@ class ShortcutsDialog(QtWidgets.QDialog):
         self.setWindowTitle("Keyboard Shortcuts")
         rows = shortcut_rows(window)
         self.table = QtWidgets.QTableWidget(len(rows), 2, self)
+        self.table.setTabKeyNavigation(False)   # Tab reaches the Close button
         self.table.setHorizontalHeaderLabels(["Keys", "Does"])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -121,6 +121,7 @@ class DockScroll(QtWidgets.QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.setWidget(widget)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)   # no invisible stop for Tab
         widget.installEventFilter(self)
 
     def minimumSizeHint(self) -> QtCore.QSize:

@@ -111,7 +111,8 @@ def test_a_wrong_cell_turns_red_and_is_explained_then_can_be_put_right(quiz_widg
 def test_a_scatter_is_answered_by_clicking_where_each_update_lands(quiz_widget, qtbot):
     quiz_widget.set_quiz(Quiz(*SCATTER))
     out, indices, updates = quiz_widget.output_table, quiz_widget.tables["indices"], quiz_widget.tables["updates"]
-    assert quiz_widget.instruction.text() == "Click the output cell where updates[0, 0] = 1 lands."
+    assert quiz_widget.instruction.text() == ("Click the output cell (or press Enter on it) where "
+                                              "updates[0, 0] = 1 lands.")
     assert updates.cell_state((0, 0)) is CellState.SOURCE and indices.cell_state((0, 0)) is CellState.INDEX
     click_cell(out, (0, 0))                           # wrong: indices[0, 0] = 1 sends it to row 1
     assert out.cell_state((0, 0)) is CellState.WRONG
@@ -128,6 +129,34 @@ def test_a_scatter_is_answered_by_clicking_where_each_update_lands(quiz_widget, 
     np.testing.assert_allclose(shown, SCATTER_OUTPUT)   # the clicks built the page's output
 
 
+def test_a_scatter_quiz_is_answered_from_the_keyboard(quiz_widget, qtbot):
+    """Only a mouse click answered a PLACE quiz (Enter, Space did nothing, and Tab cycled the
+    cells of a table for ever): the arrow keys move, Enter or Space answers, Tab leaves."""
+    quiz_widget.set_quiz(Quiz(*SCATTER))
+    out = quiz_widget.output_table
+    qtbot.waitUntil(lambda: out.hasFocus(), timeout=10000)
+    assert (out.currentRow(), out.currentColumn()) == (0, 0)
+    Key = QtCore.Qt.Key
+    QTest.keyClick(out, Key.Key_Space)                  # updates[0, 0] goes to row indices[0, 0] = 1, not 0
+    assert out.cell_state((0, 0)) is CellState.WRONG
+    assert "lands on output[1, 0], not on output[0, 0]" in quiz_widget.feedback.text()
+    for i in range(2):
+        for j in range(3):
+            assert quiz_widget.quiz.current == (i, j)
+            row = int(SCATTER[1][1][i, j])
+            while out.currentRow() != row:
+                QTest.keyClick(out, Key.Key_Down if out.currentRow() < row else Key.Key_Up)
+            while out.currentColumn() != j:
+                QTest.keyClick(out, Key.Key_Right if out.currentColumn() < j else Key.Key_Left)
+            QTest.keyClick(out, Key.Key_Return)
+    assert quiz_widget.quiz.done
+    assert quiz_widget.score_label.text() == "Score: 5 of 6 right at the first try · 1 wrong · 0 left"
+    out.setFocus()
+    QTest.keyClick(out, Key.Key_Tab)                     # out of the table, on to the buttons
+    qtbot.waitUntil(lambda: not out.hasFocus(), timeout=10000)
+    assert isinstance(QtWidgets.QApplication.focusWidget(), (QtWidgets.QAbstractButton, QtWidgets.QAbstractSpinBox))
+
+
 def test_a_slice_is_placed_with_one_click_anywhere_it_lands(quiz_widget, qtbot):
     """ScatterND with tuples of one index into a rank-3 data moves 16 values per index: the
     whole block is highlighted in the updates, one click on any cell of its landing block
@@ -135,7 +164,8 @@ def test_a_slice_is_placed_with_one_click_anywhere_it_lands(quiz_widget, qtbot):
     quiz_widget.set_quiz(Quiz(*SCATTER_ND))
     out, updates = quiz_widget.output_table, quiz_widget.tables["updates"]
     assert quiz_widget.quiz.score.total == 2
-    assert quiz_widget.instruction.text().startswith("Click an output cell where updates[0, :, :] = ")
+    assert quiz_widget.instruction.text().startswith("Click an output cell (or press Enter on it) where "
+                                                     "updates[0, :, :] = ")
     assert "(one index moves these 16 values together)" in quiz_widget.instruction.text()
     assert all(updates.cell_state((0, r, c)) is CellState.SOURCE for r in range(4) for c in range(4))
     assert updates.cell_state((1, 0, 0)) is CellState.PLAIN

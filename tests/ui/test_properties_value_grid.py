@@ -61,6 +61,26 @@ def test_typing_with_tab_fills_a_row_and_replaces_each_cells_value(small, qtbot)
     save_shot(w.properties, "properties/values_typed_row")
 
 
+def test_tab_on_a_cell_not_being_edited_leaves_the_table(small, qtbot):
+    """Tab cycled the cells for ever (a keyboard user could not leave the property panel's
+    table); now, on a cell not being edited, Tab and Shift+Tab go to the next / previous
+    control, while in a cell's editor Tab still commits and edits the next cell."""
+    w = small
+    nid, table = _literal(w, np.arange(4, dtype=np.float32).reshape(2, 2))
+    _click(table, 0, 0)
+    _type(w, table, ["7", Key.Key_Tab])                   # in the editor: committed, on to [0, 1]
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[7, 1], [2, 3]])
+    assert (table.currentRow(), table.currentColumn()) == (0, 1)
+    QTest.keyClick(_focused(table), Key.Key_Escape)       # the next cell's editor closed, nothing typed
+    deliver_posted_events()
+    assert table.state() != QtWidgets.QAbstractItemView.State.EditingState and table.hasFocus()
+    QTest.keyClick(table, Key.Key_Tab)
+    deliver_posted_events()
+    focus = QtWidgets.QApplication.focusWidget()
+    assert focus is not None and focus is not table and not table.isAncestorOf(focus)
+    np.testing.assert_array_equal(w.graph.node(nid).value, [[7, 1], [2, 3]])
+
+
 def test_enter_moves_down_and_typing_after_it_replaces_the_next_cell(small, qtbot):
     """``10 Enter 2 Enter`` writes 10 and 2 down a column (``2`` after ``10`` gave 102)."""
     w = small

@@ -75,6 +75,7 @@ class SentenceArea(QtWidgets.QScrollArea):
         self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setWidget(label)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)   # no invisible stop for Tab
         label.installEventFilter(self)
 
     def _line(self) -> int:
@@ -233,6 +234,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.scroll.setWidget(self.grid_area)
         self.scroll.setMinimumHeight(60)
+        self.scroll.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)   # no invisible stop for Tab
         # "All steps": the whole index map as a table; choosing a row goes to that step
         self.steps = StepsView()
         self.steps.stepChosen.connect(self.set_step)

@@ -72,6 +72,7 @@ class QuizWidget(QtWidgets.QWidget):
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.scroll.setWidget(self.tables_area)
+        self.scroll.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)   # no invisible stop for Tab
 
         self.feedback = _Feedback("")
         self.feedback.setWordWrap(True)
@@ -241,9 +242,10 @@ class QuizWidget(QtWidgets.QWidget):
         self.feedback.setStyleSheet("")
         self._refresh()
         self.inputsChanged.emit()
-        if quiz.mode is QuizMode.FILL:
-            out.setCurrentCell(*out.cell_of(quiz.questions[0]))
-            out.setFocus()
+        # the keys answer at once: type into the first yellow cell, or move and press Enter
+        first = quiz.questions[0] if quiz.mode is QuizMode.FILL else (0,) * quiz.output.ndim
+        out.setCurrentCell(*out.cell_of(first))
+        out.setFocus()
 
     def _arrange(self, force: bool = False) -> None:
         """The inputs then the output in one row when it fits the width; else the data input
@@ -410,9 +412,11 @@ class QuizWidget(QtWidgets.QWidget):
         element = quiz.current
         source = quiz.opdef.updates_port
         if quiz.unit == 1:
-            self.instruction.setText(f"Click the output cell where {quiz.question_text(element)} lands.")
+            self.instruction.setText(f"Click the output cell (or press Enter on it) where "
+                                     f"{quiz.question_text(element)} lands.")
         else:
-            self.instruction.setText(f"Click an output cell where {quiz.question_text(element)} lands "
+            self.instruction.setText(f"Click an output cell (or press Enter on it) where "
+                                     f"{quiz.question_text(element)} lands "
                                      f"(one index moves these {quiz.unit} values together).")
         for cell in quiz.slice_elements(element):
             self.tables[source].set_state(cell, CellState.SOURCE)

@@ -6,7 +6,8 @@ tensor is its own matrix, a 1-D tensor one row, a scalar one cell. :meth:`Tensor
 and :meth:`TensorTable.position_of` turn a table cell into a tensor position and back.
 
 Cells hold text and a :class:`CellState` (its colour). Only cells :meth:`set_editable` makes
-editable can be typed into; ``cellClicked(position)`` and ``cellEdited(position, text)``
+editable can be typed into; ``cellClicked(position)`` (a click, or Enter or Space on the
+current cell that is not typed into) and ``cellEdited(position, text)``
 speak in tensor positions. UI thread only.
 """
 from __future__ import annotations
@@ -115,6 +116,22 @@ class TensorTable(QtWidgets.QTableWidget):
                 self.setItem(r, c, item)
         self.cellClicked.connect(lambda r, c: self.cellClickedAt.emit(self.position_of(r, c)))
         self.itemChanged.connect(self._on_item_changed)
+        # Tab leaves the table for the next control (the arrow keys move between cells): the
+        # quiz's buttons stay in reach from the keyboard
+        self.setTabKeyNavigation(False)
+
+    def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:
+        """Enter or Space on the current cell that is not typed into answers as a click on it
+        does (``cellClickedAt``): a PLACE quiz is answered from the keyboard too."""
+        keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        item = self.currentItem()
+        if (event.key() in keys and item is not None and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+                and self.state() != QtWidgets.QAbstractItemView.State.EditingState
+                and not item.flags() & Qt.ItemFlag.ItemIsEditable):
+            self.cellClickedAt.emit(self.position_of(item.row(), item.column()))
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     # ------------------------------------------------------------------ geometry
     def _grid(self) -> tuple[int, int]:

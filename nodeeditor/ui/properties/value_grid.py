@@ -4,8 +4,10 @@
 what it emits into undo commands and hands back the texts to show. Keys:
 
 - typing on a selected cell replaces its text (the editor opens with the text selected);
-- Tab / Shift+Tab commit the cell and edit the next / previous one (along the row, then
-  on to the next row); Enter commits and moves down a row (also when not editing);
+- Tab / Shift+Tab in a cell's editor commit the cell and edit the next / previous one (along
+  the row, then on to the next row); on a cell not being edited they move on to the next /
+  previous control (the arrow keys move between cells); Enter commits and moves down a row
+  (also when not editing);
   Escape drops the edit (and, on a cell marked wrong, emits ``restored`` so the owner shows
   its value again);
 - Ctrl+V emits ``pasted(text, row, col, whole)``: the clipboard's text, the current cell
@@ -47,6 +49,9 @@ class ValueGrid(QtWidgets.QTableWidget):
         self.wrong: dict[tuple[int, int], str] = {}   # (row, col) -> why its text was refused
         self._filling = False
         self.itemChanged.connect(self._on_item_changed)
+        # Tab on a cell not being edited goes on to the next control (it cycled the cells for
+        # ever); in a cell's editor it still commits and edits the next cell
+        self.setTabKeyNavigation(False)
 
     # ------------------------------------------------------------------ showing
     def show_cells(self, texts: list[list[str]], tips: list[list[str]], row_labels: list[str],

@@ -187,6 +187,7 @@ class TensorTableView(QtWidgets.QTableView):
         self.horizontalHeader().setDefaultSectionSize(96)
         self.setWordWrap(False)
         self.setAlternatingRowColors(False)
+        self.setTabKeyNavigation(False)   # Tab goes on to the next control; arrows move in the table
         self.table_model.modelReset.connect(self.fit_columns)
 
     def fit_columns(self, sample: int = 24) -> None:
