@@ -84,6 +84,25 @@ def test_keys_step_play_and_jump(qtbot):
     assert w.step == paused_at + 1
 
 
+def test_space_on_a_focused_button_presses_it_instead_of_playing(qtbot):
+    """Space on ∇ started playback and left Backward off; Space on ▶ played instead of one
+    step (the stepping keys took it from the buttons). A focused button keeps Space."""
+    w = _widget(qtbot, interval_ms=20)
+    w.set_operation("ex1", "Scatter", list(SCATTER9_EX1.inputs))
+    w.next_button.setFocus()
+    qtbot.waitUntil(lambda: w.next_button.hasFocus(), timeout=10000)
+    QTest.keyClick(w.next_button, Key.Key_Space)
+    assert w.step == 1 and not w.playing
+    w.backward_button.setFocus()
+    qtbot.waitUntil(lambda: w.backward_button.hasFocus(), timeout=10000)
+    QTest.keyClick(w.backward_button, Key.Key_Space)
+    assert w.backward_action.isChecked() and not w.playing
+    w.slider.setFocus()                                 # elsewhere in the widget Space still plays
+    qtbot.waitUntil(lambda: w.slider.hasFocus(), timeout=10000)
+    QTest.keyClick(w.slider, Key.Key_Space)
+    assert w.playing
+
+
 def test_play_speed_from_the_menu_or_in_steps_per_second(qtbot):
     w = _widget(qtbot)
     w.set_operation("ex1", "Scatter", list(SCATTER9_EX1.inputs))

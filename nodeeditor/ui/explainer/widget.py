@@ -11,7 +11,8 @@ grid's row being written is scrolled into view.
 Moving: ◀ / ▶, the slider, Play (at :attr:`speed` steps per second; the menu of its arrow
 sets Slow, Normal, Fast or a number), and the keys Space (play / pause), Left / Right (a
 step), Home / End (first / last step) while the focus is in the widget (presentation mode
-makes them window-wide: :attr:`key_actions`). The "All steps" tab lists every step as a table
+makes them window-wide: :attr:`key_actions`), except where a focused button, table, slider or
+tab bar uses the key itself (:mod:`.stepping_keys`). The "All steps" tab lists every step as a table
 row; choosing a row goes to that step. The ⋯ menu (also on right-click) switches GatherND,
 ScatterND and TensorScatter between slice and single-element steps and exports the step-through as slides.
 
@@ -41,6 +42,7 @@ from ops.steps import Granularity, Step
 from .arrows import ArrowOverlay, Link
 from .flow import FlowLayout
 from .grid import ROLE_COLOURS, TensorGrid
+from .stepping_keys import ControlsKeepKeys
 from .steps_table import StepsView
 
 HINT = "Select an operator node (with its inputs computed) to step through which index sends which value where."
@@ -333,6 +335,9 @@ class ExplainerWidget(QtWidgets.QWidget):
         first = self.menu.actions()[0] if self.menu.actions() else None
         self.menu.insertActions(first, list(self.key_actions))
         self.menu.insertSeparator(first)
+        # a focused button, table, slider or tab bar keeps Space and the arrows for itself
+        self._keys_kept = ControlsKeepKeys(self)
+        QtWidgets.QApplication.instance().installEventFilter(self._keys_kept)
 
     # ------------------------------------------------------------------ public
     @property
