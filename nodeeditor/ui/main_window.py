@@ -256,6 +256,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.frame_action = self._action("&Frame Selection (or All)\tF", lambda: self.view.frame(True))
         self.frame_all_action = self._action("Frame &All", lambda: self.view.frame(False, readable=False), "Ctrl+0")
+        self.zoom_in_action = self._action("Zoom &In", lambda: self.view.zoom_by(1), ("Ctrl++", "Ctrl+="))
+        self.zoom_out_action = self._action("Zoom &Out", lambda: self.view.zoom_by(-1), "Ctrl+-")
         self.previews_action = self._action("Inline &Previews", lambda show: self.previews.set(show), checkable=True,
                                             tip="Draw a thumbnail of each node's output on the node")
         self.previews = PreviewSwitch(self.previews_action, self.scene, lambda: self.graph, self.show_status)
@@ -339,7 +341,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.edit_menu.addActions([self.regions.extract_action, self.regions.splice_action])
 
         view_menu = menu.addMenu("&View")
-        view_menu.addActions([self.frame_action, self.frame_all_action])
+        view_menu.addActions([self.frame_action, self.frame_all_action, self.zoom_in_action, self.zoom_out_action])
         view_menu.addSeparator()
         view_menu.addAction(self.previews_action)
         self.theme_menu = view_menu.addMenu("&Theme")

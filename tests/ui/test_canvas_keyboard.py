@@ -4,6 +4,7 @@ move the selection with the arrow keys (Shift: a larger step; a burst of presses
 undo step), and the keys are listed for the shortcuts dialog."""
 from __future__ import annotations
 
+import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
@@ -110,3 +111,22 @@ def test_the_new_keys_are_actions_and_help_rows(small):
     texts = {a.text(): a.shortcuts() for a in w.view.actions()}
     assert "Select &Next Node" in texts and "Select &Previous Node" in texts
     assert any("Arrow keys" in k for k, _ in V.KEYBOARD_HELP)
+
+
+def test_ctrl_plus_and_ctrl_minus_zoom_about_the_middle_of_the_view(small, qtbot):
+    """Only the wheel zoomed (Ctrl++, Ctrl+=, Ctrl+- did nothing): View > Zoom In / Out now do,
+    a wheel notch each, the scene point in the middle of the view staying there."""
+    w = small
+    _focus(w, qtbot)
+    view = w.view
+    middle = view.mapToScene(view.viewport().rect().center())
+    before = view.zoom
+    keys(view, "Ctrl++")
+    assert view.zoom == pytest.approx(before * 1.15)
+    keys(view, "Ctrl+=")
+    assert view.zoom == pytest.approx(before * 1.15 ** 2)
+    keys(view, "Ctrl+-")
+    assert view.zoom == pytest.approx(before * 1.15)
+    after = view.mapToScene(view.viewport().rect().center())
+    assert abs(after.x() - middle.x()) < 2 / view.zoom and abs(after.y() - middle.y()) < 2 / view.zoom
+    assert w.zoom_in_action in w.menuBar().actions()[2].menu().actions()          # in View

@@ -147,21 +147,25 @@ class GraphView(QtWidgets.QGraphicsView):
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120.0
-        if not steps:
-            return
+        if steps:
+            self.zoom_by(steps, event.position().toPoint())   # the point under the cursor stays
+        event.accept()
+
+    def zoom_by(self, steps: float, anchor: QtCore.QPoint | None = None) -> None:
+        """Zoom by 1.15 to the power ``steps`` (a wheel notch is one; View > Zoom In / Out,
+        Ctrl++ / Ctrl+-, one each), within :data:`MIN_ZOOM`..:data:`MAX_ZOOM`, keeping the scene
+        point at ``anchor`` (viewport coordinates; default: the middle) where it is."""
         factor = 1.15 ** steps
         self.hide_overflow_hint()
         # below MIN_ZOOM only after Frame All: from there the wheel zooms in, not further out
         new = min(MAX_ZOOM, max(min(MIN_ZOOM, self.zoom), self.zoom * factor))
         factor = new / self.zoom
-        # keep the scene point under the cursor fixed
-        anchor_view = event.position().toPoint()
+        anchor_view = self.viewport().rect().center() if anchor is None else anchor
         anchor_scene = self.mapToScene(anchor_view)
         self.scale(factor, factor)
         delta = self.mapToScene(anchor_view) - anchor_scene
         self.translate_scene(delta)
         self.minimap.refresh()
-        event.accept()
 
     def translate_scene(self, delta: QtCore.QPointF) -> None:
         """Move the view so that scene content shifts by ``delta`` (scene units)."""
