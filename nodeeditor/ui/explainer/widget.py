@@ -157,17 +157,21 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.title.setWordWrap(True)
         self.prev_button = QtWidgets.QToolButton(text="◀")
         self.prev_button.setToolTip("Previous step (Left)")
+        self.prev_button.setAccessibleName("Previous step")   # screen readers read names, not ◀
         self.next_button = QtWidgets.QToolButton(text="▶")
         self.next_button.setToolTip("Next step (Right)")
+        self.next_button.setAccessibleName("Next step")
         self.play_button = QtWidgets.QToolButton(text="Play")
         self.play_button.setCheckable(True)
         self.play_button.setToolTip("Play or pause (Space); the arrow sets the speed")
         self.play_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self._fit_play_button()
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.slider.setAccessibleName("Step")
         self.counter = QtWidgets.QLabel("")
         self.menu_button = QtWidgets.QToolButton(text="⋯")
         self.menu_button.setToolTip("Explainer options: single elements, export slides")
+        self.menu_button.setAccessibleName("Explainer options")
         self.menu_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
         self.sentence = QtWidgets.QLabel("")
         self.sentence.setWordWrap(True)
@@ -192,6 +196,7 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.backward_action.setIconText("∇")   # the button's text: narrow, so the title keeps its width
         self.backward_button = QtWidgets.QToolButton()
         self.backward_button.setDefaultAction(self.backward_action)
+        self.backward_button.setAccessibleName("Backward pass")   # its text is ∇
         legend = " ".join(f'<span style="background:{fill}; color:#1d2030; border:1px solid {edge}">'
                           f'&nbsp;{role}&nbsp;</span>' for role, (fill, edge) in ROLE_COLOURS.items())
         self.legend = QtWidgets.QLabel(legend)

@@ -65,6 +65,7 @@ class LessonsPanel(QtWidgets.QWidget):
                                 "Explainer starts at step 1.")
         hint.setWordWrap(True)
         self.tree = QtWidgets.QTreeWidget()
+        self.tree.setAccessibleName("Lessons")
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(True)
         self.tree.itemActivated.connect(self._activated)
@@ -88,11 +89,14 @@ class LessonsPanel(QtWidgets.QWidget):
         self.back_button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.prev_button = QtWidgets.QToolButton(text="‹")
         self.prev_button.setToolTip("Previous lesson")
+        self.prev_button.setAccessibleName("Previous lesson")   # its text is ‹
         self.next_button = QtWidgets.QToolButton(text="›")
         self.next_button.setToolTip("Next lesson")
+        self.next_button.setAccessibleName("Next lesson")
         self.counter = QtWidgets.QLabel("")
         self.text = QtWidgets.QTextBrowser()
         self.text.setOpenLinks(False)
+        self.text.setAccessibleName("Lesson text")
         self._text_font = QtGui.QFont(self.text.font())   # set_text_zoom scales from it
         self.step_button = QtWidgets.QPushButton("Step Through")
         self.step_button.setToolTip("Show the example's node in the Explainer from step 1")

@@ -87,6 +87,7 @@ class QuizWidget(QtWidgets.QWidget):
 
         self.seed_box = QtWidgets.QSpinBox()
         self.seed_box.setRange(0, MAX_SEED)
+        self.seed_box.setAccessibleName("Seed")
         self.seed_box.setSpecialValueText("example")
         self.seed_box.setToolTip("0 (example): the lesson's own inputs; any other number: new inputs drawn with "
                                  "that seed. The same seed gives everyone the same quiz.")
@@ -460,6 +461,7 @@ def _titled(title: str, value: np.ndarray, table: TensorTable) -> QtWidgets.QWid
     label.setTextFormat(QtCore.Qt.TextFormat.RichText)
     box.addWidget(label)
     box.addWidget(table)
+    table.setAccessibleName(title.replace(" ?", " (to answer)"))
     return holder
 
 

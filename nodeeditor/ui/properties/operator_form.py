@@ -58,6 +58,7 @@ class OperatorForm:
         box = RangeSpinBox()
         box.setKeyboardTracking(False)
         box.setToolTip(spec.doc)
+        box.setAccessibleName(spec.name)   # the form's label names the holder below, not the box
         hint = muted("")
         box.refused.connect(lambda text: self.status(
             f"{spec.name} {text} is not allowed here: {hint.text()}" if hint.text() else box.refusal(spec.name, text),

@@ -65,6 +65,7 @@ class ValueForm:
         shape_edit = QtWidgets.QLineEdit()
         shape_edit.setPlaceholderText("e.g. 2, 3 (empty: a scalar)")
         table = ValueGrid()
+        table.setAccessibleName("Values")
         table.setToolTip("Type to replace a value; Tab, Enter: next cell; Esc: cancel. "
                          "Ctrl+V pastes rows (tabs or commas) or a nested list [[1, 2], [3, 4]] "
                          "from the current cell; with every cell selected (Ctrl+A) it replaces the tensor.")

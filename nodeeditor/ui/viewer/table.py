@@ -188,6 +188,7 @@ class TensorTableView(QtWidgets.QTableView):
         self.setWordWrap(False)
         self.setAlternatingRowColors(False)
         self.setTabKeyNavigation(False)   # Tab goes on to the next control; arrows move in the table
+        self.setAccessibleName("Tensor values")
         self.table_model.modelReset.connect(self.fit_columns)
 
     def fit_columns(self, sample: int = 24) -> None:
