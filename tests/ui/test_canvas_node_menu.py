@@ -57,6 +57,25 @@ def test_the_node_menu_offers_rename_help_bypass_and_collapse(small):
     menu.close()
 
 
+def test_the_menu_key_opens_the_selected_nodes_menu_at_the_node(small):
+    """The Menu key (Shift+F10) opened the canvas menu at the view's corner, without the
+    node's Rename, Help, Bypass or Collapse: Help for This Operator had no keyboard way."""
+    w = small
+    w.scene.clearSelection()
+    w.scene.node_item("g").setSelected(True)
+    corner = QtCore.QPoint(2, 2)
+    event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Keyboard, corner,
+                                    w.view.viewport().mapToGlobal(corner))
+    QtWidgets.QApplication.sendEvent(w.view.viewport(), event)
+    menu = w.canvas_menu.menu
+    assert menu.isVisible()
+    texts = [a.text().replace("&", "") for a in menu.actions() if a.text()]
+    assert texts[:2] == ["Rename…", "Help for Gather"]
+    node = w.view.mapFromScene(w.scene.node_item("g").sceneBoundingRect()).boundingRect()
+    assert node.adjusted(-4, -4, 4, 4).contains(w.view.viewport().mapFromGlobal(menu.pos()))   # at the node
+    menu.close()
+
+
 def test_rename_edits_the_title_in_place_and_is_undoable(small, qtbot):
     w = small
     menu = _menu_on(w, "g")

@@ -402,6 +402,17 @@ class GraphView(QtWidgets.QGraphicsView):
         return self.mapToScene(self.viewport().rect().center())
 
     def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:
+        if event.reason() == QtGui.QContextMenuEvent.Reason.Keyboard:   # the Menu key, Shift+F10
+            selected = [i for i in self.scene().selectedItems() if i.parentItem() is None]
+            if selected:   # the menu of the selected node (or frame), at it, not at the view's corner
+                rect = selected[0].sceneBoundingRect()
+                scene_pos = QtCore.QPointF(rect.center().x(), rect.top() + min(12.0, rect.height() / 2))
+                if not self.viewport().rect().contains(self.mapFromScene(scene_pos)):
+                    self.centerOn(scene_pos)
+                global_pos = self.viewport().mapToGlobal(self.mapFromScene(scene_pos))
+                self.contextMenuRequested.emit(scene_pos, global_pos)
+                event.accept()
+                return
         scene_pos = self.mapToScene(event.pos())
         item = self.itemAt(event.pos())
         # right-click on an unselected node selects it first, like other editors
