@@ -2,7 +2,8 @@
 and the Find box (go to a node).
 
 Typing filters the list (``entries(text)``, best first); Up/Down move the current row; Enter
-or a click emits ``accepted(key)`` and closes; Esc closes. While the field has focus these
+or a click emits ``accepted(key)`` and closes; Esc closes, and so does the focus moving to a
+widget outside the box (Tab past the list, a click elsewhere). While the field has focus these
 keys belong to the box, not to the window's shortcuts (Esc would otherwise cancel a run).
 """
 from __future__ import annotations
@@ -43,6 +44,13 @@ class SearchPopup(QtWidgets.QFrame):
         layout.addWidget(self.list)
         self.setFixedWidth(width)
         self.hide()
+        # the focus gone elsewhere (Tab past the list, a click on a dock): the box goes too, not
+        # left drawn over the nodes
+        QtWidgets.QApplication.instance().focusChanged.connect(self._focus_changed)
+
+    def _focus_changed(self, _old: QtWidgets.QWidget | None, new: QtWidgets.QWidget | None) -> None:
+        if new is not None and self.isVisible() and new is not self and not self.isAncestorOf(new):
+            self.hide()
 
     def entries(self, text: str) -> list[tuple[str, str, str]]:
         raise NotImplementedError

@@ -37,3 +37,17 @@ def test_tab_at_the_edge_adds_a_block_fully_visible(small, qtbot, corner):
     assert QtCore.QLineF(item.sceneBoundingRect().center(), pointer).length() < 260
     w.undo_stack.undo()                      # one undo step removes it
     assert not w.graph.has_node(new[0])
+
+
+def test_the_box_closes_when_the_focus_leaves_it(small, qtbot):
+    """Tab from the field to the list and on to the palette left the box drawn over the nodes."""
+    w = small
+    w.activateWindow()
+    w.view.setFocus()
+    qtbot.waitUntil(lambda: w.view.hasFocus(), timeout=10000)
+    QTest.keyClick(w.view, QtCore.Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: w.quick_add.isVisible() and w.quick_add.field.hasFocus(), timeout=10000)
+    QTest.keyClick(w.quick_add.field, QtCore.Qt.Key.Key_Tab)      # to its list: the box stays
+    assert w.quick_add.isVisible() and w.quick_add.list.hasFocus()
+    w.palette.search_field.setFocus()                              # anywhere else: it goes
+    qtbot.waitUntil(lambda: not w.quick_add.isVisible(), timeout=10000)
