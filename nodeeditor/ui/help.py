@@ -19,7 +19,7 @@ from .screen_fit import fit_to_screen
 CANVAS_GESTURES = (
     ("Drag from an output port to an input port", "Connect (dropping on a connected input replaces its wire)"),
     ("Drag a wire's end away", "Disconnect"),
-    ("Mouse wheel", "Zoom at the pointer"),
+    ("Mouse wheel", "Zoom at the pointer (View > Zoom In / Out: about the middle)"),
     ("Middle button drag, or Space + drag", "Pan"),
     ("Drag on empty canvas", "Select with a rubber band"),
     ("Click a port", "Show that tensor in the viewer"),
@@ -27,7 +27,7 @@ CANVAS_GESTURES = (
     ("Double-click a wire", "Add a reroute point (drag it; double-click it to remove it)"),
     ("Drag a frame's title", "Move the frame with its nodes (double-click: rename it)"),
     ("Click or drag on the minimap", "Move the view there"),
-    ("Right click", "Node, frame or canvas menu"),
+    ("Right click, or the Menu key / Shift+F10", "Node, frame or canvas menu (the keys: the selected node's, at it)"),
 )
 
 #: What the line styles and the other colours of wires and nodes mean (after the type colours).
@@ -95,9 +95,19 @@ class ColourLegend(QtWidgets.QDialog):
 
 def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
     """(keys, what) for each menu action of ``window`` with a shortcut, in menu order, then
-    the canvas's own keys and its mouse gestures."""
+    the canvas's own keys and its mouse gestures. A key that works only while the focus is in
+    one part of the window (the canvas's node keys, the Explainer's stepping keys) says where."""
     rows: list[tuple[str, str]] = []
     seen: set[int] = set()
+    parts = ((getattr(window, "view", None), "on the canvas"), (getattr(window, "explainer", None), "in the Explainer"))
+    places = {id(widget): text for widget, text in parts if widget is not None}
+
+    def where(action: QtGui.QAction) -> str:
+        if action.shortcutContext() != QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut:
+            return ""
+        found = [places[id(o)] for o in action.associatedObjects() if id(o) in places]
+        return f" ({found[0]})" if found else ""
+
     # the undo stack's actions are named after the next command ("Undo Delete 1 Node")
     fixed = {id(getattr(window, name)): text for name, text in
              (("undo_action", "Undo"), ("redo_action", "Redo")) if hasattr(window, name)}
@@ -117,7 +127,7 @@ def shortcut_rows(window: QtWidgets.QMainWindow) -> list[tuple[str, str]]:
                 keys = action.text().split("\t", 1)[1]
             if keys and id(action) not in seen:
                 seen.add(id(action))
-                rows.append((keys, f"{menu.title().replace('&', '')} > {text}"))
+                rows.append((keys, f"{menu.title().replace('&', '')} > {text}{where(action)}"))
 
     for action in window.menuBar().actions():
         if action.menu() is not None:

@@ -143,4 +143,4 @@ def test_the_node_menu_offers_connect_ports(small, qtbot):
     assert w.connect_action not in menu.actions()
     menu.close()
     rows = {what: keys for keys, what in shortcut_rows(w)}   # Help > Keyboard Shortcuts lists it
-    assert rows["Edit > Connect Ports…"] == "C"
+    assert rows["Edit > Connect Ports… (on the canvas)"] == "C"

@@ -30,7 +30,11 @@ def test_shortcuts_list_each_key_once_with_every_key_of_an_action(window, qtbot)
     assert len(single) == len(set(single)), sorted(k for k in single if single.count(k) > 1)
     by_what = {what: ks for ks, what in rows}
     assert by_what["Edit > Redo"] == "Ctrl+Shift+Z, Ctrl+Y"
-    assert by_what["Edit > Delete"] == "Del, Backspace"
+    assert by_what["Edit > Delete (on the canvas)"] == "Del, Backspace"   # where a key works is said
+    assert by_what["Explainer Steps > Play / Pause (in the Explainer)"] == "Space"
+    assert by_what["Edit > Find Node…"] == "Ctrl+F"                  # window-wide: nothing added
+    assert by_what["Node, frame or canvas menu (the keys: the selected node's, at it)"] == \
+        "Right click, or the Menu key / Shift+F10"
     assert by_what["Edit > Undo"] == "Ctrl+Z"
     assert [ks for ks, _ in rows].count("Tab") == 1
     every_key = [k for ks, _ in rows for k in re.split(r",\s*|\s+/\s+|,?\s+or\s+", ks)]
