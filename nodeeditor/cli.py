@@ -598,8 +598,24 @@ def _tolerant_streams() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``indexflow`` console script; returns the exit code. Makes the
     output streams tolerant first (:func:`_tolerant_streams`), and ends quietly with exit
-    code 1 when the reader of its output goes away (``indexflow run | head``)."""
+    code 1 when the reader of its output goes away (``indexflow run | head``). A setting
+    that does not parse (``INDEXFLOW_THREADS=abc``, read as the kernels load) is a usage
+    error in one line naming the variable, not a traceback."""
     _tolerant_streams()
+    try:
+        # the kernels read their settings as they load: a bad one fails this import
+        from ops.config import ConfigError
+    except ValueError as exc:   # ConfigError is a ValueError
+        print_error(str(exc))
+        return EXIT_USAGE
+    try:
+        return _main(argv)
+    except ConfigError as exc:
+        print_error(str(exc))
+        return EXIT_USAGE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     names = {name for name, _ in SUBCOMMANDS}

@@ -18,6 +18,7 @@ The README's "Environment variables" table lists :data:`VARIABLES` (a test compa
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -109,15 +110,23 @@ def threads() -> int | None:
     return None if n is None else max(1, n)
 
 
+def _mib(text: str) -> float:
+    """A size in MiB: a finite number, 0 or more (``inf``, ``nan``, ``-5`` are refused)."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(text)
+    return value
+
+
 def buffer_pool_bytes() -> int:
-    """``INDEXFLOW_BUFFER_POOL_MB`` in bytes (default 512 MiB; fractions allowed).
-    ConfigError for a value that is not a number."""
-    return int(number(BUFFER_POOL_MB, 512.0, float, "a number of MiB") * (1 << 20))
+    """``INDEXFLOW_BUFFER_POOL_MB`` in bytes (default 512 MiB; fractions allowed, 0: no
+    pool). ConfigError for a value that is not a finite number of 0 or more."""
+    return int(number(BUFFER_POOL_MB, 512.0, _mib, "a finite number of MiB, 0 or more") * (1 << 20))
 
 
 def max_source_bytes() -> int:
-    """``INDEXFLOW_MAX_SOURCE_MB`` in bytes (default 2048 MiB; a value that is not a number
-    counts as the default).
+    """``INDEXFLOW_MAX_SOURCE_MB`` in bytes (default 2048 MiB; a value that is not a finite
+    number above 0, ``inf`` or ``-5`` say, counts as the default).
 
     Read on every call (a test or the user may change the variable at any time), but parsed
     only when its text differs from the previous call's: every operator call reads it
@@ -128,8 +137,10 @@ def max_source_bytes() -> int:
     if last[0] == raw and last[1] >= 0:
         return last[1]
     try:
-        mib = number(MAX_SOURCE_MB, 2048.0, float, "a number of MiB")
+        mib = number(MAX_SOURCE_MB, 2048.0, _mib, "a number of MiB")
     except ConfigError:
+        mib = 2048.0
+    if mib <= 0:
         mib = 2048.0
     value = int(mib * (1 << 20))
     _max_source_memo = (raw, value)

@@ -43,7 +43,9 @@ def test_threads_is_a_whole_number_of_at_least_one_or_none_when_unset(monkeypatc
 @pytest.mark.parametrize("accessor, name, value, what", [
     (config.threads, "INDEXFLOW_THREADS", "two", "a whole number of threads"),
     (config.threads, "INDEXFLOW_THREADS", "1.5", "a whole number of threads"),
-    (config.buffer_pool_bytes, "INDEXFLOW_BUFFER_POOL_MB", "lots", "a number of MiB"),
+    (config.buffer_pool_bytes, "INDEXFLOW_BUFFER_POOL_MB", "lots", "a finite number of MiB, 0 or more"),
+    (config.buffer_pool_bytes, "INDEXFLOW_BUFFER_POOL_MB", "inf", "a finite number of MiB, 0 or more"),
+    (config.buffer_pool_bytes, "INDEXFLOW_BUFFER_POOL_MB", "-1", "a finite number of MiB, 0 or more"),
     (config.recovery_ms, "INDEXFLOW_RECOVERY_MS", "soon", "a whole number of milliseconds"),
 ])
 def test_a_bad_number_is_an_error_naming_the_variable_and_the_value(monkeypatch, accessor, name, value, what):
@@ -61,7 +63,9 @@ def test_buffer_pool_bytes_is_mebibytes_with_a_default_of_512(monkeypatch, value
     assert config.buffer_pool_bytes() == expected
 
 
-@pytest.mark.parametrize("value, expected", [(None, 2048 << 20), ("1", 1 << 20), ("0.5", 1 << 19), ("big", 2048 << 20)])
+@pytest.mark.parametrize("value, expected", [(None, 2048 << 20), ("1", 1 << 20), ("0.5", 1 << 19), ("big", 2048 << 20),
+                                             ("inf", 2048 << 20), ("nan", 2048 << 20), ("1e400", 2048 << 20),
+                                             ("-5", 2048 << 20), ("0", 2048 << 20)])
 def test_max_source_bytes_is_mebibytes_and_a_bad_value_falls_back_to_2048(monkeypatch, value, expected):
     if value is not None:
         monkeypatch.setenv("INDEXFLOW_MAX_SOURCE_MB", value)
