@@ -25,3 +25,15 @@ def test_an_infinite_source_cap_keeps_the_default(tmp_path):
     done = subprocess.run([sys.executable, "-m", "nodeeditor", "run", "embedding_lookup"], capture_output=True,
                           text=True, env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_state_folder_that_is_a_file_stops_the_editor_in_one_line(tmp_path):
+    """The editor ended in a FileExistsError traceback."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    env = dict(os.environ, INDEXFLOW_STATE_DIR=str(afile), QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run([sys.executable, "-m", "nodeeditor"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert f"INDEXFLOW_STATE_DIR={str(afile)!r} cannot be the editor's folder" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -20,14 +20,22 @@ MAX_RECENT = 8
 
 
 def state_dir() -> Path:
-    """The folder for recovery files and the log (created on demand)."""
+    """The folder for recovery files and the log (created on demand). ConfigError (one line
+    from ``indexflow``) when ``INDEXFLOW_STATE_DIR`` names what cannot be that folder (a
+    file, a place that cannot be written)."""
     override = config.state_dir()
     if override is not None:
         path = override
     else:
         location = QtCore.QStandardPaths.writableLocation(QtCore.QStandardPaths.StandardLocation.AppDataLocation)
         path = Path(location or Path.home() / ".indexflow")
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if override is None:
+            raise
+        raise config.ConfigError(f"environment variable {config.STATE_DIR.name}={str(override)!r} cannot be the "
+                                 f"editor's folder: {exc.strerror or exc}") from None
     return path
 
 
