@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cli_paths import output_file
 from .cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 Register = Callable[[argparse._SubParsersAction], None]
@@ -233,34 +234,14 @@ def savable(value: np.ndarray) -> np.ndarray:
     return value
 
 
-def npz_target(output: str) -> Path | None:
-    """The file ``run --output OUTPUT`` writes: OUTPUT itself when its name ends in ``.npz``,
-    else OUTPUT with ``.npz`` added (``out`` -> ``out.npz``, ``out.txt`` -> ``out.txt.npz``, as
-    ``np.savez`` would). None when OUTPUT names a folder (an existing one, or a path ending in
-    a separator): there is no file name to write to."""
-    if output.endswith(("/", os.sep)) or os.path.isdir(output):  # isdir: no OSError for long names
-        return None
-    target = Path(output)
-    return target if target.name.endswith(".npz") else target.with_name(target.name + ".npz")
-
-
-def refuse_folder_output(output: str | None, example: str) -> bool:
-    """Whether ``--output OUTPUT`` names a folder (:func:`npz_target` gives None); then says so
-    (a usage error), suggesting ``example`` as a file name in it."""
-    if not output or npz_target(output) is not None:
-        return False
-    print_error(f"--output {output} names a folder; give a file name, e.g. {Path(output) / example}")
-    return True
-
-
 # ---------------------------------------------------------------------- subcommands
 def _cmd_run(args: argparse.Namespace) -> int:
     from nodeeditor.graph import Engine
     from ops import dtype_name
 
-    if refuse_folder_output(args.output, "outputs.npz"):
+    target = None if args.output is None else output_file(args.output, ".npz", "outputs.npz")
+    if args.output is not None and target is None:
         return EXIT_USAGE
-    target = npz_target(args.output) if args.output else None
     graph = open_graph_argument(args)
     notes = feed_inputs(graph, args.inputs) if args.inputs else []
     print(describe_graph(graph) + ("" if args.engine == "numpy" else f", engine {args.engine}"))
@@ -529,7 +510,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _no_display_reason() -> str | None:
     """Why Qt cannot open a window here (Linux without X11/Wayland and no platform chosen), or
     None. Qt itself would abort the process with a plugin message."""
-    import os
 
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
         return None

@@ -26,11 +26,10 @@ from .cli import (
     UsageError,
     add_outside_files_option,
     describe_graph,
-    npz_target,
     open_graph_argument,
-    refuse_folder_output,
     write_arrays,
 )
+from .cli_paths import output_file
 from .cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 
@@ -60,9 +59,9 @@ def _show(name: str, value: np.ndarray) -> None:
 def _cmd_grad(args: argparse.Namespace) -> int:
     from nodeeditor.graph import Backward, Engine
 
-    if refuse_folder_output(args.output, "gradients.npz"):
+    target = None if args.output is None else output_file(args.output, ".npz", "gradients.npz")
+    if args.output is not None and target is None:
         return EXIT_USAGE
-    target = npz_target(args.output) if args.output else None
     graph = open_graph_argument(args)
     print(describe_graph(graph))
     refused = _training_setup(graph)
@@ -123,7 +122,7 @@ def trained_path(spec: str | None, graph) -> Path:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from nodeeditor.graph import OptimizerSettings, TrainingRun, apply_trained, save_graph
+    from nodeeditor.graph import EXTENSION, OptimizerSettings, TrainingRun, apply_trained, save_graph
 
     if args.steps < 1:
         raise UsageError(f"--steps must be at least 1, got {args.steps}")
@@ -131,6 +130,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
         settings = OptimizerSettings(args.optimizer, args.lr)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    target = None
+    if args.output is not None:
+        target = output_file(args.output, EXTENSION, "trained" + EXTENSION)
+        if target is None:
+            return EXIT_USAGE
     graph = open_graph_argument(args)
     print(describe_graph(graph))
     refused = _training_setup(graph)
@@ -163,7 +167,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     ratio = f" ({first / result.final_loss:.4g}-fold lower)" if result.final_loss > 0 else ""
     print(f"final loss {result.final_loss:.6g}, from {first:.6g}{ratio}")
     apply_trained(graph, result.values)
-    target = Path(args.output) if args.output else trained_path(args.graph, graph)
+    target = target or trained_path(args.graph, graph)
     path = save_graph(graph, target)
     print(f"wrote {path}")
     return EXIT_OK
@@ -192,8 +196,8 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
                    help=f"sgd: SGD with momentum {OptimizerSettings().momentum} (default); "
                         "adam: Adam with bias correction")
     p.add_argument("--output", "-o", metavar="TRAINED.ifg.json",
-                   help="where to write the trained graph (default: NAME.trained.ifg.json beside the graph file, "
-                        "or in the working folder for a bundled example)")
+                   help="where to write the trained graph (.ifg.json is added when missing; default: "
+                        "NAME.trained.ifg.json beside the graph file, or in the working folder for a bundled example)")
     add_outside_files_option(p)
     p.set_defaults(handler=_cmd_train)
 

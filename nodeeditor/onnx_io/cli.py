@@ -24,6 +24,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from nodeeditor.cli_paths import output_file
 from nodeeditor.cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 
@@ -127,16 +128,13 @@ def _outside_reads(graph) -> list[str]:
 
 
 def _output_path(output: str, suffix: str, source: Path | None, what: str) -> Path | None:
-    """The file ``-o OUTPUT`` writes: OUTPUT with ``suffix`` added when its name does not end in
-    it (``model`` -> ``model.onnx``, as the editor's dialogs add it). None, after saying why, for
-    a folder or for the file the command reads (``source``, ``what`` it is): writing there
-    would destroy it (an import over its own model lost the model's weights)."""
-    if output.endswith(("/", os.sep)) or os.path.isdir(output):
-        print_error(f"-o {output} names a folder; give a file name, e.g. {Path(output) / ('out' + suffix)}")
+    """The file ``-o OUTPUT`` writes (:func:`nodeeditor.cli_paths.output_file`: ``suffix``
+    added). None, after saying why, for an empty name, a folder, or the file the command reads
+    (``source``, ``what`` it is): writing there would destroy it (an import over its own model
+    lost the model's weights)."""
+    target = output_file(output, suffix, "out" + suffix, flag="-o")
+    if target is None:
         return None
-    target = Path(output)
-    if not target.name.endswith(suffix):
-        target = target.with_name(target.name + suffix)
     if source is not None and _same_file(target, source):
         print_error(f"-o {target} is {what}; writing there would replace it: give another name")
         return None

@@ -118,7 +118,7 @@ def write_model(model: onnx.ModelProto, path: os.PathLike | str, detached: Detac
             return Written(path, None)
         return _write_with_data(model, path, detached, check)
     except OSError as exc:
-        raise ExportError(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from exc
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc   # not a temporary's name
 
 
 def _write_with_data(model: onnx.ModelProto, path: Path, detached: Detached,

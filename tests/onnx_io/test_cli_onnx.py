@@ -111,8 +111,10 @@ def test_onnxruntime_failing_at_run_time_is_an_error_line_not_a_traceback(tmp_pa
 
 
 def test_run_output_into_a_missing_folder_is_an_error_line(tmp_path, capsys):
-    assert main(["run", "one_hot", "--output", str(tmp_path / "no" / "such" / "x.npz")]) == 1
-    assert "indexflow: error: cannot write" in capsys.readouterr().err
+    """A usage error before the run (it failed writing, after the run)."""
+    assert main(["run", "one_hot", "--output", str(tmp_path / "no" / "such" / "x.npz")]) == 2
+    assert f"indexflow: error: --output {tmp_path / 'no' / 'such' / 'x.npz'}: the folder " \
+        f"{tmp_path / 'no' / 'such'} does not exist" in capsys.readouterr().err
 
 
 def test_export_of_a_missing_graph_file_is_a_usage_error(tmp_path, capsys):
