@@ -266,6 +266,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.training_view_action = self.training_dock.toggleViewAction()
         self.training_view_action.setShortcut(Key("Ctrl+T"))
         self.training_view_action.setStatusTip("The Training dock: loss, Step, Train, Stop, the loss curve")
+        # shown, it comes to the front of its tabs (it stayed behind the Explainer's tab)
+        self.training_view_action.triggered.connect(lambda on: on and self.training_dock.raise_())
         self.train_step_action = self._action("Training &Step", lambda: self._train(1),
                                               tip="One optimizer step of the trainable sources (one undo step)")
         self.train_action = self._action("&Train", lambda: self._train(self.training_panel.steps_box.value()),

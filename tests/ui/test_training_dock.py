@@ -252,3 +252,19 @@ def test_a_run_through_an_op_without_a_gradient_keeps_saying_why_when_it_ends(wi
     qtbot.waitUntil(lambda: not window.training.running, timeout=60000)
     text = panel.message.text()
     assert "Trained 3 steps" in text and "no gradient for ONNX op Erf" in text
+
+
+def test_ctrl_t_brings_the_training_dock_to_the_front_of_its_tabs(window, qtbot):
+    """Ctrl+T showed the dock's tab but left the Explainer's page in front."""
+    from .helpers import keys
+
+    window.training_dock.hide()
+    window.explainer_dock.show()
+    window.explainer_dock.raise_()
+    deliver_posted_events()
+    window.view.setFocus()
+    keys(window.view, "Ctrl+T")
+    qtbot.waitUntil(lambda: window.training_dock.isVisible() and not window.training_dock.visibleRegion().isEmpty(),
+                    timeout=10000)
+    assert window.explainer_dock in window.tabifiedDockWidgets(window.training_dock)   # a tab beside it
+    assert window.explainer_dock.visibleRegion().isEmpty()
