@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import is_ml_dtype
+from .errors import OpError
 from .opdefs import get_opdef
 from .reductions import Fold
 from .registry import index_map
@@ -375,8 +376,17 @@ def _index_text(value: Any) -> str:
     return str(int(value))
 
 
-def explain(op: str, inputs: Sequence[np.ndarray | None], attrs: Mapping[str, Any] | None = None,
-            granularity: Granularity | None = None) -> Explanation:
-    """An :class:`Explanation` of ``op`` applied to ``inputs`` (raises like the kernel would);
+def explain(op: str, inputs: Sequence[np.ndarray | None] | Mapping[str, np.ndarray | None],
+            attrs: Mapping[str, Any] | None = None, granularity: Granularity | None = None) -> Explanation:
+    """An :class:`Explanation` of ``op`` applied to ``inputs`` (raises like the kernel would):
+    in the schema's order, or by input name (``{"data": ..., "indices": ...}``, as
+    ``Engine.input_values`` gives them; a name the op does not have is an OpError).
     ``granularity`` None: slices where the op moves them (:data:`SLICE_OPS`), else elements."""
+    if isinstance(inputs, Mapping):
+        names = [spec.name for spec in get_opdef(op).schema.inputs]
+        unknown = sorted(set(inputs) - set(names))
+        if unknown:
+            raise OpError(f"{op}: no input called {', '.join(map(repr, unknown))}; its inputs are "
+                          f"{', '.join(names)}")
+        inputs = [inputs.get(name) for name in names]
     return Explanation(op, inputs, attrs, granularity)

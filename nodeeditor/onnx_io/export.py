@@ -366,7 +366,7 @@ def prepare_export(graph: Graph, opset: int | None = None, sources: str = "initi
     if outputs:
         clashes = graph.name_clashes()
         if clashes:
-            raise ExportError("Output names must be unique in a model: " + "; ".join(clashes))
+            raise ExportError("Graph input and output names must be unique in a model: " + "; ".join(clashes))
         if not graph.output_nodes():
             raise ExportError("the graph has no output node; add one so the model has something to return")
     analysis = _analyse(graph, opset, losses)

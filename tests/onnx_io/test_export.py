@@ -352,3 +352,13 @@ def test_weights_over_what_one_onnx_file_holds_are_refused_before_they_are_read(
     monkeypatch.setattr(export_module, "_source_values", lambda graph: pytest.fail("a source was read"))
     with pytest.raises(ExportError, match=r"take 2\.5 GB, more than one ONNX file holds .*--sources inputs"):
         export_model(g)
+
+
+def test_two_graph_inputs_of_one_name_are_refused_in_words_about_inputs():
+    """The refusal said "Output names must be unique" about two inputs."""
+    g = _gather_graph()
+    for nid in ("a", "b"):
+        g.add_input("x", np.zeros(2, np.float32), node_id=nid)
+    with pytest.raises(ExportError, match=r"Graph input and output names must be unique in a model: "
+                                          r"2 inputs are called 'x' \(a, b\)"):
+        export_model(g)

@@ -174,3 +174,18 @@ def test_a_float16_max_tie_of_signed_zeros_is_explained_as_the_op_computes_it():
         assert "max(0, -0) = -0" in e.move(0).text
         assert np.signbit(e.output_after(0)[0]) and np.signbit(ops.run_op("ScatterElements", inputs,
                                                                           {"reduction": "max"})[0])
+
+
+def test_inputs_by_name_as_the_engine_reads_them():
+    """README: `explain(op, inputs, attrs)` steps through a node's values read with
+    `Engine.input_values` (a dict by input name); the dict raised "data must have rank >= 1"
+    (its keys were taken as the inputs). Named, they give the steps of the same values in
+    order; an unknown name is said."""
+    data, indices, updates = np.zeros((3, 3)), np.array([[1, 0, 2], [0, 2, 1]]), np.arange(6.0).reshape(2, 3)
+    by_name = explain("ScatterElements", {"indices": indices, "updates": updates, "data": data}, {"axis": 0})
+    in_order = explain("ScatterElements", [data, indices, updates], {"axis": 0})
+    assert by_name.count == in_order.count == 6
+    assert [by_name.why(k) for k in range(6)] == [in_order.why(k) for k in range(6)]
+    np.testing.assert_array_equal(by_name.output_after(5), in_order.output_after(5))
+    with pytest.raises(ops.OpError, match="no input called 'idx'; its inputs are data, indices"):
+        explain("Gather", {"data": data, "idx": indices})
