@@ -206,9 +206,10 @@ def inspect_lines(graph) -> list[str]:
              f"{sum(ops_count.values())} nodes: {len(indexing)} indexing op(s), "
              f"{sum(ops_count.values()) - len(indexing)} other op(s)",
              "ops: " + ", ".join(f"{op} x{k}" for op, k in sorted(ops_count.items(), key=lambda x: (-x[1], x[0])))]
-    inputs = [n for n in graph.nodes if isinstance(n, N.InputSource)]
-    for node in inputs:
-        lines.append(f"input {node.name!r}: {graph.output_type(node.id)}")
+    for node in graph.nodes:   # graph inputs, and initializers listed as inputs (a default value)
+        if isinstance(node, N.InputSource) or getattr(node, "overridable", False):
+            default = "" if isinstance(node, N.InputSource) else " (a default)"
+            lines.append(f"input {node.name!r}: {graph.output_type(node.id)}{default}")
     for node in graph.output_nodes():
         lines.append(f"output {node.name!r}: {graph.output_type(node.id) or 'type known after a run'}")
     inside = _indexing_in_bodies(graph)

@@ -450,3 +450,19 @@ def test_both_engines_write_an_output_that_is_also_an_input_under_its_own_name(t
             assert sorted(written.files) == ["a", "c", "g"], engine
             for name in written.files:
                 np.testing.assert_array_equal(written[name], expected[name])
+
+
+def test_inspect_lists_an_input_with_a_default(tmp_path, capsys):
+    """An initializer also listed as a graph input (an input with a default) was left out,
+    though `run --inputs` feeds it."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["z"])], "m8",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [3])],
+                              initializer=[numpy_helper.from_array(np.array([1, -2, 3], np.float32), "x")])
+    path = tmp_path / "m8.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "input 'x': float32[3] (a default)" in out and "output 'z': float32[3]" in out
