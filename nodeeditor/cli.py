@@ -38,6 +38,7 @@ import textwrap
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -492,10 +493,22 @@ def _version() -> str:
         return "(not installed)"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors start with ``indexflow: error:`` on the first line
+    (the one form of a message that stops a command, :mod:`.cli_report`), the usage after it
+    (argparse prints the usage first). Subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("indexflow").strip()
+        print_error(f"{command}: {message}" if command else message)
+        self.print_usage(sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand (plugins included)."""
     _load_plugins()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="indexflow",
         description="IndexFlow: a node editor and headless engine for the ONNX indexing operators. "
                     "Without a subcommand, opens the editor (on GRAPH if given).")
