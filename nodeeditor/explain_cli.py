@@ -25,6 +25,7 @@ import argparse
 import os
 import sys
 
+from nodeeditor.cli_paths import output_file
 from nodeeditor.cli_report import EXIT_GRAPH_ERROR, EXIT_OK, EXIT_USAGE, print_error
 
 
@@ -57,7 +58,7 @@ def find_operator(graph, name_or_id: str):
     """The node with id ``name_or_id``, else the operator node with that name (else the one
     node with that name); an ExplainUsageError lists the operator nodes when that is not one
     operator node."""
-    from nodeeditor.graph import OperatorNode
+    from nodeeditor.graph import ForeignNode, OperatorNode
 
     node = graph.node(name_or_id) if graph.has_node(name_or_id) else None
     if node is None:
@@ -73,7 +74,9 @@ def find_operator(graph, name_or_id: str):
     if node is None:
         raise ExplainUsageError(f"no node {name_or_id!r} in the graph; its operator nodes: {listing}")
     if not isinstance(node, OperatorNode):
-        raise ExplainUsageError(f"{node.name!r} ({node.kind}) is not an operator node; operator nodes: {listing}")
+        what = f"ONNX op {node.title}" if isinstance(node, ForeignNode) else node.kind
+        raise ExplainUsageError(f"{node.name!r} ({what}) is not an indexing operator node; the Explainer steps "
+                                f"through those: {listing}")
     return node
 
 
@@ -104,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
     from ops.explain import Granularity, explain
     from ops.steps import step_line
 
+    if args.frame_ms <= 0:
+        print_error(f"--frame-ms must be a positive number of milliseconds, got {args.frame_ms}")
+        return EXIT_USAGE
+    if args.gif is not None and output_file(args.gif, ".gif", "steps.gif", flag="--gif") is None:
+        return EXIT_USAGE
     graph = open_graph_argument(args)   # UsageError, GraphFileError: nodeeditor.cli.main reports them
     try:
         node = find_operator(graph, args.node)

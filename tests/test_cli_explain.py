@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nodeeditor.cli import main
@@ -62,8 +63,11 @@ def test_text_pipes_into_wc_and_grep_and_loads_no_qt():
 
 @pytest.mark.parametrize("args,message", [
     (["scatter9_examples", "nope"], "no node 'nope'"),
-    (["scatter9_examples", "ex1_data"], "is not an operator node"),
+    (["scatter9_examples", "ex1_data"], "(literal) is not an indexing operator node"),
     (["no_such_example", "x"], "no_such_example"),
+    (["scatter9_examples", "ex1_op", "--frame-ms", "0"], "--frame-ms must be a positive number of milliseconds"),
+    (["scatter9_examples", "ex1_op", "--gif", ""], "--gif needs a file name"),
+    (["scatter9_examples", "ex1_op", "--gif", "."], "--gif . names a folder"),
 ])
 def test_usage_errors_go_to_stderr_with_exit_code_2(args, message, capsys):
     assert main(["explain", *args]) == 2
@@ -203,3 +207,16 @@ def test_slides_on_a_scaled_screen_are_the_size_asked_for(tmp_path):
     for path in files:
         image = QtGui.QImage(str(path))
         assert (image.width(), image.height()) == (640, 360), path.name
+
+
+def test_a_foreign_op_is_named_as_one_the_explainer_does_not_step(tmp_path, capsys):
+    from nodeeditor.graph import Graph, save_graph
+    from nodeeditor.onnx_io.foreign_ops import new_foreign_node
+
+    g = Graph("sm", opset=18)
+    g.add_literal(np.ones((2, 2), np.float32), name="x", node_id="x")
+    g.add_node(new_foreign_node("Softmax", node_id="sm"))
+    g.connect("x", "output", "sm", g.node("sm").input_ports()[0])
+    save_graph(g, tmp_path / "sm.ifg.json")
+    assert main(["explain", str(tmp_path / "sm.ifg.json"), "sm"]) == 2
+    assert "'sm' (ONNX op Softmax) is not an indexing operator node" in capsys.readouterr().err

@@ -74,7 +74,7 @@ def test_train_names_its_output_after_an_example_in_the_working_folder(tmp_path,
 
 @pytest.mark.parametrize("argv, message", [
     (["--steps", "0"], "--steps must be at least 1"),
-    (["--steps", "5", "--lr", "-1"], "learning rate must be a positive number"),
+    (["--steps", "5", "--lr", "-1"], "learning rate must be a positive finite number"),
 ])
 def test_train_usage_errors_exit_2(tmp_path, capsys, argv, message):
     path = line_graph(tmp_path)

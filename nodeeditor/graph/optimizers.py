@@ -57,7 +57,7 @@ class OptimizerSettings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", OptimizerKind.parse(self.kind))
         if self.learning_rate is not None and not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
-            raise ValueError(f"the learning rate must be a positive number, got {self.learning_rate!r}")
+            raise ValueError(f"the learning rate must be a positive finite number, got {self.learning_rate!r}")
         if not 0.0 <= self.momentum < 1.0:
             raise ValueError(f"momentum must be in [0, 1), got {self.momentum!r}")
         for name in ("beta1", "beta2"):

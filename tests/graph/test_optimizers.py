@@ -41,7 +41,7 @@ def test_a_parameter_without_a_gradient_is_left_alone_and_inputs_are_not_modifie
 def test_defaults_and_bad_settings():
     assert OptimizerSettings().lr == DEFAULT_LEARNING_RATES[OptimizerKind.SGD]
     assert OptimizerSettings("adam").lr == DEFAULT_LEARNING_RATES[OptimizerKind.ADAM]
-    with pytest.raises(ValueError, match="learning rate must be a positive number"):
+    with pytest.raises(ValueError, match="learning rate must be a positive finite number"):
         OptimizerSettings(learning_rate=0.0)
     with pytest.raises(ValueError, match="momentum must be in"):
         OptimizerSettings(momentum=1.0)
