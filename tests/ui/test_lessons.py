@@ -271,6 +271,8 @@ def test_after_another_one_the_lessons_sources_are_not_shown_as_the_quizs_inputs
     QTest.mouseClick(quiz.end_button, LEFT)
     qtbot.waitUntil(lambda: not lessons.quizzing, timeout=10000)
     assert item._preview is not None
+    # the status line said "Quiz: ..." long after the quiz had ended
+    assert window.statusBar().currentMessage() == f"Quiz ended: {lessons.lesson.title}"
     window.properties.show_node(data)
     assert window.properties.widgets["quiz_note"].isHidden()
 

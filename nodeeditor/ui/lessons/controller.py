@@ -284,6 +284,7 @@ class LessonsController(QtCore.QObject):
             self.scene.select_nodes([self.lesson.node])
             self.explainer_dock.show()
             self.explainer_dock.raise_()
+        self._status(f"Quiz ended: {self.lesson.title}" if self.lesson is not None else "Quiz ended")
         self.quizChanged.emit(False)
 
     def keep_quiz_layout(self) -> None:
