@@ -532,6 +532,20 @@ def _no_display_reason() -> str | None:
             "window. Run it on a desktop, or use the command line: indexflow run / check / export")
 
 
+def _mistyped_command(word: str, commands: set[str]) -> str | None:
+    """The command ``word`` is close to (``exmaples`` -> ``examples``) when ``word`` is no file,
+    no bundled example and looks like no file name (no folder, no extension); else None (the
+    editor opens it, or says it cannot)."""
+    import difflib
+
+    from nodeeditor.graph.examples import is_example
+
+    if os.sep in word or "/" in word or "." in word or os.path.exists(word) or is_example(word):
+        return None
+    close = difflib.get_close_matches(word, sorted(commands), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def _open_editor(path: str | None) -> int:
     """Open the GUI editor (``nodeeditor.ui.app.run_app(path) -> int``). Without a display
     say so and stop (usage error); without PySide6 or pyqtgraph, say so and run the graph
@@ -613,6 +627,11 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     names = {name for name, _ in SUBCOMMANDS}
     if not argv or (len(argv) == 1 and argv[0] not in names and not argv[0].startswith("-")):
+        typo = _mistyped_command(argv[0], names) if argv else None
+        if typo is not None:
+            print_error(f"{argv[0]!r} is neither a command nor a graph file or example; did you mean "
+                        f"'indexflow {typo}'?")
+            return EXIT_USAGE
         return _open_editor(argv[0] if argv else None)
     try:
         args = parser.parse_args(argv)

@@ -17,3 +17,24 @@ def test_the_first_line_is_the_error(argv, says, capsys):
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("indexflow: error: ") and says in lines[0], lines
     assert lines[1].startswith("usage: indexflow")
+
+
+@pytest.mark.parametrize("word, command", [("exmaples", "examples"), ("lesons", "lessons"), ("exprot", "export")])
+def test_a_mistyped_command_is_named_not_opened_as_a_file(word, command, tmp_path, monkeypatch, capsys):
+    """`indexflow exmaples` tried to open a graph file of that name (with a display, an error
+    box in the editor)."""
+    monkeypatch.chdir(tmp_path)
+    assert main([word]) == 2
+    assert capsys.readouterr().err == (f"indexflow: error: {word!r} is neither a command nor a graph file or "
+                                       f"example; did you mean 'indexflow {command}'?\n")
+
+
+def test_a_file_of_a_commands_look_is_still_opened(tmp_path, monkeypatch):
+    """A graph file called `exmaples` in the working folder is opened, not corrected."""
+    import nodeeditor.cli as cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exmaples").write_text("{}")
+    opened = []
+    monkeypatch.setattr(cli, "_open_editor", lambda path: opened.append(path) or 0)
+    assert main(["exmaples"]) == 0 and opened == ["exmaples"]
