@@ -260,9 +260,13 @@ class Presentation(QtCore.QObject):
         w = self.window
         stage = self._stage()
         aside = self._aside if self.aside_action.isChecked() else None
-        for dock in self.panels + [d for d in self._stages if d is not stage]:
-            if dock is not aside:
-                dock.hide()
+        hidden = [d for d in self.panels + [d for d in self._stages if d is not stage] if d is not aside]
+        focus = QtWidgets.QApplication.focusWidget()
+        # the focus in a panel about to go: the canvas takes it (Qt would hand it to the next
+        # widget in the chain, an Explainer button, which would then keep Space from Play)
+        focus_leaves = focus is None or any(d.isAncestorOf(focus) for d in hidden)
+        for dock in hidden:
+            dock.hide()
         right = QtCore.Qt.DockWidgetArea.RightDockWidgetArea
         for dock in (aside, stage):
             if dock is not None and dock.isFloating():
@@ -280,6 +284,8 @@ class Presentation(QtCore.QObject):
             height = w.centralWidget().height() if w.centralWidget() is not None else w.height()
             w.resizeDocks([aside, stage], [int(height * ASIDE_SHARE), int(height * (1 - ASIDE_SHARE))],
                           QtCore.Qt.Orientation.Vertical)
+        if focus_leaves:
+            self.view.setFocus()
 
     def _leave(self) -> None:
         saved, self._saved = self._saved, None

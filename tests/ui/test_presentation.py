@@ -148,3 +148,23 @@ def test_framed_centre_keeps_the_inputs_and_the_operator_when_all_does_not_fit()
     centre = framed_centre(rect, focus, 600, 400)            # the inputs cut so that the operator stays whole
     assert centre.x() + 300 == focus.right() + FRAME_MARGIN
     assert framed_centre(rect, focus, 150, 400).x() == focus.center().x()        # even the operator is wider
+
+
+def test_hiding_the_panels_gives_the_focus_to_the_canvas(window, qtbot):
+    """F6 with the focus in a panel's field handed it to the next widget in Qt's chain, an
+    Explainer button (Space then pressed that button instead of playing), or to none."""
+    w = window
+    _open(w)
+    w.activateWindow()
+    w.view.setFocus()
+    QTest.keyClick(w.view, Key.Key_F5)
+    qtbot.waitUntil(lambda: w.isFullScreen(), timeout=10000)
+    QTest.keyClick(w.view, Key.Key_F6)                  # the panels back
+    qtbot.waitUntil(lambda: w.palette_dock.isVisible(), timeout=10000)
+    w.palette.search_field.setFocus()
+    qtbot.waitUntil(lambda: w.palette.search_field.hasFocus(), timeout=10000)
+    QTest.keyClick(w.palette.search_field, Key.Key_F6)  # and away again
+    qtbot.waitUntil(lambda: not w.palette_dock.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: w.view.hasFocus(), timeout=10000)
+    QTest.keyClick(w.view, Key.Key_Escape)
+    qtbot.waitUntil(lambda: not w.presentation.active, timeout=10000)
