@@ -67,11 +67,11 @@ def _matmul(inputs, attrs, output, grad, opset):
     a, b = inputs[0], inputs[1]
     a2 = a[np.newaxis, :] if a.ndim == 1 else a
     b2 = b[:, np.newaxis] if b.ndim == 1 else b
-    g2 = grad
-    if a.ndim == 1:
-        g2 = np.expand_dims(g2, -2)
+    g2 = grad   # the dimensions numpy dropped for 1-D operands put back, the last one first
     if b.ndim == 1:
         g2 = np.expand_dims(g2, -1)
+    if a.ndim == 1:
+        g2 = np.expand_dims(g2, -2)
     da = g2 @ np.swapaxes(b2, -1, -2)
     db = np.swapaxes(a2, -1, -2) @ g2
     return [unbroadcast(da, a2.shape).reshape(a.shape), unbroadcast(db, b2.shape).reshape(b.shape)]
@@ -191,9 +191,9 @@ def _typed(rule: Rule) -> Rule:
     """``rule`` with each gradient in its input's float dtype, and None for inputs that are
     not floats (indices, shapes, axes)."""
     def typed(inputs, attrs, output, grad, opset):
-        raw = rule(inputs, attrs, output, grad, opset)
+        raw = list(rule(inputs, attrs, output, grad, opset))[:len(inputs)]   # Gemm without C: two
         out: list[np.ndarray | None] = []
-        for x, g in zip(inputs, list(raw) + [None] * (len(inputs) - len(raw)), strict=True):
+        for x, g in zip(inputs, raw + [None] * (len(inputs) - len(raw)), strict=True):
             if g is None or x is None or np.asarray(x).dtype.kind != "f":
                 out.append(None)
             else:
