@@ -16,7 +16,9 @@ Contract:
   are they moved into place, the data file first and the model last. A refused model or a full
   disk leaves the old files as they were; a process killed between the two moves (two renames)
   leaves the new data beside the old model, and one killed while writing leaves its temporary
-  folder (``.ifg-export-*``) behind.
+  folder (``.ifg-export-*``) behind; a failed move of the model puts the old data file back.
+  The files get the permissions of those they replace. A model written in one file over one
+  that kept its weights in its data file removes that file (nothing reads it any more).
 - :func:`too_big_for_one_file`: whether initializers exceed what one ONNX file holds
   (:data:`MODEL_BYTES_LIMIT`, protobuf's 2 GiB limit on a message).
 """
@@ -33,6 +35,7 @@ from typing import NamedTuple
 
 import onnx
 
+from nodeeditor.graph.atomic import file_mode
 from nodeeditor.graph.fileformat import write_atomically
 
 from .errors import ExportError
@@ -114,11 +117,27 @@ def write_model(model: onnx.ModelProto, path: os.PathLike | str, detached: Detac
     path = Path(path)
     try:
         if detached is None:
+            stale = data_path(path) if _refers_to(path, data_path(path)) else None
             write_atomically(path, model.SerializeToString())
+            if stale is not None:   # the data of the model just replaced, which nothing reads now
+                stale.unlink(missing_ok=True)
             return Written(path, None)
         return _write_with_data(model, path, detached, check)
     except OSError as exc:
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc   # not a temporary's name
+
+
+def _refers_to(model_path: Path, data: Path) -> bool:
+    """Whether the model file at ``model_path`` keeps initializers in ``data`` (read only when
+    ``data`` exists; False for anything that is not such a model)."""
+    if not data.is_file() or not model_path.is_file():
+        return False
+    try:
+        old = onnx.load(str(model_path), load_external_data=False)
+    except Exception:   # noqa: BLE001 - any file that does not parse as a model refers to nothing
+        return False
+    return any(entry.key == "location" and entry.value == data.name
+               for tensor in old.graph.initializer for entry in tensor.external_data)
 
 
 def _write_with_data(model: onnx.ModelProto, path: Path, detached: Detached,
@@ -143,12 +162,30 @@ def _write_with_data(model: onnx.ModelProto, path: Path, detached: Detached,
         with open(staged_model, "wb") as handle:
             handle.write(model.SerializeToString())
             _sync(handle)
+        for staged, target in ((staged_data, data), (staged_model, path)):   # the replaced files' permissions
+            os.chmod(staged, file_mode(target))
         check(staged_model)
-        os.replace(staged_data, data)
-        os.replace(staged_model, path)
+        _move_in(staged_data, data, staged_model, path, staging / "previous data")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Written(path, data)
+
+
+def _move_in(staged_data: Path, data: Path, staged_model: Path, path: Path, backup: Path) -> None:
+    """The data file, then the model, into place; when the model's move fails (a lock, a
+    folder in its place), the old data file goes back, so the old model still reads its own."""
+    had_data = data.is_file()
+    if had_data:
+        os.replace(data, backup)
+    try:
+        os.replace(staged_data, data)
+        os.replace(staged_model, path)
+    except OSError:
+        if had_data:
+            os.replace(backup, data)
+        else:
+            data.unlink(missing_ok=True)
+        raise
 
 
 def _sync(handle) -> None:

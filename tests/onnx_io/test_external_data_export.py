@@ -160,3 +160,50 @@ def test_indexflow_export_external_data(tmp_path, capsys):
     np.testing.assert_array_equal(_ort_from_path(target)["rows0"], _table()[[3, -1, 999, 0]])
     assert main(["export", str(graph_file), "-o", str(tmp_path / "plain.onnx")]) == 0
     assert "its weights" not in capsys.readouterr().out and not (tmp_path / "plain.onnx.data").exists()
+
+
+def test_a_failed_move_of_the_model_puts_the_old_data_back(tmp_path, monkeypatch):
+    """The data file was moved in first with no way back: a model whose own move failed was
+    left beside the new data (onnx.load: "offset exceeds file size", or wrong weights)."""
+    import os
+
+    target = tmp_path / "m.onnx"
+    first = save_model(_graph(), target, external_data=True)
+    before = (first.model.read_bytes(), first.data.read_bytes())
+    real_replace = os.replace
+
+    def refuse_the_model(src, dst):
+        if str(dst) == str(target):
+            raise PermissionError(13, "Permission denied", str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(model_files.os, "replace", refuse_the_model)
+    with pytest.raises(ExportError, match=f"cannot write {target}: Permission denied"):
+        save_model(_graph(tables=1), target, external_data=True)
+    monkeypatch.undo()
+    assert (first.model.read_bytes(), first.data.read_bytes()) == before
+    assert sorted(_ort_from_path(target)) == ["rows0", "rows1"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx", "m.onnx.data"]
+
+
+def test_the_files_keep_the_permissions_of_those_they_replace(tmp_path):
+    target = tmp_path / "m.onnx"
+    first = save_model(_graph(), target, external_data=True)
+    first.model.chmod(0o600)
+    first.data.chmod(0o600)
+    again = save_model(_graph(), target, external_data=True)
+    assert (again.model.stat().st_mode & 0o777, again.data.stat().st_mode & 0o777) == (0o600, 0o600)
+
+
+def test_a_model_written_in_one_file_removes_the_data_file_of_the_one_it_replaces(tmp_path):
+    """The old, possibly many-GB, data file stayed beside a model that no longer read it; a
+    data file the old model does not name is not touched."""
+    target = tmp_path / "m.onnx"
+    save_model(_graph(), target, external_data=True)
+    assert save_model(_graph(), target).data is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
+    other = tmp_path / "n.onnx"
+    save_model(_graph(), other)
+    (tmp_path / "n.onnx.data").write_bytes(b"someone else's")
+    save_model(_graph(), other)
+    assert (tmp_path / "n.onnx.data").read_bytes() == b"someone else's"
