@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     if args.frame_ms <= 0:
         print_error(f"--frame-ms must be a positive number of milliseconds, got {args.frame_ms}")
         return EXIT_USAGE
-    if args.gif is not None and output_file(args.gif, ".gif", "steps.gif", flag="--gif") is None:
+    gif = None if args.gif is None else output_file(args.gif, ".gif", "steps.gif", flag="--gif")
+    if args.gif is not None and gif is None:
         return EXIT_USAGE
     graph = open_graph_argument(args)   # UsageError, GraphFileError: nodeeditor.cli.main reports them
     try:
@@ -133,11 +134,11 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(step_line(step) + "\n")
         sys.stdout.flush()
     if args.gif or args.frames:
-        return _slides(args, node, inputs, granularity)
+        return _slides(args, gif, node, inputs, granularity)
     return EXIT_OK
 
 
-def _slides(args, node, inputs, granularity) -> int:
+def _slides(args, gif, node, inputs, granularity) -> int:
     """Draw the steps offscreen and write the GIF and/or the frames (messages on stderr)."""
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and sys.platform.startswith("linux"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -153,7 +154,7 @@ def _slides(args, node, inputs, granularity) -> int:
         size = slides.parse_size(args.size)
         options = slides.SlideOptions(size, args.title, args.frame_ms, granularity)
         written, pictures = slides.write_slides(node.name, node.op, inputs, dict(node.attributes), options,
-                                                gif=slides.gif_path(args.gif) if args.gif else None,
+                                                gif=gif,
                                                 folder=args.frames)
         if args.gif:
             print(f"wrote {pictures} frames to {written[0]}", file=sys.stderr)

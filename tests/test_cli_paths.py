@@ -36,3 +36,13 @@ def test_import_refuses_an_empty_name(tmp_path, capsys):
     save_model(load_example("embedding_lookup"), model)
     assert main(["import", str(model), "-o", ""]) == 2
     assert "-o needs a file name, e.g. out.ifg.json" in capsys.readouterr().err
+
+
+def test_a_tilde_the_shell_left_is_expanded_and_a_suffix_in_capitals_kept(tmp_path, monkeypatch, capsys):
+    """`-o "~/x"` passed the folder check (made on the expanded path) and then failed after the
+    run, writing the unexpanded one; `-o M.ONNX` became M.ONNX.onnx."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["run", "embedding_lookup", "-o", "~/out"]) == 0
+    assert (tmp_path / "out.npz").is_file()
+    assert main(["export", "embedding_lookup", "-o", str(tmp_path / "M.ONNX")]) == 0
+    assert (tmp_path / "M.ONNX").is_file() and not (tmp_path / "M.ONNX.onnx").exists()
