@@ -57,9 +57,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
         print_error(f"-o {output} is a file the graph reads ({names}); writing there would replace it: "
                     "give another name")
         return EXIT_USAGE
-    data_readers = graph.readers_of(data_path(output)) if args.external_data else []
+    data_readers = graph.readers_of(data_path(output))   # written with --external-data, or over 2 GB
     if data_readers:
-        print_error(f"--external-data writes the weights to {data_path(output)}, a file the graph reads "
+        print_error(f"the weights may go to {data_path(output)}, a file the graph reads "
                     f"({data_readers[0].name!r}): give -o another name")
         return EXIT_USAGE
     try:

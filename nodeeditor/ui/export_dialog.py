@@ -140,22 +140,28 @@ class ExportDialog(QtWidgets.QDialog):
             return False
         from nodeeditor.onnx_io.model_files import data_path  # where export() imports the exporter
 
-        data = data_path(target)
-        data_readers = self.graph.readers_of(data) if self._external_asked() else []
+        data = data_path(target)   # written with the box ticked, or for weights over 2 GB
+        data_readers = self.graph.readers_of(data)
         if data_readers:
-            self._show(False, f"Not exported: the weights would go to {data}, a file this graph reads "
+            self._show(False, f"Not exported: the weights may go to {data}, a file this graph reads "
                               f"(“{data_readers[0].label}”); export to another file.")
             return False
-        if not target.is_file() or real == self._may_replace:
+        replacing_data = self._external_asked() and data.is_file()
+        if not (target.is_file() or replacing_data) or real == self._may_replace:
             return True
-        also = (f" Its weights file “{data.name}” is replaced too."
-                if self._external_asked() and data.is_file() else "")
+        if target.is_file():
+            question = f"“{target.name}” already exists in {target.parent}.\n\nReplace it with the exported model?"
+            if replacing_data:
+                question += f" Its weights file “{data.name}” is replaced too."
+        else:
+            question = (f"“{data.name}” already exists in {target.parent}.\n\nReplace it with the exported "
+                        "model's weights?")
         buttons = QtWidgets.QMessageBox.StandardButton
-        answer = QtWidgets.QMessageBox.question(
-            self, "Replace file?", f"“{target.name}” already exists in {target.parent}.\n\n"
-            f"Replace it with the exported model?{also}", buttons.Yes | buttons.No, buttons.No)
+        answer = QtWidgets.QMessageBox.question(self, "Replace file?", question, buttons.Yes | buttons.No,
+                                                buttons.No)
         if answer != buttons.Yes:
-            self._show(None, f"Not exported: {target.name} is kept. Choose another file, or Export again "
+            kept = target.name if target.is_file() else data.name
+            self._show(None, f"Not exported: {kept} is kept. Choose another file, or Export again "
                              "and answer Yes.")
             return False
         self._may_replace = real

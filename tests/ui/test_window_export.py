@@ -234,3 +234,15 @@ def test_export_can_put_the_weights_in_a_data_file_beside_the_model(window, qtbo
     again.sources_combo.setCurrentIndex(again.sources_combo.findData("inputs"))
     assert not again.external_box.isEnabled()
     again.close()
+    # a data file of that name with no model beside it was replaced without a question
+    lone = tmp_path / "lone.onnx.data"
+    lone.write_bytes(b"keep me")
+    third = ExportDialog(window.graph, str(tmp_path / "lone.onnx"), window)
+    qtbot.addWidget(third)
+    third.show()
+    _click(third.external_box)
+    _click(third.export_button)
+    assert "“lone.onnx.data” already exists" in dialogs.texts("question")[-1]
+    assert lone.read_bytes() == b"keep me" and not (tmp_path / "lone.onnx").exists()
+    assert "lone.onnx.data is kept" in third.result.text()
+    third.close()
