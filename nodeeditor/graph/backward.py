@@ -83,7 +83,8 @@ def gradient_sources(graph) -> tuple[str, ...]:
 def gradient_edges(graph) -> frozenset[N.Edge]:
     """The edges a backward pass sends a gradient along: walking back from the Loss nodes,
     an edge carries one when its end passes gradients to that input (a Loss node; an
-    operator whose training switch is on, into a differentiable input of its OpDef), the wire
+    operator whose training switch is on, into a differentiable input of its OpDef; a foreign
+    node with a rule in :mod:`.foreign_vjp`, into any of its inputs), the wire
     carries a float tensor, its start lies on a path from a :func:`gradient_sources` source,
     and its end itself receives a gradient. Empty when there is no loss or no such source.
     Reads the graph only."""

@@ -342,7 +342,6 @@ class ExplainerWidget(QtWidgets.QWidget):
         self.menu.insertSeparator(first)
         # a focused button, table, slider or tab bar keeps Space and the arrows for itself
         self._keys_kept = ControlsKeepKeys(self)
-        QtWidgets.QApplication.instance().installEventFilter(self._keys_kept)
 
     # ------------------------------------------------------------------ public
     @property

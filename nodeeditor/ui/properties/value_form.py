@@ -66,7 +66,7 @@ class ValueForm:
         shape_edit.setPlaceholderText("e.g. 2, 3 (empty: a scalar)")
         table = ValueGrid()
         table.setAccessibleName("Values")
-        table.setToolTip("Type to replace a value; Tab, Enter: next cell; Esc: cancel. "
+        table.setToolTip("Type to replace a value; Tab while typing: next cell; Enter: next row; Esc: cancel. "
                          "Ctrl+V pastes rows (tabs or commas) or a nested list [[1, 2], [3, 4]] "
                          "from the current cell; with every cell selected (Ctrl+A) it replaces the tensor.")
         too_big = muted("")
