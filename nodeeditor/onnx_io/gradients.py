@@ -38,6 +38,7 @@ from nodeeditor.graph.losses import PREDICTION, TARGET
 from . import model_files
 from .errors import ExportError
 from .export import assemble, build_parts, detach_weights, prepare_export, validate_model
+from .foreign_vjp_ops import foreign_op_vjp
 from .loss_ops import Emitter, loss_backward
 from .types import value_info
 from .vjp_ops import op_vjp
@@ -82,7 +83,6 @@ def _export_gradients(graph: Graph, opset: int | None, sources: str, external_da
                               min_opset=GRADIENT_MIN_OPSET, oversized_ok=external_data is not False)
     types = prepared.types
     _refuse_dtypes(graph, plan, types)
-    _refuse_foreign_gradients(plan)
     reserved = (LOSS_OUTPUT,) + tuple(gradient_output_name(graph.node(s).name) for s in plan.sources)
     parts = build_parts(prepared, reserved)
     forward_nodes = len(parts.nodes)
@@ -108,7 +108,14 @@ def _export_gradients(graph: Graph, opset: int | None, sources: str, external_da
                                                      types[(src, _src_port(graph, node.id, p))])
                   for p, src in step.inputs}
         if isinstance(node, N.ForeignNode):
-            continue     # no gradient rule (those with one were refused): it sends nothing, as in the engine
+            if step.rule is not None:   # the same rule the engine took (foreign_vjp_ops)
+                ports = [p for p, _ in step.inputs][:len(node.inputs)]
+                wanted = [src in on_path for _, src in step.inputs][:len(node.inputs)]
+                output = (parts.tensor_name[(node.id, port)], out_type)
+                names_out = foreign_op_vjp(emit, node.label, node.op_type, step.attrs, [inputs[p] for p in ports],
+                                           output, grad, wanted)
+                sent.update({(node.id, p): name for p, name in zip(ports, names_out, strict=True) if name})
+            continue     # one without a rule sends nothing, as in the engine
         if isinstance(node, N.LossNode):
             d_pred, d_target = loss_backward(emit, node.loss, inputs[PREDICTION][0], inputs[TARGET][0],
                                              inputs[PREDICTION][1], grad)
@@ -184,16 +191,6 @@ def _claimed_spellings(reserved: tuple[str, ...]) -> list[str]:
 
 def _src_port(graph: Graph, node_id: str, port: str) -> str:
     return graph.edge_into(node_id, port).src_port
-
-
-def _refuse_foreign_gradients(plan) -> None:
-    """The engine's backward pass goes through the foreign ops it has a rule for
-    (:mod:`nodeeditor.graph.foreign_vjp`); the gradient model has ONNX gradients for the
-    indexing ops and the losses only, so such a path is refused rather than written wrong."""
-    through = [f"- {step.label} ({step.op})" for step in plan.steps if step.rule is not None]
-    if through:
-        raise ExportError("Cannot export gradients through ONNX ops other than the indexing ops; the editor's "
-                          "backward pass takes them, the gradient model does not yet:\n" + "\n".join(through))
 
 
 def _refuse_dtypes(graph: Graph, plan, types) -> None:

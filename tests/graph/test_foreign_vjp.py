@@ -205,13 +205,3 @@ def test_an_op_without_a_rule_still_says_so_and_sends_nothing():
     assert result.ok and result.warnings == ["erf: IndexFlow has no gradient for ONNX op Erf; "
                                              "no gradient flows back through it"]
     assert not result.source_gradients()["x"].any()
-
-
-def test_the_gradient_export_refuses_a_path_through_foreign_ops_by_name():
-    """It raised AttributeError ('ForeignNode' object has no attribute 'training')."""
-    from nodeeditor.onnx_io import ExportError
-    from nodeeditor.onnx_io.gradients import export_gradient_model
-
-    with pytest.raises(ExportError, match=r"(?s)Cannot export gradients through ONNX ops.*matmul \(MatMul\)"
-                                          r".*relu \(Relu\).*mean \(ReduceMean\)"):
-        export_gradient_model(_model_graph())

@@ -1,0 +1,96 @@
+"""`indexflow export --gradients` through foreign ONNX ops (nodeeditor.onnx_io.foreign_vjp_ops):
+for every op the engine differentiates, the gradient model written in standard ONNX, run by
+onnxruntime, gives the engine's loss and gradients (the engine's rules are checked against
+finite differences in tests/graph/test_foreign_vjp.py); and an imported model's chain of
+Gather, MatMul, Relu and ReduceMean. It refused any path through a foreign op."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nodeeditor.graph import Backward, Engine, Graph
+from nodeeditor.graph import nodes as N
+from nodeeditor.graph.foreign import AttrKind, ForeignAttribute
+from nodeeditor.onnx_io import ExportError
+from nodeeditor.onnx_io.gradients import export_gradients_with_feeds, gradient_output_names
+
+from ..graph.test_foreign_vjp import CASES, _model_graph
+from .conftest import ort_run
+
+_KINDS = {int: AttrKind.INT, float: AttrKind.FLOAT}
+
+
+def _attribute(value) -> ForeignAttribute:
+    if isinstance(value, (list, tuple)):
+        return ForeignAttribute(AttrKind.INTS, tuple(int(v) for v in value))
+    return ForeignAttribute(_KINDS[type(value)], value)
+
+
+def _one_op_graph(op, inputs, attrs) -> Graph:
+    """Sources (the float ones trainable) -> the foreign op -> mean squared error."""
+    g = Graph("one", opset=18)
+    ports = tuple(f"in{i}" for i in range(len(inputs)))
+    node = N.ForeignNode(id="op", name="op", op_type=op, inputs=ports, outputs=("Y",),
+                         attributes={k: _attribute(v) for k, v in attrs.items()})
+    g.add_node(node)
+    for port, value in zip(ports, inputs, strict=True):
+        g.add_literal(value, name=f"s_{port}", node_id=f"s_{port}")
+        g.connect(f"s_{port}", "output", "op", port)
+        if value.dtype.kind == "f":
+            g.set_trainable(f"s_{port}", True)
+    out = g.output_type("op", "Y")
+    assert out is not None, g.node_info("op")
+    g.add_loss("mean_squared_error", node_id="loss")
+    g.connect("op", "Y", "loss", "prediction")
+    g.add_literal(np.random.default_rng(2).standard_normal(out.shape).astype(out.dtype), name="target",
+                  node_id="target")
+    g.connect("target", "output", "loss", "target")
+    return g
+
+
+def _assert_export_matches_the_engine(g, float32_inside: bool = False):
+    model, feeds = export_gradients_with_feeds(g)
+    ran = ort_run(model, feeds)
+    result = Backward(Engine(g)).run()
+    assert result.ok, result.errors
+    names = gradient_output_names(g)
+    np.testing.assert_allclose(ran["loss"], result.loss, rtol=1e-6 if ran["loss"].dtype == np.float32 else 1e-9)
+    for sid, grad in result.source_gradients().items():
+        got = ran[names[sid]]
+        assert got.shape == grad.shape and got.dtype == grad.dtype, (sid, got.shape, grad.shape)
+        tight = got.dtype == np.float64 and not float32_inside
+        np.testing.assert_allclose(got, grad, rtol=1e-9 if tight else 1e-6, atol=1e-12 if tight else 1e-7, err_msg=sid)
+        assert np.abs(grad).max() > 0 or sid == "s_in1", sid   # not a test of zeros
+
+
+@pytest.mark.parametrize(("op", "inputs", "attrs", "opset"), [c for c in CASES if c[3] >= 18],
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES) if c[3] >= 18])
+def test_each_ops_gradient_model_gives_the_engines_gradients(op, inputs, attrs, opset):
+    _assert_export_matches_the_engine(_one_op_graph(op, inputs, attrs), float32_inside=op == "Cast")
+
+
+def test_an_imported_models_chain_exports_its_gradients():
+    """The engine's test model (Gather, MatMul, Relu, ReduceMean), its axes an input as opset 18
+    has them."""
+    g = _model_graph()
+    g.remove_node("mean")
+    g.add_node(N.ForeignNode(id="mean", name="mean", op_type="ReduceMean", inputs=("data", "axes"), outputs=("Y",),
+                             attributes={"keepdims": ForeignAttribute(AttrKind.INT, 0)}))
+    g.add_literal(np.array([1], np.int64), name="axes", node_id="axes")
+    g.connect("relu", "Y", "mean", "data")
+    g.connect("axes", "output", "mean", "axes")
+    g.connect("mean", "Y", "loss", "prediction")
+    _assert_export_matches_the_engine(g)
+
+
+def test_a_named_dimension_that_may_be_broadcast_is_refused_by_name():
+    """Add of a[n] and b[3]: whether n is 1 (a broadcast to sum back) is known only at run time."""
+    from nodeeditor.onnx_io.foreign_vjp_ops import foreign_op_vjp
+    from nodeeditor.onnx_io.loss_ops import Emitter
+    from nodeeditor.onnx_io.names import NameTable
+    from ops import TensorType
+
+    emit = Emitter(NameTable(), [], "add")
+    inputs = [("a", TensorType("float32", ("n",))), ("b", TensorType("float32", (3,)))]
+    with pytest.raises(ExportError, match=r"add \[op\]: input 0 of shape \('n',\) against the output's \(3,\)"):
+        foreign_op_vjp(emit, "add [op]", "Add", {}, inputs, ("c", TensorType("float32", (3,))), "g", [True, True])
