@@ -154,6 +154,7 @@ class BackwardStep:
     coefficient: float = 1.0
     seed: bool = False                             # a loss of the total: d total / d output starts at 1
     is_source: bool = False
+    src_ports: tuple[str | None, ...] = ()         # the output port each input comes from (a Split's second)
     rule: ForeignRule | None = None                # foreign nodes with a gradient rule (attrs: their values)
     opset: int = 0                                 # ... and the graph's opset, which the rule reads
 
@@ -290,10 +291,16 @@ class Backward:
         keep: set[str] = set(loss_ids)
         for nid in g.topological_order(on_path):
             node = g.node(nid)
-            inputs = tuple((port, e.src if (e := g.edge_into(nid, port)) is not None else None)
-                           for port in node.input_ports())
-            consumers = tuple((e.dst, e.dst_port) for e in g.edges_of(nid) if e.src == nid and e.dst in on_path)
-            step = dict(node_id=nid, label=node.label, inputs=inputs, consumers=consumers,
+            edges_in = [g.edge_into(nid, port) for port in node.input_ports()]
+            inputs = tuple((port, None if e is None else e.src) for port, e in zip(node.input_ports(), edges_in,
+                                                                                 strict=True))
+            src_ports = tuple(None if e is None else e.src_port for e in edges_in)
+            # gradients are of the first output (every node with a rule has one); a later output's
+            # consumers send nothing back through a node such as Split, which has no rule
+            first = node.output_ports()[0] if node.output_ports() else None
+            consumers = tuple((e.dst, e.dst_port) for e in g.edges_of(nid)
+                              if e.src == nid and e.dst in on_path and e.src_port == first)
+            step = dict(node_id=nid, label=node.label, inputs=inputs, src_ports=src_ports, consumers=consumers,
                         seed=nid in loss_ids, is_source=node.is_source)
             if isinstance(node, N.OperatorNode):
                 info = g.node_info(nid)
@@ -391,22 +398,27 @@ class Backward:
         ports = [port for port, _ in step.inputs]
         sends: dict[str, np.ndarray] = {}
         if step.rule is not None:
-            inputs = [None if src is None else np.asarray(self.engine.value(src)) for _, src in step.inputs]
+            inputs = [None if x is None else np.asarray(x) for x in self._inputs(step)]
             try:
                 raw = step.rule(inputs, step.attrs, value, grad, step.opset)
             except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:
                 raise ops.OpError(f"the gradient of {step.op}: {exc}") from exc
             sends = {port: g for port, g in zip(ports, raw, strict=True) if g is not None}
         elif step.op is not None and step.training:
-            inputs = [None if src is None else self.engine.value(src) for _, src in step.inputs]
+            inputs = self._inputs(step)
             raw = self.vjp(step.op, inputs, step.attrs, grad)
             sends = {port: _scaled(g, step.coefficient) for port, g in zip(ports, raw, strict=True) if g is not None}
         elif step.loss is not None:
-            pred = self.engine.value(step.inputs[0][1])
-            target = None if step.inputs[1][1] is None else self.engine.value(step.inputs[1][1])
+            pred, target = self._inputs(step)[:2]
             raw = step.loss.loss_vjp(pred, target, grad)
             sends = {port: g for port, g in zip(ports, raw, strict=True) if g is not None}
         return _Entry(key, grad, sends)
+
+    def _inputs(self, step: BackwardStep) -> list:
+        """The values the node read, each from the output port its wire starts at."""
+        ports = step.src_ports or (None,) * len(step.inputs)
+        return [None if src is None else self.engine.value(src, port)
+                for (_, src), port in zip(step.inputs, ports, strict=True)]
 
 
 def _scaled(grad: np.ndarray, coefficient: float) -> np.ndarray:

@@ -205,3 +205,42 @@ def test_an_op_without_a_rule_still_says_so_and_sends_nothing():
     assert result.ok and result.warnings == ["erf: IndexFlow has no gradient for ONNX op Erf; "
                                              "no gradient flows back through it"]
     assert not result.source_gradients()["x"].any()
+
+
+def _split_graph():
+    """x (4, 3) -> Split into rows 0-1 and 2-3 -> the second half times a trainable W."""
+    g = Graph("split", opset=18)
+    g.add_literal(np.arange(12.0).reshape(4, 3), name="x", node_id="x")
+    g.add_node(N.ForeignNode(id="split", name="split", op_type="Split", inputs=("input",), outputs=("a", "b"),
+                             attributes={"axis": ForeignAttribute(AttrKind.INT, 0),
+                                         "num_outputs": ForeignAttribute(AttrKind.INT, 2)}))
+    g.connect("x", "output", "split", "input")
+    g.add_literal(np.ones((2, 3)), name="W", node_id="W")
+    g.set_trainable("W", True)
+    return g
+
+
+def test_an_input_from_a_second_output_is_read_from_that_output():
+    """The backward pass read every input from its source's first output: d sum(b * W) / dW came
+    out as Split's first half, [[0, 1, 2], [3, 4, 5]], with no warning."""
+    g = _split_graph()
+    g.add_node(_foreign("mul", "Mul", ("A", "B")))
+    g.connect("split", "b", "mul", "A")
+    g.connect("W", "output", "mul", "B")
+    g.add_loss("sum", node_id="loss")
+    g.connect("mul", "Y", "loss", "prediction")
+    result = Backward(Engine(g)).run()
+    assert result.ok, result.errors
+    np.testing.assert_array_equal(result.source_gradients()["W"], [[6, 7, 8], [9, 10, 11]])   # = x[2:]
+
+
+def test_a_loss_target_from_a_second_output_is_read_from_that_output():
+    g = _split_graph()
+    g.add_loss("mean_squared_error", node_id="loss")
+    g.connect("W", "output", "loss", "prediction")
+    g.connect("split", "b", "loss", "target")
+    result = Backward(Engine(g)).run()
+    assert result.ok, result.errors
+    target = np.arange(6.0, 12.0).reshape(2, 3)
+    np.testing.assert_allclose(result.loss, ((1 - target) ** 2).mean())
+    np.testing.assert_allclose(result.source_gradients()["W"], 2 * (1 - target) / 6)
