@@ -316,6 +316,10 @@ class Backward:
                 else:
                     step.update(op=node.op_type, rule=rule, opset=g.opset,
                                 attrs={name: a.value for name, a in node.attributes.items()})
+                    out_type = g.output_type(nid)
+                    if out_type is not None and not is_float(out_type.dtype):   # a Cast to an integer
+                        warnings.append(f"{node.label}: its output is {out_type.dtype}, so no gradient flows "
+                                        "back through it")
             if not node.is_source:
                 keep.update(src for _, src in inputs if src is not None)
             steps.append(BackwardStep(**step))

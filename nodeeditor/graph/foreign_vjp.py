@@ -26,6 +26,9 @@ from typing import Any
 
 import numpy as np
 
+import ops
+from ops.dtypes import FLOAT_NAMES
+
 Rule = Callable[[Sequence[np.ndarray | None], Mapping[str, Any], np.ndarray, np.ndarray, int],
                 list[np.ndarray | None]]
 
@@ -140,7 +143,15 @@ def _concat(inputs, attrs, output, grad, opset):
 
 
 def _cast(inputs, attrs, output, grad, opset):
-    return [grad.astype(inputs[0].dtype) if output.dtype.kind == "f" else None]
+    return [grad.astype(inputs[0].dtype) if _floating(output) else None]
+
+
+def _floating(value) -> bool:
+    """A float tensor, bfloat16 included (ml_dtypes' kind is not "f")."""
+    try:
+        return ops.dtype_name(np.asarray(value)) in FLOAT_NAMES
+    except ops.OpError:
+        return False
 
 
 def _expand(inputs, attrs, output, grad, opset):
@@ -194,7 +205,7 @@ def _typed(rule: Rule) -> Rule:
         raw = list(rule(inputs, attrs, output, grad, opset))[:len(inputs)]   # Gemm without C: two
         out: list[np.ndarray | None] = []
         for x, g in zip(inputs, raw + [None] * (len(inputs) - len(raw)), strict=True):
-            if g is None or x is None or np.asarray(x).dtype.kind != "f":
+            if g is None or x is None or not _floating(x):
                 out.append(None)
             else:
                 out.append(np.asarray(g, dtype=np.asarray(x).dtype).reshape(np.shape(x)))
