@@ -25,6 +25,7 @@ Contract of :func:`export_gradient_model`:
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -37,7 +38,14 @@ from nodeeditor.graph.losses import PREDICTION, TARGET
 
 from . import model_files
 from .errors import ExportError
-from .export import assemble, build_parts, detach_weights, prepare_export, validate_model
+from .export import (
+    assemble,
+    build_parts,
+    detach_weights,
+    prepare_export,
+    refuse_writing_what_it_reads,
+    validate_model,
+)
 from .foreign_vjp_ops import foreign_op_vjp
 from .loss_ops import Emitter, loss_backward
 from .types import value_info
@@ -169,6 +177,7 @@ def save_gradient_model(graph: Graph, path: os.PathLike | str, opset: int | None
     """Export the gradient model and write it as :func:`.export.save_model` writes a model
     (``external_data`` likewise); returns the files written (ExportError)."""
     model, _feeds, detached = _export_gradients(graph, opset, sources, external_data)
+    refuse_writing_what_it_reads(graph, Path(path), detached is not None)
     return model_files.write_model(model, path, detached, validate_model)
 
 

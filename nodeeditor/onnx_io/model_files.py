@@ -18,7 +18,9 @@ Contract:
   leaves the new data beside the old model, and one killed while writing leaves its temporary
   folder (``.ifg-export-*``) behind; a failed move of the model puts the old data file back.
   The files get the permissions of those they replace. A model written in one file over one
-  that kept its weights in its data file removes that file (nothing reads it any more).
+  that kept its weights in ``NAME.onnx.data`` leaves that file (another model may read it).
+- :func:`data_files_of` names the files a model keeps initializers in (the exporter refuses
+  to write over one that a model the graph reads keeps its weights in).
 - :func:`too_big_for_one_file`: whether initializers exceed what one ONNX file holds
   (:data:`MODEL_BYTES_LIMIT`, protobuf's 2 GiB limit on a message).
 """
@@ -117,27 +119,46 @@ def write_model(model: onnx.ModelProto, path: os.PathLike | str, detached: Detac
     path = Path(path)
     try:
         if detached is None:
-            stale = data_path(path) if _refers_to(path, data_path(path)) else None
             write_atomically(path, model.SerializeToString())
-            if stale is not None:   # the data of the model just replaced, which nothing reads now
-                stale.unlink(missing_ok=True)
             return Written(path, None)
         return _write_with_data(model, path, detached, check)
     except OSError as exc:
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc   # not a temporary's name
 
 
-def _refers_to(model_path: Path, data: Path) -> bool:
-    """Whether the model file at ``model_path`` keeps initializers in ``data`` (read only when
-    ``data`` exists; False for anything that is not such a model)."""
-    if not data.is_file() or not model_path.is_file():
-        return False
+def data_files_of(model_path: os.PathLike | str) -> set[Path]:
+    """The files (real paths) the model at ``model_path`` keeps initializers in, its main graph's
+    and its functions' and subgraphs' alike; empty for a file that is not such a model."""
+    model_path = Path(model_path)
     try:
-        old = onnx.load(str(model_path), load_external_data=False)
-    except Exception:   # noqa: BLE001 - any file that does not parse as a model refers to nothing
-        return False
-    return any(entry.key == "location" and entry.value == data.name
-               for tensor in old.graph.initializer for entry in tensor.external_data)
+        model = onnx.load(str(model_path), load_external_data=False)
+    except Exception:   # noqa: BLE001 - any file that does not parse as a model keeps nothing elsewhere
+        return set()
+    found = set()
+    nodes = [node for function in model.functions for node in function.node]
+    for tensor in [*_graph_tensors(model.graph), *(t for node in nodes for t in _attribute_tensors(node))]:
+        for entry in tensor.external_data:
+            if entry.key == "location" and entry.value:
+                found.add(Path(os.path.realpath(model_path.parent / entry.value)))
+    return found
+
+
+def _graph_tensors(graph: onnx.GraphProto):
+    """Every tensor a graph holds: initializers, and those in its nodes' attributes and bodies."""
+    yield from graph.initializer
+    for node in graph.node:
+        yield from _attribute_tensors(node)
+
+
+def _attribute_tensors(node: onnx.NodeProto):
+    for attribute in node.attribute:
+        if attribute.HasField("t"):
+            yield attribute.t
+        yield from attribute.tensors
+        if attribute.HasField("g"):
+            yield from _graph_tensors(attribute.g)
+        for body in attribute.graphs:
+            yield from _graph_tensors(body)
 
 
 def _write_with_data(model: onnx.ModelProto, path: Path, detached: Detached,

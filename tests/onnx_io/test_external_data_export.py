@@ -195,15 +195,31 @@ def test_the_files_keep_the_permissions_of_those_they_replace(tmp_path):
     assert (again.model.stat().st_mode & 0o777, again.data.stat().st_mode & 0o777) == (0o600, 0o600)
 
 
-def test_a_model_written_in_one_file_removes_the_data_file_of_the_one_it_replaces(tmp_path):
-    """The old, possibly many-GB, data file stayed beside a model that no longer read it; a
-    data file the old model does not name is not touched."""
-    target = tmp_path / "m.onnx"
-    save_model(_graph(), target, external_data=True)
-    assert save_model(_graph(), target).data is None
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
-    other = tmp_path / "n.onnx"
-    save_model(_graph(), other)
-    (tmp_path / "n.onnx.data").write_bytes(b"someone else's")
-    save_model(_graph(), other)
-    assert (tmp_path / "n.onnx.data").read_bytes() == b"someone else's"
+def test_the_data_file_another_model_of_the_graph_reads_is_never_replaced_or_removed(tmp_path):
+    """Two models sharing one data file (an edited copy of a big model keeps the original's
+    weights): a graph imported from the copy, exported over the original, deleted the shared
+    data file or rewrote it (the copy then read missing or moved weights)."""
+    import shutil
+
+    from onnx import TensorProto, helper, numpy_helper
+
+    table = _table()
+    nodes = [helper.make_node("Gather", ["E", "ids"], ["rows"]), helper.make_node("Relu", ["rows"], ["out"])]
+    graph = helper.make_graph(nodes, "copy", [], [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+                              initializer=[numpy_helper.from_array(table, "E"),
+                                           numpy_helper.from_array(np.array([1, 3], np.int64), "ids")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    onnx.save_model(model, str(tmp_path / "model.onnx"), save_as_external_data=True,
+                    location="model.onnx.data", size_threshold=1024)
+    shutil.copy(tmp_path / "model.onnx", tmp_path / "model_relu.onnx")   # the copy reads the same data file
+    shared = (tmp_path / "model.onnx.data").read_bytes()
+    g = import_model(tmp_path / "model_relu.onnx", lazy_elements=1000)
+    assert any(n.kind == "model_tensor" for n in g.nodes)
+    with pytest.raises(ExportError, match=r"the weights would go to .*model.onnx.data, where model_relu.onnx, "
+                                          r"which this graph reads, keeps its weights"):
+        save_model(g, tmp_path / "model.onnx", external_data=True)
+    save_model(g, tmp_path / "model.onnx")                         # in one file: the data file is left
+    assert (tmp_path / "model.onnx.data").read_bytes() == shared
+    np.testing.assert_array_equal(Engine(g).run().outputs["out"], np.maximum(table[[1, 3]], 0))
+    with pytest.raises(ExportError, match="model_relu.onnx is a file this graph reads"):
+        save_model(g, tmp_path / "model_relu.onnx")
