@@ -80,6 +80,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
         what = f", outputs: the loss and {len(gradient_output_names(graph))} gradient(s)"
     data = f" and its weights {written.data}" if written.data is not None else ""
+    if args.external_data and written.data is None:
+        print("note: every weight is under 1 KB, so the model holds them all (no data file)", file=sys.stderr)
     print(f"wrote {written.model}{data} (opset {opset}, sources as {args.sources}{what}); onnx.checker: ok")
     return EXIT_OK
 

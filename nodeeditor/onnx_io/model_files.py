@@ -117,13 +117,16 @@ def write_model(model: onnx.ModelProto, path: os.PathLike | str, detached: Detac
     the written files when there is detached data; the caller checked a model in one file
     already). ExportError when it cannot be written."""
     path = Path(path)
+    if path.is_symlink():   # the file it names is replaced, the link kept (as graph saves do)
+        path = Path(os.path.realpath(path))
     try:
         if detached is None:
             write_atomically(path, model.SerializeToString())
             return Written(path, None)
         return _write_with_data(model, path, detached, check)
     except OSError as exc:
-        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from exc   # not a temporary's name
+        # the file meant, not a temporary's name: a move's target, else the model
+        raise ExportError(f"cannot write {exc.filename2 or path}: {exc.strerror or exc}") from exc
 
 
 def data_files_of(model_path: os.PathLike | str) -> set[Path]:
@@ -198,14 +201,16 @@ def _move_in(staged_data: Path, data: Path, staged_model: Path, path: Path, back
     had_data = data.is_file()
     if had_data:
         os.replace(data, backup)
+    moved = False
     try:
         os.replace(staged_data, data)
+        moved = True
         os.replace(staged_model, path)
     except OSError:
         if had_data:
             os.replace(backup, data)
-        else:
-            data.unlink(missing_ok=True)
+        elif moved:
+            data.unlink()
         raise
 
 

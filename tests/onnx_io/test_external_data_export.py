@@ -223,3 +223,27 @@ def test_the_data_file_another_model_of_the_graph_reads_is_never_replaced_or_rem
     np.testing.assert_array_equal(Engine(g).run().outputs["out"], np.maximum(table[[1, 3]], 0))
     with pytest.raises(ExportError, match="model_relu.onnx is a file this graph reads"):
         save_model(g, tmp_path / "model_relu.onnx")
+
+
+@pytest.mark.parametrize("external", [False, True])
+def test_a_link_as_the_target_is_kept_and_the_file_it_names_replaced(tmp_path, external):
+    real = tmp_path / "real.onnx"
+    save_model(_graph(tables=1), real)
+    link = tmp_path / "link.onnx"
+    link.symlink_to(real)
+    written = save_model(_graph(), link, external_data=external)
+    assert link.is_symlink() and written.model == real
+    assert sorted(_ort_from_path(link)) == ["rows0", "rows1"]
+
+
+def test_a_folder_where_the_data_file_goes_is_named(tmp_path, capsys):
+    (tmp_path / "m.onnx.data").mkdir()
+    with pytest.raises(ExportError, match=r"cannot write .*m\.onnx\.data: "):
+        save_model(_graph(), tmp_path / "m.onnx", external_data=True)
+    graph_file = tmp_path / "small.ifg.json"
+    g = Graph("small", opset=18)
+    g.add_literal(np.arange(4.0), name="d", node_id="d")
+    g.connect(g.add_literal(np.arange(4.0), name="e"), "output", g.add_output("o"), "value")
+    save_graph(g, graph_file)
+    assert main(["export", str(graph_file), "-o", str(tmp_path / "small.onnx"), "--external-data"]) == 0
+    assert "note: every weight is under 1 KB, so the model holds them all" in capsys.readouterr().err
