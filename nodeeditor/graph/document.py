@@ -786,14 +786,14 @@ class Graph:
         return self._set_flag_field(node, "loss_coefficient", float(coefficient), E.LossCoefficientChanged)
 
     def set_trainable(self, node_id: str, on: bool) -> bool:
-        """Mark a literal, generator or file source trainable (or not); returns the old flag.
+        """Mark a literal, generator, file or model tensor source trainable (or not); returns the old flag.
         Emits ``TrainableChanged`` when it changes. The forward result is not affected."""
         node = self.node(node_id)
         if not isinstance(node, N.TrainableSource):
             why = ("its value comes from outside the model" if isinstance(node, N.InputSource)
                    else "it is not a tensor source")
             raise ValueError(f"{node.label} is a {node.kind} node and cannot be trainable ({why}); "
-                             "literal, generator and file sources can")
+                             "literal, generator, file and model tensor sources can")
         on = _flag(on, "trainable")
         old = self._set_flag_field(node, "trainable", on, E.TrainableChanged)
         if old != on:

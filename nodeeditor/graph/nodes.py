@@ -171,9 +171,10 @@ class Source(Node):
 
 @dataclass(eq=False)
 class TrainableSource(Source):
-    """A source whose tensor a training run may change (literal, generator, file): with
-    ``trainable`` set, ``indexflow grad`` reports its gradient and a training run updates it
-    (a trained generator or file source becomes a literal, see ``nodeeditor.graph.training``)."""
+    """A source whose tensor a training run may change (literal, generator, file, an imported
+    model's tensor): with ``trainable`` set, ``indexflow grad`` reports its gradient and a
+    training run updates it (a trained generator, file or model tensor becomes a literal, see
+    ``nodeeditor.graph.training``)."""
 
     trainable: bool = False
 
@@ -298,8 +299,9 @@ class InputSource(Source):
 
 
 @dataclass(eq=False)
-class ModelTensorSource(Source):
-    """An initializer that stays in the ONNX model it came from: ``path`` (the model file,
+class ModelTensorSource(TrainableSource):
+    """An initializer that stays in the ONNX model it came from (trainable like the other
+    weights: a trained one becomes a literal holding the trained tensor): ``path`` (the model file,
     relative to the graph file's folder when not absolute), ``tensor`` (its name there), its
     ``dtype`` and ``shape`` (known without reading it), and ``nbytes`` and ``checksum``
     (:func:`tensor_checksum` of the values at import), so a model changed since is noticed.

@@ -30,7 +30,7 @@ named dimensions: ints, strings, null) when set; an input of another ONNX type h
 
 Training fields (version 2), written only when they differ from their defaults so files
 stay small: op ``"training": false`` (default true) and ``"loss_coefficient": x``
-(default 1); literal, generator and file ``"trainable": true`` (default false). A missing
+(default 1); literal, generator, file and model tensor ``"trainable": true`` (default false). A missing
 field reads as its default.
 
 Fields of version 3 added later (optional, written only when set; a reader that does not know
@@ -388,10 +388,11 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
         raise ValueError(f"{what}: only an operator can be bypassed")
     common = dict(id=node_id, name=name, position=(float(pos[0]), float(pos[1])), collapsed=flags["collapsed"])
     try:
-        if "trainable" in d and kind not in (N.LITERAL, N.GENERATOR, N.FILE):
-            raise ValueError(f"a {kind} node cannot be trainable (only literal, generator and file sources)")
+        if "trainable" in d and kind not in (N.LITERAL, N.GENERATOR, N.FILE, N.MODEL_TENSOR):
+            raise ValueError(f"a {kind} node cannot be trainable (only literal, generator, file and model tensor "
+                             "sources)")
         trainable = _optional_bool(d, "trainable", False)
-        if kind in (N.LITERAL, N.GENERATOR, N.FILE):
+        if kind in (N.LITERAL, N.GENERATOR, N.FILE, N.MODEL_TENSOR):
             common["trainable"] = trainable
         if "overridable" in d and kind not in N.WEIGHT_KINDS:
             raise ValueError(f"a {kind} node cannot be overridable (only literal, generator, file and model_tensor "

@@ -216,8 +216,8 @@ def trained_edit(graph: Graph, values: Mapping[str, np.ndarray]) -> TrainedEdit:
     for node_id, value in values.items():
         node = graph.node(node_id)
         if not isinstance(node, N.TrainableSource):
-            raise ValueError(f"{node.label} is a {node.kind} node; only literal, generator and file sources "
-                             "take trained values")
+            raise ValueError(f"{node.label} is a {node.kind} node; only literal, generator, file and model "
+                             "tensor sources take trained values")
         old = graph.output_type(node_id)
         new = ops.TensorType.of(value)
         if old is not None and old != new:

@@ -122,7 +122,7 @@ def test_trained_values_must_fit_their_source():
     g = line_graph()
     with pytest.raises(ValueError, match="float32\\[4\\], the source gives float32\\[3\\]"):
         trained_edit(g, {"w": np.zeros(4, np.float32)})
-    with pytest.raises(ValueError, match="only literal, generator and file sources"):
+    with pytest.raises(ValueError, match="only literal, generator, file and model tensor sources"):
         trained_edit(g, {"gather": np.zeros(4, np.float32)})
 
 

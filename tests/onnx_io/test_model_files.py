@@ -153,3 +153,37 @@ def test_a_model_imported_with_an_absolute_path_is_saved_relative_to_the_graph(t
     save_graph(graph, tmp_path / "g.ifg.json")
     assert graph.find("table").path == os.path.join("models", "big.onnx")
     assert '"path": "models/big.onnx"' in (tmp_path / "g.ifg.json").read_text().replace(os.sep, "/")
+
+
+def test_a_weight_kept_in_the_model_can_be_trained(tmp_path, table):
+    """Any real layer imports as a model tensor (over 4096 elements); it could not be made
+    trainable ("it is not a tensor source"). Now its gradient is taken, a training step turns
+    it into a literal holding the trained tensor, and the flag survives saving."""
+    from nodeeditor.graph import Backward, TrainingRun, apply_trained
+    from nodeeditor.graph.optimizers import OptimizerSettings
+
+    path = tmp_path / "big.onnx"
+    onnx.save(_model(table), str(path))
+    g = import_model(path)
+    (weights,) = [n for n in g.nodes if isinstance(n, N.ModelTensorSource)]
+    g.set_trainable(weights.id, True)
+    graph_file = tmp_path / "big.ifg.json"
+    save_graph(g, graph_file)
+    g = load_graph(graph_file)
+    assert g.node(weights.id).trainable
+    (ids_input,) = [n.id for n in g.nodes if isinstance(n, N.InputSource) and n.name == "ids"]
+    g.set_source(ids_input, example=np.array([3, 3, 7], np.int64))
+    g.add_loss("sum", node_id="loss")
+    (total,) = [n.id for n in g.nodes if isinstance(n, N.ForeignNode) and n.op_type == "ReduceSum"]
+    g.connect(total, g.node(total).output_ports()[0], "loss", N.PREDICTION)
+    result = Backward(Engine(g)).run()
+    assert result.ok, result.errors
+    expected = np.zeros_like(table)
+    expected[3], expected[7] = 2, 1                      # d sum(E[ids]) / dE: how often each row is picked
+    np.testing.assert_array_equal(result.source_gradients()[weights.id], expected)
+    run = TrainingRun(g, OptimizerSettings("sgd", 0.5))
+    trained = run.execute(1)
+    assert trained.error is None
+    apply_trained(g, trained.values)
+    assert isinstance(g.node(weights.id), N.LiteralSource) and g.node(weights.id).trainable
+    np.testing.assert_allclose(g.node(weights.id).value, table - 0.5 * expected, rtol=1e-6)
