@@ -117,9 +117,9 @@ def write_model(model: onnx.ModelProto, path: os.PathLike | str, detached: Detac
     the written files when there is detached data; the caller checked a model in one file
     already). ExportError when it cannot be written."""
     path = Path(path)
-    if path.is_symlink():   # the file it names is replaced, the link kept (as graph saves do)
-        path = Path(os.path.realpath(path))
     try:
+        if path.is_symlink():   # the file it names is replaced, the link kept (as graph saves do)
+            path = Path(os.path.realpath(path))
         if detached is None:
             write_atomically(path, model.SerializeToString())
             return Written(path, None)
