@@ -65,6 +65,7 @@ from .errors import OnnxImportError
 from .examples_meta import PREFIX, decode_example
 from .foreign_ops import Ports, ports_for, schema
 from .foreign_runtime import read_tensor
+from .model_files import attribute_tensors
 from .names import DISPLAY_NAMES_KEY, decode_display_names
 from .types import dtype_name_of_elem, shape_of
 
@@ -127,7 +128,25 @@ def _load(source) -> tuple[onnx.ModelProto, str, Path | None]:
             from None
     if not model.HasField("graph") and not model.opset_import:
         raise OnnxImportError(f"{path}: not an ONNX model (it holds no graph and no opset)")
+    _read_in_attribute_tensors(model, path)
     return model, str(path), path
+
+
+def _read_in_attribute_tensors(model: onnx.ModelProto, path: Path) -> None:
+    """Tensors in node attributes (a Constant's value, the initializers of If, Loop and Scan
+    bodies) that keep their data in a file beside the model are read in now, from the model's
+    own folder (:func:`.foreign_runtime.read_tensor`): the bodies go to onnxruntime as
+    attributes, with no folder to read from. The main graph's initializers stay where they are
+    (read lazily, or at once when small)."""
+    nodes = list(model.graph.node) + [node for function in model.functions for node in function.node]
+    for node in nodes:
+        for tensor in attribute_tensors(node):
+            if tensor.data_location == onnx.TensorProto.EXTERNAL:
+                try:
+                    value = read_tensor(tensor, path.parent, str(path))
+                except ForeignOpError as exc:
+                    raise OnnxImportError(str(exc)) from None
+                tensor.CopyFrom(numpy_helper.from_array(value, tensor.name))
 
 
 def _first_line(exc: BaseException) -> str:

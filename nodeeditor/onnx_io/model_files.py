@@ -139,7 +139,7 @@ def data_files_of(model_path: os.PathLike | str) -> set[Path]:
         return set()
     found = set()
     nodes = [node for function in model.functions for node in function.node]
-    for tensor in [*_graph_tensors(model.graph), *(t for node in nodes for t in _attribute_tensors(node))]:
+    for tensor in [*_graph_tensors(model.graph), *(t for node in nodes for t in attribute_tensors(node))]:
         for entry in tensor.external_data:
             if entry.key == "location" and entry.value:
                 found.add(Path(os.path.realpath(model_path.parent / entry.value)))
@@ -150,10 +150,11 @@ def _graph_tensors(graph: onnx.GraphProto):
     """Every tensor a graph holds: initializers, and those in its nodes' attributes and bodies."""
     yield from graph.initializer
     for node in graph.node:
-        yield from _attribute_tensors(node)
+        yield from attribute_tensors(node)
 
 
-def _attribute_tensors(node: onnx.NodeProto):
+def attribute_tensors(node: onnx.NodeProto):
+    """Every tensor a node's attributes hold: tensor values, and all of its bodies' (If, Loop)."""
     for attribute in node.attribute:
         if attribute.HasField("t"):
             yield attribute.t

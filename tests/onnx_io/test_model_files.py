@@ -187,3 +187,36 @@ def test_a_weight_kept_in_the_model_can_be_trained(tmp_path, table):
     apply_trained(g, trained.values)
     assert isinstance(g.node(weights.id), N.LiteralSource) and g.node(weights.id).trainable
     np.testing.assert_allclose(g.node(weights.id).value, table - 0.5 * expected, rtol=1e-6)
+
+
+def test_an_if_body_keeping_its_tensor_in_external_data_runs(tmp_path):
+    """onnx.save_model(save_as_external_data=True) moves a body's initializers of 1 KB or more
+    out too: the model imported, but the If failed ("should be stored in model.onnx.data, but it
+    is not regular file"): the body went to onnxruntime without the model's folder."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.arange(256, dtype=np.float32).reshape(16, 16)
+    then_graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y_then"])], "then", [],
+                                   [helper.make_tensor_value_info("y_then", TensorProto.FLOAT, [1, 16])],
+                                   initializer=[numpy_helper.from_array(w, "w")])
+    else_graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y_else"])], "else", [],
+                                   [helper.make_tensor_value_info("y_else", TensorProto.FLOAT, [1, 16])])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then_graph, else_branch=else_graph)]
+    graph = helper.make_graph(nodes, "if", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16]),
+                                            helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])])
+    path = tmp_path / "if.onnx"
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(path),
+                    save_as_external_data=True, location="if.onnx.data", size_threshold=512)
+    assert (tmp_path / "if.onnx.data").stat().st_size >= w.nbytes
+    g = import_model(path)
+    x = np.ones((1, 16), np.float32)
+    for node in g.nodes:
+        if isinstance(node, N.InputSource):
+            g.set_source(node.id, example=x if node.name == "x" else np.array(True))
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"x": x, "c": np.array(True)})
+    result = Engine(g).run()
+    assert result.ok, result.errors()
+    np.testing.assert_array_equal(result.outputs["y"], expected[0])
