@@ -75,12 +75,12 @@ class _Context:
         shape) summed back to ``target`` and put in input ``i``'s shape; the dimensions it was
         stretched along are read from the types."""
         x_shape = tuple(self.inputs[i][1].shape) if target is None else tuple(target)
-        if x_shape == tuple(shape_of_value):
+        if x_shape == tuple(shape_of_value) and None not in x_shape:   # two unknowns may differ
             return value if target is None else self.like(value, i)
         lead = len(shape_of_value) - len(x_shape)
         axes = list(range(lead))
         for k, (d, o) in enumerate(zip(x_shape, shape_of_value[lead:], strict=True)):
-            if d == o:
+            if d == o and d is not None:   # equal sizes, or one name; two unknowns may differ
                 continue
             if d == 1:
                 axes.append(lead + k)
@@ -186,7 +186,7 @@ def _broadcast_shape(c: _Context, a: tuple, b: tuple) -> tuple:
     a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
     out = []
     for x, y in zip(a, b, strict=True):
-        if x == y or y == 1:
+        if (x == y and x is not None) or y == 1:
             out.append(x)
         elif x == 1:
             out.append(y)

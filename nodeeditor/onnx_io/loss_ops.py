@@ -27,6 +27,7 @@ from onnx import helper, numpy_helper
 import ops
 from nodeeditor.graph.losses import LossKind
 
+from .errors import ExportError
 from .names import NameTable
 from .types import elem_type
 
@@ -104,20 +105,33 @@ def loss_backward(emit: Emitter, kind: LossKind, pred: str, target: str | None, 
     """(d prediction, d target or None) for the scalar ``grad`` = d total / d loss; the
     prediction is float32 or float64."""
     np_dtype = ops.dtype_of(pred_type.dtype)
-    shape = emit.ints(list(pred_type.shape), "shape")
-    size = math.prod(pred_type.shape)
+    fixed = all(isinstance(d, int) for d in pred_type.shape)
+    # an imported model's named or unknown dimensions (a batch): the shape and count at run time
+    shape = emit.ints(list(pred_type.shape), "shape") if fixed else emit("Shape", [pred], "shape")
+
+    def per(scale: float, count: str) -> str:
+        """``grad`` times ``scale`` / the number of ``count``'s elements."""
+        if fixed:
+            return emit("Mul", [grad, emit.const(np_dtype.type(scale / max(1, math.prod(pred_type.shape))), "inverse")],
+                        "d_scale")
+        n = emit("Cast", [emit("Size", [count], "size")], "count", to=elem_type(pred_type.dtype))
+        return emit("Div", [emit("Mul", [grad, emit.const(np_dtype.type(scale), "scale")], "scaled"), n], "d_scale")
+
     if kind is LossKind.SUM:
         return emit("Expand", [grad, shape], "d_prediction"), None
     if kind is LossKind.MEAN:
-        scaled = emit("Mul", [grad, emit.const(np_dtype.type(1.0 / size), "inverse_count")], "d_each")
-        return emit("Expand", [scaled, shape], "d_prediction"), None
+        return emit("Expand", [per(1.0, pred), shape], "d_prediction"), None
     if kind is LossKind.MEAN_SQUARED_ERROR:
         diff = emit("Sub", [pred, target], "difference")
-        scale = emit("Mul", [grad, emit.const(np_dtype.type(2.0 / size), "two_over_count")], "d_scale")
-        d_pred = emit("Mul", [diff, scale], "d_prediction")
+        d_pred = emit("Mul", [diff, per(2.0, pred)], "d_prediction")
         return d_pred, emit("Neg", [d_pred], "d_target")
-    positions = max(1, size // pred_type.shape[-1])
+    classes = pred_type.shape[-1]
+    if not isinstance(classes, int):
+        raise ExportError(f"softmax_cross_entropy's class axis is {classes!r}: the gradient model needs its size "
+                          "when it is written")
     soft = emit("Softmax", [pred], "softmax", axis=pred_type.rank - 1)
-    onehot = _one_hot(emit, target, pred_type.shape[-1], pred_type.dtype)
-    scale = emit("Mul", [grad, emit.const(np_dtype.type(1.0 / positions), "inverse_positions")], "d_scale")
+    onehot = _one_hot(emit, target, classes, pred_type.dtype)
+    scale = per(1.0, target) if not fixed else emit(
+        "Mul", [grad, emit.const(np_dtype.type(1.0 / max(1, math.prod(pred_type.shape) // classes)),
+                                 "inverse_positions")], "d_scale")
     return emit("Mul", [emit("Sub", [soft, onehot], "softmax_minus_one_hot"), scale], "d_prediction"), None

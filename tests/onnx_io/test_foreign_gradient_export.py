@@ -94,3 +94,41 @@ def test_a_named_dimension_that_may_be_broadcast_is_refused_by_name():
     inputs = [("a", TensorType("float32", ("n",))), ("b", TensorType("float32", (3,)))]
     with pytest.raises(ExportError, match=r"add \[op\]: input 0 of shape \('n',\) against the output's \(3,\)"):
         foreign_op_vjp(emit, "add [op]", "Add", {}, inputs, ("c", TensorType("float32", (3,))), "g", [True, True])
+
+
+@pytest.mark.parametrize("kind", ["sum", "mean", "mean_squared_error"])
+def test_a_prediction_with_a_named_batch_dimension_exports_its_gradients(kind):
+    """An imported model's input float[batch, 3] through MatMul into a loss: the loss's
+    gradient took the prediction's shape as numbers ("invalid literal for int() ... 'batch'",
+    a traceback from indexflow export --gradients). It is read at run time now."""
+    rng = np.random.default_rng(0)
+    g = Graph("batch", opset=18)
+    g.add_literal(rng.standard_normal((3, 4)), name="w", node_id="w")
+    g.set_trainable("w", True)
+    g.add_node(N.InputSource(id="x", name="x", example=N.frozen_array(rng.standard_normal((2, 3))), shape=("batch", 3)))
+    g.add_node(N.ForeignNode(id="mm", name="mm", op_type="MatMul", inputs=("A", "B"), outputs=("Y",)))
+    g.connect("x", "output", "mm", "A")
+    g.connect("w", "output", "mm", "B")
+    g.add_loss(kind, node_id="loss")
+    g.connect("mm", "Y", "loss", "prediction")
+    if kind == "mean_squared_error":
+        g.add_node(N.InputSource(id="t", name="t", example=N.frozen_array(rng.standard_normal((2, 4))),
+                                 shape=("batch", 4)))
+        g.connect("t", "output", "loss", "target")
+    assert g.output_type("mm", "Y").shape == ("batch", 4)
+    _assert_export_matches_the_engine(g)
+
+
+def test_two_unknown_dimensions_are_not_taken_for_equal():
+    """A [?, 3] tensor that is [1, 3] against a [?, 3] output that is [2, 3]: the gradient was not
+    summed back (equal unknowns were taken for equal sizes), and onnxruntime gave wrong numbers."""
+    from nodeeditor.onnx_io.foreign_vjp_ops import foreign_op_vjp
+    from nodeeditor.onnx_io.loss_ops import Emitter
+    from nodeeditor.onnx_io.names import NameTable
+    from ops import TensorType
+
+    emit = Emitter(NameTable(), [], "add")
+    inputs = [("a", TensorType("float32", (None, 3))), ("b", TensorType("float32", (None, 3)))]
+    with pytest.raises(ExportError, match="which dimensions were broadcast is not known"):
+        foreign_op_vjp(emit, "add [op]", "Add", {}, inputs, ("c", TensorType("float32", (None, 3))), "g",
+                       [True, False])
