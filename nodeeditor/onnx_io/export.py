@@ -409,7 +409,8 @@ def save_model(graph: Graph, path: os.PathLike | str, opset: int | None = None,
     either replaces anything. Returns the files written; ExportError when the model is
     refused or cannot be written (the old files stay)."""
     model, _feeds, detached = _export(graph, opset, sources, external_data)
-    refuse_writing_what_it_reads(graph, Path(path), detached is not None)
+    path = model_files.followed(path)   # checked and written where a link leads, the data beside it
+    refuse_writing_what_it_reads(graph, path, detached is not None)
     lenient = has_foreign_nodes(graph)
     return model_files.write_model(model, path, detached, lambda written: validate_model(written, lenient))
 
@@ -421,14 +422,15 @@ def refuse_writing_what_it_reads(graph: Graph, path: Path, writes_data: bool) ->
     readers = graph.readers_of(path)
     if readers:
         raise ExportError(f"{path} is a file this graph reads ({readers[0].label}); export to another file")
-    if not writes_data:
-        return
-    data = Path(os.path.realpath(model_files.data_path(path)))
+    written = [Path(os.path.realpath(path))] + ([Path(os.path.realpath(model_files.data_path(path)))]
+                                                if writes_data else [])
     scope = graph.file_scope
     for model in {scope.real(n.path) for n in graph.nodes if n.kind == N.MODEL_TENSOR and n.path}:
-        if data in model_files.data_files_of(model):
-            raise ExportError(f"the weights would go to {data}, where {model.name}, which this graph reads, keeps "
-                              "its weights; export to another file")
+        kept = model_files.data_files_of(model)
+        for target in written:
+            if target in kept:
+                raise ExportError(f"{target} is where {model.name}, which this graph reads, keeps its weights; "
+                                  "export to another file")
 
 
 def validate_model(model: onnx.ModelProto | os.PathLike, lenient_inference: bool = False) -> None:

@@ -25,7 +25,6 @@ Contract of :func:`export_gradient_model`:
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 import onnx
@@ -177,7 +176,8 @@ def save_gradient_model(graph: Graph, path: os.PathLike | str, opset: int | None
     """Export the gradient model and write it as :func:`.export.save_model` writes a model
     (``external_data`` likewise); returns the files written (ExportError)."""
     model, _feeds, detached = _export_gradients(graph, opset, sources, external_data)
-    refuse_writing_what_it_reads(graph, Path(path), detached is not None)
+    path = model_files.followed(path)
+    refuse_writing_what_it_reads(graph, path, detached is not None)
     return model_files.write_model(model, path, detached, validate_model)
 
 

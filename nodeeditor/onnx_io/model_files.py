@@ -15,8 +15,9 @@ Contract:
   path (``check(model_path)``, e.g. the ONNX checker, which reads the data file), and only then
   are they moved into place, the data file first and the model last. A refused model or a full
   disk leaves the old files as they were; a process killed between the two moves (two renames)
-  leaves the new data beside the old model, and one killed while writing leaves its temporary
-  folder (``.ifg-export-*``) behind; a failed move of the model puts the old data file back.
+  leaves the new data beside the old model (one killed just before, the old data in the
+  temporary folder), and one killed while writing leaves its temporary folder
+  (``.ifg-export-*``) behind; a failed move of the model puts the old data file back.
   The files get the permissions of those they replace. A model written in one file over one
   that kept its weights in ``NAME.onnx.data`` leaves that file (another model may read it).
 - :func:`data_files_of` names the files a model keeps initializers in (the exporter refuses
@@ -116,10 +117,8 @@ def write_model(model: onnx.ModelProto, path: os.PathLike | str, detached: Detac
     ``check(model_path)`` raises ExportError for a model that must not be written (called on
     the written files when there is detached data; the caller checked a model in one file
     already). ExportError when it cannot be written."""
-    path = Path(path)
     try:
-        if path.is_symlink():   # the file it names is replaced, the link kept (as graph saves do)
-            path = Path(os.path.realpath(path))
+        path = followed(path)
         if detached is None:
             write_atomically(path, model.SerializeToString())
             return Written(path, None)
@@ -127,6 +126,13 @@ def write_model(model: onnx.ModelProto, path: os.PathLike | str, detached: Detac
     except OSError as exc:
         # the file meant, not a temporary's name: a move's target, else the model
         raise ExportError(f"cannot write {exc.filename2 or path}: {exc.strerror or exc}") from exc
+
+
+def followed(path: os.PathLike | str) -> Path:
+    """``path``, or the file it links to: a link is kept and what it names replaced (as graph
+    saves do), and the data file goes beside that file."""
+    path = Path(path)
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 def data_files_of(model_path: os.PathLike | str) -> set[Path]:
@@ -139,7 +145,8 @@ def data_files_of(model_path: os.PathLike | str) -> set[Path]:
         return set()
     found = set()
     nodes = [node for function in model.functions for node in function.node]
-    for tensor in [*_graph_tensors(model.graph), *(t for node in nodes for t in attribute_tensors(node))]:
+    sparse = [t for s in model.graph.sparse_initializer for t in (s.values, s.indices)]
+    for tensor in [*_graph_tensors(model.graph), *sparse, *(t for node in nodes for t in attribute_tensors(node))]:
         for entry in tensor.external_data:
             if entry.key == "location" and entry.value:
                 found.add(Path(os.path.realpath(model_path.parent / entry.value)))
@@ -198,7 +205,9 @@ def _write_with_data(model: onnx.ModelProto, path: Path, detached: Detached,
 
 def _move_in(staged_data: Path, data: Path, staged_model: Path, path: Path, backup: Path) -> None:
     """The data file, then the model, into place; when the model's move fails (a lock, a
-    folder in its place), the old data file goes back, so the old model still reads its own."""
+    folder in its place), the old data file goes back, so the old model still reads its own.
+    A data file that is a link: the file it names is replaced."""
+    data = followed(data)
     had_data = data.is_file()
     if had_data:
         os.replace(data, backup)

@@ -215,8 +215,8 @@ def test_the_data_file_another_model_of_the_graph_reads_is_never_replaced_or_rem
     shared = (tmp_path / "model.onnx.data").read_bytes()
     g = import_model(tmp_path / "model_relu.onnx", lazy_elements=1000)
     assert any(n.kind == "model_tensor" for n in g.nodes)
-    with pytest.raises(ExportError, match=r"the weights would go to .*model.onnx.data, where model_relu.onnx, "
-                                          r"which this graph reads, keeps its weights"):
+    with pytest.raises(ExportError, match=r"model.onnx.data is where model_relu.onnx, which this graph reads, "
+                                          r"keeps its weights"):
         save_model(g, tmp_path / "model.onnx", external_data=True)
     save_model(g, tmp_path / "model.onnx")                         # in one file: the data file is left
     assert (tmp_path / "model.onnx.data").read_bytes() == shared
@@ -247,3 +247,37 @@ def test_a_folder_where_the_data_file_goes_is_named(tmp_path, capsys):
     save_graph(g, graph_file)
     assert main(["export", str(graph_file), "-o", str(tmp_path / "small.onnx"), "--external-data"]) == 0
     assert "note: every weight is under 1 KB, so the model holds them all" in capsys.readouterr().err
+
+
+def _model_keeping_w_in(folder, location: str) -> np.ndarray:
+    """A.onnx in ``folder``, its MatMul weight W in the file ``location`` beside it."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.random.default_rng(0).standard_normal((64, 80)).astype(np.float32)
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["y"])], "m",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 80])],
+                              [numpy_helper.from_array(w, "W")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(folder / "A.onnx"),
+              save_as_external_data=True, location=location, size_threshold=0)
+    return w
+
+
+def test_a_file_a_read_model_keeps_its_weights_in_is_never_written_over(tmp_path):
+    """A keeps W in weights.onnx: exporting a model in one file to weights.onnx replaced it (A's W
+    then failed its check); through a link to B.onnx, whose data file B.onnx.data is A's, the
+    check looked beside the link and the write beside its target."""
+    w = _model_keeping_w_in(tmp_path, "weights.onnx")
+    g = import_model(tmp_path / "A.onnx")
+    with pytest.raises(ExportError, match=r"weights.onnx is where A.onnx, which this graph reads, keeps its weights"):
+        save_model(g, tmp_path / "weights.onnx")
+    other = tmp_path / "other"
+    other.mkdir()
+    _model_keeping_w_in(other, "B.onnx.data")
+    g = import_model(other / "A.onnx")
+    (tmp_path / "link.onnx").symlink_to(other / "B.onnx")
+    before = (other / "B.onnx.data").read_bytes()
+    with pytest.raises(ExportError, match=r"B.onnx.data is where A.onnx, which this graph reads, keeps its weights"):
+        save_model(g, tmp_path / "link.onnx", external_data=True)
+    assert (other / "B.onnx.data").read_bytes() == before
+    np.testing.assert_array_equal(numpy_helper.to_array(onnx.load(str(other / "A.onnx")).graph.initializer[0]), w)
