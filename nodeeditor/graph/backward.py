@@ -109,7 +109,9 @@ def gradient_edges(graph) -> frozenset[N.Edge]:
             continue
         for port, edge in graph.inputs_of(node.id).items():
             ttype = graph.output_type(edge.src, edge.src_port)
-            if port in ports and edge.src in from_sources and ttype is not None and is_float(ttype.dtype):
+            first = graph.node(edge.src).output_ports()[0]   # gradients are of a node's first output
+            if port in ports and edge.src in from_sources and edge.src_port == first and ttype is not None \
+                    and is_float(ttype.dtype):
                 out.add(edge)
                 if edge.src not in reached:
                     reached.add(edge.src)
@@ -283,7 +285,16 @@ class Backward:
             source_types[sid] = ttype
         reach_loss = set(loss_ids) | g.upstream(loss_ids)
         from_sources = set(source_ids).union(*(g.downstream(s) for s in source_ids))
-        on_path = reach_loss & from_sources
+        between = reach_loss & from_sources
+        # a node whose output is no float carries no gradient (Shape, an index computation, a Cast
+        # to an integer): off the path, its value still read where an input of the path needs it
+        on_path = {nid for nid in between if g.node(nid).is_source or nid in loss_ids or _float_output(g, nid)}
+        for nid in sorted(between - on_path):
+            node = g.node(nid)
+            if isinstance(node, N.ForeignNode) and foreign_vjp(node.op_type, node.domain, len(node.outputs)):
+                ttype = g.output_type(nid)
+                warnings.append(f"{node.label}: its output is {ttype.dtype if ttype else 'not known'}, so no "
+                                "gradient flows back through it")
         for sid in source_ids:
             if sid not in reach_loss:
                 warnings.append(f"{g.node(sid).label}: no path leads from it to a loss; its gradient is zero")
@@ -310,16 +321,12 @@ class Backward:
                 step.update(loss=node.clone())
             elif isinstance(node, N.ForeignNode):
                 rule = foreign_vjp(node.op_type, node.domain, len(node.outputs))
-                if rule is None:
+                if rule is None and consumers:   # (TopK whose indices alone are used needs none)
                     warnings.append(f"{node.label}: IndexFlow has no gradient for ONNX op {node.title}; "
                                     "no gradient flows back through it")
-                else:
+                elif rule is not None:
                     step.update(op=node.op_type, rule=rule, opset=g.opset,
                                 attrs={name: a.value for name, a in node.attributes.items()})
-                    out_type = g.output_type(nid)
-                    if out_type is not None and not is_float(out_type.dtype):   # a Cast to an integer
-                        warnings.append(f"{node.label}: its output is {out_type.dtype}, so no gradient flows "
-                                        "back through it")
             if not node.is_source:
                 keep.update(src for _, src in inputs if src is not None)
             steps.append(BackwardStep(**step))
@@ -423,6 +430,12 @@ class Backward:
         ports = step.src_ports or (None,) * len(step.inputs)
         return [None if src is None else self.engine.value(src, port)
                 for (_, src), port in zip(step.inputs, ports, strict=True)]
+
+
+def _float_output(g, node_id: str) -> bool:
+    """Whether the node's (first) output is a float tensor (unknown: taken as one)."""
+    ttype = g.output_type(node_id)
+    return ttype is None or is_float(ttype.dtype)
 
 
 def _scaled(grad: np.ndarray, coefficient: float) -> np.ndarray:

@@ -132,3 +132,32 @@ def test_two_unknown_dimensions_are_not_taken_for_equal():
     with pytest.raises(ExportError, match="which dimensions were broadcast is not known"):
         foreign_op_vjp(emit, "add [op]", "Add", {}, inputs, ("c", TensorType("float32", (None, 3))), "g",
                        [True, False])
+
+
+def test_a_shape_computed_on_the_path_neither_blocks_nor_warns():
+    """w -> MatMul -> Reshape(mm, Shape(mm)), as torch exports a flatten: the Shape node (int64)
+    counted as on the path, so the gradient export refused it ("its tensor is int64") and the
+    engine warned that no gradient flows back through Shape."""
+    rng = np.random.default_rng(4)
+    g = Graph("reshape", opset=18)
+    g.add_literal(rng.standard_normal((2, 3)), name="x", node_id="x")
+    g.add_literal(rng.standard_normal((3, 4)), name="w", node_id="w")
+    g.set_trainable("w", True)
+    g.add_node(N.ForeignNode(id="mm", name="mm", op_type="MatMul", inputs=("A", "B"), outputs=("Y",)))
+    g.add_node(N.ForeignNode(id="shape", name="shape", op_type="Shape", inputs=("data",), outputs=("shape",)))
+    g.add_node(N.ForeignNode(id="reshape", name="reshape", op_type="Reshape", inputs=("data", "shape"),
+                             outputs=("reshaped",)))
+    g.connect("x", "output", "mm", "A")
+    g.connect("w", "output", "mm", "B")
+    g.connect("mm", "Y", "shape", "data")
+    g.connect("mm", "Y", "reshape", "data")
+    g.connect("shape", "shape", "reshape", "shape")
+    g.add_loss("mean_squared_error", node_id="loss")
+    g.connect("reshape", "reshaped", "loss", "prediction")
+    g.add_literal(np.zeros((2, 4)), name="t", node_id="t")
+    g.connect("t", "output", "loss", "target")
+    result = Backward(Engine(g)).run()
+    assert result.ok and result.warnings == [], (result.errors, result.warnings)
+    x, w = g.node("x").value, g.node("w").value
+    np.testing.assert_allclose(result.source_gradients()["w"], x.T @ (2 * (x @ w) / 8))   # d mean((xw)^2) / dw
+    _assert_export_matches_the_engine(g)
