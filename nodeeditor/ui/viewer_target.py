@@ -195,11 +195,16 @@ class ViewerTarget(QtCore.QObject):
         of, label = node_id, node.name if port is None or node.kind == "output" else f"{node.name}.{port}"
         edge = graph.edge_into(node_id, port) if not is_output else (
             graph.edge_into(node_id, node.input_ports()[0]) if node.kind == "output" else None)
+        out_port = port if is_output and node.kind != "output" else None
         if not is_output or node.kind == "output":
             if edge is None:
                 return Shown(f"d loss / d {label}", "input not connected", None, "no gradient")
-            of = edge.src
+            of, out_port = edge.src, edge.src_port
         name = f"d loss / d {label}"
+        outputs = graph.node(of).output_ports()
+        if out_port is not None and outputs and out_port != outputs[0]:   # gradients are of first outputs
+            return Shown(name, f"gradients are kept for a node's first output only ({graph.node(of).name}."
+                               f"{outputs[0]}), not for {out_port}", None, "no gradient")
         result = self.gradients.result
         if result is None:
             problem = self.gradients.problem or "computing the gradient…"

@@ -122,3 +122,42 @@ def test_the_explainer_says_why_there_is_no_backward_pass(window, qtbot):
     assert w.explainer.explanation is None
     w.explainer_controller.explain(op)                    # lessons and presentations: the forward pass
     assert not w.explainer_controller.backward and w.explainer.explanation is not None
+
+
+def test_the_gradient_of_a_later_output_is_said_to_be_kept_only_for_the_first(window, qtbot):
+    """Split's second output q: the viewer's Gradient mode showed d loss / d p (the first
+    output's gradient) under q's name."""
+    import numpy as np
+
+    from nodeeditor.graph import Graph
+    from nodeeditor.graph import nodes as N
+    from nodeeditor.graph.foreign import AttrKind, ForeignAttribute
+    from nodeeditor.ui.viewer_target import ViewerMode
+
+    g = Graph("split", opset=18)
+    g.add_literal(np.array([1.0, 2.0]), name="a", node_id="a")
+    g.set_trainable("a", True)
+    g.add_literal(np.array([10.0, 20.0]), name="b", node_id="b")
+    g.add_node(N.ForeignNode(id="cat", name="cat", op_type="Concat", inputs=("x0", "x1"), outputs=("Y",),
+                             attributes={"axis": ForeignAttribute(AttrKind.INT, 0)}))
+    g.add_node(N.ForeignNode(id="split", name="split", op_type="Split", inputs=("input",), outputs=("p", "q"),
+                             attributes={"num_outputs": ForeignAttribute(AttrKind.INT, 2)}))
+    g.add_node(N.ForeignNode(id="mul", name="mul", op_type="Mul", inputs=("A", "B"), outputs=("Y",)))
+    g.connect("a", "output", "cat", "x0")
+    g.connect("b", "output", "cat", "x1")
+    g.connect("cat", "Y", "split", "input")
+    g.connect("split", "p", "mul", "A")
+    g.connect("split", "q", "mul", "B")
+    g.add_loss("sum", node_id="loss")
+    g.connect("mul", "Y", "loss", "prediction")
+    window.set_document(g, None)
+    window.runner.wait()
+    window.viewer_dock.show()
+    window.viewer_target.set_mode(ViewerMode.GRADIENT)
+    window.viewer_target._on_port_clicked("mul", "A", False)              # from p, the first output
+    qtbot.waitUntil(lambda: window.viewer.current is not None, timeout=20000)
+    np.testing.assert_array_equal(window.viewer.current.array, [10.0, 20.0])   # d sum(p q) / dp = q
+    window.viewer_target._on_port_clicked("mul", "B", False)              # from q
+    qtbot.waitUntil(lambda: window.viewer.current is None, timeout=20000)
+    assert "gradients are kept for a node's first output only (split.p), not for q" in \
+        window.viewer.info_label.text()
