@@ -273,7 +273,7 @@ class Backward:
             for sid in source_ids:
                 if not isinstance(g.node(sid), N.TrainableSource):
                     raise ValueError(f"{g.node(sid).label} is a {g.node(sid).kind} node; gradients are taken "
-                                     "with respect to literal, generator and file sources")
+                                     "with respect to literal, generator, file and model tensor sources")
         if not loss_ids or not source_ids:
             raise _setup_error(not loss_ids, not source_ids)
 

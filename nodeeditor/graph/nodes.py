@@ -24,7 +24,7 @@ A :class:`ModelTensorSource` is an initializer that stays in its model file and 
 demand. A graph input may declare a shape with named dimensions (``InputSource.shape``).
 
 Training fields (none of them changes a forward value, so none changes ``revision``):
-literal, generator and file sources (:class:`TrainableSource`) have ``trainable``; an
+literal, generator, file and model tensor sources (:class:`TrainableSource`) have ``trainable``; an
 operator has ``training`` (off: no gradient flows through it to its inputs) and
 ``loss_coefficient`` (multiplies the gradient it sends to its inputs).
 """

@@ -20,8 +20,8 @@ Contract:
   changes yet); its ``redo(graph)`` applies it and ``undo(graph)`` puts the graph back, so
   the editor wraps a whole run in one undo command; :func:`apply_trained` builds and applies
   it at once (the command line). Every trained source becomes a literal with the trained
-  tensor under the same id, name and position, still trainable: a generator or a file source
-  gives up its parameters or its file (the trained values are no longer what it would
+  tensor under the same id, name and position, still trainable: a generator, a file source or
+  an imported model's tensor gives up its parameters or its file (the trained values are no longer what it would
   produce), a literal just gets the new value. ``Graph.replace_node`` does the swap, so the
   edges stay and an undo brings back the very node objects (and their cached results).
 """

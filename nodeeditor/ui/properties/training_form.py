@@ -23,7 +23,7 @@ TRAINING_TIP = ("The toolkit's training switch: off, no gradient flows through t
                 "(what it computes does not change)")
 COEFFICIENT_TIP = "Multiplies the gradient this node sends to its inputs (1: unchanged); no effect on its output"
 TRAINABLE_TIP = ("A training run (the Training dock, indexflow train) updates this tensor from its gradient; "
-                 "a trained generator or file becomes a literal holding the trained values")
+                 "a trained generator, file or model tensor becomes a literal holding the trained values")
 
 
 class TrainingForm:
