@@ -246,20 +246,26 @@ def test_a_loss_target_from_a_second_output_is_read_from_that_output():
     np.testing.assert_allclose(result.source_gradients()["W"], 2 * (1 - target) / 6)
 
 
+def _two_casts(first: int, second: int, w: np.ndarray) -> Graph:
+    """W (trainable) -> Cast(first) -> Cast(second) -> sum."""
+    g = Graph("casts", opset=18)
+    g.add_literal(w, name="W", node_id="W")
+    g.set_trainable("W", True)
+    g.add_node(_foreign("first", "Cast", ("input",), {"to": (AttrKind.INT, first)}))
+    g.add_node(_foreign("second", "Cast", ("input",), {"to": (AttrKind.INT, second)}))
+    g.connect("W", "output", "first", "input")
+    g.connect("first", "Y", "second", "input")
+    g.add_loss("sum", node_id="loss")
+    g.connect("second", "Y", "loss", "prediction")
+    return g
+
+
 def test_a_bfloat16_cast_passes_the_gradient_on():
     """Mixed precision, float32 weights through a bfloat16 Cast: the rules kept only dtypes of
     numpy kind "f" (ml_dtypes' bfloat16 is not), so the gradient was zeros, with no warning."""
     from onnx import TensorProto
 
-    g = Graph("amp", opset=18)
-    g.add_literal(np.array([1.0, 2.0, 3.0], np.float32), name="W", node_id="W")
-    g.set_trainable("W", True)
-    g.add_node(_foreign("to_bf16", "Cast", ("input",), {"to": (AttrKind.INT, TensorProto.BFLOAT16)}))
-    g.add_node(_foreign("to_f32", "Cast", ("input",), {"to": (AttrKind.INT, TensorProto.FLOAT)}))
-    g.connect("W", "output", "to_bf16", "input")
-    g.connect("to_bf16", "Y", "to_f32", "input")
-    g.add_loss("sum", node_id="loss")
-    g.connect("to_f32", "Y", "loss", "prediction")
+    g = _two_casts(TensorProto.BFLOAT16, TensorProto.FLOAT, np.array([1.0, 2.0, 3.0], np.float32))
     result = Backward(Engine(g)).run()
     assert result.ok and result.warnings == [], (result.errors, result.warnings)
     np.testing.assert_array_equal(result.source_gradients()["W"], [1, 1, 1])   # d sum(x) / dx
@@ -269,15 +275,7 @@ def test_a_cast_to_integers_says_no_gradient_flows_through_it():
     """Its gradient is zero (right), but nothing said so: a training run reported "1-fold lower"."""
     from onnx import TensorProto
 
-    g = Graph("int", opset=18)
-    g.add_literal(np.array([1.5, 2.5]), name="W", node_id="W")
-    g.set_trainable("W", True)
-    g.add_node(_foreign("to_int", "Cast", ("input",), {"to": (AttrKind.INT, TensorProto.INT64)}))
-    g.add_node(_foreign("back", "Cast", ("input",), {"to": (AttrKind.INT, TensorProto.DOUBLE)}))
-    g.connect("W", "output", "to_int", "input")
-    g.connect("to_int", "Y", "back", "input")
-    g.add_loss("sum", node_id="loss")
-    g.connect("back", "Y", "loss", "prediction")
+    g = _two_casts(TensorProto.INT64, TensorProto.DOUBLE, np.array([1.5, 2.5]))
     result = Backward(Engine(g)).run()
-    assert result.ok and result.warnings == ["to_int: its output is int64, so no gradient flows back through it"]
+    assert result.ok and result.warnings == ["first: its output is int64, so no gradient flows back through it"]
     assert not result.source_gradients()["W"].any()

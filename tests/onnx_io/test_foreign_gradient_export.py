@@ -161,3 +161,10 @@ def test_a_shape_computed_on_the_path_neither_blocks_nor_warns():
     x, w = g.node("x").value, g.node("w").value
     np.testing.assert_allclose(result.source_gradients()["w"], x.T @ (2 * (x @ w) / 8))   # d mean((xw)^2) / dw
     _assert_export_matches_the_engine(g)
+
+
+def test_every_op_the_engine_differentiates_has_its_onnx_gradient():
+    from nodeeditor.graph.foreign_vjp import FOREIGN_VJP_OPS
+    from nodeeditor.onnx_io.foreign_vjp_ops import WRITTEN
+
+    assert sorted(WRITTEN) == sorted(FOREIGN_VJP_OPS)
