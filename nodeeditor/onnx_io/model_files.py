@@ -132,7 +132,10 @@ def followed(path: os.PathLike | str) -> Path:
     """``path``, or the file it links to: a link is kept and what it names replaced (as graph
     saves do), and the data file goes beside that file."""
     path = Path(path)
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        return Path(os.path.realpath(path)) if path.is_symlink() else path
+    except OSError:   # a name the system cannot even look up (too long): no link; the write says why
+        return path
 
 
 def data_files_of(model_path: os.PathLike | str) -> set[Path]:
