@@ -51,6 +51,7 @@ from .help import ColourLegend, ShortcutsDialog, show_about
 from .lessons import LessonsController
 from .node_actions import NodeActions
 from .palette import Palette
+from .panel_focus import PanelFocus
 from .presentation import LESSON_TEXT_ZOOM, Presentation
 from .previews import PreviewSwitch
 from .properties import PropertyPanel
@@ -122,6 +123,9 @@ class MainWindow(QtWidgets.QMainWindow):
                                          self.properties_dock, status)
         self.documentChanged.connect(self.lessons.document_changed)
         self._present_lessons()
+        self.panel_focus = PanelFocus(lambda: [self.view, self.palette_dock, self.properties_dock, self.viewer_dock,
+                                               self.explainer_dock, self.training_dock, self.lessons.dock,
+                                               self.lessons.quiz_dock], status)
         self.resize(screen_fit.initial_size(self, self.PREFERRED_SIZE))
         self.resizeDocks([self.palette_dock, self.properties_dock], list(screen_fit.initial_dock_widths(self.width())),
                          QtCore.Qt.Orientation.Horizontal)
@@ -256,6 +260,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.frame_action = self._action("&Frame Selection (or All)\tF", lambda: self.view.frame(True))
         self.frame_all_action = self._action("Frame &All", lambda: self.view.frame(False, readable=False), "Ctrl+0")
+        self.next_panel_action = self._action("&Next Panel", lambda: self.panel_focus.move(1), "Ctrl+F6",
+                                              tip="The keyboard's way between the canvas and the docks")
+        self.previous_panel_action = self._action("Pre&vious Panel", lambda: self.panel_focus.move(-1),
+                                                  "Ctrl+Shift+F6")
         self.zoom_in_action = self._action("Zoom &In", lambda: self.view.zoom_by(1), ("Ctrl++", "Ctrl+="))
         self.zoom_out_action = self._action("Zoom &Out", lambda: self.view.zoom_by(-1), "Ctrl+-")
         self.previews_action = self._action("Inline &Previews", lambda show: self.previews.set(show), checkable=True,
@@ -344,6 +352,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         view_menu = menu.addMenu("&View")
         view_menu.addActions([self.frame_action, self.frame_all_action, self.zoom_in_action, self.zoom_out_action])
+        view_menu.addActions([self.next_panel_action, self.previous_panel_action])
         view_menu.addSeparator()
         view_menu.addAction(self.previews_action)
         self.theme_menu = view_menu.addMenu("&Theme")
