@@ -104,6 +104,8 @@ def gradient_edges(graph) -> frozenset[N.Edge]:
         elif isinstance(node, N.LossNode):
             ports = set(node.input_ports())
         elif isinstance(node, N.ForeignNode) and foreign_vjp(node.op_type, node.domain, len(node.outputs)):
+            if not node.training:
+                continue
             ports = set(node.inputs)
         else:
             continue
@@ -325,7 +327,8 @@ class Backward:
                     warnings.append(f"{node.label}: IndexFlow has no gradient for ONNX op {node.title}; "
                                     "no gradient flows back through it")
                 elif rule is not None:
-                    step.update(op=node.op_type, rule=rule, opset=g.opset,
+                    step.update(op=node.op_type, rule=rule, opset=g.opset, training=node.training,
+                                coefficient=node.loss_coefficient,
                                 attrs={name: a.value for name, a in node.attributes.items()})
             if not node.is_source:
                 keep.update(src for _, src in inputs if src is not None)
@@ -408,14 +411,14 @@ class Backward:
                 else np.asarray(total.astype(value.dtype)))
         ports = [port for port, _ in step.inputs]
         sends: dict[str, np.ndarray] = {}
-        if step.rule is not None:
+        if step.rule is not None and step.training:
             inputs = [None if x is None else np.asarray(x) for x in self._inputs(step)]
             try:
                 raw = step.rule(inputs, step.attrs, value, grad, step.opset)
             except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:
                 raise ops.OpError(f"the gradient of {step.op}: {exc}") from exc
-            sends = {port: g for port, g in zip(ports, raw, strict=True) if g is not None}
-        elif step.op is not None and step.training:
+            sends = {port: _scaled(g, step.coefficient) for port, g in zip(ports, raw, strict=True) if g is not None}
+        elif step.op is not None and step.rule is None and step.training:
             inputs = self._inputs(step)
             raw = self.vjp(step.op, inputs, step.attrs, grad)
             sends = {port: _scaled(g, step.coefficient) for port, g in zip(ports, raw, strict=True) if g is not None}

@@ -770,16 +770,17 @@ class Graph:
         return self.set_source(node_id, **{field: value})[field]
 
     def set_training(self, node_id: str, on: bool) -> bool:
-        """Turn an operator's training switch on or off (off: no gradient flows through the
-        node to its inputs); returns the old value. Emits ``TrainingChanged`` when it changes.
-        The forward result is not affected."""
-        return self._set_flag_field(self._operator(node_id), "training", _flag(on, "training"), E.TrainingChanged)
+        """Turn an operator's (or a foreign op's) training switch on or off (off: no gradient
+        flows through the node to its inputs); returns the old value. Emits ``TrainingChanged``
+        when it changes. The forward result is not affected."""
+        return self._set_flag_field(self._switchable(node_id), "training", _flag(on, "training"),
+                                    E.TrainingChanged)
 
     def set_loss_coefficient(self, node_id: str, coefficient: float) -> float:
-        """Set the number an operator multiplies the gradient it sends to its inputs by (any
-        finite number; 1 leaves it as it is); returns the old one. Emits
+        """Set the number an operator (or a foreign op) multiplies the gradient it sends to its
+        inputs by (any finite number; 1 leaves it as it is); returns the old one. Emits
         ``LossCoefficientChanged`` when it changes. The forward result is not affected."""
-        node = self._operator(node_id)
+        node = self._switchable(node_id)
         if isinstance(coefficient, bool) or not isinstance(coefficient, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(coefficient):
             raise ValueError(f"the loss coefficient of {node.label} must be a finite number, got {coefficient!r}")
@@ -1015,6 +1016,12 @@ class Graph:
         return old
 
     # ------------------------------------------------------------------ internals
+    def _switchable(self, node_id: str) -> N.Node:
+        node = self.node(node_id)
+        if not N.has_training_switch(node):
+            raise ValueError(f"{node.label} is a {node.kind} node, not an operator")
+        return node
+
     def _operator(self, node_id: str) -> N.OperatorNode:
         node = self.node(node_id)
         if not isinstance(node, N.OperatorNode):

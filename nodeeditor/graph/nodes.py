@@ -24,9 +24,10 @@ A :class:`ModelTensorSource` is an initializer that stays in its model file and 
 demand. A graph input may declare a shape with named dimensions (``InputSource.shape``).
 
 Training fields (none of them changes a forward value, so none changes ``revision``):
-literal, generator, file and model tensor sources (:class:`TrainableSource`) have ``trainable``; an
-operator has ``training`` (off: no gradient flows through it to its inputs) and
-``loss_coefficient`` (multiplies the gradient it sends to its inputs).
+literal, generator, file and model tensor sources (:class:`TrainableSource`) have ``trainable``;
+an operator and a foreign node (:func:`has_training_switch`) have ``training`` (off: no gradient
+flows through it to its inputs) and ``loss_coefficient`` (multiplies the gradient it sends to
+its inputs).
 """
 from __future__ import annotations
 
@@ -509,6 +510,10 @@ class ForeignNode(Node):
     optional: frozenset[str] = frozenset()
     captures: tuple[str, ...] = ()
     tensor_names: tuple[str, ...] = ()
+    #: the toolkit's training switch and loss coefficient, as an operator has them (they act on
+    #: the backward pass only, through ops nodeeditor.graph.foreign_vjp has a rule for)
+    training: bool = True
+    loss_coefficient: float = 1.0
     kind: ClassVar[str] = FOREIGN
 
     def __post_init__(self) -> None:
@@ -639,3 +644,9 @@ class Edge:
 
     def __str__(self) -> str:
         return f"{self.src}.{self.src_port} -> {self.dst}.{self.dst_port}"
+
+
+def has_training_switch(node: Node) -> bool:
+    """Whether ``node`` has the toolkit's training switch and loss coefficient (an indexing
+    operator, or a foreign ONNX op)."""
+    return isinstance(node, (OperatorNode, ForeignNode))

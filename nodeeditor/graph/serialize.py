@@ -29,9 +29,9 @@ named dimensions: ints, strings, null) when set; an input of another ONNX type h
 ``{"none": true}`` or a tensor. ``"model"`` holds :class:`ModelInfo`.
 
 Training fields (version 2), written only when they differ from their defaults so files
-stay small: op ``"training": false`` (default true) and ``"loss_coefficient": x``
-(default 1); literal, generator, file and model tensor ``"trainable": true`` (default false). A missing
-field reads as its default.
+stay small: op and foreign ``"training": false`` (default true) and ``"loss_coefficient": x``
+(default 1); literal, generator, file and model tensor ``"trainable": true`` (default
+false). A missing field reads as its default.
 
 Fields of version 3 added later (optional, written only when set; a reader that does not know
 them ignores them): op ``tensor_names`` (the ONNX names its outputs had in an imported model);
@@ -305,10 +305,7 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
     elif isinstance(node, N.OperatorNode):
         out["op"] = node.op
         out["attributes"] = dict(node.attributes)
-        if not node.training:
-            out["training"] = False
-        if node.loss_coefficient != 1.0:
-            out["loss_coefficient"] = _num(node.loss_coefficient)
+        out.update(_training_to_dict(node))
         if node.bypassed:
             out["bypassed"] = True
         if node.tensor_names:
@@ -317,6 +314,7 @@ def node_to_dict(node: N.Node, encode: TensorEncoder) -> dict[str, Any]:
         out["loss"] = node.loss.value
     elif isinstance(node, N.ForeignNode):
         out.update(foreign_to_dict(node, encode))
+        out.update(_training_to_dict(node))
     elif isinstance(node, N.ModelTensorSource):
         out.update(path=node.path, tensor=node.tensor, dtype=node.dtype, shape=list(node.shape),
                    nbytes=node.nbytes, checksum=node.checksum)
@@ -443,12 +441,7 @@ def node_from_dict(d: Mapping[str, Any], sidecar: TensorDecoder) -> N.Node:
             op = _require(d, "op", str, what)
             if op not in ops.OP_NAMES:
                 raise ValueError(f"unknown operator {op!r} (known: {', '.join(ops.OP_NAMES)})")
-            coefficient = d.get("loss_coefficient", 1.0)
-            if isinstance(coefficient, bool) or not isinstance(coefficient, (int, float)) \
-                    or not math.isfinite(coefficient):
-                raise ValueError(f"'loss_coefficient' must be a finite number, got {coefficient!r}")
-            node = N.OperatorNode(**common, op=op, training=_optional_bool(d, "training", True),
-                                  loss_coefficient=float(coefficient), bypassed=flags["bypassed"],
+            node = N.OperatorNode(**common, op=op, **_training_from_dict(d), bypassed=flags["bypassed"],
                                   tensor_names=tuple(_str_list(d, "tensor_names", [])))
             if node.bypassed and N.bypass_refusal(op):
                 raise ValueError(f"it cannot be bypassed: {N.bypass_refusal(op)}")
@@ -573,6 +566,23 @@ def _str_list(d: Mapping[str, Any], key: str, default: list | None = None) -> li
     return value
 
 
+def _training_to_dict(node: N.Node) -> dict[str, Any]:
+    """An operator's or foreign op's training switch and coefficient, where not the defaults."""
+    out: dict[str, Any] = {}
+    if not node.training:
+        out["training"] = False
+    if node.loss_coefficient != 1.0:
+        out["loss_coefficient"] = _num(node.loss_coefficient)
+    return out
+
+
+def _training_from_dict(d: Mapping[str, Any]) -> dict[str, Any]:
+    coefficient = d.get("loss_coefficient", 1.0)
+    if isinstance(coefficient, bool) or not isinstance(coefficient, (int, float)) or not math.isfinite(coefficient):
+        raise ValueError(f"'loss_coefficient' must be a finite number, got {coefficient!r}")
+    return {"training": _optional_bool(d, "training", True), "loss_coefficient": float(coefficient)}
+
+
 def foreign_from_dict(d: Mapping[str, Any], common: dict, sidecar: TensorDecoder, what: str) -> N.ForeignNode:
     op_type = _require(d, "op_type", str, what)
     domain = d.get("domain", "")
@@ -589,7 +599,7 @@ def foreign_from_dict(d: Mapping[str, Any], common: dict, sidecar: TensorDecoder
                          inputs=tuple(_str_list(d, "inputs")), outputs=tuple(_str_list(d, "outputs")),
                          optional=frozenset(_str_list(d, "optional", [])),
                          captures=tuple(_str_list(d, "captures", [])),
-                         tensor_names=tuple(_str_list(d, "tensor_names", [])))
+                         tensor_names=tuple(_str_list(d, "tensor_names", [])), **_training_from_dict(d))
 
 
 def model_tensor_from_dict(d: Mapping[str, Any], common: dict, what: str) -> N.ModelTensorSource:

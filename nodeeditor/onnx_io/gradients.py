@@ -115,14 +115,15 @@ def _export_gradients(graph: Graph, opset: int | None, sources: str, external_da
                                                      types[(src, _src_port(graph, node.id, p))])
                   for p, src in step.inputs}
         if isinstance(node, N.ForeignNode):
-            if step.rule is not None:   # the same rule the engine took (foreign_vjp_ops)
+            if step.rule is not None and node.training:   # the same rule the engine took (foreign_vjp_ops)
                 ports = [p for p, _ in step.inputs][:len(node.inputs)]
                 wanted = [src in on_path for _, src in step.inputs][:len(node.inputs)]
                 output = (parts.tensor_name[(node.id, port)], out_type)
                 names_out = foreign_op_vjp(emit, node.label, node.op_type, step.attrs, [inputs[p] for p in ports],
                                            output, grad, wanted)
-                sent.update({(node.id, p): name for p, name in zip(ports, names_out, strict=True) if name})
-            continue     # one without a rule sends nothing, as in the engine
+                sent.update({(node.id, p): _scaled(emit, name, node.loss_coefficient, inputs[p][1].dtype, p)
+                             for p, name in zip(ports, names_out, strict=True) if name})
+            continue     # one without a rule, or with training off, sends nothing, as in the engine
         if isinstance(node, N.LossNode):
             d_pred, d_target = loss_backward(emit, node.loss, inputs[PREDICTION][0], inputs[TARGET][0],
                                              inputs[PREDICTION][1], grad)
@@ -136,11 +137,7 @@ def _export_gradients(graph: Graph, opset: int | None, sources: str, external_da
         wanted = {p for p, src in step.inputs if src in on_path and p in differentiable}
         output = (parts.tensor_name[(node.id, port)], out_type)
         for p, name in op_vjp(emit, node.op, step.attrs, inputs, output, grad, wanted).items():
-            if node.loss_coefficient != 1.0:
-                coefficient = emit.const(np.asarray(node.loss_coefficient, dtype=ops.dtype_of(out_type.dtype)),
-                                         "loss_coefficient")
-                name = emit("Mul", [name, coefficient], f"d_{p}_scaled")
-            sent[(node.id, p)] = name
+            sent[(node.id, p)] = _scaled(emit, name, node.loss_coefficient, out_type.dtype, p)
 
     emit = Emitter(names, parts.nodes, "total")
     loss_names = [parts.tensor_name[(lid, N.LOSS_PORT)] for lid in plan.losses]
@@ -160,6 +157,14 @@ def _export_gradients(graph: Graph, opset: int | None, sources: str, external_da
     if detached is None:
         validate_model(model)
     return model, parts.feeds, detached
+
+
+def _scaled(emit: Emitter, name: str, coefficient: float, dtype: str, port: str) -> str:
+    """The gradient ``name`` times the node's loss ``coefficient`` (itself at 1)."""
+    if coefficient == 1.0:
+        return name
+    factor = emit.const(np.asarray(coefficient, dtype=ops.dtype_of(dtype)), "loss_coefficient")
+    return emit("Mul", [name, factor], f"d_{port}_scaled")
 
 
 def _drop_unread_constants(parts, first: int) -> None:

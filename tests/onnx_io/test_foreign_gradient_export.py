@@ -48,7 +48,7 @@ def _one_op_graph(op, inputs, attrs) -> Graph:
     return g
 
 
-def _assert_export_matches_the_engine(g, float32_inside: bool = False):
+def _assert_export_matches_the_engine(g, float32_inside: bool = False, zeros: bool = False):
     model, feeds = export_gradients_with_feeds(g)
     ran = ort_run(model, feeds)
     result = Backward(Engine(g)).run()
@@ -60,7 +60,7 @@ def _assert_export_matches_the_engine(g, float32_inside: bool = False):
         assert got.shape == grad.shape and got.dtype == grad.dtype, (sid, got.shape, grad.shape)
         tight = got.dtype == np.float64 and not float32_inside
         np.testing.assert_allclose(got, grad, rtol=1e-9 if tight else 1e-6, atol=1e-12 if tight else 1e-7, err_msg=sid)
-        assert np.abs(grad).max() > 0 or sid == "s_in1", sid   # not a test of zeros
+        assert zeros or np.abs(grad).max() > 0 or sid == "s_in1", sid   # not a test of zeros unless meant
 
 
 @pytest.mark.parametrize(("op", "inputs", "attrs", "opset"), [c for c in CASES if c[3] >= 18],
@@ -168,3 +168,42 @@ def test_every_op_the_engine_differentiates_has_its_onnx_gradient():
     from nodeeditor.onnx_io.foreign_vjp_ops import WRITTEN
 
     assert sorted(WRITTEN) == sorted(FOREIGN_VJP_OPS)
+
+
+def _relu_chain():
+    """W (trainable) -> Relu -> Mul by x -> sum."""
+    g = Graph("switch", opset=18)
+    g.add_literal(np.array([1.0, -2.0, 3.0]), name="W", node_id="W")
+    g.set_trainable("W", True)
+    g.add_literal(np.array([2.0, 5.0, 7.0]), name="x", node_id="x")
+    g.add_node(N.ForeignNode(id="relu", name="relu", op_type="Relu", inputs=("X",), outputs=("Y",)))
+    g.add_node(N.ForeignNode(id="mul", name="mul", op_type="Mul", inputs=("A", "B"), outputs=("C",)))
+    g.connect("W", "output", "relu", "X")
+    g.connect("relu", "Y", "mul", "A")
+    g.connect("x", "output", "mul", "B")
+    g.add_loss("sum", node_id="loss")
+    g.connect("mul", "C", "loss", "prediction")
+    return g
+
+
+def test_a_foreign_ops_training_switch_and_loss_coefficient_act_as_an_operators():
+    """The toolkit's training switch and loss coefficient, on foreign ops too: the coefficient
+    multiplies what the node sends back, the switch off sends nothing (engine and export)."""
+    from nodeeditor.graph import load_graph, save_graph
+
+    g = _relu_chain()
+    g.set_loss_coefficient("relu", 0.5)
+    result = Backward(Engine(g)).run()
+    np.testing.assert_array_equal(result.source_gradients()["W"], [0.5 * 2, 0.0, 0.5 * 7])   # x where W > 0
+    _assert_export_matches_the_engine(g)
+    g.set_training("mul", False)
+    result = Backward(Engine(g)).run()
+    assert not result.source_gradients()["W"].any() and result.blocked == frozenset({"mul"})
+    _assert_export_matches_the_engine(g, zeros=True)
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = save_graph(g, Path(folder) / "switch.ifg.json")
+        back = load_graph(path)
+    assert (back.node("mul").training, back.node("relu").loss_coefficient) == (False, 0.5)

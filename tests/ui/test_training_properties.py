@@ -49,6 +49,39 @@ def test_an_operators_training_switch_and_coefficient_are_one_undo_step_each(win
     save_shot(w.properties_dock, "training/properties_operator")
 
 
+def test_a_foreign_ops_training_switch_and_coefficient_are_in_its_panel(window, qtbot):
+    """A foreign op the backward pass goes through (Relu) has the operator's Training switch and
+    Loss coefficient in the panel and the same badges; one without a gradient rule (Erf) has
+    neither."""
+    import numpy as np
+
+    from nodeeditor.graph import Graph
+    from nodeeditor.onnx_io.foreign_ops import new_foreign_node
+
+    g = Graph("foreign", opset=18)
+    g.add_literal(np.array([1.0, -2.0]), name="x", node_id="x", position=(0, 0))
+    g.add_node(new_foreign_node("Relu", node_id="relu", position=(300, 0)))
+    g.add_node(new_foreign_node("Erf", node_id="erf", position=(600, 0)))
+    g.connect("x", "output", "relu", g.node("relu").input_ports()[0])
+    g.connect("relu", g.node("relu").output_ports()[0], "erf", g.node("erf").input_ports()[0])
+    w = window
+    w.set_document(g, None)
+    w.runner.wait()
+    w.scene.select_nodes(["relu"])
+    box, coefficient = w.properties.widgets["training"], w.properties.widgets["loss_coefficient"]
+    _click(box)
+    assert w.graph.node("relu").training is False and w.undo_action.text() == "Undo Training Off"
+    assert [m for m, _ in training_marks(w.graph.node("relu"))] == [style.TrainingMark.TRAINING_OFF]
+    w.view.setFocus()
+    keys(w.view, "Ctrl+Z")
+    assert w.graph.node("relu").training is True and box.isChecked()
+    _type_in(coefficient, "0.5")
+    assert training_marks(w.graph.node("relu")) == [(style.TrainingMark.COEFFICIENT, "∇ ×0.5")]
+    save_shot(w.properties_dock, "training/properties_foreign")
+    w.scene.select_nodes(["erf"])
+    assert "training" not in w.properties.widgets and "loss_coefficient" not in w.properties.widgets
+
+
 def test_literal_generator_and_file_sources_can_be_marked_trainable_graph_inputs_cannot(window):
     w = window
     open_example(w, "train_embedding")

@@ -56,12 +56,12 @@ def category_of(node: N.Node) -> str:
 
 
 def training_marks(node: N.Node) -> list[tuple[style.TrainingMark, str]]:
-    """The training badges of ``node`` with their words: a trainable source; an operator
-    whose training switch is off, or whose loss coefficient is not 1."""
+    """The training badges of ``node`` with their words: a trainable source; an operator (or
+    a foreign op) whose training switch is off, or whose loss coefficient is not 1."""
     marks = []
     if isinstance(node, N.TrainableSource) and node.trainable:
         marks.append(style.TrainingMark.TRAINABLE)
-    if isinstance(node, N.OperatorNode):
+    if N.has_training_switch(node):
         if not node.training:
             marks.append(style.TrainingMark.TRAINING_OFF)
         elif node.loss_coefficient != 1.0:

@@ -33,7 +33,8 @@ class TrainingForm:
     def _set_field(self, setter: str, value, text: str) -> None:
         self.push(C.NodeFlagCommand(self.graph, setter, [self.node_id], value, text))
 
-    def _build_operator_training(self, node: N.OperatorNode) -> None:
+    def _build_operator_training(self, node: N.Node) -> None:
+        """The training switch and loss coefficient of an operator or a foreign op."""
         g = self.graph
         box = QtWidgets.QCheckBox("gradient flows through this node")
         box.setToolTip(TRAINING_TIP)
