@@ -20,6 +20,7 @@ import numpy as np
 from onnx import helper
 
 import ops
+from ops.dtypes import FLOAT_NAMES
 
 from .errors import ExportError
 from .loss_ops import Emitter
@@ -40,7 +41,7 @@ def foreign_op_vjp(emit: Emitter, label: str, op: str, attrs: Mapping[str, Any],
 
 
 def _is_float(port: Port) -> bool:
-    return port[1] is not None and port[1].dtype in ("float16", "float32", "float64", "bfloat16")
+    return port[1] is not None and port[1].dtype in FLOAT_NAMES
 
 
 class _Context:
@@ -79,7 +80,7 @@ class _Context:
             if d == 1:
                 axes.append(lead + k)
                 continue
-            raise ExportError(f"{self.label}: input {k} of shape {x_shape} against the output's "
+            raise ExportError(f"{self.label}: input {i} of shape {x_shape} against the output's "
                               f"{tuple(shape_of_value)}: which dimensions were broadcast is not known when "
                               "writing the gradient")
         summed = self.emit("ReduceSum", [value, self.emit.ints(axes)], "unbroadcast", keepdims=1) if axes else value
@@ -141,7 +142,7 @@ def _expand(c: _Context, wanted):
 
 def _cast(c: _Context, wanted):
     x_type, out_type = c.inputs[0][1], c.output[1]
-    if out_type.dtype not in ("float16", "float32", "float64", "bfloat16"):
+    if out_type.dtype not in FLOAT_NAMES:
         return [None]
     return [c.emit("Cast", [c.grad], "d_x", to=elem_type(x_type.dtype))]
 
