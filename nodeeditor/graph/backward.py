@@ -16,9 +16,10 @@ Contract:
   total / d its loss). An operator with training on sends ``loss_coefficient *
   ops.vjp(...)`` to its inputs, one with training off sends nothing; a Loss node sends its
   :meth:`~nodeeditor.graph.nodes.LossNode.loss_vjp`; a foreign node (an ONNX op of an imported
-  model) with a rule in :mod:`.foreign_vjp` sends what the rule gives (it has no training switch
-  or coefficient), one without says so in the warnings and sends nothing. The walk stops at
-  the sources.
+  model) with a rule in :mod:`.foreign_vjp` is an operator here (its switch and coefficient
+  too), one without says so in the warnings and sends nothing. Gradients are of a node's first
+  output; each input is read from the output its wire starts at; a node whose output is no float
+  (Shape, a Cast to integers) is off the path. The walk stops at the sources.
 - Cache: each node's backward work (its output gradient and what it sends to its inputs)
   is kept under a key made of the engine's version of its forward result
   (:meth:`Engine.version`), its training switch and coefficient, whether it seeds, and the
