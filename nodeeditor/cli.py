@@ -384,13 +384,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _training_note(node) -> str:
     """What ``check`` says about a node's training fields where they are not the defaults."""
-    from nodeeditor.graph import LossNode, OperatorNode, TrainableSource
+    from nodeeditor.graph import LossNode, TrainableSource
+    from nodeeditor.graph.nodes import has_training_switch
 
     if isinstance(node, TrainableSource) and node.trainable:
         return "trainable"
     if isinstance(node, LossNode):
         return f"{node.loss.title} loss"
-    if isinstance(node, OperatorNode):
+    if has_training_switch(node):   # an operator, or a foreign op a gradient goes through
         notes = ([] if node.training else ["switched off (no gradient to its inputs)"]) + \
             ([f"loss coefficient {node.loss_coefficient:g}"] if node.loss_coefficient != 1.0 else [])
         return ", ".join(notes)

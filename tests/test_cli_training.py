@@ -129,3 +129,23 @@ def test_an_output_that_names_a_folder_is_refused_with_a_file_name_to_use(tmp_pa
     err = capsys.readouterr().err
     assert f"error: --output {folder} names a folder; give a file name, e.g. {folder / example}" in err
     assert list(folder.iterdir()) == []
+
+
+def test_check_shows_a_foreign_ops_training_switch_and_coefficient(tmp_path, capsys):
+    """`indexflow check` named an operator's switch and coefficient, a foreign op's not."""
+    import numpy as np
+
+    from nodeeditor.onnx_io.foreign_ops import new_foreign_node
+
+    g = Graph("switches", opset=18)
+    g.add_literal(np.array([1.0, -2.0]), name="x", node_id="x")
+    g.add_node(new_foreign_node("Relu", node_id="relu"))
+    g.add_node(new_foreign_node("Tanh", node_id="tanh"))
+    g.connect("x", "output", "relu", g.node("relu").input_ports()[0])
+    g.connect("relu", g.node("relu").output_ports()[0], "tanh", g.node("tanh").input_ports()[0])
+    g.set_training("relu", False)
+    g.set_loss_coefficient("tanh", 0.1)
+    path = save_graph(g, tmp_path / "switches.ifg.json")
+    assert cli.main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "switched off (no gradient to its inputs)" in out and "loss coefficient 0.1" in out

@@ -66,8 +66,8 @@ class BackwardSetupError(ValueError):
 
 
 NO_LOSS_TEXT = "the graph has no Loss node (add one and connect the prediction to it)"
-NO_SOURCE_TEXT = ("no tensor source is marked trainable (mark a literal, generator or file source "
-                  "holding floats as trainable)")
+NO_SOURCE_TEXT = ("no tensor source is marked trainable (mark a literal, generator, file or model tensor "
+                  "source holding floats as trainable)")
 
 
 def gradient_sources(graph) -> tuple[str, ...]:
@@ -324,7 +324,11 @@ class Backward:
                 step.update(loss=node.clone())
             elif isinstance(node, N.ForeignNode):
                 rule = foreign_vjp(node.op_type, node.domain, len(node.outputs))
-                if rule is None and consumers:   # (TopK whose indices alone are used needs none)
+                # an op read on the path through a float output (any: Split's second) stops the
+                # gradient there, and says so; one read only through integers (TopK's indices) needs none
+                read = any(e.dst in on_path and _float_output(g, nid, e.src_port)
+                           for e in g.edges_of(nid) if e.src == nid)
+                if rule is None and read:
                     warnings.append(f"{node.label}: IndexFlow has no gradient for ONNX op {node.title}; "
                                     "no gradient flows back through it")
                 elif rule is not None:
@@ -436,9 +440,10 @@ class Backward:
                 for (_, src), port in zip(step.inputs, ports, strict=True)]
 
 
-def _float_output(g, node_id: str) -> bool:
-    """Whether the node's (first) output is a float tensor (unknown: taken as one)."""
-    ttype = g.output_type(node_id)
+def _float_output(g, node_id: str, port: str | None = None) -> bool:
+    """Whether the node's output ``port`` (default: the first) is a float tensor (unknown: taken
+    as one)."""
+    ttype = g.output_type(node_id, port) if port is not None else g.output_type(node_id)
     return ttype is None or is_float(ttype.dtype)
 
 

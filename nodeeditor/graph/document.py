@@ -1018,6 +1018,9 @@ class Graph:
     # ------------------------------------------------------------------ internals
     def _switchable(self, node_id: str) -> N.Node:
         node = self.node(node_id)
+        if isinstance(node, N.ForeignNode) and not N.has_training_switch(node):
+            raise ValueError(f"{node.label}: no gradient goes through ONNX op {node.title}, so it has no training "
+                             "switch or loss coefficient")
         if not N.has_training_switch(node):
             raise ValueError(f"{node.label} is a {node.kind} node, not an operator")
         return node

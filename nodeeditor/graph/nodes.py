@@ -53,6 +53,7 @@ from .foreign import (
     missing_runtime_text,
     tensor_loader,
 )
+from .foreign_vjp import foreign_vjp
 from .losses import DEFAULT_LOSS, LOSS_PORT, PREDICTION, TARGET, LossKind, loss_type, loss_value, loss_vjp
 from .paths import FileScope
 from .sources import SourceError, file_stamp, file_type, generate, generator_type, load_file
@@ -647,6 +648,9 @@ class Edge:
 
 
 def has_training_switch(node: Node) -> bool:
-    """Whether ``node`` has the toolkit's training switch and loss coefficient (an indexing
-    operator, or a foreign ONNX op)."""
-    return isinstance(node, (OperatorNode, ForeignNode))
+    """Whether ``node`` has the toolkit's training switch and loss coefficient: an indexing
+    operator, or a foreign ONNX op a gradient goes through (a rule in
+    :mod:`nodeeditor.graph.foreign_vjp`)."""
+    if isinstance(node, ForeignNode):
+        return foreign_vjp(node.op_type, node.domain, len(node.outputs)) is not None
+    return isinstance(node, OperatorNode)

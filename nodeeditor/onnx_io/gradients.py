@@ -11,9 +11,9 @@ Contract of :func:`export_gradient_model`:
 - The backward part follows the backward pass node by node (its plan is the engine's own,
   :meth:`Backward.plan`): reverse topological order over the path from the sources to the
   losses, fan-out gradients added with ``Sum``, an operator's gradient to its inputs times
-  its ``loss_coefficient`` (``Mul``; left out at 1), nothing through an operator whose
-  training switch is off, a source no gradient reaches gets zeros. Each op's rule is in
-  :mod:`.vjp_ops`, the losses' in :mod:`.loss_ops`.
+  its ``loss_coefficient`` (``Mul``; left out at 1), nothing through an operator (or foreign
+  op) whose training switch is off, a source no gradient reaches gets zeros. Each op's rule is
+  in :mod:`.vjp_ops` (foreign ops: :mod:`.foreign_vjp_ops`), the losses' in :mod:`.loss_ops`.
 - Refused with :class:`ExportError` naming what is wrong: no Loss node or no trainable
   source (the backward pass's own message); an opset below :data:`GRADIENT_MIN_OPSET` (the
   rules use ScatterElements and ScatterND with reduction ``max``) with that opset offered;

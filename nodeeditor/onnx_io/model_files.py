@@ -15,8 +15,8 @@ Contract:
   path (``check(model_path)``, e.g. the ONNX checker, which reads the data file), and only then
   are they moved into place, the data file first and the model last. A refused model or a full
   disk leaves the old files as they were; a process killed between the two moves (two renames)
-  leaves the new data beside the old model (one killed just before, the old data in the
-  temporary folder), and one killed while writing leaves its temporary folder
+  leaves the new data beside the old model (one killed just before, the old data as
+  ``.ifg-previous-NAME.onnx.data`` beside it), and one killed while writing leaves its temporary folder
   (``.ifg-export-*``) behind; a failed move of the model puts the old data file back.
   The files get the permissions of those they replace. A model written in one file over one
   that kept its weights in ``NAME.onnx.data`` leaves that file (another model may read it).
@@ -27,6 +27,7 @@ Contract:
 """
 from __future__ import annotations
 
+import errno
 import math
 import os
 import shutil
@@ -200,23 +201,25 @@ def _write_with_data(model: onnx.ModelProto, path: Path, detached: Detached,
         for staged, target in ((staged_data, data), (staged_model, path)):   # the replaced files' permissions
             os.chmod(staged, file_mode(target))
         check(staged_model)
-        _move_in(staged_data, data, staged_model, path, staging / "previous data")
+        _move_in(staged_data, data, staged_model, path)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Written(path, data)
 
 
-def _move_in(staged_data: Path, data: Path, staged_model: Path, path: Path, backup: Path) -> None:
+def _move_in(staged_data: Path, data: Path, staged_model: Path, path: Path) -> None:
     """The data file, then the model, into place; when the model's move fails (a lock, a
     folder in its place), the old data file goes back, so the old model still reads its own.
-    A data file that is a link: the file it names is replaced."""
+    A data file that is a link: the file it names is replaced (copied there when it lies on
+    another file system); the old one waits beside it until the model is in place."""
     data = followed(data)
+    backup = data.with_name(f".ifg-previous-{data.name}")   # beside it: a rename on its own file system
     had_data = data.is_file()
     if had_data:
         os.replace(data, backup)
     moved = False
     try:
-        os.replace(staged_data, data)
+        _move(staged_data, data)
         moved = True
         os.replace(staged_model, path)
     except OSError:
@@ -225,6 +228,17 @@ def _move_in(staged_data: Path, data: Path, staged_model: Path, path: Path, back
         elif moved:
             data.unlink()
         raise
+    if had_data:
+        backup.unlink(missing_ok=True)
+
+
+def _move(source: Path, target: Path) -> None:
+    try:
+        os.replace(source, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        shutil.copyfile(source, target)   # another file system (the data file a link there)
 
 
 def _sync(handle) -> None:

@@ -1,7 +1,8 @@
 """View > Next Panel / Previous Panel (Ctrl+F6 / Ctrl+Shift+F6): the keyboard's way between the
 canvas and the docks. Tab cannot be it: on the canvas it adds a block, and in a dock it walks
 that dock's fields. The panels are the canvas, then the docks shown on screen (a dock behind
-another's tab is skipped), in a fixed order; the focus goes to the first control of the next
+another's tab is skipped; a floating one is its own window, which is activated), in a fixed
+order; the focus goes to the first control of the next
 one that takes Tab (the canvas itself for the canvas), and the status line names it. UI thread
 only."""
 from __future__ import annotations
@@ -20,7 +21,7 @@ class PanelFocus:
 
     def move(self, step: int) -> QtWidgets.QWidget | None:
         """Give the focus to the panel ``step`` places on (1: next, -1: previous); returns it."""
-        shown = [p for p in self._panels() if p.isVisible() and not p.visibleRegion().isEmpty()]
+        shown = [p for p in self._panels() if p.isVisible() and (_floating(p) or not p.visibleRegion().isEmpty())]
         if not shown:
             return None
         focus = QtWidgets.QApplication.focusWidget()
@@ -28,10 +29,18 @@ class PanelFocus:
                     -1 if step > 0 else 0)
         panel = shown[(here + step) % len(shown)]
         target = panel if not isinstance(panel, QtWidgets.QDockWidget) else _first_control(panel)
+        target.window().activateWindow()   # a floating dock is a window of its own
+        target.window().raise_()
         target.setFocus(QtCore.Qt.FocusReason.ShortcutFocusReason)
         name = panel.windowTitle() if isinstance(panel, QtWidgets.QDockWidget) else "Canvas"
         self._status(f"Focus: {name}")
         return panel
+
+
+def _floating(panel: QtWidgets.QWidget) -> bool:
+    """A floating dock: its own window, never behind another dock's tab (its visible region may
+    be empty where the system draws its frame)."""
+    return isinstance(panel, QtWidgets.QDockWidget) and panel.isFloating()
 
 
 def _first_control(dock: QtWidgets.QDockWidget) -> QtWidgets.QWidget:

@@ -279,3 +279,34 @@ def test_a_cast_to_integers_says_no_gradient_flows_through_it():
     result = Backward(Engine(g)).run()
     assert result.ok and result.warnings == ["first: its output is int64, so no gradient flows back through it"]
     assert not result.source_gradients()["W"].any()
+
+
+def test_an_op_without_a_rule_read_through_a_later_output_says_it_stops_the_gradient():
+    """W -> Split -> its second output -> Relu -> sum: the gradient is zero (Split has no rule);
+    the warning was only given for a first output read on the path, so nothing was said."""
+    g = Graph("later", opset=18)
+    g.add_literal(np.arange(4.0), name="W", node_id="W")
+    g.set_trainable("W", True)
+    g.add_node(N.ForeignNode(id="split", name="split", op_type="Split", inputs=("input",), outputs=("a", "b"),
+                             attributes={"num_outputs": ForeignAttribute(AttrKind.INT, 2)}))
+    g.add_node(_foreign("relu", "Relu", ("X",)))
+    g.connect("W", "output", "split", "input")
+    g.connect("split", "b", "relu", "X")
+    g.add_loss("sum", node_id="loss")
+    g.connect("relu", "Y", "loss", "prediction")
+    result = Backward(Engine(g)).run()
+    assert result.warnings == ["split: IndexFlow has no gradient for ONNX op Split; no gradient flows back "
+                               "through it"]
+
+
+def test_a_foreign_op_without_a_rule_has_no_training_switch():
+    """Accepted before, with a badge the panel (which shows no switch for it) could not clear."""
+    g = Graph("erf", opset=18)
+    g.add_node(_foreign("erf", "Erf", ("input",)))
+    g.add_node(_foreign("relu", "Relu", ("X",)))
+    with pytest.raises(ValueError, match="no gradient goes through ONNX op Erf, so it has no training switch"):
+        g.set_training("erf", False)
+    with pytest.raises(ValueError, match="no gradient goes through ONNX op Erf"):
+        g.set_loss_coefficient("erf", 2.0)
+    g.set_loss_coefficient("relu", 2.0)
+    assert g.node("relu").loss_coefficient == 2.0 and N.has_training_switch(g.node("relu"))

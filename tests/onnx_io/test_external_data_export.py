@@ -281,3 +281,30 @@ def test_a_file_a_read_model_keeps_its_weights_in_is_never_written_over(tmp_path
         save_model(g, tmp_path / "link.onnx", external_data=True)
     assert (other / "B.onnx.data").read_bytes() == before
     np.testing.assert_array_equal(numpy_helper.to_array(onnx.load(str(other / "A.onnx")).graph.initializer[0]), w)
+
+
+def test_a_data_file_linked_to_another_file_system_is_replaced_there(tmp_path, monkeypatch):
+    """The data file a link to another file system: the rename across them failed ("Invalid
+    cross-device link", naming the temporary); the link is kept and the file it names replaced."""
+    import errno
+    import os
+
+    target = tmp_path / "m.onnx"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    save_model(_graph(), target, external_data=True)
+    (tmp_path / "m.onnx.data").rename(elsewhere / "m.onnx.data")
+    (tmp_path / "m.onnx.data").symlink_to(elsewhere / "m.onnx.data")
+    real_replace = os.replace
+
+    def across(src, dst):   # a rename into the other folder crosses file systems
+        if str(dst).startswith(str(elsewhere)) and not str(src).startswith(str(elsewhere)):
+            raise OSError(errno.EXDEV, "Invalid cross-device link", str(src), None, str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(model_files.os, "replace", across)
+    written = save_model(_graph(tables=1), target, external_data=True)
+    monkeypatch.undo()
+    assert (tmp_path / "m.onnx.data").is_symlink() and written.data == tmp_path / "m.onnx.data"
+    assert sorted(_ort_from_path(target)) == ["rows0"]
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["m.onnx.data"]

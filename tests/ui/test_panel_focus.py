@@ -35,3 +35,4 @@ def test_ctrl_f6_walks_the_canvas_and_the_shown_docks_and_back(window, qtbot):
     keys(QtWidgets.QApplication.focusWidget(), "Ctrl+Shift+F6")
     qtbot.waitUntil(lambda: _panel_of(w) is shown[-1], timeout=10000)
     assert w.next_panel_action in w.menuBar().actions()[2].menu().actions()
+

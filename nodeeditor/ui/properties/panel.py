@@ -16,7 +16,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from nodeeditor.graph import events as E
 from nodeeditor.graph import nodes as N
 from nodeeditor.graph.document import Graph
-from nodeeditor.graph.foreign_vjp import foreign_vjp
 from nodeeditor.graph.status import NodeStatus
 
 from .. import commands as C
@@ -237,8 +236,8 @@ class PropertyPanel(OperatorForm, ForeignForm, ValueForm, GeneratorForm, FileFor
                     self._build_loss(node)
                 elif isinstance(node, N.ForeignNode):
                     self._build_foreign(node)
-                    if foreign_vjp(node.op_type, node.domain, len(node.outputs)) is not None:
-                        self._build_operator_training(node)   # the ops a gradient goes through
+                    if N.has_training_switch(node):   # the ops a gradient goes through
+                        self._build_operator_training(node)
                 if isinstance(node, N.TrainableSource):
                     self._build_trainable(node)
                 if node.kind in N.WEIGHT_KINDS:
