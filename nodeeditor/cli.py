@@ -375,6 +375,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print("  warning: its result is not used by any node")
     if not graph.output_nodes():
         print("warning: the graph has no output nodes")
+    try:
+        from nodeeditor.onnx_io import opset_rules
+        export_limit = opset_rules.MAX_OPSET
+    except ImportError:   # the ONNX layer is not installed: nothing to say about exports
+        export_limit = None
+    if export_limit is not None and graph.opset > export_limit:   # it runs, but an export needs --opset
+        print(f"warning: opset {graph.opset}: IndexFlow exports opsets up to {export_limit} "
+              f"(export with --opset {export_limit} or lower)")
     for clash in graph.name_clashes():
         errors += 1
         print(f"error: {clash}")

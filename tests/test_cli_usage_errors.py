@@ -38,3 +38,18 @@ def test_a_file_of_a_commands_look_is_still_opened(tmp_path, monkeypatch):
     opened = []
     monkeypatch.setattr(cli, "_open_editor", lambda path: opened.append(path) or 0)
     assert main(["exmaples"]) == 0 and opened == ["exmaples"]
+
+
+def test_check_says_when_the_graphs_opset_is_past_what_an_export_writes(tmp_path, capsys):
+    """`check` said ok for an opset-99 graph that `export` then refused."""
+    import numpy as np
+
+    from nodeeditor.graph import Graph, save_graph
+    from nodeeditor.onnx_io.opset_rules import MAX_OPSET
+
+    g = Graph("future", opset=99)
+    g.connect(g.add_literal(np.arange(3.0), name="x"), "output", g.add_output("y"), "value")
+    path = save_graph(g, tmp_path / "future.ifg.json")
+    assert main(["check", str(path)]) == 0
+    assert f"warning: opset 99: IndexFlow exports opsets up to {MAX_OPSET} (export with --opset {MAX_OPSET} " \
+           "or lower)" in capsys.readouterr().out
