@@ -34,7 +34,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .errors import ExportError
     from .export import save_model
     from .gradients import save_gradient_model
-    from .model_files import data_path
     from .opset_rules import MAX_OPSET
 
     if args.opset is not None and not 1 <= args.opset <= MAX_OPSET:
@@ -56,11 +55,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
         names = ", ".join(repr(n.name) for n in readers[:3]) + (" …" if len(readers) > 3 else "")
         print_error(f"-o {output} is a file the graph reads ({names}); writing there would replace it: "
                     "give another name")
-        return EXIT_USAGE
-    data_readers = graph.readers_of(data_path(output))   # written with --external-data, or over 2 GB
-    if data_readers:
-        print_error(f"the weights may go to {data_path(output)}, a file the graph reads "
-                    f"({data_readers[0].name!r}): give -o another name")
         return EXIT_USAGE
     try:
         save = save_gradient_model if args.gradients else save_model

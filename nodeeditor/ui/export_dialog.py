@@ -140,12 +140,7 @@ class ExportDialog(QtWidgets.QDialog):
             return False
         from nodeeditor.onnx_io.model_files import data_path  # where export() imports the exporter
 
-        data = data_path(target)   # written with the box ticked, or for weights over 2 GB
-        data_readers = self.graph.readers_of(data)
-        if data_readers:
-            self._show(False, f"Not exported: the weights may go to {data}, a file this graph reads "
-                              f"(“{data_readers[0].label}”); export to another file.")
-            return False
+        data = data_path(target)   # one a model the graph reads keeps weights in: save_model refuses
         replacing_data = self._external_asked() and data.is_file()
         if not (target.is_file() or replacing_data) or real == self._may_replace:
             return True

@@ -308,3 +308,4 @@ def test_a_data_file_linked_to_another_file_system_is_replaced_there(tmp_path, m
     assert (tmp_path / "m.onnx.data").is_symlink() and written.data == tmp_path / "m.onnx.data"
     assert sorted(_ort_from_path(target)) == ["rows0"]
     assert sorted(p.name for p in elsewhere.iterdir()) == ["m.onnx.data"]
+
