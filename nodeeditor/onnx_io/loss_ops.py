@@ -108,22 +108,23 @@ def loss_backward(emit: Emitter, kind: LossKind, pred: str, target: str | None, 
     fixed = all(isinstance(d, int) for d in pred_type.shape)
     # an imported model's named or unknown dimensions (a batch): the shape and count at run time
     shape = emit.ints(list(pred_type.shape), "shape") if fixed else emit("Shape", [pred], "shape")
+    size = math.prod(pred_type.shape) if fixed else 0
 
-    def per(scale: float, count: str) -> str:
-        """``grad`` times ``scale`` / the number of ``count``'s elements."""
+    def per(scale: float, count: str, known: int) -> str:
+        """``grad`` times ``scale`` / the number of ``count``'s elements (``known`` when the
+        prediction's shape is fixed)."""
         if fixed:
-            return emit("Mul", [grad, emit.const(np_dtype.type(scale / max(1, math.prod(pred_type.shape))), "inverse")],
-                        "d_scale")
+            return emit("Mul", [grad, emit.const(np_dtype.type(scale / max(1, known)), "inverse")], "d_scale")
         n = emit("Cast", [emit("Size", [count], "size")], "count", to=elem_type(pred_type.dtype))
         return emit("Div", [emit("Mul", [grad, emit.const(np_dtype.type(scale), "scale")], "scaled"), n], "d_scale")
 
     if kind is LossKind.SUM:
         return emit("Expand", [grad, shape], "d_prediction"), None
     if kind is LossKind.MEAN:
-        return emit("Expand", [per(1.0, pred), shape], "d_prediction"), None
+        return emit("Expand", [per(1.0, pred, size), shape], "d_prediction"), None
     if kind is LossKind.MEAN_SQUARED_ERROR:
         diff = emit("Sub", [pred, target], "difference")
-        d_pred = emit("Mul", [diff, per(2.0, pred)], "d_prediction")
+        d_pred = emit("Mul", [diff, per(2.0, pred, size)], "d_prediction")
         return d_pred, emit("Neg", [d_pred], "d_target")
     classes = pred_type.shape[-1]
     if not isinstance(classes, int):
@@ -131,7 +132,5 @@ def loss_backward(emit: Emitter, kind: LossKind, pred: str, target: str | None, 
                           "when it is written")
     soft = emit("Softmax", [pred], "softmax", axis=pred_type.rank - 1)
     onehot = _one_hot(emit, target, classes, pred_type.dtype)
-    scale = per(1.0, target) if not fixed else emit(
-        "Mul", [grad, emit.const(np_dtype.type(1.0 / max(1, math.prod(pred_type.shape) // classes)),
-                                 "inverse_positions")], "d_scale")
+    scale = per(1.0, target, size // classes if fixed else 0)   # the positions: the target's elements
     return emit("Mul", [emit("Sub", [soft, onehot], "softmax_minus_one_hot"), scale], "d_prediction"), None
